@@ -1,0 +1,79 @@
+//! Newtype identifiers, so a session id is never passed where a lesson id is expected.
+
+use std::fmt;
+
+/// A lesson's id: a free string chosen by the agent (a kebab-case slug by convention).
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct LessonId(String);
+
+impl LessonId {
+    /// Wraps an id. Ids are free-form on purpose (the original never checked their shape), so the
+    /// only rule is that an id is not blank.
+    pub fn new(id: impl Into<String>) -> Result<Self, crate::lesson::LessonError> {
+        let id = id.into();
+        if id.trim().is_empty() {
+            return Err(crate::lesson::LessonError::Missing("id"));
+        }
+        Ok(Self(id))
+    }
+
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+
+    pub fn into_string(self) -> String {
+        self.0
+    }
+}
+
+impl fmt::Display for LessonId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+/// An agent session, as reported by the client's hook payload.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct SessionId(String);
+
+impl SessionId {
+    /// The id used when a hook payload carries no session (shared with the original build, so
+    /// both count the same row).
+    pub const FALLBACK: &'static str = "__nosession__";
+
+    /// A session id from a payload; blank or missing ids fall back to [`Self::FALLBACK`].
+    pub fn from_payload(id: Option<&str>) -> Self {
+        match id {
+            Some(s) if !s.is_empty() => Self(s.to_owned()),
+            _ => Self(Self::FALLBACK.to_owned()),
+        }
+    }
+
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+impl fmt::Display for SessionId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn blank_lesson_ids_are_refused() {
+        assert!(LessonId::new("  ").is_err());
+        assert_eq!(LessonId::new("a-b").map(LessonId::into_string).ok(), Some("a-b".into()));
+    }
+
+    #[test]
+    fn missing_session_falls_back() {
+        assert_eq!(SessionId::from_payload(None).as_str(), "__nosession__");
+        assert_eq!(SessionId::from_payload(Some("")).as_str(), "__nosession__");
+        assert_eq!(SessionId::from_payload(Some("abc")).as_str(), "abc");
+    }
+}

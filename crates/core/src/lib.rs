@@ -1,0 +1,28 @@
+//! The pure domain of devcoach.
+//!
+//! Everything here is a value or a function of values: no SQL, no HTTP, no async, no printing,
+//! no clock. Callers pass `now` in, so every rule can be tested at its boundaries.
+//!
+//! Architecture invariant: this crate never performs I/O. The store applies the decisions made
+//! here; the front ends (CLI, MCP, dashboard) render them.
+
+pub mod card;
+pub mod detect;
+pub mod evidence;
+pub mod feedback;
+pub mod git;
+pub mod ids;
+pub mod knowledge;
+pub mod lesson;
+pub mod pacing;
+pub mod query;
+pub mod rate_limit;
+pub mod settings;
+pub mod stats;
+pub mod time;
+
+pub use ids::{LessonId, SessionId};
+pub use lesson::{Feedback, Lesson, Level, Platform};
+
+/// The version of this build, written into `schema_app_version` when we upgrade a database.
+pub const APP_VERSION: &str = env!("CARGO_PKG_VERSION");

@@ -1,0 +1,394 @@
+//! The cue engine: decides, at each agent stop, whether a lesson is due.
+//!
+//! Every eligible stop bumps a counter (per session, or summed across sessions); when the counter
+//! reaches `nudge_every` and the rate limit allows, the stop cues a lesson and arms a shorter
+//! retry window (`min(3, nudge_every)` stops) until the cue is resolved by `log_lesson` or
+//! `skip_lesson`. Plan-mode stops never count.
+//!
+//! The rules live here once; the store implements [`PacingState`] over the database so the
+//! hooks, `doctor` and the MCP server all run this same code.
+
+use crate::ids::SessionId;
+use crate::rate_limit::RateLimit;
+use crate::settings::{NudgeScope, Settings};
+
+/// Stops after an unresolved cue before it is offered again (capped by `nudge_every`).
+pub const NUDGE_RETRY_AFTER: i64 = 3;
+/// The coaching notebook is refreshed every this many lessons.
+pub const NOTEBOOK_UPDATE_EVERY: i64 = 10;
+/// Session counters kept; older ones are pruned when a new session appears.
+pub const MAX_NUDGE_SESSIONS: i64 = 50;
+
+/// What the engine reads and writes. Implemented by the store inside one transaction.
+pub trait PacingState {
+    type Error;
+
+    fn is_onboarded(&mut self) -> Result<bool, Self::Error>;
+    fn has_active_course(&mut self) -> Result<bool, Self::Error>;
+    fn settings(&mut self) -> Result<Settings, Self::Error>;
+    /// Counts one eligible stop and returns the counter the threshold applies to: this
+    /// session's count, or the sum over all sessions for the global scope.
+    fn bump(&mut self, session: &SessionId, scope: NudgeScope) -> Result<i64, Self::Error>;
+    /// The same counter without counting.
+    fn peek(&mut self, session: &SessionId, scope: NudgeScope) -> Result<i64, Self::Error>;
+    fn cue_pending(&mut self) -> Result<bool, Self::Error>;
+    /// Must fail open (see [`RateLimit::check_failed`]).
+    fn rate_limit(&mut self) -> RateLimit;
+    /// A cue was emitted: clear every counter and arm the retry window.
+    fn mark_cue_pending(&mut self) -> Result<(), Self::Error>;
+    fn total_lessons(&mut self) -> Result<i64, Self::Error>;
+}
+
+/// The outcome of one stop.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CueDecision {
+    pub cue: bool,
+    /// Why, in words (shown by `doctor` and the hook trace).
+    pub reason: String,
+    /// The number the cued lesson will have (0 when not cueing).
+    pub next_lesson_number: i64,
+}
+
+impl CueDecision {
+    fn silent(reason: impl Into<String>) -> Self {
+        Self { cue: false, reason: reason.into(), next_lesson_number: 0 }
+    }
+}
+
+/// The counter threshold in force.
+pub fn threshold(nudge_every: i64, pending: bool) -> i64 {
+    if pending { NUDGE_RETRY_AFTER.min(nudge_every) } else { nudge_every }
+}
+
+fn label(n: i64, threshold: i64, pending: bool) -> String {
+    format!("{n}/{threshold}{}", if pending { " (retry window)" } else { "" })
+}
+
+pub const PLAN_MODE_REASON: &str = "plan mode (not counted)";
+pub const NOT_ONBOARDED_REASON: &str = "onboarding not complete";
+pub const COURSE_ACTIVE_REASON: &str = "course in progress (lesson cues paused, not counted)";
+
+/// Decides one agent stop, updating the pacing state. Run it inside one write transaction.
+pub fn evaluate<S: PacingState>(state: &mut S, session: &SessionId, plan_mode: bool) -> Result<CueDecision, S::Error> {
+    if plan_mode {
+        return Ok(CueDecision::silent(PLAN_MODE_REASON));
+    }
+    if !state.is_onboarded()? {
+        return Ok(CueDecision::silent(NOT_ONBOARDED_REASON));
+    }
+    if state.has_active_course()? {
+        return Ok(CueDecision::silent(COURSE_ACTIVE_REASON));
+    }
+    let settings = state.settings()?;
+    let pacing = if settings.nudge_every > 0 {
+        let n = state.bump(session, settings.nudge_scope)?;
+        let pending = state.cue_pending()?;
+        let t = threshold(settings.nudge_every, pending);
+        let pacing = label(n, t, pending);
+        if n < t {
+            return Ok(CueDecision::silent(format!("paced ({pacing})")));
+        }
+        pacing
+    } else {
+        "pacing disabled (nudge_every=0)".to_owned()
+    };
+    let rate = state.rate_limit();
+    if !rate.allowed {
+        return Ok(CueDecision::silent(format!("rate limited: {}", rate.reason.as_deref().unwrap_or("denied"))));
+    }
+    state.mark_cue_pending()?;
+    Ok(CueDecision { cue: true, reason: format!("cue ({pacing})"), next_lesson_number: state.total_lessons()? + 1 })
+}
+
+/// A read-only forecast of the next eligible stop.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CueForecast {
+    pub would_cue: bool,
+    pub reasons: Vec<String>,
+}
+
+/// Forecasts the next stop without changing anything (doctor, the prompt hook).
+pub fn explain<S: PacingState>(state: &mut S, session: &SessionId) -> Result<CueForecast, S::Error> {
+    if !state.is_onboarded()? {
+        return Ok(CueForecast { would_cue: false, reasons: vec!["onboarding not complete — no knowledge topics yet".into()] });
+    }
+    if state.has_active_course()? {
+        return Ok(CueForecast { would_cue: false, reasons: vec![COURSE_ACTIVE_REASON.into()] });
+    }
+    let settings = state.settings()?;
+    let mut would_cue = true;
+    let mut reasons = Vec::new();
+    if settings.nudge_every > 0 {
+        let n = state.peek(session, settings.nudge_scope)? + 1;
+        let pending = state.cue_pending()?;
+        let t = threshold(settings.nudge_every, pending);
+        if n < t {
+            would_cue = false;
+            reasons.push(format!("pacing: next stop would be {}", label(n, t, pending)));
+        } else {
+            reasons.push(format!("pacing: next stop reaches the threshold ({n}/{t})"));
+        }
+    } else {
+        reasons.push("pacing disabled (nudge_every=0) — every eligible stop cues".into());
+    }
+    let rate = state.rate_limit();
+    if rate.allowed {
+        reasons.push("rate limit: allowed".into());
+    } else {
+        would_cue = false;
+        reasons.push(format!("rate limited: {}", rate.reason.as_deref().unwrap_or("denied")));
+    }
+    Ok(CueForecast { would_cue, reasons })
+}
+
+/// Whether the lesson with this number refreshes the notebook, and if not, which one will.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum NotebookCheckpoint {
+    Now,
+    Next(i64),
+}
+
+pub fn notebook_checkpoint(lesson_number: i64) -> NotebookCheckpoint {
+    if lesson_number > 0 && lesson_number % NOTEBOOK_UPDATE_EVERY == 0 {
+        NotebookCheckpoint::Now
+    } else {
+        let n = lesson_number.max(1);
+        NotebookCheckpoint::Next((n + NOTEBOOK_UPDATE_EVERY - 1) / NOTEBOOK_UPDATE_EVERY * NOTEBOOK_UPDATE_EVERY)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::collections::HashMap;
+
+    use super::*;
+
+    /// An in-memory pacing state with the same semantics as the store's, so every transition
+    /// can be walked step by step. The store's own tests run the same scenarios on SQLite.
+    #[derive(Default)]
+    struct Mem {
+        onboarded: bool,
+        course_active: bool,
+        settings: Settings,
+        counters: HashMap<String, i64>,
+        pending: bool,
+        allowed: bool,
+        lessons: i64,
+    }
+
+    impl Mem {
+        fn onboarded(nudge_every: i64) -> Self {
+            Self {
+                onboarded: true,
+                allowed: true,
+                settings: Settings { nudge_every, ..Settings::default() },
+                ..Self::default()
+            }
+        }
+
+        fn log_lesson(&mut self) {
+            self.counters.clear();
+            self.pending = false;
+            self.lessons += 1;
+        }
+    }
+
+    impl PacingState for Mem {
+        type Error = std::convert::Infallible;
+        fn is_onboarded(&mut self) -> Result<bool, Self::Error> {
+            Ok(self.onboarded)
+        }
+        fn has_active_course(&mut self) -> Result<bool, Self::Error> {
+            Ok(self.course_active)
+        }
+        fn settings(&mut self) -> Result<Settings, Self::Error> {
+            Ok(self.settings.clone())
+        }
+        fn bump(&mut self, session: &SessionId, scope: NudgeScope) -> Result<i64, Self::Error> {
+            *self.counters.entry(session.as_str().to_owned()).or_default() += 1;
+            self.peek(session, scope)
+        }
+        fn peek(&mut self, session: &SessionId, scope: NudgeScope) -> Result<i64, Self::Error> {
+            Ok(match scope {
+                NudgeScope::Session => self.counters.get(session.as_str()).copied().unwrap_or(0),
+                NudgeScope::Global => self.counters.values().sum(),
+            })
+        }
+        fn cue_pending(&mut self) -> Result<bool, Self::Error> {
+            Ok(self.pending)
+        }
+        fn rate_limit(&mut self) -> RateLimit {
+            if self.allowed {
+                RateLimit::allowed()
+            } else {
+                RateLimit { allowed: false, reason: Some("Daily limit reached (2/2 lessons in the last 24h)".into()) }
+            }
+        }
+        fn mark_cue_pending(&mut self) -> Result<(), Self::Error> {
+            self.counters.clear();
+            self.pending = true;
+            Ok(())
+        }
+        fn total_lessons(&mut self) -> Result<i64, Self::Error> {
+            Ok(self.lessons)
+        }
+    }
+
+    fn s(id: &str) -> SessionId {
+        SessionId::from_payload(Some(id))
+    }
+
+    fn stop(m: &mut Mem, session: &str) -> CueDecision {
+        match evaluate(m, &s(session), false) {
+            Ok(d) => d,
+            Err(never) => match never {},
+        }
+    }
+
+    fn forecast(m: &mut Mem, session: &str) -> CueForecast {
+        match explain(m, &s(session)) {
+            Ok(d) => d,
+            Err(never) => match never {},
+        }
+    }
+
+    #[test]
+    fn onboarding_gate_comes_first_and_does_not_count() {
+        let mut m = Mem { settings: Settings { nudge_every: 1, ..Settings::default() }, allowed: true, ..Mem::default() };
+        assert_eq!(stop(&mut m, "a").reason, "onboarding not complete");
+        assert!(m.counters.is_empty());
+        assert_eq!(forecast(&mut m, "a").reasons, ["onboarding not complete — no knowledge topics yet"]);
+    }
+
+    #[test]
+    fn paced_until_the_threshold_then_cues() {
+        let mut m = Mem::onboarded(5);
+        for i in 1..5 {
+            let d = stop(&mut m, "a");
+            assert!(!d.cue);
+            assert_eq!(d.reason, format!("paced ({i}/5)"));
+        }
+        let d = stop(&mut m, "a");
+        assert_eq!(d, CueDecision { cue: true, reason: "cue (5/5)".into(), next_lesson_number: 1 });
+        assert!(m.pending && m.counters.is_empty());
+    }
+
+    #[test]
+    fn retry_window_after_an_unresolved_cue() {
+        let mut m = Mem::onboarded(5);
+        for _ in 0..5 {
+            stop(&mut m, "a");
+        }
+        assert_eq!(stop(&mut m, "a").reason, "paced (1/3 (retry window))");
+        assert_eq!(stop(&mut m, "a").reason, "paced (2/3 (retry window))");
+        assert_eq!(stop(&mut m, "a").reason, "cue (3/3 (retry window))");
+        // A lesson resolves the cue: the full threshold applies again.
+        m.log_lesson();
+        assert_eq!(stop(&mut m, "a").reason, "paced (1/5)");
+    }
+
+    #[test]
+    fn retry_window_is_capped_by_nudge_every() {
+        let mut m = Mem::onboarded(2);
+        stop(&mut m, "a");
+        assert!(stop(&mut m, "a").cue);
+        assert_eq!(stop(&mut m, "a").reason, "paced (1/2 (retry window))");
+        assert!(stop(&mut m, "a").cue);
+        assert_eq!(threshold(1, true), 1);
+        assert_eq!(threshold(10, true), 3);
+        assert_eq!(threshold(10, false), 10);
+    }
+
+    #[test]
+    fn plan_mode_is_neither_counted_nor_cued() {
+        let mut m = Mem::onboarded(1);
+        let d = evaluate(&mut m, &s("a"), true);
+        assert_eq!(d.map(|d| d.reason).ok().as_deref(), Some("plan mode (not counted)"));
+        assert!(m.counters.is_empty() && !m.pending);
+    }
+
+    #[test]
+    fn an_active_course_pauses_cues_without_counting() {
+        let mut m = Mem::onboarded(1);
+        m.course_active = true;
+        assert_eq!(stop(&mut m, "a").reason, COURSE_ACTIVE_REASON);
+        assert!(m.counters.is_empty());
+        assert!(!forecast(&mut m, "a").would_cue);
+    }
+
+    #[test]
+    fn rate_limited_stops_keep_counting_without_arming() {
+        let mut m = Mem::onboarded(2);
+        m.allowed = false;
+        stop(&mut m, "a");
+        let d = stop(&mut m, "a");
+        assert_eq!(d.reason, "rate limited: Daily limit reached (2/2 lessons in the last 24h)");
+        assert!(!m.pending);
+        assert_eq!(m.counters.get("a"), Some(&2));
+        assert_eq!(stop(&mut m, "a").reason, d.reason);
+        // The first allowed stop cues at once.
+        m.allowed = true;
+        assert_eq!(stop(&mut m, "a").reason, "cue (4/2)");
+    }
+
+    #[test]
+    fn nudge_every_zero_cues_every_eligible_stop() {
+        let mut m = Mem::onboarded(0);
+        let d = stop(&mut m, "a");
+        assert_eq!(d.reason, "cue (pacing disabled (nudge_every=0))");
+        assert!(m.counters.is_empty());
+        assert!(stop(&mut m, "a").cue);
+        assert_eq!(forecast(&mut m, "a").reasons, ["pacing disabled (nudge_every=0) — every eligible stop cues", "rate limit: allowed"]);
+    }
+
+    #[test]
+    fn session_scope_counts_each_session_alone() {
+        let mut m = Mem::onboarded(3);
+        stop(&mut m, "a");
+        stop(&mut m, "a");
+        assert_eq!(stop(&mut m, "b").reason, "paced (1/3)");
+        assert!(stop(&mut m, "a").cue);
+    }
+
+    #[test]
+    fn global_scope_sums_sessions() {
+        let mut m = Mem::onboarded(3);
+        m.settings.nudge_scope = NudgeScope::Global;
+        stop(&mut m, "a");
+        assert_eq!(stop(&mut m, "b").reason, "paced (2/3)");
+        assert!(stop(&mut m, "c").cue);
+    }
+
+    #[test]
+    fn the_forecast_never_counts() {
+        let mut m = Mem::onboarded(2);
+        let f = forecast(&mut m, "a");
+        assert_eq!(f, CueForecast { would_cue: false, reasons: vec!["pacing: next stop would be 1/2".into(), "rate limit: allowed".into()] });
+        assert!(m.counters.is_empty());
+        stop(&mut m, "a");
+        let f = forecast(&mut m, "a");
+        assert!(f.would_cue);
+        assert_eq!(f.reasons[0], "pacing: next stop reaches the threshold (2/2)");
+        m.allowed = false;
+        let f = forecast(&mut m, "a");
+        assert!(!f.would_cue);
+        assert_eq!(f.reasons[1], "rate limited: Daily limit reached (2/2 lessons in the last 24h)");
+    }
+
+    #[test]
+    fn the_next_lesson_number_counts_all_lessons() {
+        let mut m = Mem::onboarded(1);
+        m.lessons = 9;
+        assert_eq!(stop(&mut m, "a").next_lesson_number, 10);
+    }
+
+    #[test]
+    fn notebook_checkpoints_every_ten() {
+        assert_eq!(notebook_checkpoint(10), NotebookCheckpoint::Now);
+        assert_eq!(notebook_checkpoint(20), NotebookCheckpoint::Now);
+        assert_eq!(notebook_checkpoint(1), NotebookCheckpoint::Next(10));
+        assert_eq!(notebook_checkpoint(11), NotebookCheckpoint::Next(20));
+        assert_eq!(notebook_checkpoint(19), NotebookCheckpoint::Next(20));
+        assert_eq!(notebook_checkpoint(0), NotebookCheckpoint::Next(10));
+    }
+}

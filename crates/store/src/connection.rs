@@ -1,0 +1,168 @@
+//! Opening the database: create or upgrade it, or open a newer file read-only.
+
+use std::time::Duration;
+
+use chrono::{DateTime, Utc};
+use rusqlite::{Connection, ErrorCode, OpenFlags, OptionalExtension, Transaction, TransactionBehavior};
+
+use crate::error::{SchemaTooNew, StoreError};
+use crate::paths::DataDir;
+use crate::schema::{self, SCHEMA_VERSION};
+use crate::Result;
+
+/// How long a connection waits for another writer before giving up (shared with the original
+/// build, so a hook and an MCP server of either build wait for each other the same way).
+pub const BUSY_TIMEOUT: Duration = Duration::from_secs(3);
+
+/// The compatibility state of a database opened read-only.
+pub type Compat = SchemaTooNew;
+
+/// An open `coaching.db`.
+pub struct Store {
+    conn: Connection,
+    dir: DataDir,
+    compat: Option<Compat>,
+}
+
+/// What a database file says about itself, read without creating or changing it.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Peek {
+    pub exists: bool,
+    /// `None` when the file exists but could not be read.
+    pub schema: Option<i64>,
+    pub upgraded_by: Option<String>,
+}
+
+impl Store {
+    /// Opens the database in `dir`, creating the directory and the file when missing and
+    /// upgrading an older file to schema v6. A file stamped newer than v6 opens read-only.
+    pub fn open(dir: &DataDir) -> Result<Self> {
+        std::fs::create_dir_all(dir.root()).map_err(|e| StoreError::io("cannot create the data directory", dir.root(), e))?;
+        Self::open_at(dir, Utc::now())
+    }
+
+    /// Opens the database only if it exists (hooks and `doctor` must never create it).
+    pub fn open_existing(dir: &DataDir) -> Result<Option<Self>> {
+        if !dir.db_path().is_file() {
+            return Ok(None);
+        }
+        Self::open_at(dir, Utc::now()).map(Some)
+    }
+
+    fn open_at(dir: &DataDir, now: DateTime<Utc>) -> Result<Self> {
+        let path = dir.db_path();
+        let corrupt = |e: rusqlite::Error| classify(e, &path);
+        let mut conn = Connection::open(&path).map_err(corrupt)?;
+        conn.busy_timeout(BUSY_TIMEOUT).map_err(corrupt)?;
+        let stamp = schema::user_version(&conn).map_err(corrupt)?;
+        if stamp > SCHEMA_VERSION {
+            drop(conn);
+            return Self::open_read_only(dir, stamp);
+        }
+        let now_ms = devcoach_core::time::iso_ms(now);
+        if stamp < SCHEMA_VERSION || schema::additions_pending(&conn).unwrap_or(true) {
+            let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate).map_err(corrupt)?;
+            // Another process may have upgraded the file while we waited for the lock.
+            let stamp = schema::user_version(&tx)?;
+            if stamp > SCHEMA_VERSION {
+                drop(tx);
+                drop(conn);
+                return Self::open_read_only(dir, stamp);
+            }
+            if stamp < SCHEMA_VERSION {
+                schema::upgrade(&tx, stamp, &now_ms).map_err(|e| reclassify(e, &path))?;
+            }
+            schema::apply_additions(&tx, &now_ms).map_err(|e| reclassify(e, &path))?;
+            tx.commit()?;
+        }
+        Ok(Self { conn, dir: dir.clone(), compat: None })
+    }
+
+    fn open_read_only(dir: &DataDir, stamp: i64) -> Result<Self> {
+        let path = dir.db_path();
+        let conn = Connection::open_with_flags(&path, OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX)
+            .map_err(|e| classify(e, &path))?;
+        conn.busy_timeout(BUSY_TIMEOUT)?;
+        conn.pragma_update(None, "query_only", 1)?;
+        let compat = SchemaTooNew {
+            db_schema: stamp,
+            app_schema: SCHEMA_VERSION,
+            upgraded_by: setting_value(&conn, "schema_app_version"),
+            min_app: setting_value(&conn, "schema_min_app_version"),
+        };
+        Ok(Self { conn, dir: dir.clone(), compat: Some(compat) })
+    }
+
+    /// Reads a database's stamp without creating, locking for write, or changing it.
+    pub fn peek(dir: &DataDir) -> Peek {
+        let path = dir.db_path();
+        if !path.is_file() {
+            return Peek::default();
+        }
+        let Ok(conn) = Connection::open_with_flags(&path, OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX) else {
+            return Peek { exists: true, ..Peek::default() };
+        };
+        let _ = conn.busy_timeout(BUSY_TIMEOUT);
+        Peek {
+            exists: true,
+            schema: schema::user_version(&conn).ok(),
+            upgraded_by: setting_value(&conn, "schema_app_version"),
+        }
+    }
+
+    /// `Some` when the file belongs to a newer devcoach: reads work, writes are refused.
+    pub fn compat(&self) -> Option<&Compat> {
+        self.compat.as_ref()
+    }
+
+    pub fn data_dir(&self) -> &DataDir {
+        &self.dir
+    }
+
+    pub(crate) fn conn(&self) -> &Connection {
+        &self.conn
+    }
+
+    /// Runs `f` in one `BEGIN IMMEDIATE` transaction, committing on success. Refused up-front
+    /// on a read-only (newer) database.
+    pub(crate) fn write<T>(&mut self, f: impl FnOnce(&Transaction<'_>) -> Result<T>) -> Result<T> {
+        if let Some(compat) = &self.compat {
+            return Err(StoreError::SchemaTooNew(compat.clone()));
+        }
+        let tx = self.conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
+        let out = f(&tx)?;
+        tx.commit()?;
+        Ok(out)
+    }
+
+    /// The schema stamp of the open file.
+    pub fn schema_version(&self) -> Result<i64> {
+        Ok(schema::user_version(&self.conn)?)
+    }
+
+    /// `PRAGMA integrity_check` (for `doctor` and the reliability suites).
+    pub fn integrity_check(&self) -> Result<String> {
+        Ok(self.conn.query_row("PRAGMA integrity_check", [], |r| r.get(0))?)
+    }
+}
+
+fn setting_value(conn: &Connection, key: &str) -> Option<String> {
+    conn.query_row("SELECT value FROM settings WHERE key = ?1", [key], |r| r.get(0)).optional().ok().flatten()
+}
+
+/// Damaged or foreign files get their own error so nobody "repairs" them by overwriting.
+fn classify(e: rusqlite::Error, path: &std::path::Path) -> StoreError {
+    match e.sqlite_error_code() {
+        Some(ErrorCode::NotADatabase | ErrorCode::DatabaseCorrupt) => {
+            StoreError::Corrupt { path: path.to_owned(), reason: e.to_string() }
+        }
+        _ => StoreError::Sqlite(e),
+    }
+}
+
+fn reclassify(e: StoreError, path: &std::path::Path) -> StoreError {
+    match e {
+        StoreError::Sqlite(inner) => classify(inner, path),
+        other => other,
+    }
+}

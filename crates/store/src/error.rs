@@ -1,0 +1,73 @@
+//! The store's errors. Messages say what went wrong and what to do about it.
+
+use std::fmt;
+use std::path::PathBuf;
+
+use devcoach_core::knowledge::KnowledgeError;
+use devcoach_core::lesson::LessonError;
+use devcoach_core::query::QueryError;
+use devcoach_core::settings::SettingError;
+use thiserror::Error;
+
+/// A write was refused because a newer devcoach upgraded the database.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SchemaTooNew {
+    /// The schema stamp found in the file.
+    pub db_schema: i64,
+    /// The schema this build writes.
+    pub app_schema: i64,
+    /// The version that upgraded the file, when it said.
+    pub upgraded_by: Option<String>,
+    /// The oldest version allowed to write it, when the file says.
+    pub min_app: Option<String>,
+}
+
+impl fmt::Display for SchemaTooNew {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let by = self.upgraded_by.as_deref().map_or_else(|| "a newer devcoach".to_owned(), |v| format!("devcoach {v}"));
+        let needs = self.min_app.as_deref().map_or_else(|| "a newer devcoach".to_owned(), |v| format!("devcoach ≥ {v}"));
+        write!(
+            f,
+            "The coaching database was upgraded by {by} (schema v{}); this is devcoach {} (schema v{}). \
+             Reads work; writes need {needs} — update this install, or use the newer channel.",
+            self.db_schema,
+            devcoach_core::APP_VERSION,
+            self.app_schema,
+        )
+    }
+}
+
+impl std::error::Error for SchemaTooNew {}
+
+#[derive(Debug, Error)]
+pub enum StoreError {
+    #[error(transparent)]
+    SchemaTooNew(#[from] SchemaTooNew),
+    #[error("{path} is not a devcoach database or is damaged ({reason}); it was left untouched — restore a backup or move it aside")]
+    Corrupt { path: PathBuf, reason: String },
+    #[error("cannot find a home directory; set DEVCOACH_DIR to choose where devcoach keeps its data")]
+    NoHome,
+    #[error("{action} {path}: {source}")]
+    Io { action: &'static str, path: PathBuf, source: std::io::Error },
+    #[error("database error: {0}")]
+    Sqlite(#[from] rusqlite::Error),
+    #[error(transparent)]
+    Setting(#[from] SettingError),
+    #[error(transparent)]
+    Knowledge(#[from] KnowledgeError),
+    #[error(transparent)]
+    Query(#[from] QueryError),
+    #[error(transparent)]
+    Lesson(#[from] LessonError),
+}
+
+impl StoreError {
+    pub(crate) fn io(action: &'static str, path: impl Into<PathBuf>, source: std::io::Error) -> Self {
+        Self::Io { action, path: path.into(), source }
+    }
+
+    /// True for problems with what the caller asked (a bad value), as opposed to the database.
+    pub fn is_invalid_input(&self) -> bool {
+        matches!(self, Self::Setting(_) | Self::Knowledge(_) | Self::Query(_) | Self::Lesson(_))
+    }
+}

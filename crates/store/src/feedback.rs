@@ -1,0 +1,55 @@
+//! Feedback: the single writer for MCP, CLI and dashboard.
+
+use chrono::{DateTime, Utc};
+use devcoach_core::evidence::{Evidence, EvidenceCause};
+use devcoach_core::feedback::{FeedbackChoice, FeedbackOutcome, confidence_delta};
+use devcoach_core::lesson::Feedback;
+use devcoach_core::time::iso_ms;
+use rusqlite::{OptionalExtension, params};
+
+use crate::knowledge::{self, Because};
+use crate::{Result, Store, evidence};
+
+impl Store {
+    /// Records feedback on a lesson in one transaction: stores it, moves the topic's confidence
+    /// when `know` is entered or left, and logs the evidence. Repeating the stored value changes
+    /// nothing. `None` when the lesson does not exist.
+    pub fn record_feedback(&mut self, lesson_id: &str, choice: FeedbackChoice, now: DateTime<Utc>) -> Result<Option<FeedbackOutcome>> {
+        let next = choice.0;
+        self.write(|tx| {
+            let row: Option<(String, Option<String>)> = tx
+                .query_row("SELECT topic_id, feedback FROM lessons WHERE id = ?1", [lesson_id], |r| Ok((r.get(0)?, r.get(1)?)))
+                .optional()?;
+            let Some((topic_id, stored)) = row else { return Ok(None) };
+            let previous = stored.as_deref().and_then(|f| Feedback::parse(f).ok());
+            if stored.as_deref() == next.map(Feedback::as_str) {
+                let confidence = knowledge::confidence(tx, &topic_id)?;
+                return Ok(Some(FeedbackOutcome { topic_id, previous, delta: 0, confidence }));
+            }
+            tx.execute("UPDATE lessons SET feedback = ?1 WHERE id = ?2", params![next.map(Feedback::as_str), lesson_id])?;
+            let delta = confidence_delta(previous, next);
+            let detail = next.map_or("clear", Feedback::as_str);
+            let confidence = if delta == 0 {
+                let confidence = knowledge::confidence(tx, &topic_id)?;
+                // Still evidence for the knowledge model, even though the number does not move.
+                evidence::append(
+                    tx,
+                    &Evidence {
+                        topic: topic_id.clone(),
+                        delta: Some(0),
+                        value_after: confidence,
+                        cause: EvidenceCause::Feedback,
+                        lesson_id: Some(lesson_id.to_owned()),
+                        detail: Some(detail.to_owned()),
+                        at: iso_ms(now),
+                    },
+                )?;
+                confidence
+            } else {
+                let why = Because { cause: EvidenceCause::Feedback, lesson_id: Some(lesson_id), detail: Some(detail) };
+                Some(knowledge::apply_delta(tx, &topic_id, delta, &why, now)?)
+            };
+            Ok(Some(FeedbackOutcome { topic_id, previous, delta, confidence }))
+        })
+    }
+}

@@ -1,0 +1,351 @@
+//! Lessons: saving, listing with every filter, starring, deleting, importing records.
+
+use chrono::{DateTime, Utc};
+use devcoach_core::git::{GitContext, UsageDefaults, resolve_context};
+use devcoach_core::lesson::{self, Feedback, Level, NewLesson, Platform};
+use devcoach_core::query::{FeedbackFilter, LessonQuery, SortOrder};
+use devcoach_core::{Lesson, rate_limit};
+use rusqlite::types::Value as SqlValue;
+use rusqlite::{Connection, OptionalExtension, Row, Transaction, params, params_from_iter};
+use serde_json::Value;
+
+use crate::{Result, Store, pacing};
+
+/// The stored column order, also the JSON key order.
+const COLUMNS: &str = "id, timestamp, topic_id, categories, title, level, summary, body, task_context, project, \
+    repository, branch, commit_hash, folder, repository_platform, starred, feedback, imported, shared_by";
+const PLACEHOLDERS: &str = "?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19";
+
+/// What an import of lesson records did.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct ImportCounts {
+    pub inserted: usize,
+    /// Records whose id already exists (the existing lesson wins).
+    pub duplicated: usize,
+    pub invalid: usize,
+}
+
+fn row_to_lesson(row: &Row<'_>) -> rusqlite::Result<Lesson> {
+    // Rows written by hand or by other tools are read leniently: an unknown level reads as mid and
+    // an unknown feedback or platform as none, so one odd row never hides the whole list.
+    let level: String = row.get(5)?;
+    let platform: Option<String> = row.get(14)?;
+    let feedback: Option<String> = row.get(16)?;
+    let categories: String = row.get(3)?;
+    Ok(Lesson {
+        id: row.get(0)?,
+        timestamp: row.get(1)?,
+        topic_id: row.get(2)?,
+        categories: lesson::categories_from_column(&categories),
+        title: row.get(4)?,
+        level: Level::parse(&level).unwrap_or(Level::Mid),
+        summary: row.get(6)?,
+        body: row.get(7)?,
+        task_context: row.get(8)?,
+        project: row.get(9)?,
+        repository: row.get(10)?,
+        branch: row.get(11)?,
+        commit_hash: row.get(12)?,
+        folder: row.get(13)?,
+        repository_platform: platform.as_deref().and_then(|p| Platform::parse(p).ok()),
+        starred: row.get::<_, i64>(15)? != 0,
+        feedback: feedback.as_deref().and_then(|f| Feedback::parse(f).ok()),
+        imported: row.get::<_, i64>(17)? != 0,
+        shared_by: row.get(18)?,
+    })
+}
+
+fn insert_params(l: &Lesson) -> [SqlValue; 19] {
+    let text = |s: &Option<String>| s.clone().map_or(SqlValue::Null, SqlValue::Text);
+    [
+        SqlValue::Text(l.id.clone()),
+        SqlValue::Text(l.timestamp.clone()),
+        SqlValue::Text(l.topic_id.clone()),
+        SqlValue::Text(lesson::categories_to_column(&l.categories)),
+        SqlValue::Text(l.title.clone()),
+        SqlValue::Text(l.level.as_str().to_owned()),
+        SqlValue::Text(l.summary.clone()),
+        text(&l.body),
+        text(&l.task_context),
+        text(&l.project),
+        text(&l.repository),
+        text(&l.branch),
+        text(&l.commit_hash),
+        text(&l.folder),
+        l.repository_platform.map_or(SqlValue::Null, |p| SqlValue::Text(p.as_str().to_owned())),
+        SqlValue::Integer(i64::from(l.starred)),
+        l.feedback.map_or(SqlValue::Null, |f| SqlValue::Text(f.as_str().to_owned())),
+        SqlValue::Integer(i64::from(l.imported)),
+        text(&l.shared_by),
+    ]
+}
+
+/// `%word%` with LIKE's wildcards escaped (the queries use `ESCAPE '\'`).
+fn like_contains(s: &str) -> String {
+    let mut out = String::with_capacity(s.len() + 2);
+    out.push('%');
+    for c in s.chars() {
+        if matches!(c, '%' | '_' | '\\') {
+            out.push('\\');
+        }
+        out.push(c);
+    }
+    out.push('%');
+    out
+}
+
+fn where_clause(q: &LessonQuery, now: DateTime<Utc>) -> (String, Vec<SqlValue>) {
+    let mut conds: Vec<&'static str> = Vec::new();
+    let mut params: Vec<SqlValue> = Vec::new();
+    let text = |s: &str| SqlValue::Text(s.to_owned());
+    let (from, to) = q.time_bounds(now);
+    if let Some(from) = from {
+        conds.push("timestamp >= ?");
+        params.push(SqlValue::Text(from));
+    }
+    if let Some(to) = to {
+        conds.push("timestamp <= ?");
+        params.push(SqlValue::Text(to));
+    }
+    if let Some(cat) = &q.category {
+        conds.push(r"categories LIKE ? ESCAPE '\'");
+        // Categories are stored as a JSON array: match the quoted, JSON-escaped name.
+        let quoted = serde_json::to_string(cat).unwrap_or_default();
+        params.push(SqlValue::Text(like_contains(&quoted)));
+    }
+    if let Some(level) = q.level {
+        conds.push("level = ?");
+        params.push(text(level.as_str()));
+    }
+    for (value, cond) in [
+        (&q.project, r"project LIKE ? ESCAPE '\'"),
+        (&q.repository, r"repository LIKE ? ESCAPE '\'"),
+        (&q.branch, r"branch LIKE ? ESCAPE '\'"),
+        (&q.commit, r"commit_hash LIKE ? ESCAPE '\'"),
+    ] {
+        if let Some(v) = value {
+            conds.push(cond);
+            params.push(SqlValue::Text(like_contains(v)));
+        }
+    }
+    if let Some(starred) = q.starred {
+        conds.push("starred = ?");
+        params.push(SqlValue::Integer(i64::from(starred)));
+    }
+    if let Some(imported) = q.imported_filter() {
+        conds.push("imported = ?");
+        params.push(SqlValue::Integer(i64::from(imported)));
+    }
+    if let Some(sender) = &q.shared_by {
+        conds.push("shared_by = ?");
+        params.push(text(sender));
+    }
+    match q.feedback {
+        Some(FeedbackFilter::Missing) => conds.push("feedback IS NULL"),
+        Some(FeedbackFilter::Is(f)) => {
+            conds.push("feedback = ?");
+            params.push(text(f.as_str()));
+        }
+        None => {}
+    }
+    for word in &q.search {
+        conds.push(
+            r"(title LIKE ? ESCAPE '\' OR topic_id LIKE ? ESCAPE '\' OR summary LIKE ? ESCAPE '\' OR body LIKE ? ESCAPE '\' OR shared_by LIKE ? ESCAPE '\')",
+        );
+        let like = like_contains(word);
+        params.extend(std::iter::repeat_n(SqlValue::Text(like), 5));
+    }
+    let clause = if conds.is_empty() { String::new() } else { format!("WHERE {}", conds.join(" AND ")) };
+    (clause, params)
+}
+
+pub(crate) fn count_own_since(conn: &Connection, since: &str) -> rusqlite::Result<i64> {
+    conn.query_row("SELECT COUNT(*) FROM lessons WHERE imported = 0 AND timestamp >= ?1", [since], |r| r.get(0))
+}
+
+pub(crate) fn last_own_timestamp(conn: &Connection) -> rusqlite::Result<Option<String>> {
+    conn.query_row("SELECT timestamp FROM lessons WHERE imported = 0 ORDER BY timestamp DESC LIMIT 1", [], |r| r.get(0))
+        .optional()
+}
+
+pub(crate) fn count_all(conn: &Connection) -> rusqlite::Result<i64> {
+    conn.query_row("SELECT COUNT(*) FROM lessons", [], |r| r.get(0))
+}
+
+/// The rate limit, read from `conn`; fails open.
+pub(crate) fn current_rate_limit(conn: &Connection, now: DateTime<Utc>) -> rate_limit::RateLimit {
+    let read = || -> Result<rate_limit::RateLimit> {
+        let settings = crate::settings::read(conn)?;
+        let since = devcoach_core::time::lesson_stamp(rate_limit::day_window_start(now));
+        let count = count_own_since(conn, &since)?;
+        let last = last_own_timestamp(conn)?.and_then(|t| devcoach_core::time::parse_timestamp(&t).ok());
+        Ok(rate_limit::check(&settings, count, last, now))
+    };
+    read().unwrap_or_else(|e| rate_limit::RateLimit::check_failed(&e))
+}
+
+fn usage_defaults(conn: &Connection) -> Result<UsageDefaults> {
+    let most_used = |col: &str| -> rusqlite::Result<Option<String>> {
+        conn.query_row(
+            &format!(
+                "SELECT {col} FROM lessons WHERE imported = 0 AND {col} IS NOT NULL \
+                 GROUP BY {col} ORDER BY COUNT(*) DESC, MAX(timestamp) DESC LIMIT 1"
+            ),
+            [],
+            |r| r.get(0),
+        )
+        .optional()
+    };
+    Ok(UsageDefaults {
+        project: most_used("project")?,
+        repository: most_used("repository")?,
+        branch: most_used("branch")?,
+        repository_platform: most_used("repository_platform")?.and_then(|p| Platform::parse(&p).ok()),
+    })
+}
+
+fn insert_or_replace(tx: &Transaction<'_>, l: &Lesson) -> rusqlite::Result<()> {
+    tx.execute(&format!("INSERT OR REPLACE INTO lessons ({COLUMNS}) VALUES ({PLACEHOLDERS})"), params_from_iter(insert_params(l)))?;
+    Ok(())
+}
+
+/// Inserts unless the id exists; true when inserted.
+pub(crate) fn insert_if_absent(tx: &Transaction<'_>, l: &Lesson) -> rusqlite::Result<bool> {
+    let n = tx.execute(&format!("INSERT OR IGNORE INTO lessons ({COLUMNS}) VALUES ({PLACEHOLDERS})"), params_from_iter(insert_params(l)))?;
+    Ok(n > 0)
+}
+
+impl Store {
+    /// Saves a lesson the agent just taught (`log_lesson`): stamped `now`, its context filled from
+    /// the arguments, then `git`, then the most-used values of the learner's own lessons. Saving
+    /// resolves any pending cue and restarts pacing. The same id overwrites.
+    pub fn log_lesson(&mut self, new: NewLesson, git: &GitContext, now: DateTime<Utc>) -> Result<Lesson> {
+        self.write(|tx| {
+            let usage = usage_defaults(tx)?;
+            let context = resolve_context(new.context.clone(), git, &usage);
+            let lesson = NewLesson { context, ..new }.into_lesson(now);
+            insert_or_replace(tx, &lesson)?;
+            pacing::reset_nudge(tx)?;
+            Ok(lesson)
+        })
+    }
+
+    /// Stores a complete lesson as given, replacing one with the same id, without touching pacing
+    /// (demo data, tests, the reliability suites).
+    pub fn put_lesson(&mut self, lesson: &Lesson) -> Result<()> {
+        self.write(|tx| Ok(insert_or_replace(tx, lesson)?))
+    }
+
+    pub fn lesson(&self, id: &str) -> Result<Option<Lesson>> {
+        Ok(self
+            .conn()
+            .query_row(&format!("SELECT {COLUMNS} FROM lessons WHERE id = ?1"), [id], row_to_lesson)
+            .optional()?)
+    }
+
+    /// The lessons matching `q`, in its order (ties: most recently written first).
+    pub fn lessons(&self, q: &LessonQuery, now: DateTime<Utc>) -> Result<Vec<Lesson>> {
+        let (clause, mut params) = where_clause(q, now);
+        let dir = match q.order {
+            SortOrder::Asc => "ASC",
+            SortOrder::Desc => "DESC",
+        };
+        let mut sql = format!("SELECT {COLUMNS} FROM lessons {clause} ORDER BY {} {dir}, rowid {dir}", q.sort.column());
+        if q.limit.is_some() || q.offset > 0 {
+            sql.push_str(" LIMIT ? OFFSET ?");
+            params.push(SqlValue::Integer(q.limit.map_or(-1, i64::from)));
+            params.push(SqlValue::Integer(i64::try_from(q.offset).unwrap_or(i64::MAX)));
+        }
+        let mut stmt = self.conn().prepare(&sql)?;
+        let rows = stmt.query_map(params_from_iter(params), row_to_lesson)?;
+        Ok(rows.collect::<rusqlite::Result<Vec<_>>>()?)
+    }
+
+    /// How many lessons match `q` (ignoring its limit and offset).
+    pub fn count_lessons(&self, q: &LessonQuery, now: DateTime<Utc>) -> Result<i64> {
+        let (clause, params) = where_clause(q, now);
+        Ok(self.conn().query_row(&format!("SELECT COUNT(*) FROM lessons {clause}"), params_from_iter(params), |r| r.get(0))?)
+    }
+
+    /// True when the lesson exists.
+    pub fn set_star(&mut self, id: &str, starred: bool) -> Result<bool> {
+        self.write(|tx| Ok(tx.execute("UPDATE lessons SET starred = ?1 WHERE id = ?2", params![i64::from(starred), id])? > 0))
+    }
+
+    /// True when a lesson was deleted.
+    pub fn delete_lesson(&mut self, id: &str) -> Result<bool> {
+        self.write(|tx| Ok(tx.execute("DELETE FROM lessons WHERE id = ?1", [id])? > 0))
+    }
+
+    /// Deletes several lessons in one transaction; returns how many existed.
+    pub fn delete_lessons(&mut self, ids: &[String]) -> Result<usize> {
+        self.write(|tx| {
+            let mut stmt = tx.prepare("DELETE FROM lessons WHERE id = ?1")?;
+            let mut n = 0;
+            for id in ids {
+                n += stmt.execute([id])?;
+            }
+            Ok(n)
+        })
+    }
+
+    /// Every topic any lesson (own or shared) has taught, sorted.
+    pub fn taught_topics(&self) -> Result<Vec<String>> {
+        let mut stmt = self.conn().prepare("SELECT DISTINCT topic_id FROM lessons ORDER BY topic_id")?;
+        let rows = stmt.query_map([], |r| r.get(0))?;
+        Ok(rows.collect::<rusqlite::Result<Vec<String>>>()?)
+    }
+
+    /// Every category used by any lesson, sorted.
+    pub fn categories(&self) -> Result<Vec<String>> {
+        let mut stmt = self.conn().prepare(
+            "SELECT DISTINCT value FROM lessons, json_each(lessons.categories) \
+             WHERE json_valid(lessons.categories) AND json_type(lessons.categories) = 'array' ORDER BY value",
+        )?;
+        let rows = stmt.query_map([], |r| r.get::<_, SqlValue>(0))?;
+        Ok(rows
+            .filter_map(|v| match v {
+                Ok(SqlValue::Text(s)) => Some(Ok(s)),
+                Ok(_) => None,
+                Err(e) => Some(Err(e)),
+            })
+            .collect::<rusqlite::Result<Vec<String>>>()?)
+    }
+
+    /// The most-used project, repository, branch and platform among own lessons.
+    pub fn usage_defaults(&self) -> Result<UsageDefaults> {
+        usage_defaults(self.conn())
+    }
+
+    /// The rate limit right now (fails open).
+    pub fn rate_limit(&self, now: DateTime<Utc>) -> rate_limit::RateLimit {
+        current_rate_limit(self.conn(), now)
+    }
+
+    /// Imports lesson records (a legacy JSON export or a backup's `lessons.json`): each is
+    /// validated, then inserted unless its id exists. Never touches pacing.
+    pub fn import_lessons(&mut self, records: &[Value], now: DateTime<Utc>) -> Result<ImportCounts> {
+        self.write(|tx| {
+            let mut counts = ImportCounts::default();
+            for record in records {
+                match Lesson::from_record(record, now) {
+                    Ok(l) if insert_if_absent(tx, &l)? => counts.inserted += 1,
+                    Ok(_) => counts.duplicated += 1,
+                    Err(_) => counts.invalid += 1,
+                }
+            }
+            Ok(counts)
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::like_contains;
+
+    #[test]
+    fn like_wildcards_are_escaped() {
+        assert_eq!(like_contains("50%_off"), r"%50\%\_off%");
+        assert_eq!(like_contains(r"a\b"), r"%a\\b%");
+    }
+}

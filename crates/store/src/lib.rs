@@ -1,0 +1,36 @@
+//! The only crate that speaks SQL.
+//!
+//! It opens `coaching.db` (creating or upgrading it to the shared schema v6, or opening a newer
+//! file read-only), and offers the operations every front end calls: lessons, knowledge,
+//! settings, pacing, feedback, stats and the evidence log. Rules come from `devcoach-core`; this
+//! crate only reads, writes and applies them.
+//!
+//! Architecture invariants:
+//! - every write runs in one `BEGIN IMMEDIATE` transaction (so SQLite's busy handler applies);
+//! - a database stamped newer than v6 is opened read-only and every write returns
+//!   [`StoreError::SchemaTooNew`] before touching the file;
+//! - our own tables are registered in `schema_migrations` and never raise `user_version`.
+
+mod connection;
+mod demo;
+mod error;
+mod evidence;
+mod feedback;
+mod knowledge;
+mod lessons;
+mod notebook;
+mod pacing;
+mod paths;
+mod schema;
+mod settings;
+mod stats;
+
+pub use connection::{Compat, Peek, Store};
+pub use demo::DEMO_LESSON_COUNT;
+pub use error::{SchemaTooNew, StoreError};
+pub use lessons::ImportCounts;
+pub use pacing::{CueState, NudgeSession};
+pub use paths::DataDir;
+pub use schema::{ADDITIONS, SCHEMA_MIN_APP_VERSION, SCHEMA_VERSION};
+
+pub type Result<T, E = StoreError> = std::result::Result<T, E>;

@@ -1,0 +1,161 @@
+//! Pacing state (`nudge_state`, `cue_state`) and the cue engine run over it.
+
+use chrono::{DateTime, Utc};
+use devcoach_core::ids::SessionId;
+use devcoach_core::pacing::{self, CueDecision, CueForecast, MAX_NUDGE_SESSIONS, PacingState};
+use devcoach_core::rate_limit::RateLimit;
+use devcoach_core::settings::{NudgeScope, Settings};
+use devcoach_core::time::iso_ms;
+use rusqlite::{Connection, OptionalExtension, params};
+
+use crate::error::StoreError;
+use crate::{Result, Store, knowledge, lessons};
+
+/// The cue lifecycle: armed between an emitted cue and its resolution.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct CueState {
+    pub pending: bool,
+    pub last_cue_at: Option<String>,
+    pub last_skip_reason: Option<String>,
+}
+
+/// One session's stop counter.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct NudgeSession {
+    pub session_id: String,
+    pub interactions: i64,
+    pub updated_at: String,
+}
+
+/// A lesson was saved: every counter restarts and the retry window disarms.
+pub(crate) fn reset_nudge(conn: &Connection) -> rusqlite::Result<()> {
+    conn.execute("DELETE FROM nudge_state", [])?;
+    conn.execute("UPDATE cue_state SET pending = 0 WHERE id = 1", [])?;
+    Ok(())
+}
+
+fn read_cue_state(conn: &Connection) -> rusqlite::Result<CueState> {
+    Ok(conn
+        .prepare_cached("SELECT pending, last_cue_at, last_skip_reason FROM cue_state WHERE id = 1")?
+        .query_row([], |r| Ok(CueState { pending: r.get::<_, i64>(0)? == 1, last_cue_at: r.get(1)?, last_skip_reason: r.get(2)? }))
+        .optional()?
+        .unwrap_or_default())
+}
+
+fn peek(conn: &Connection, session: &SessionId, scope: NudgeScope) -> rusqlite::Result<i64> {
+    match scope {
+        NudgeScope::Global => conn.query_row("SELECT COALESCE(SUM(interactions), 0) FROM nudge_state", [], |r| r.get(0)),
+        NudgeScope::Session => Ok(conn
+            .prepare_cached("SELECT interactions FROM nudge_state WHERE session_id = ?1")?
+            .query_row([session.as_str()], |r| r.get(0))
+            .optional()?
+            .unwrap_or(0)),
+    }
+}
+
+/// The engine's view of the database, inside the caller's transaction (or on a plain
+/// connection for the read-only forecast, which never calls the writing methods).
+pub(crate) struct SqlPacing<'c> {
+    pub conn: &'c Connection,
+    pub now: DateTime<Utc>,
+}
+
+impl PacingState for SqlPacing<'_> {
+    type Error = StoreError;
+
+    fn is_onboarded(&mut self) -> Result<bool> {
+        Ok(knowledge::is_onboarded(self.conn)?)
+    }
+
+    fn has_active_course(&mut self) -> Result<bool> {
+        Ok(self.conn.query_row("SELECT EXISTS (SELECT 1 FROM courses WHERE status = 'active')", [], |r| r.get(0))?)
+    }
+
+    fn settings(&mut self) -> Result<Settings> {
+        crate::settings::read(self.conn)
+    }
+
+    fn bump(&mut self, session: &SessionId, scope: NudgeScope) -> Result<i64> {
+        let own: i64 = self.conn.prepare_cached(
+            "INSERT INTO nudge_state (session_id, interactions, updated_at) VALUES (?1, 1, ?2) \
+             ON CONFLICT(session_id) DO UPDATE SET interactions = interactions + 1, updated_at = excluded.updated_at \
+             RETURNING interactions",
+        )?
+        .query_row(params![session.as_str(), iso_ms(self.now)], |r| r.get(0))?;
+        // Only a new session row can grow the table past the cap.
+        if own == 1 {
+            self.conn.execute(
+                "DELETE FROM nudge_state WHERE session_id NOT IN \
+                 (SELECT session_id FROM nudge_state ORDER BY updated_at DESC LIMIT ?1)",
+                [MAX_NUDGE_SESSIONS],
+            )?;
+        }
+        match scope {
+            NudgeScope::Session => Ok(own),
+            NudgeScope::Global => Ok(peek(self.conn, session, scope)?),
+        }
+    }
+
+    fn peek(&mut self, session: &SessionId, scope: NudgeScope) -> Result<i64> {
+        Ok(peek(self.conn, session, scope)?)
+    }
+
+    fn cue_pending(&mut self) -> Result<bool> {
+        Ok(read_cue_state(self.conn)?.pending)
+    }
+
+    fn rate_limit(&mut self) -> RateLimit {
+        lessons::current_rate_limit(self.conn, self.now)
+    }
+
+    fn mark_cue_pending(&mut self) -> Result<()> {
+        self.conn.execute(
+            "INSERT INTO cue_state (id, pending, last_cue_at) VALUES (1, 1, ?1) \
+             ON CONFLICT(id) DO UPDATE SET pending = 1, last_cue_at = excluded.last_cue_at",
+            [iso_ms(self.now)],
+        )?;
+        self.conn.execute("DELETE FROM nudge_state", [])?;
+        Ok(())
+    }
+
+    fn total_lessons(&mut self) -> Result<i64> {
+        Ok(lessons::count_all(self.conn)?)
+    }
+}
+
+impl Store {
+    /// Decides one agent stop (the stop hook), in one IMMEDIATE transaction.
+    pub fn evaluate_cue(&mut self, session: &SessionId, plan_mode: bool, now: DateTime<Utc>) -> Result<CueDecision> {
+        self.write(|tx| pacing::evaluate(&mut SqlPacing { conn: tx, now }, session, plan_mode))
+    }
+
+    /// Forecasts the next stop without changing anything (doctor, the prompt hook).
+    pub fn explain_cue(&self, session: &SessionId, now: DateTime<Utc>) -> Result<CueForecast> {
+        pacing::explain(&mut SqlPacing { conn: self.conn(), now }, session)
+    }
+
+    /// The agent declined a cue (`skip_lesson`): pacing restarts and the reason is kept.
+    pub fn skip_lesson(&mut self, reason: &str) -> Result<()> {
+        self.write(|tx| {
+            tx.execute(
+                "INSERT INTO cue_state (id, pending, last_skip_reason) VALUES (1, 0, ?1) \
+                 ON CONFLICT(id) DO UPDATE SET pending = 0, last_skip_reason = excluded.last_skip_reason",
+                [reason],
+            )?;
+            tx.execute("DELETE FROM nudge_state", [])?;
+            Ok(())
+        })
+    }
+
+    pub fn cue_state(&self) -> Result<CueState> {
+        Ok(read_cue_state(self.conn())?)
+    }
+
+    /// Session counters, most recently active first.
+    pub fn nudge_sessions(&self) -> Result<Vec<NudgeSession>> {
+        let mut stmt =
+            self.conn().prepare("SELECT session_id, interactions, updated_at FROM nudge_state ORDER BY updated_at DESC")?;
+        let rows = stmt.query_map([], |r| Ok(NudgeSession { session_id: r.get(0)?, interactions: r.get(1)?, updated_at: r.get(2)? }))?;
+        Ok(rows.collect::<rusqlite::Result<Vec<_>>>()?)
+    }
+}

@@ -1,0 +1,48 @@
+//! Where devcoach keeps its data: `DEVCOACH_DIR`, else `~/.devcoach`.
+
+use std::path::{Path, PathBuf};
+
+use crate::error::StoreError;
+
+/// The data directory and the files in it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DataDir {
+    root: PathBuf,
+}
+
+impl DataDir {
+    pub const ENV: &'static str = "DEVCOACH_DIR";
+
+    /// `$DEVCOACH_DIR` when set and not empty, else `<home>/.devcoach`.
+    pub fn from_env() -> Result<Self, StoreError> {
+        match std::env::var_os(Self::ENV) {
+            Some(dir) if !dir.is_empty() => Ok(Self::new(dir)),
+            _ => std::env::home_dir().map(|home| Self::new(home.join(".devcoach"))).ok_or(StoreError::NoHome),
+        }
+    }
+
+    pub fn new(root: impl Into<PathBuf>) -> Self {
+        Self { root: root.into() }
+    }
+
+    pub fn root(&self) -> &Path {
+        &self.root
+    }
+
+    pub fn db_path(&self) -> PathBuf {
+        self.root.join("coaching.db")
+    }
+
+    /// The coaching notebook the agent keeps (`learning-state.md`).
+    pub fn notebook_path(&self) -> PathBuf {
+        self.root.join("learning-state.md")
+    }
+
+    pub fn courses_dir(&self) -> PathBuf {
+        self.root.join("courses")
+    }
+
+    pub fn hook_log_path(&self) -> PathBuf {
+        self.root.join("hook.log")
+    }
+}

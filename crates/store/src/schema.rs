@@ -1,0 +1,223 @@
+//! The shared schema (v6) and how older files reach it.
+//!
+//! `PRAGMA user_version` is the stamp every build reads first. Files stamped 0–5 are upgraded in
+//! place (idempotent DDL, column additions, one-shot data migrations, seeds) and re-stamped 6.
+//! Our own tables ("additions") are registered by name in `schema_migrations` and never move the
+//! stamp, so the TypeScript build keeps reading and writing the same file.
+
+use rusqlite::{Connection, OptionalExtension, Transaction, params};
+
+use crate::Result;
+
+/// The schema this build reads and writes.
+pub const SCHEMA_VERSION: i64 = 6;
+/// The oldest release allowed to write a v6 file.
+pub const SCHEMA_MIN_APP_VERSION: &str = "2.6.0";
+/// The ledger name of the one-shot rewrite of old `dont_know` answers (v4 gave feedback three values).
+pub const FEEDBACK_MIGRATION: &str = "v4-feedback-understood";
+
+const DDL: &str = "
+CREATE TABLE IF NOT EXISTS lessons (
+    id                  TEXT PRIMARY KEY,
+    timestamp           TEXT NOT NULL,
+    topic_id            TEXT NOT NULL,
+    categories          TEXT NOT NULL,
+    title               TEXT NOT NULL,
+    level               TEXT NOT NULL,
+    summary             TEXT NOT NULL,
+    body                TEXT,
+    task_context        TEXT,
+    project             TEXT,
+    repository          TEXT,
+    branch              TEXT,
+    commit_hash         TEXT,
+    folder              TEXT,
+    feedback            TEXT,
+    repository_platform TEXT,
+    starred             INTEGER NOT NULL DEFAULT 0,
+    imported            INTEGER NOT NULL DEFAULT 0,
+    shared_by           TEXT
+);
+CREATE TABLE IF NOT EXISTS knowledge (
+    topic       TEXT PRIMARY KEY,
+    confidence  INTEGER NOT NULL DEFAULT 5,
+    updated_at  TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS settings (
+    key   TEXT PRIMARY KEY,
+    value TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS knowledge_group_names (
+    group_name TEXT PRIMARY KEY
+);
+CREATE TABLE IF NOT EXISTS knowledge_groups (
+    group_name TEXT NOT NULL,
+    topic      TEXT NOT NULL,
+    PRIMARY KEY (group_name, topic)
+);
+CREATE TABLE IF NOT EXISTS nudge_state (
+    session_id    TEXT PRIMARY KEY,
+    interactions  INTEGER NOT NULL DEFAULT 0,
+    updated_at    TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS cue_state (
+    id               INTEGER PRIMARY KEY CHECK (id = 1),
+    pending          INTEGER NOT NULL DEFAULT 0,
+    last_cue_at      TEXT,
+    last_skip_reason TEXT
+);
+CREATE TABLE IF NOT EXISTS courses (
+    id            TEXT PRIMARY KEY,
+    lesson_id     TEXT,
+    topic_id      TEXT NOT NULL,
+    title         TEXT NOT NULL,
+    goal          TEXT,
+    prerequisites TEXT NOT NULL DEFAULT '[]',
+    status        TEXT NOT NULL DEFAULT 'active',
+    created_at    TEXT NOT NULL,
+    updated_at    TEXT NOT NULL,
+    completed_at  TEXT
+);
+CREATE TABLE IF NOT EXISTS course_steps (
+    course_id TEXT NOT NULL,
+    position  INTEGER NOT NULL,
+    title     TEXT NOT NULL,
+    kind      TEXT NOT NULL,
+    anchor    TEXT NOT NULL,
+    status    TEXT NOT NULL DEFAULT 'todo',
+    done_at   TEXT,
+    PRIMARY KEY (course_id, position)
+);
+CREATE TABLE IF NOT EXISTS schema_migrations (
+    name       TEXT PRIMARY KEY,
+    applied_at TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS idx_lessons_timestamp ON lessons (timestamp);
+CREATE INDEX IF NOT EXISTS idx_lessons_starred_ts ON lessons (starred, timestamp);
+CREATE INDEX IF NOT EXISTS idx_lessons_feedback ON lessons (feedback);
+CREATE INDEX IF NOT EXISTS idx_lessons_topic_id ON lessons (topic_id);
+CREATE INDEX IF NOT EXISTS idx_courses_lesson_id ON courses (lesson_id);
+CREATE UNIQUE INDEX IF NOT EXISTS idx_course_steps_anchor ON course_steps (course_id, anchor);
+";
+
+/// Columns older files may lack; adding one that exists fails harmlessly.
+const COLUMN_ADDITIONS: [&str; 3] = [
+    "ALTER TABLE lessons ADD COLUMN body TEXT",
+    "ALTER TABLE lessons ADD COLUMN imported INTEGER NOT NULL DEFAULT 0",
+    "ALTER TABLE lessons ADD COLUMN shared_by TEXT",
+];
+
+/// One of our own schema additions: tables the original build ignores.
+#[derive(Debug, Clone, Copy)]
+pub struct Addition {
+    /// The `schema_migrations` name recording it; never reused, never edited once shipped.
+    pub name: &'static str,
+    pub sql: &'static str,
+}
+
+/// Our additions, applied in order. Append only.
+pub const ADDITIONS: &[Addition] = &[Addition {
+    name: "rs-1-evidence",
+    sql: "
+CREATE TABLE IF NOT EXISTS ext_evidence (
+    id          INTEGER PRIMARY KEY AUTOINCREMENT,
+    topic       TEXT NOT NULL,
+    delta       INTEGER,
+    value_after INTEGER,
+    cause       TEXT NOT NULL,
+    lesson_id   TEXT,
+    detail      TEXT,
+    at          TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS idx_ext_evidence_topic_at ON ext_evidence (topic, at);
+",
+}];
+
+pub(crate) fn user_version(conn: &Connection) -> rusqlite::Result<i64> {
+    conn.pragma_query_value(None, "user_version", |r| r.get(0))
+}
+
+fn table_exists(conn: &Connection, name: &str) -> rusqlite::Result<bool> {
+    conn.query_row("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?1", [name], |_| Ok(()))
+        .optional()
+        .map(|r| r.is_some())
+}
+
+fn ledger_has(conn: &Connection, name: &str) -> rusqlite::Result<bool> {
+    conn.query_row("SELECT 1 FROM schema_migrations WHERE name = ?1", [name], |_| Ok(()))
+        .optional()
+        .map(|r| r.is_some())
+}
+
+/// Brings a file stamped below v6 to v6, inside the caller's IMMEDIATE transaction.
+pub(crate) fn upgrade(tx: &Transaction<'_>, from_version: i64, now_ms: &str) -> Result<()> {
+    // A `courses` table proves a v5+ build touched this file, even if an older build re-stamped
+    // it since: the feedback rewrite must then never run again.
+    let had_courses = table_exists(tx, "courses")?;
+    tx.execute_batch(DDL)?;
+    for alter in COLUMN_ADDITIONS {
+        // "duplicate column" is the expected failure on files that have it.
+        let _ = tx.execute(alter, []);
+    }
+    if !ledger_has(tx, FEEDBACK_MIGRATION)? {
+        if from_version < 4 && !had_courses {
+            tx.execute("UPDATE lessons SET feedback = 'understood' WHERE feedback = 'dont_know'", [])?;
+        }
+        tx.execute("INSERT INTO schema_migrations (name, applied_at) VALUES (?1, ?2)", params![FEEDBACK_MIGRATION, now_ms])?;
+    }
+    seed_settings(tx)?;
+    tx.execute(
+        "INSERT INTO settings (key, value) VALUES ('schema_app_version', ?1) \
+         ON CONFLICT(key) DO UPDATE SET value = excluded.value",
+        [devcoach_core::APP_VERSION],
+    )?;
+    tx.execute(
+        "INSERT INTO settings (key, value) VALUES ('schema_min_app_version', ?1) \
+         ON CONFLICT(key) DO UPDATE SET value = excluded.value",
+        [SCHEMA_MIN_APP_VERSION],
+    )?;
+    tx.pragma_update(None, "user_version", SCHEMA_VERSION)?;
+    Ok(())
+}
+
+fn seed_settings(tx: &Transaction<'_>) -> Result<()> {
+    // A gap stored in hours by the oldest builds becomes the minutes setting, instead of being
+    // shadowed by the default.
+    let legacy_hours: Option<String> = tx
+        .query_row(
+            "SELECT value FROM settings WHERE key = ?1",
+            [devcoach_core::settings::LEGACY_GAP_HOURS_KEY],
+            |r| r.get(0),
+        )
+        .optional()?;
+    if let Some(hours) = legacy_hours.as_deref().and_then(devcoach_core::settings::parse_int_prefix) {
+        tx.execute(
+            "INSERT OR IGNORE INTO settings (key, value) VALUES ('min_gap_minutes', ?1)",
+            [hours.saturating_mul(60).to_string()],
+        )?;
+    }
+    let mut insert = tx.prepare("INSERT OR IGNORE INTO settings (key, value) VALUES (?1, ?2)")?;
+    for (key, value) in devcoach_core::settings::DEFAULTS {
+        insert.execute([key, value])?;
+    }
+    Ok(())
+}
+
+/// Whether any of our additions still has to be applied (one indexed lookup on the fast path).
+pub(crate) fn additions_pending(conn: &Connection) -> rusqlite::Result<bool> {
+    match ADDITIONS.last() {
+        Some(last) => Ok(!ledger_has(conn, last.name)?),
+        None => Ok(false),
+    }
+}
+
+/// Applies every addition missing from the ledger, inside the caller's transaction.
+pub(crate) fn apply_additions(tx: &Transaction<'_>, now_ms: &str) -> Result<()> {
+    for addition in ADDITIONS {
+        if !ledger_has(tx, addition.name)? {
+            tx.execute_batch(addition.sql)?;
+            tx.execute("INSERT INTO schema_migrations (name, applied_at) VALUES (?1, ?2)", params![addition.name, now_ms])?;
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,234 @@
+//! Saving and listing lessons with every filter.
+
+use chrono::Duration;
+use devcoach_core::git::GitContext;
+use devcoach_core::ids::LessonId;
+use devcoach_core::lesson::{Feedback, Lesson, LessonContext, Level, NewLesson, Platform};
+use devcoach_core::query::{FeedbackFilter, LessonQuery, SortColumn, SortOrder};
+use devcoach_core::time::{Period, lesson_stamp};
+use devcoach_store::Store;
+use serde_json::json;
+
+use crate::{fresh, now};
+
+fn lesson(id: &str, hours_ago: i64) -> Lesson {
+    Lesson {
+        id: id.into(),
+        timestamp: lesson_stamp(now() - Duration::hours(hours_ago)),
+        topic_id: "rust".into(),
+        categories: vec!["rust".into()],
+        title: format!("Title {id}"),
+        level: Level::Mid,
+        summary: "summary".into(),
+        body: Some("body".into()),
+        task_context: None,
+        project: None,
+        repository: None,
+        branch: None,
+        commit_hash: None,
+        folder: None,
+        repository_platform: None,
+        starred: false,
+        feedback: None,
+        imported: false,
+        shared_by: None,
+    }
+}
+
+fn ids(store: &Store, q: &LessonQuery) -> Vec<String> {
+    store.lessons(q, now()).expect("query").into_iter().map(|l| l.id).collect()
+}
+
+fn seeded() -> (tempfile::TempDir, Store) {
+    let (tmp, mut store) = fresh();
+    let mut a = lesson("a", 1);
+    a.title = "Borrow checker basics".into();
+    a.categories = vec!["rust".into(), "memory".into()];
+    a.starred = true;
+    a.feedback = Some(Feedback::Know);
+    a.project = Some("widgets".into());
+    a.branch = Some("feature/login".into());
+    a.commit_hash = Some("abc1234".into());
+    let mut b = lesson("b", 30);
+    b.topic_id = "git".into();
+    b.title = "Rebase onto".into();
+    b.level = Level::Senior;
+    b.body = Some("Use rebase --onto to move the borrow.".into());
+    b.categories = vec!["git".into(), "mem%ory".into()];
+    b.feedback = Some(Feedback::DontKnow);
+    let mut c = lesson("c", 24 * 40);
+    c.imported = true;
+    c.shared_by = Some("Grace".into());
+    c.title = "Shared lesson".into();
+    let mut d = lesson("d", 24 * 400);
+    d.level = Level::Junior;
+    d.repository = Some("acme/widgets".into());
+    for l in [a, b, c, d] {
+        store.put_lesson(&l).expect("put");
+    }
+    (tmp, store)
+}
+
+#[test]
+fn default_is_everything_newest_first() {
+    let (_t, store) = seeded();
+    assert_eq!(ids(&store, &LessonQuery::default()), ["a", "b", "c", "d"]);
+}
+
+#[test]
+fn periods() {
+    let (_t, store) = seeded();
+    let q = |p| LessonQuery { period: Some(p), ..LessonQuery::default() };
+    assert_eq!(ids(&store, &q(Period::Today)), ["a"]);
+    assert_eq!(ids(&store, &q(Period::Week)), ["a", "b"]);
+    assert_eq!(ids(&store, &q(Period::Month)), ["a", "b"]);
+    assert_eq!(ids(&store, &q(Period::Year)), ["a", "b", "c"]);
+    assert_eq!(ids(&store, &q(Period::All)), ["a", "b", "c", "d"]);
+}
+
+#[test]
+fn date_range_overrides_period_and_is_inclusive() {
+    let (_t, store) = seeded();
+    let mut q = LessonQuery { period: Some(Period::Today), ..LessonQuery::default() };
+    let b_day = &lesson_stamp(now() - Duration::hours(30))[..10];
+    q.dates.set_from(b_day).expect("from");
+    q.dates.set_to(b_day).expect("to");
+    assert_eq!(ids(&store, &q), ["b"]);
+}
+
+#[test]
+fn field_filters() {
+    let (_t, store) = seeded();
+    let base = LessonQuery::default;
+    assert_eq!(ids(&store, &LessonQuery { category: Some("memory".into()), ..base() }), ["a"]);
+    // Wildcards in a category are literal.
+    assert_eq!(ids(&store, &LessonQuery { category: Some("mem%ory".into()), ..base() }), ["b"]);
+    assert_eq!(ids(&store, &LessonQuery { level: Some(Level::Senior), ..base() }), ["b"]);
+    assert_eq!(ids(&store, &LessonQuery { project: Some("widg".into()), ..base() }), ["a"]);
+    assert_eq!(ids(&store, &LessonQuery { repository: Some("acme".into()), ..base() }), ["d"]);
+    assert_eq!(ids(&store, &LessonQuery { branch: Some("login".into()), ..base() }), ["a"]);
+    assert_eq!(ids(&store, &LessonQuery { commit: Some("abc".into()), ..base() }), ["a"]);
+    assert_eq!(ids(&store, &LessonQuery { starred: Some(true), ..base() }), ["a"]);
+    assert_eq!(ids(&store, &LessonQuery { starred: Some(false), ..base() }), ["b", "c", "d"]);
+    assert_eq!(ids(&store, &LessonQuery { imported: Some(true), ..base() }), ["c"]);
+    assert_eq!(ids(&store, &LessonQuery { imported: Some(false), ..base() }), ["a", "b", "d"]);
+    assert_eq!(ids(&store, &LessonQuery { shared_by: Some("Grace".into()), ..base() }), ["c"]);
+    assert_eq!(ids(&store, &LessonQuery { shared_by: Some("grace".into()), ..base() }), Vec::<String>::new());
+    assert_eq!(ids(&store, &LessonQuery { feedback: Some(FeedbackFilter::Is(Feedback::DontKnow)), ..base() }), ["b"]);
+    assert_eq!(ids(&store, &LessonQuery { feedback: Some(FeedbackFilter::Missing), ..base() }), ["c", "d"]);
+}
+
+#[test]
+fn search_is_multi_word_and() {
+    let (_t, store) = seeded();
+    let search = |s: &str| {
+        let mut q = LessonQuery::default();
+        q.set_search(s);
+        ids(&store, &q)
+    };
+    assert_eq!(search("borrow"), ["a", "b"]);
+    assert_eq!(search("borrow rebase"), ["b"]);
+    assert_eq!(search("BORROW checker"), ["a"]);
+    assert_eq!(search("grace"), ["c"]);
+    assert_eq!(search("100%"), Vec::<String>::new());
+}
+
+#[test]
+fn sort_limit_offset_and_count() {
+    let (_t, store) = seeded();
+    let q = LessonQuery { sort: SortColumn::Title, order: SortOrder::Asc, ..LessonQuery::default() };
+    assert_eq!(ids(&store, &q), ["a", "b", "c", "d"]);
+    let q = LessonQuery { sort: SortColumn::Level, order: SortOrder::Asc, ..LessonQuery::default() };
+    assert_eq!(ids(&store, &q)[0], "d");
+    let q = LessonQuery { limit: Some(2), offset: 1, ..LessonQuery::default() };
+    assert_eq!(ids(&store, &q), ["b", "c"]);
+    let q = LessonQuery { offset: 3, ..LessonQuery::default() };
+    assert_eq!(ids(&store, &q), ["d"]);
+    assert_eq!(store.count_lessons(&LessonQuery { limit: Some(1), ..LessonQuery::default() }, now()).expect("count"), 4);
+}
+
+#[test]
+fn star_delete_and_taught_topics() {
+    let (_t, mut store) = seeded();
+    assert!(store.set_star("b", true).expect("star"));
+    assert!(!store.set_star("missing", true).expect("star"));
+    assert!(store.lesson("b").expect("read").expect("exists").starred);
+    assert!(store.delete_lesson("d").expect("delete"));
+    assert!(!store.delete_lesson("d").expect("delete again"));
+    assert_eq!(store.delete_lessons(&["a".into(), "zzz".into()]).expect("bulk"), 1);
+    assert_eq!(store.taught_topics().expect("topics"), ["git", "rust"]);
+    assert_eq!(store.categories().expect("categories"), ["git", "mem%ory", "rust"]);
+}
+
+#[test]
+fn log_lesson_stamps_fills_context_and_resets_pacing() {
+    let (_t, mut store) = fresh();
+    let mut own = lesson("old", 5);
+    own.project = Some("usual".into());
+    own.repository_platform = Some(Platform::Gitlab);
+    store.put_lesson(&own).expect("put");
+    let mut shared = lesson("shared", 4);
+    shared.imported = true;
+    shared.project = Some("theirs".into());
+    store.put_lesson(&shared).expect("put");
+    store.complete_onboarding(&[("rust".into(), 5)], &[], now()).expect("onboard");
+    let session = devcoach_core::SessionId::from_payload(Some("s"));
+    store.evaluate_cue(&session, false, now()).expect("bump");
+    assert_eq!(store.nudge_sessions().expect("sessions").len(), 1);
+
+    let new = NewLesson {
+        id: LessonId::new("fresh").expect("id"),
+        topic_id: "rust".into(),
+        categories: vec!["rust".into()],
+        title: "T".into(),
+        level: Level::Junior,
+        summary: "S".into(),
+        body: "B".into(),
+        context: LessonContext { task_context: Some("task".into()), ..LessonContext::default() },
+    };
+    let git = GitContext { branch: Some("main".into()), commit_hash: Some("c0ffee".into()), folder: Some("/w".into()), ..GitContext::default() };
+    let saved = store.log_lesson(new, &git, now()).expect("log");
+    assert_eq!(saved.timestamp, "2026-11-30T12:00:00Z");
+    assert_eq!(saved.project.as_deref(), Some("usual"), "usage default ignores shared lessons");
+    assert_eq!(saved.repository_platform, Some(Platform::Gitlab));
+    assert_eq!(saved.branch.as_deref(), Some("main"));
+    assert_eq!(saved.commit_hash.as_deref(), Some("c0ffee"));
+    assert_eq!(saved.task_context.as_deref(), Some("task"));
+    assert_eq!(store.lesson("fresh").expect("read"), Some(saved));
+    assert!(store.nudge_sessions().expect("sessions").is_empty());
+}
+
+#[test]
+fn import_records_counts_and_never_overwrites() {
+    let (_t, mut store) = seeded();
+    let records = vec![
+        json!({"id": "a", "timestamp": "2020-01-01", "topic_id": "x", "categories": [], "title": "dup", "level": "mid", "summary": "s"}),
+        json!({"id": "new", "timestamp": "2020-01-01T10:00:00+01:00", "topic_id": "x", "categories": ["y"], "title": "n", "level": "senior", "summary": "s", "feedback": "know", "starred": true}),
+        json!({"id": "bad", "timestamp": "2020-01-01", "topic_id": "x", "categories": [], "title": "n", "level": "guru", "summary": "s"}),
+        json!("not an object"),
+    ];
+    let counts = store.import_lessons(&records, now()).expect("import");
+    assert_eq!((counts.inserted, counts.duplicated, counts.invalid), (1, 1, 2));
+    assert_eq!(store.lesson("a").expect("read").expect("kept").title, "Borrow checker basics");
+    let new = store.lesson("new").expect("read").expect("inserted");
+    assert_eq!(new.timestamp, "2020-01-01T09:00:00Z");
+    assert!(new.starred);
+    assert_eq!(new.feedback, Some(Feedback::Know));
+}
+
+#[test]
+fn odd_rows_written_by_other_tools_still_read() {
+    let (tmp, store) = fresh();
+    drop(store);
+    let conn = rusqlite::Connection::open(tmp.path().join("coaching.db")).expect("raw");
+    conn.execute_batch(
+        "INSERT INTO lessons (id, timestamp, topic_id, categories, title, level, summary, feedback, repository_platform) \
+         VALUES ('odd', '2026-01-01T00:00:00Z', 't', 'not json', 'T', 'expert', 's', 'meh', 'sourcehut')",
+    )
+    .expect("odd row");
+    drop(conn);
+    let store = Store::open(&devcoach_store::DataDir::new(tmp.path())).expect("open");
+    let odd = store.lesson("odd").expect("read").expect("exists");
+    assert!(odd.categories.is_empty());
+    assert_eq!((odd.level, odd.feedback, odd.repository_platform), (Level::Mid, None, None));
+}

@@ -1,0 +1,49 @@
+//! The store's single integration-test binary.
+
+mod feedback;
+mod knowledge;
+mod lessons;
+mod pacing;
+mod schema;
+
+use std::path::{Path, PathBuf};
+
+use chrono::{DateTime, Utc};
+use devcoach_store::{DataDir, Store};
+use tempfile::TempDir;
+
+/// A fresh data directory with an open, empty store.
+pub fn fresh() -> (TempDir, Store) {
+    let tmp = TempDir::new().expect("temp dir");
+    let store = Store::open(&DataDir::new(tmp.path())).expect("open");
+    (tmp, store)
+}
+
+/// A fixed "now" so every time rule is tested at exact boundaries.
+pub fn now() -> DateTime<Utc> {
+    devcoach_core::time::parse_timestamp("2026-11-30T12:00:00Z").expect("fixed now")
+}
+
+pub fn fixtures() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/fixtures")
+}
+
+/// Copies a fixture database into a new data directory.
+pub fn fixture_dir(name: &str) -> (TempDir, DataDir) {
+    let tmp = TempDir::new().expect("temp dir");
+    std::fs::copy(fixtures().join(name), tmp.path().join("coaching.db")).expect("copy fixture");
+    let dir = DataDir::new(tmp.path());
+    (tmp, dir)
+}
+
+#[test]
+fn no_forgotten_test_files() {
+    let here = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/it");
+    let main = std::fs::read_to_string(here.join("main.rs")).expect("main.rs");
+    for entry in std::fs::read_dir(&here).expect("tests/it") {
+        let name = entry.expect("entry").file_name().into_string().expect("utf-8 name");
+        if let Some(module) = name.strip_suffix(".rs").filter(|m| *m != "main") {
+            assert!(main.contains(&format!("mod {module};")), "tests/it/{name} is not declared in main.rs");
+        }
+    }
+}

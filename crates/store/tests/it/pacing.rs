@@ -1,0 +1,169 @@
+//! The cue engine on SQLite: the same transitions as the core's unit tests, through the real
+//! tables, plus what only the database knows (pruning, the rate limit over stored lessons).
+
+use chrono::Duration;
+use devcoach_core::SessionId;
+use devcoach_core::lesson::{Lesson, Level};
+use devcoach_core::settings::SettingUpdate;
+use devcoach_core::time::lesson_stamp;
+use devcoach_store::Store;
+
+use crate::{fresh, now};
+
+fn s(id: &str) -> SessionId {
+    SessionId::from_payload(Some(id))
+}
+
+fn onboarded(nudge_every: i64) -> (tempfile::TempDir, Store) {
+    let (tmp, mut store) = fresh();
+    store.complete_onboarding(&[("rust".into(), 5)], &[], now()).expect("onboard");
+    set(&mut store, "nudge_every", &nudge_every.to_string());
+    (tmp, store)
+}
+
+fn set(store: &mut Store, key: &str, value: &str) {
+    store.apply_setting(&SettingUpdate::for_agent(key, value).expect("valid")).expect("write");
+}
+
+fn reason(store: &mut Store, session: &str) -> String {
+    store.evaluate_cue(&s(session), false, now()).expect("evaluate").reason
+}
+
+fn own_lesson(id: &str, minutes_ago: i64, imported: bool) -> Lesson {
+    Lesson {
+        id: id.into(),
+        timestamp: lesson_stamp(now() - Duration::minutes(minutes_ago)),
+        topic_id: "rust".into(),
+        categories: vec![],
+        title: id.into(),
+        level: Level::Mid,
+        summary: "s".into(),
+        body: None,
+        task_context: None,
+        project: None,
+        repository: None,
+        branch: None,
+        commit_hash: None,
+        folder: None,
+        repository_platform: None,
+        starred: false,
+        feedback: None,
+        imported,
+        shared_by: None,
+    }
+}
+
+#[test]
+fn no_profile_means_onboarding_and_no_counting() {
+    let (_t, mut store) = fresh();
+    assert_eq!(reason(&mut store, "a"), "onboarding not complete");
+    assert!(store.nudge_sessions().expect("read").is_empty());
+}
+
+#[test]
+fn full_cycle_with_retry_window_and_resolution() {
+    let (_t, mut store) = onboarded(5);
+    for i in 1..5 {
+        assert_eq!(reason(&mut store, "a"), format!("paced ({i}/5)"));
+    }
+    let cue = store.evaluate_cue(&s("a"), false, now()).expect("cue");
+    assert!(cue.cue);
+    assert_eq!((cue.reason.as_str(), cue.next_lesson_number), ("cue (5/5)", 1));
+    let state = store.cue_state().expect("state");
+    assert!(state.pending);
+    assert_eq!(state.last_cue_at.as_deref(), Some("2026-11-30T12:00:00.000Z"));
+    assert!(store.nudge_sessions().expect("read").is_empty());
+
+    assert_eq!(reason(&mut store, "a"), "paced (1/3 (retry window))");
+    assert_eq!(reason(&mut store, "a"), "paced (2/3 (retry window))");
+    assert_eq!(reason(&mut store, "a"), "cue (3/3 (retry window))");
+
+    store.skip_lesson("just a question").expect("skip");
+    let state = store.cue_state().expect("state");
+    assert!(!state.pending);
+    assert_eq!(state.last_skip_reason.as_deref(), Some("just a question"));
+    assert_eq!(reason(&mut store, "a"), "paced (1/5)");
+}
+
+#[test]
+fn plan_mode_and_an_active_course_are_not_counted() {
+    let (tmp, mut store) = onboarded(1);
+    let plan = store.evaluate_cue(&s("a"), true, now()).expect("plan");
+    assert_eq!((plan.cue, plan.reason.as_str()), (false, "plan mode (not counted)"));
+    drop(store);
+    let conn = rusqlite::Connection::open(tmp.path().join("coaching.db")).expect("raw");
+    conn.execute(
+        "INSERT INTO courses (id, topic_id, title, status, created_at, updated_at) VALUES ('c', 'rust', 'C', 'active', 'x', 'x')",
+        [],
+    )
+    .expect("course");
+    drop(conn);
+    let mut store = Store::open(&devcoach_store::DataDir::new(tmp.path())).expect("reopen");
+    assert_eq!(reason(&mut store, "a"), devcoach_core::pacing::COURSE_ACTIVE_REASON);
+    assert!(store.nudge_sessions().expect("read").is_empty());
+}
+
+#[test]
+fn global_scope_sums_and_session_scope_separates() {
+    let (_t, mut store) = onboarded(3);
+    reason(&mut store, "a");
+    assert_eq!(reason(&mut store, "b"), "paced (1/3)");
+    set(&mut store, "nudge_scope", "global");
+    assert_eq!(reason(&mut store, "c"), "cue (3/3)");
+}
+
+#[test]
+fn sessions_are_pruned_to_fifty() {
+    let (_t, mut store) = onboarded(1000);
+    for i in 0..60 {
+        store.evaluate_cue(&s(&format!("s{i:02}")), false, now() + Duration::seconds(i)).expect("bump");
+    }
+    let sessions = store.nudge_sessions().expect("read");
+    assert_eq!(sessions.len(), 50);
+    assert_eq!(sessions[0].session_id, "s59");
+    assert!(sessions.iter().all(|x| x.session_id.as_str() >= "s10"));
+    // An existing session bumping does not prune.
+    assert_eq!(reason(&mut store, "s59"), "paced (2/1000)");
+}
+
+#[test]
+fn rate_limit_boundaries_over_stored_lessons() {
+    let (_t, mut store) = onboarded(0);
+    set(&mut store, "max_per_day", "2");
+    set(&mut store, "min_gap_minutes", "60");
+    // Shared lessons never count, however recent.
+    for i in 0..5 {
+        store.put_lesson(&own_lesson(&format!("shared{i}"), 1, true)).expect("put");
+    }
+    assert!(store.rate_limit(now()).allowed);
+    // Gap at exactly min_gap_minutes is allowed; one second less is not.
+    store.put_lesson(&own_lesson("a", 60, false)).expect("put");
+    assert!(store.rate_limit(now()).allowed);
+    assert!(!store.rate_limit(now() - Duration::seconds(1)).allowed);
+    // The daily limit is reached at exactly max_per_day.
+    store.put_lesson(&own_lesson("b", 120, false)).expect("put");
+    let r = store.rate_limit(now());
+    assert_eq!(r.reason.as_deref(), Some("Daily limit reached (2/2 lessons in the last 24h)"));
+    let d = store.evaluate_cue(&s("x"), false, now()).expect("evaluate");
+    assert_eq!(d.reason, "rate limited: Daily limit reached (2/2 lessons in the last 24h)");
+    assert!(!store.cue_state().expect("state").pending);
+}
+
+#[test]
+fn nudge_every_zero_cues_every_stop_without_counting() {
+    let (_t, mut store) = onboarded(0);
+    assert_eq!(reason(&mut store, "a"), "cue (pacing disabled (nudge_every=0))");
+    assert_eq!(reason(&mut store, "a"), "cue (pacing disabled (nudge_every=0))");
+    assert!(store.nudge_sessions().expect("read").is_empty());
+}
+
+#[test]
+fn the_forecast_reads_without_writing() {
+    let (_t, mut store) = onboarded(2);
+    let f = store.explain_cue(&s("a"), now()).expect("forecast");
+    assert_eq!(f.reasons, ["pacing: next stop would be 1/2", "rate limit: allowed"]);
+    assert!(store.nudge_sessions().expect("read").is_empty());
+    reason(&mut store, "a");
+    assert!(store.explain_cue(&s("a"), now()).expect("forecast").would_cue);
+    assert!(!store.explain_cue(&s("b"), now()).expect("forecast").would_cue);
+}
