@@ -66,9 +66,20 @@ pub fn render(card: CardView<'_>) -> String {
     }
     head.push_str(" · ");
     head.push_str(card.level.capitalized());
-    let body = card.body.map(str::trim).filter(|b| !b.is_empty()).unwrap_or(card.summary);
-    [band(CARD_BRAND), head, String::new(), body.to_owned(), String::new(), band(&format!("{} · {}", card.topic_id, card.level))]
-        .join("\n")
+    let body = card
+        .body
+        .map(str::trim)
+        .filter(|b| !b.is_empty())
+        .unwrap_or(card.summary);
+    [
+        band(CARD_BRAND),
+        head,
+        String::new(),
+        body.to_owned(),
+        String::new(),
+        band(&format!("{} · {}", card.topic_id, card.level)),
+    ]
+    .join("\n")
 }
 
 #[cfg(test)]
@@ -78,10 +89,22 @@ mod tests {
     #[test]
     fn band_widths() {
         // 10 code points in the brand: (34 - 10 - 2) = 22 dashes, 11 on each side.
-        assert_eq!(band(CARD_BRAND), format!("### {} 🎓 devcoach {}", "─".repeat(11), "─".repeat(11)));
-        assert_eq!(band("ab"), format!("### {} ab {}", "─".repeat(15), "─".repeat(15)));
-        assert_eq!(band("abc"), format!("### {} abc {}", "─".repeat(14), "─".repeat(15)));
-        assert_eq!(band("rust · mid"), format!("### {} rust · mid {}", "─".repeat(11), "─".repeat(11)));
+        assert_eq!(
+            band(CARD_BRAND),
+            format!("### {} 🎓 devcoach {}", "─".repeat(11), "─".repeat(11))
+        );
+        assert_eq!(
+            band("ab"),
+            format!("### {} ab {}", "─".repeat(15), "─".repeat(15))
+        );
+        assert_eq!(
+            band("abc"),
+            format!("### {} abc {}", "─".repeat(14), "─".repeat(15))
+        );
+        assert_eq!(
+            band("rust · mid"),
+            format!("### {} rust · mid {}", "─".repeat(11), "─".repeat(11))
+        );
         // Long titles keep at least one dash on each side.
         let long = "x".repeat(60);
         assert_eq!(band(&long), format!("### ─ {long} ─"));
@@ -110,7 +133,14 @@ mod tests {
 
     #[test]
     fn summary_stands_in_for_a_missing_body() {
-        let card = CardView { title: "T", categories: &[], level: Level::Junior, topic_id: "git", summary: "The summary.", body: Some("   ") };
+        let card = CardView {
+            title: "T",
+            categories: &[],
+            level: Level::Junior,
+            topic_id: "git",
+            summary: "The summary.",
+            body: Some("   "),
+        };
         let text = render(card);
         assert!(text.contains("\n**T** · Junior\n\nThe summary.\n\n"));
     }

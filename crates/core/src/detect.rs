@@ -13,8 +13,13 @@ pub type Stack = BTreeMap<String, i64>;
 /// Subfolders whose entries the rules match.
 pub const SNAPSHOT_SUBDIRS: [&str; 3] = [".github/workflows", "kubernetes", "k8s"];
 /// Files whose text the rules read (only when present).
-pub const SNAPSHOT_TEXT_FILES: [&str; 5] =
-    ["package.json", "requirements.txt", "requirements-dev.txt", "requirements/base.txt", "pyproject.toml"];
+pub const SNAPSHOT_TEXT_FILES: [&str; 5] = [
+    "package.json",
+    "requirements.txt",
+    "requirements-dev.txt",
+    "requirements/base.txt",
+    "pyproject.toml",
+];
 /// The most text read from any one manifest.
 pub const MAX_MANIFEST_BYTES: usize = 256 * 1024;
 
@@ -97,7 +102,12 @@ const PYTHON_RULES: &[(&str, &str)] = &[
     ("sqlalchemy", "postgresql"),
 ];
 
-const PYTHON_FILES: [&str; 4] = ["requirements.txt", "requirements-dev.txt", "requirements/base.txt", "pyproject.toml"];
+const PYTHON_FILES: [&str; 4] = [
+    "requirements.txt",
+    "requirements-dev.txt",
+    "requirements/base.txt",
+    "pyproject.toml",
+];
 const FRAMEWORK_CONFIDENCE: i64 = 6;
 
 /// Maps a folder to topics; when rules disagree the highest confidence wins.
@@ -135,7 +145,9 @@ pub fn detect_stack(dir: &DirSnapshot) -> Stack {
 /// The names under `dependencies` and `devDependencies` of a package.json (none if it does not
 /// parse).
 fn package_dependencies(text: &str) -> Vec<String> {
-    let Ok(Value::Object(pkg)) = serde_json::from_str::<Value>(text) else { return Vec::new() };
+    let Ok(Value::Object(pkg)) = serde_json::from_str::<Value>(text) else {
+        return Vec::new();
+    };
     ["dependencies", "devDependencies"]
         .iter()
         .filter_map(|k| pkg.get(*k).and_then(Value::as_object))
@@ -205,7 +217,10 @@ mod tests {
     use super::*;
 
     fn snapshot(names: &[&str]) -> DirSnapshot {
-        DirSnapshot { names: names.iter().map(|s| (*s).to_owned()).collect(), ..DirSnapshot::default() }
+        DirSnapshot {
+            names: names.iter().map(|s| (*s).to_owned()).collect(),
+            ..DirSnapshot::default()
+        }
     }
 
     #[test]
@@ -228,17 +243,31 @@ mod tests {
             r#"{"dependencies":{"react":"19","express":"5"},"devDependencies":{"@nestjs/core":"1"}}"#.into(),
         );
         let stack = detect_stack(&dir);
-        let want: Stack = [("express", 6), ("git", 7), ("javascript", 6), ("node_js", 6), ("react", 6), ("typescript", 6)]
-            .into_iter()
-            .map(|(t, c)| (t.to_owned(), c))
-            .collect();
+        let want: Stack = [
+            ("express", 6),
+            ("git", 7),
+            ("javascript", 6),
+            ("node_js", 6),
+            ("react", 6),
+            ("typescript", 6),
+        ]
+        .into_iter()
+        .map(|(t, c)| (t.to_owned(), c))
+        .collect();
         assert_eq!(stack, want);
     }
 
     #[test]
     fn docker_and_ci() {
-        let mut dir = snapshot(&["Dockerfile.prod", "docker-compose.dev.yml", "main.tf", "schema.sql", "Jenkinsfile"]);
-        dir.subdirs.insert(".github/workflows".into(), vec!["ci.yaml".into()]);
+        let mut dir = snapshot(&[
+            "Dockerfile.prod",
+            "docker-compose.dev.yml",
+            "main.tf",
+            "schema.sql",
+            "Jenkinsfile",
+        ]);
+        dir.subdirs
+            .insert(".github/workflows".into(), vec!["ci.yaml".into()]);
         dir.subdirs.insert("k8s".into(), vec!["deploy.yml".into()]);
         let stack = detect_stack(&dir);
         assert_eq!(stack.get("docker"), Some(&7));
@@ -254,7 +283,10 @@ mod tests {
     #[test]
     fn python_frameworks_from_manifest_text() {
         let mut dir = snapshot(&["pyproject.toml"]);
-        dir.texts.insert("pyproject.toml".into(), "dependencies = [\"Django>=5\", \"SQLAlchemy\", \"starlette\"]".into());
+        dir.texts.insert(
+            "pyproject.toml".into(),
+            "dependencies = [\"Django>=5\", \"SQLAlchemy\", \"starlette\"]".into(),
+        );
         let stack = detect_stack(&dir);
         for topic in ["python", "django", "postgresql", "fastapi"] {
             assert_eq!(stack.get(topic), Some(&6), "{topic}");
@@ -265,15 +297,31 @@ mod tests {
     fn broken_package_json_still_means_javascript() {
         let mut dir = snapshot(&["package.json"]);
         dir.texts.insert("package.json".into(), "{ not json".into());
-        assert_eq!(detect_stack(&dir).into_iter().collect::<Vec<_>>(), [("javascript".to_owned(), 6)]);
+        assert_eq!(
+            detect_stack(&dir).into_iter().collect::<Vec<_>>(),
+            [("javascript".to_owned(), 6)]
+        );
     }
 
     #[test]
     fn merging_keeps_the_maximum() {
         let mut a: Stack = [("git".to_owned(), 7), ("sql".to_owned(), 5)].into();
-        let b: Stack = [("git".to_owned(), 5), ("sql".to_owned(), 8), ("go".to_owned(), 6)].into();
+        let b: Stack = [
+            ("git".to_owned(), 5),
+            ("sql".to_owned(), 8),
+            ("go".to_owned(), 6),
+        ]
+        .into();
         merge_stacks(&mut a, &b);
-        assert_eq!(a, [("git".to_owned(), 7), ("go".to_owned(), 6), ("sql".to_owned(), 8)].into());
+        assert_eq!(
+            a,
+            [
+                ("git".to_owned(), 7),
+                ("go".to_owned(), 6),
+                ("sql".to_owned(), 8)
+            ]
+            .into()
+        );
     }
 
     #[test]

@@ -32,6 +32,8 @@ pub struct FeedbackOutcome {
     pub topic_id: String,
     pub previous: Option<Feedback>,
     pub delta: i64,
+    /// The topic's confidence before; `None` when the topic was not on the map.
+    pub confidence_before: Option<i64>,
     /// The topic's confidence afterwards; `None` when the topic is not on the map.
     pub confidence: Option<i64>,
 }
@@ -71,7 +73,10 @@ mod tests {
     #[test]
     fn choices() {
         assert_eq!(FeedbackChoice::parse("clear"), Some(FeedbackChoice(None)));
-        assert_eq!(FeedbackChoice::parse("dont_know"), Some(FeedbackChoice(Some(Feedback::DontKnow))));
+        assert_eq!(
+            FeedbackChoice::parse("dont_know"),
+            Some(FeedbackChoice(Some(Feedback::DontKnow)))
+        );
         assert_eq!(FeedbackChoice::parse("maybe"), None);
         assert_eq!(label(Some(Feedback::DontKnow)), "couldn't follow");
     }

@@ -5,6 +5,7 @@
 
 use std::collections::BTreeMap;
 
+use serde::Serialize;
 use thiserror::Error;
 
 /// The virtual group of ungrouped topics.
@@ -74,21 +75,21 @@ impl DepthBand {
 }
 
 /// One topic of the map.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct KnowledgeEntry {
     pub topic: String,
     pub confidence: i64,
 }
 
 /// A named group and its topics (sorted by name).
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Group {
     pub name: String,
     pub topics: Vec<String>,
 }
 
 /// The whole map: topics sorted by name, groups sorted by name.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
 pub struct Profile {
     pub knowledge: Vec<KnowledgeEntry>,
     pub groups: Vec<Group>,
@@ -112,21 +113,31 @@ impl Profile {
     pub fn by_group(&self) -> Vec<(String, Vec<KnowledgeEntry>)> {
         let mut out: Vec<(String, Vec<KnowledgeEntry>)> = Vec::new();
         let mut placed = std::collections::BTreeSet::new();
-        let confidences: BTreeMap<&str, i64> =
-            self.knowledge.iter().map(|e| (e.topic.as_str(), e.confidence)).collect();
+        let confidences: BTreeMap<&str, i64> = self
+            .knowledge
+            .iter()
+            .map(|e| (e.topic.as_str(), e.confidence))
+            .collect();
         for g in &self.groups {
             let entries = g
                 .topics
                 .iter()
                 .filter_map(|t| {
-                    confidences.get(t.as_str()).map(|c| KnowledgeEntry { topic: t.clone(), confidence: *c })
+                    confidences.get(t.as_str()).map(|c| KnowledgeEntry {
+                        topic: t.clone(),
+                        confidence: *c,
+                    })
                 })
                 .collect::<Vec<_>>();
             placed.extend(g.topics.iter().map(String::as_str));
             out.push((g.name.clone(), entries));
         }
-        let other: Vec<KnowledgeEntry> =
-            self.knowledge.iter().filter(|e| !placed.contains(e.topic.as_str())).cloned().collect();
+        let other: Vec<KnowledgeEntry> = self
+            .knowledge
+            .iter()
+            .filter(|e| !placed.contains(e.topic.as_str()))
+            .cloned()
+            .collect();
         if !other.is_empty() {
             out.push((OTHER_GROUP.to_owned(), other));
         }
@@ -148,7 +159,11 @@ pub enum KnowledgeError {
 /// A topic name as typed: trimmed, not empty.
 pub fn topic_name(raw: &str) -> Result<String, KnowledgeError> {
     let t = raw.trim();
-    if t.is_empty() { Err(KnowledgeError::EmptyTopic) } else { Ok(t.to_owned()) }
+    if t.is_empty() {
+        Err(KnowledgeError::EmptyTopic)
+    } else {
+        Ok(t.to_owned())
+    }
 }
 
 /// A group name for creating a group: trimmed, not empty, not `Other`.
@@ -176,7 +191,11 @@ impl GroupTarget {
     /// Empty and `Other` both mean "no group".
     pub fn parse(raw: &str) -> Self {
         let g = raw.trim();
-        if g.is_empty() || g == OTHER_GROUP { Self::Ungrouped } else { Self::Group(g.to_owned()) }
+        if g.is_empty() || g == OTHER_GROUP {
+            Self::Ungrouped
+        } else {
+            Self::Group(g.to_owned())
+        }
     }
 }
 
@@ -213,7 +232,10 @@ mod tests {
         assert_eq!(new_group_name("Other"), Err(KnowledgeError::ReservedGroup));
         assert_eq!(GroupTarget::parse("Other"), GroupTarget::Ungrouped);
         assert_eq!(GroupTarget::parse(""), GroupTarget::Ungrouped);
-        assert_eq!(GroupTarget::parse(" Ops "), GroupTarget::Group("Ops".into()));
+        assert_eq!(
+            GroupTarget::parse(" Ops "),
+            GroupTarget::Group("Ops".into())
+        );
         assert_eq!(topic_name("  "), Err(KnowledgeError::EmptyTopic));
     }
 
@@ -221,12 +243,24 @@ mod tests {
     fn ungrouped_topics_land_in_other() {
         let p = Profile {
             knowledge: vec![
-                KnowledgeEntry { topic: "git".into(), confidence: 7 },
-                KnowledgeEntry { topic: "rust".into(), confidence: 5 },
+                KnowledgeEntry {
+                    topic: "git".into(),
+                    confidence: 7,
+                },
+                KnowledgeEntry {
+                    topic: "rust".into(),
+                    confidence: 5,
+                },
             ],
             groups: vec![
-                Group { name: "Empty".into(), topics: vec![] },
-                Group { name: "Languages".into(), topics: vec!["rust".into()] },
+                Group {
+                    name: "Empty".into(),
+                    topics: vec![],
+                },
+                Group {
+                    name: "Languages".into(),
+                    topics: vec!["rust".into()],
+                },
             ],
         };
         let view = p.by_group();

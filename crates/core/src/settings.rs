@@ -3,6 +3,7 @@
 
 use std::fmt;
 
+use serde::Serialize;
 use thiserror::Error;
 
 /// Longest sender name a share may carry.
@@ -23,7 +24,8 @@ pub const DEFAULTS: [(&str, &str); 7] = [
 pub const LEGACY_GAP_HOURS_KEY: &str = "min_hours_between";
 
 /// Whether pacing counts stops per agent session or across all sessions.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
 pub enum NudgeScope {
     Session,
     Global,
@@ -39,7 +41,8 @@ impl NudgeScope {
 }
 
 /// The dashboard theme.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
 pub enum UiTheme {
     System,
     Dark,
@@ -66,7 +69,8 @@ impl UiTheme {
 }
 
 /// Where the dashboard's `/` lands.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
 pub enum UiHome {
     Auto,
     Lessons,
@@ -92,8 +96,9 @@ impl UiHome {
     }
 }
 
-/// The effective settings, read from the stored strings.
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// The effective settings, read from the stored strings. Serialises to the shared shape
+/// (`settings.json` in backups, the `settings` resource).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Settings {
     pub max_per_day: i64,
     pub min_gap_minutes: i64,
@@ -134,9 +139,15 @@ impl Settings {
                 LEGACY_GAP_HOURS_KEY => gap_hours = parse_int_prefix(value),
                 "ui_theme" => s.ui_theme = UiTheme::parse(value).unwrap_or(UiTheme::System),
                 "ui_home" => s.ui_home = UiHome::parse(value).unwrap_or(UiHome::Auto),
-                "nudge_every" => s.nudge_every = parse_int_prefix(value).filter(|n| *n >= 0).unwrap_or(10),
+                "nudge_every" => {
+                    s.nudge_every = parse_int_prefix(value).filter(|n| *n >= 0).unwrap_or(10);
+                }
                 "nudge_scope" => {
-                    s.nudge_scope = if value == "global" { NudgeScope::Global } else { NudgeScope::Session };
+                    s.nudge_scope = if value == "global" {
+                        NudgeScope::Global
+                    } else {
+                        NudgeScope::Session
+                    };
                 }
                 "share_name" => s.share_name = normalize_share_name(value),
                 _ => {}
@@ -190,8 +201,13 @@ pub enum SettingKey {
 
 impl SettingKey {
     /// The keys an agent (`update_settings`) and the CLI (`set`) may change.
-    pub const AGENT_KEYS: [SettingKey; 5] =
-        [Self::MaxPerDay, Self::MinGapMinutes, Self::NudgeEvery, Self::NudgeScope, Self::ShareName];
+    pub const AGENT_KEYS: [SettingKey; 5] = [
+        Self::MaxPerDay,
+        Self::MinGapMinutes,
+        Self::NudgeEvery,
+        Self::NudgeScope,
+        Self::ShareName,
+    ];
 
     pub fn parse(raw: &str) -> Option<Self> {
         Some(match raw {
@@ -238,7 +254,9 @@ impl fmt::Display for SettingKey {
 /// Why a settings write was refused. The texts are what an agent or user reads.
 #[derive(Debug, Clone, PartialEq, Eq, Error)]
 pub enum SettingError {
-    #[error("Unknown setting '{0}' (expected one of: max_per_day, min_gap_minutes, nudge_every, nudge_scope, share_name)")]
+    #[error(
+        "Unknown setting '{0}' (expected one of: max_per_day, min_gap_minutes, nudge_every, nudge_scope, share_name)"
+    )]
     UnknownKey(String),
     #[error("Value must be an integer, got '{0}'")]
     NotAnInteger(String),
@@ -274,7 +292,8 @@ impl SettingUpdate {
     pub fn new(key: SettingKey, value: &str) -> Result<Self, SettingError> {
         let stored = match key {
             SettingKey::MaxPerDay | SettingKey::MinGapMinutes | SettingKey::NudgeEvery => {
-                let n = parse_int_prefix(value).ok_or_else(|| SettingError::NotAnInteger(value.to_owned()))?;
+                let n = parse_int_prefix(value)
+                    .ok_or_else(|| SettingError::NotAnInteger(value.to_owned()))?;
                 let (min, max) = key.range().unwrap_or((i64::MIN, i64::MAX));
                 if !(min..=max).contains(&n) {
                     return Err(SettingError::OutOfRange { key, min, max });
@@ -291,8 +310,14 @@ impl SettingUpdate {
                 }
                 normalize_share_name(value).unwrap_or_default()
             }
-            SettingKey::UiTheme => UiTheme::parse(value).ok_or(SettingError::BadTheme)?.as_str().to_owned(),
-            SettingKey::UiHome => UiHome::parse(value).ok_or(SettingError::BadHome)?.as_str().to_owned(),
+            SettingKey::UiTheme => UiTheme::parse(value)
+                .ok_or(SettingError::BadTheme)?
+                .as_str()
+                .to_owned(),
+            SettingKey::UiHome => UiHome::parse(value)
+                .ok_or(SettingError::BadHome)?
+                .as_str()
+                .to_owned(),
         };
         Ok(Self { key, stored })
     }
@@ -311,9 +336,19 @@ mod tests {
 
     #[test]
     fn legacy_hours_become_minutes_only_without_minutes() {
-        assert_eq!(Settings::from_rows([("min_hours_between", "3")]).min_gap_minutes, 180);
-        assert_eq!(Settings::from_rows([("min_hours_between", "3"), ("min_gap_minutes", "15")]).min_gap_minutes, 15);
-        assert_eq!(Settings::from_rows([("min_gap_minutes", "junk")]).min_gap_minutes, 240);
+        assert_eq!(
+            Settings::from_rows([("min_hours_between", "3")]).min_gap_minutes,
+            180
+        );
+        assert_eq!(
+            Settings::from_rows([("min_hours_between", "3"), ("min_gap_minutes", "15")])
+                .min_gap_minutes,
+            15
+        );
+        assert_eq!(
+            Settings::from_rows([("min_gap_minutes", "junk")]).min_gap_minutes,
+            240
+        );
     }
 
     #[test]
@@ -332,7 +367,10 @@ mod tests {
         assert_eq!(s.nudge_every, 10);
         assert_eq!(s.nudge_scope, NudgeScope::Session);
         assert_eq!(s.share_name.as_deref(), Some("Ada"));
-        assert_eq!(Settings::from_rows([("share_name", "   ")]).share_name, None);
+        assert_eq!(
+            Settings::from_rows([("share_name", "   ")]).share_name,
+            None
+        );
     }
 
     #[test]
@@ -353,7 +391,10 @@ mod tests {
 
     #[track_caller]
     fn stored(key: &str, value: &str, expect: &str) {
-        assert_eq!(SettingUpdate::for_agent(key, value).map(|u| u.stored), Ok(expect.to_owned()));
+        assert_eq!(
+            SettingUpdate::for_agent(key, value).map(|u| u.stored),
+            Ok(expect.to_owned())
+        );
     }
 
     #[test]
@@ -364,25 +405,57 @@ mod tests {
         refused("max_per_day", "21", "max_per_day must be between 1 and 20");
         stored("min_gap_minutes", "0", "0");
         stored("min_gap_minutes", "1440", "1440");
-        refused("min_gap_minutes", "1441", "min_gap_minutes must be between 0 and 1440");
+        refused(
+            "min_gap_minutes",
+            "1441",
+            "min_gap_minutes must be between 0 and 1440",
+        );
         stored("nudge_every", "0", "0");
         stored("nudge_every", "1000", "1000");
-        refused("nudge_every", "-1", "nudge_every must be between 0 and 1000");
+        refused(
+            "nudge_every",
+            "-1",
+            "nudge_every must be between 0 and 1000",
+        );
         stored("nudge_every", "7.5", "7");
-        refused("nudge_every", "often", "Value must be an integer, got 'often'");
+        refused(
+            "nudge_every",
+            "often",
+            "Value must be an integer, got 'often'",
+        );
     }
 
     #[test]
     fn scope_share_name_and_unknown_keys() {
         stored("nudge_scope", "global", "global");
-        refused("nudge_scope", "team", "nudge_scope must be 'session' or 'global'");
+        refused(
+            "nudge_scope",
+            "team",
+            "nudge_scope must be 'session' or 'global'",
+        );
         stored("share_name", "  Grace Hopper ", "Grace Hopper");
         stored("share_name", "   ", "");
         stored("share_name", &"x".repeat(80), &"x".repeat(80));
-        refused("share_name", &"x".repeat(81), "share_name must be at most 80 characters");
-        assert!(matches!(SettingUpdate::for_agent("ui_theme", "dark"), Err(SettingError::UnknownKey(_))));
-        assert!(matches!(SettingUpdate::for_agent("colour", "1"), Err(SettingError::UnknownKey(_))));
-        assert_eq!(SettingUpdate::new(SettingKey::UiTheme, "dark").map(|u| u.stored), Ok("dark".into()));
-        assert_eq!(SettingUpdate::new(SettingKey::UiHome, "nowhere"), Err(SettingError::BadHome));
+        refused(
+            "share_name",
+            &"x".repeat(81),
+            "share_name must be at most 80 characters",
+        );
+        assert!(matches!(
+            SettingUpdate::for_agent("ui_theme", "dark"),
+            Err(SettingError::UnknownKey(_))
+        ));
+        assert!(matches!(
+            SettingUpdate::for_agent("colour", "1"),
+            Err(SettingError::UnknownKey(_))
+        ));
+        assert_eq!(
+            SettingUpdate::new(SettingKey::UiTheme, "dark").map(|u| u.stored),
+            Ok("dark".into())
+        );
+        assert_eq!(
+            SettingUpdate::new(SettingKey::UiHome, "nowhere"),
+            Err(SettingError::BadHome)
+        );
     }
 }

@@ -14,23 +14,43 @@ impl Store {
     /// Records feedback on a lesson in one transaction: stores it, moves the topic's confidence
     /// when `know` is entered or left, and logs the evidence. Repeating the stored value changes
     /// nothing. `None` when the lesson does not exist.
-    pub fn record_feedback(&mut self, lesson_id: &str, choice: FeedbackChoice, now: DateTime<Utc>) -> Result<Option<FeedbackOutcome>> {
+    pub fn record_feedback(
+        &mut self,
+        lesson_id: &str,
+        choice: FeedbackChoice,
+        now: DateTime<Utc>,
+    ) -> Result<Option<FeedbackOutcome>> {
         let next = choice.0;
         self.write(|tx| {
             let row: Option<(String, Option<String>)> = tx
-                .query_row("SELECT topic_id, feedback FROM lessons WHERE id = ?1", [lesson_id], |r| Ok((r.get(0)?, r.get(1)?)))
+                .query_row(
+                    "SELECT topic_id, feedback FROM lessons WHERE id = ?1",
+                    [lesson_id],
+                    |r| Ok((r.get(0)?, r.get(1)?)),
+                )
                 .optional()?;
-            let Some((topic_id, stored)) = row else { return Ok(None) };
+            let Some((topic_id, stored)) = row else {
+                return Ok(None);
+            };
             let previous = stored.as_deref().and_then(|f| Feedback::parse(f).ok());
+            let before = knowledge::confidence(tx, &topic_id)?;
             if stored.as_deref() == next.map(Feedback::as_str) {
-                let confidence = knowledge::confidence(tx, &topic_id)?;
-                return Ok(Some(FeedbackOutcome { topic_id, previous, delta: 0, confidence }));
+                return Ok(Some(FeedbackOutcome {
+                    topic_id,
+                    previous,
+                    delta: 0,
+                    confidence_before: before,
+                    confidence: before,
+                }));
             }
-            tx.execute("UPDATE lessons SET feedback = ?1 WHERE id = ?2", params![next.map(Feedback::as_str), lesson_id])?;
+            tx.execute(
+                "UPDATE lessons SET feedback = ?1 WHERE id = ?2",
+                params![next.map(Feedback::as_str), lesson_id],
+            )?;
             let delta = confidence_delta(previous, next);
             let detail = next.map_or("clear", Feedback::as_str);
             let confidence = if delta == 0 {
-                let confidence = knowledge::confidence(tx, &topic_id)?;
+                let confidence = before;
                 // Still evidence for the knowledge model, even though the number does not move.
                 evidence::append(
                     tx,
@@ -46,10 +66,20 @@ impl Store {
                 )?;
                 confidence
             } else {
-                let why = Because { cause: EvidenceCause::Feedback, lesson_id: Some(lesson_id), detail: Some(detail) };
+                let why = Because {
+                    cause: EvidenceCause::Feedback,
+                    lesson_id: Some(lesson_id),
+                    detail: Some(detail),
+                };
                 Some(knowledge::apply_delta(tx, &topic_id, delta, &why, now)?)
             };
-            Ok(Some(FeedbackOutcome { topic_id, previous, delta, confidence }))
+            Ok(Some(FeedbackOutcome {
+                topic_id,
+                previous,
+                delta,
+                confidence_before: before,
+                confidence,
+            }))
         })
     }
 }

@@ -9,7 +9,9 @@ use rusqlite::{Connection, OptionalExtension, params};
 use crate::{Result, Store, evidence};
 
 pub(crate) fn confidence(conn: &Connection, topic: &str) -> rusqlite::Result<Option<i64>> {
-    conn.prepare_cached("SELECT confidence FROM knowledge WHERE topic = ?1")?.query_row([topic], |r| r.get(0)).optional()
+    conn.prepare_cached("SELECT confidence FROM knowledge WHERE topic = ?1")?
+        .query_row([topic], |r| r.get(0))
+        .optional()
 }
 
 pub(crate) fn is_onboarded(conn: &Connection) -> rusqlite::Result<bool> {
@@ -25,12 +27,22 @@ pub(crate) struct Because<'a> {
 
 impl Because<'_> {
     pub(crate) fn plain(cause: EvidenceCause) -> Self {
-        Self { cause, lesson_id: None, detail: None }
+        Self {
+            cause,
+            lesson_id: None,
+            detail: None,
+        }
     }
 }
 
 /// Upserts a topic's confidence (clamped) and logs the change; returns the stored value.
-pub(crate) fn write_confidence(conn: &Connection, topic: &str, value: i64, why: &Because<'_>, now: DateTime<Utc>) -> rusqlite::Result<i64> {
+pub(crate) fn write_confidence(
+    conn: &Connection,
+    topic: &str,
+    value: i64,
+    why: &Because<'_>,
+    now: DateTime<Utc>,
+) -> rusqlite::Result<i64> {
     let before = confidence(conn, topic)?;
     let after = knowledge::clamp_confidence(value);
     let at = iso_ms(now);
@@ -55,16 +67,34 @@ pub(crate) fn write_confidence(conn: &Connection, topic: &str, value: i64, why: 
 }
 
 /// Adds `delta` to a topic (a topic not on the map starts from 5); returns the new value.
-pub(crate) fn apply_delta(conn: &Connection, topic: &str, delta: i64, why: &Because<'_>, now: DateTime<Utc>) -> rusqlite::Result<i64> {
+pub(crate) fn apply_delta(
+    conn: &Connection,
+    topic: &str,
+    delta: i64,
+    why: &Because<'_>,
+    now: DateTime<Utc>,
+) -> rusqlite::Result<i64> {
     let current = confidence(conn, topic)?;
-    write_confidence(conn, topic, knowledge::apply_delta(current, delta), why, now)
+    write_confidence(
+        conn,
+        topic,
+        knowledge::apply_delta(current, delta),
+        why,
+        now,
+    )
 }
 
 fn assign(conn: &Connection, topic: &str, target: &GroupTarget) -> rusqlite::Result<()> {
     conn.execute("DELETE FROM knowledge_groups WHERE topic = ?1", [topic])?;
     if let GroupTarget::Group(name) = target {
-        conn.execute("INSERT OR IGNORE INTO knowledge_group_names (group_name) VALUES (?1)", [name])?;
-        conn.execute("INSERT OR IGNORE INTO knowledge_groups (group_name, topic) VALUES (?1, ?2)", [name, topic])?;
+        conn.execute(
+            "INSERT OR IGNORE INTO knowledge_group_names (group_name) VALUES (?1)",
+            [name],
+        )?;
+        conn.execute(
+            "INSERT OR IGNORE INTO knowledge_groups (group_name, topic) VALUES (?1, ?2)",
+            [name, topic],
+        )?;
     }
     Ok(())
 }
@@ -72,12 +102,26 @@ fn assign(conn: &Connection, topic: &str, target: &GroupTarget) -> rusqlite::Res
 pub(crate) fn read_profile(conn: &Connection) -> rusqlite::Result<Profile> {
     let mut stmt = conn.prepare_cached("SELECT topic, confidence FROM knowledge ORDER BY topic")?;
     let knowledge = stmt
-        .query_map([], |r| Ok(KnowledgeEntry { topic: r.get(0)?, confidence: r.get(1)? }))?
+        .query_map([], |r| {
+            Ok(KnowledgeEntry {
+                topic: r.get(0)?,
+                confidence: r.get(1)?,
+            })
+        })?
         .collect::<rusqlite::Result<Vec<_>>>()?;
-    let mut names = conn.prepare_cached("SELECT group_name FROM knowledge_group_names ORDER BY group_name")?;
-    let mut groups: Vec<Group> =
-        names.query_map([], |r| Ok(Group { name: r.get(0)?, topics: Vec::new() }))?.collect::<rusqlite::Result<_>>()?;
-    let mut members = conn.prepare_cached("SELECT group_name, topic FROM knowledge_groups ORDER BY group_name, topic")?;
+    let mut names =
+        conn.prepare_cached("SELECT group_name FROM knowledge_group_names ORDER BY group_name")?;
+    let mut groups: Vec<Group> = names
+        .query_map([], |r| {
+            Ok(Group {
+                name: r.get(0)?,
+                topics: Vec::new(),
+            })
+        })?
+        .collect::<rusqlite::Result<_>>()?;
+    let mut members = conn.prepare_cached(
+        "SELECT group_name, topic FROM knowledge_groups ORDER BY group_name, topic",
+    )?;
     let pairs = members.query_map([], |r| Ok((r.get::<_, String>(0)?, r.get::<_, String>(1)?)))?;
     for pair in pairs {
         let (name, topic) = pair?;
@@ -105,14 +149,34 @@ impl Store {
     /// Adds `delta` to a topic's confidence (an untracked topic starts at 5); returns the result.
     pub fn update_knowledge(&mut self, topic: &str, delta: i64, now: DateTime<Utc>) -> Result<i64> {
         let topic = knowledge::topic_name(topic)?;
-        self.write(|tx| Ok(apply_delta(tx, &topic, delta, &Because::plain(EvidenceCause::Manual), now)?))
+        self.write(|tx| {
+            Ok(apply_delta(
+                tx,
+                &topic,
+                delta,
+                &Because::plain(EvidenceCause::Manual),
+                now,
+            )?)
+        })
     }
 
     /// Sets a topic's confidence (clamped), creating it, and optionally moves it into a group.
-    pub fn set_topic(&mut self, topic: &str, confidence: i64, group: Option<&GroupTarget>, now: DateTime<Utc>) -> Result<i64> {
+    pub fn set_topic(
+        &mut self,
+        topic: &str,
+        confidence: i64,
+        group: Option<&GroupTarget>,
+        now: DateTime<Utc>,
+    ) -> Result<i64> {
         let topic = knowledge::topic_name(topic)?;
         self.write(|tx| {
-            let value = write_confidence(tx, &topic, confidence, &Because::plain(EvidenceCause::Manual), now)?;
+            let value = write_confidence(
+                tx,
+                &topic,
+                confidence,
+                &Because::plain(EvidenceCause::Manual),
+                now,
+            )?;
             if let Some(target) = group {
                 assign(tx, &topic, target)?;
             }
@@ -133,15 +197,26 @@ impl Store {
     /// Creates a group; false when it already existed.
     pub fn add_group(&mut self, name: &str) -> Result<bool> {
         let name = knowledge::new_group_name(name)?;
-        self.write(|tx| Ok(tx.execute("INSERT OR IGNORE INTO knowledge_group_names (group_name) VALUES (?1)", [&name])? > 0))
+        self.write(|tx| {
+            Ok(tx.execute(
+                "INSERT OR IGNORE INTO knowledge_group_names (group_name) VALUES (?1)",
+                [&name],
+            )? > 0)
+        })
     }
 
     /// Deletes a group; its topics become ungrouped. True when it existed.
     pub fn remove_group(&mut self, name: &str) -> Result<bool> {
         let name = name.trim().to_owned();
         self.write(|tx| {
-            tx.execute("DELETE FROM knowledge_groups WHERE group_name = ?1", [&name])?;
-            Ok(tx.execute("DELETE FROM knowledge_group_names WHERE group_name = ?1", [&name])? > 0)
+            tx.execute(
+                "DELETE FROM knowledge_groups WHERE group_name = ?1",
+                [&name],
+            )?;
+            Ok(tx.execute(
+                "DELETE FROM knowledge_group_names WHERE group_name = ?1",
+                [&name],
+            )? > 0)
         })
     }
 
@@ -160,11 +235,20 @@ impl Store {
 
     /// Replaces the whole map with an onboarding profile. A topic joins a group only when it is
     /// in `topics`; group names are validated like any new group.
-    pub fn complete_onboarding(&mut self, topics: &[(String, i64)], groups: &[(String, Vec<String>)], now: DateTime<Utc>) -> Result<Profile> {
-        let topics: Vec<(String, i64)> =
-            topics.iter().map(|(t, c)| Ok((knowledge::topic_name(t)?, *c))).collect::<Result<_>>()?;
-        let groups: Vec<(String, &Vec<String>)> =
-            groups.iter().map(|(g, ts)| Ok((knowledge::new_group_name(g)?, ts))).collect::<Result<_>>()?;
+    pub fn complete_onboarding(
+        &mut self,
+        topics: &[(String, i64)],
+        groups: &[(String, Vec<String>)],
+        now: DateTime<Utc>,
+    ) -> Result<Profile> {
+        let topics: Vec<(String, i64)> = topics
+            .iter()
+            .map(|(t, c)| Ok((knowledge::topic_name(t)?, *c)))
+            .collect::<Result<_>>()?;
+        let groups: Vec<(String, &Vec<String>)> = groups
+            .iter()
+            .map(|(g, ts)| Ok((knowledge::new_group_name(g)?, ts)))
+            .collect::<Result<_>>()?;
         self.write(|tx| {
             tx.execute_batch("DELETE FROM knowledge; DELETE FROM knowledge_groups; DELETE FROM knowledge_group_names;")?;
             let why = Because::plain(EvidenceCause::Onboarding);

@@ -1,9 +1,9 @@
 //! The coaching notebook (`learning-state.md`): free markdown the agent keeps next to the
 //! database.
 
+use crate::Result;
 use crate::error::StoreError;
 use crate::paths::DataDir;
-use crate::Result;
 
 /// What `complete_onboarding` writes when no notebook exists yet, so the briefing never reports
 /// a profile without a notebook.
@@ -34,9 +34,12 @@ impl DataDir {
     /// of it).
     pub fn write_notebook(&self, text: &str) -> Result<()> {
         let path = self.notebook_path();
-        std::fs::create_dir_all(self.root()).map_err(|e| StoreError::io("cannot create the data directory", self.root(), e))?;
+        std::fs::create_dir_all(self.root())
+            .map_err(|e| StoreError::io("cannot create the data directory", self.root(), e))?;
         let tmp = path.with_extension("md.tmp");
-        std::fs::write(&tmp, text).map_err(|e| StoreError::io("cannot write the notebook", &tmp, e))?;
-        std::fs::rename(&tmp, &path).map_err(|e| StoreError::io("cannot write the notebook", &path, e))
+        std::fs::write(&tmp, text)
+            .map_err(|e| StoreError::io("cannot write the notebook", &tmp, e))?;
+        std::fs::rename(&tmp, &path)
+            .map_err(|e| StoreError::io("cannot write the notebook", &path, e))
     }
 }

@@ -138,15 +138,23 @@ pub(crate) fn user_version(conn: &Connection) -> rusqlite::Result<i64> {
 }
 
 fn table_exists(conn: &Connection, name: &str) -> rusqlite::Result<bool> {
-    conn.query_row("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?1", [name], |_| Ok(()))
-        .optional()
-        .map(|r| r.is_some())
+    conn.query_row(
+        "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?1",
+        [name],
+        |_| Ok(()),
+    )
+    .optional()
+    .map(|r| r.is_some())
 }
 
 fn ledger_has(conn: &Connection, name: &str) -> rusqlite::Result<bool> {
-    conn.query_row("SELECT 1 FROM schema_migrations WHERE name = ?1", [name], |_| Ok(()))
-        .optional()
-        .map(|r| r.is_some())
+    conn.query_row(
+        "SELECT 1 FROM schema_migrations WHERE name = ?1",
+        [name],
+        |_| Ok(()),
+    )
+    .optional()
+    .map(|r| r.is_some())
 }
 
 /// Brings a file stamped below v6 to v6, inside the caller's IMMEDIATE transaction.
@@ -161,9 +169,15 @@ pub(crate) fn upgrade(tx: &Transaction<'_>, from_version: i64, now_ms: &str) -> 
     }
     if !ledger_has(tx, FEEDBACK_MIGRATION)? {
         if from_version < 4 && !had_courses {
-            tx.execute("UPDATE lessons SET feedback = 'understood' WHERE feedback = 'dont_know'", [])?;
+            tx.execute(
+                "UPDATE lessons SET feedback = 'understood' WHERE feedback = 'dont_know'",
+                [],
+            )?;
         }
-        tx.execute("INSERT INTO schema_migrations (name, applied_at) VALUES (?1, ?2)", params![FEEDBACK_MIGRATION, now_ms])?;
+        tx.execute(
+            "INSERT INTO schema_migrations (name, applied_at) VALUES (?1, ?2)",
+            params![FEEDBACK_MIGRATION, now_ms],
+        )?;
     }
     seed_settings(tx)?;
     tx.execute(
@@ -190,7 +204,10 @@ fn seed_settings(tx: &Transaction<'_>) -> Result<()> {
             |r| r.get(0),
         )
         .optional()?;
-    if let Some(hours) = legacy_hours.as_deref().and_then(devcoach_core::settings::parse_int_prefix) {
+    if let Some(hours) = legacy_hours
+        .as_deref()
+        .and_then(devcoach_core::settings::parse_int_prefix)
+    {
         tx.execute(
             "INSERT OR IGNORE INTO settings (key, value) VALUES ('min_gap_minutes', ?1)",
             [hours.saturating_mul(60).to_string()],
@@ -216,7 +233,10 @@ pub(crate) fn apply_additions(tx: &Transaction<'_>, now_ms: &str) -> Result<()> 
     for addition in ADDITIONS {
         if !ledger_has(tx, addition.name)? {
             tx.execute_batch(addition.sql)?;
-            tx.execute("INSERT INTO schema_migrations (name, applied_at) VALUES (?1, ?2)", params![addition.name, now_ms])?;
+            tx.execute(
+                "INSERT INTO schema_migrations (name, applied_at) VALUES (?1, ?2)",
+                params![addition.name, now_ms],
+            )?;
         }
     }
     Ok(())

@@ -1,0 +1,61 @@
+#!/usr/bin/env python3
+"""Times whole devcoach commands against the release binary and reports peak memory.
+
+Each command runs `--runs` times (after warm-up runs); the report gives the median and p95 wall
+time, and the peak resident set size measured with `/usr/bin/time -f %M` on one extra run.
+`/bin/true` is measured the same way: it is the floor of spawning any process here.
+
+Usage: bench/run.py [--runs N] [--json OUT] -- NAME=COMMAND [NAME=COMMAND ...]
+       (COMMAND is split on spaces; DEVCOACH_DIR and other environment are inherited)
+"""
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import time
+
+
+def measure(argv, runs, warmup=5):
+    for _ in range(warmup):
+        subprocess.run(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=False)
+    samples = []
+    for _ in range(runs):
+        start = time.perf_counter()
+        proc = subprocess.run(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=False)
+        samples.append((time.perf_counter() - start) * 1000)
+        if proc.returncode != 0:
+            sys.exit(f"{argv} exited {proc.returncode}")
+    timed = subprocess.run(["/usr/bin/time", "-f", "%M", *argv], stdout=subprocess.DEVNULL,
+                           stderr=subprocess.PIPE, text=True, check=False)
+    peak_kib = int(timed.stderr.strip().splitlines()[-1])
+    samples.sort()
+    return {
+        "median_ms": round(statistics.median(samples), 3),
+        "p95_ms": round(samples[int(len(samples) * 0.95) - 1], 3),
+        "min_ms": round(samples[0], 3),
+        "peak_rss_mib": round(peak_kib / 1024, 2),
+        "runs": runs,
+    }
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--runs", type=int, default=200)
+    parser.add_argument("--json")
+    parser.add_argument("commands", nargs="+")
+    args = parser.parse_args()
+    results = {}
+    for spec in args.commands:
+        name, _, command = spec.partition("=")
+        results[name] = measure(command.split(" "), args.runs)
+        r = results[name]
+        print(f"{name:<28} median {r['median_ms']:7.3f} ms   p95 {r['p95_ms']:7.3f} ms   peak {r['peak_rss_mib']:6.2f} MiB")
+    if args.json:
+        with open(args.json, "w") as f:
+            json.dump(results, f, indent=2)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,161 @@
+//! The command line as typed: clap structs holding raw arguments. `commands` turns them into
+//! validated values before doing anything.
+
+use clap::{ArgAction, Args, Parser, Subcommand};
+
+#[derive(Debug, Parser)]
+#[command(
+    name = "devcoach",
+    version,
+    disable_version_flag = true,
+    about = "A local, private coach that turns your agent's finished tasks into short lessons.",
+    after_help = "Run `devcoach` with no command for a short tour. Data lives in ~/.devcoach (or $DEVCOACH_DIR)."
+)]
+pub struct Cli {
+    /// Print the version.
+    #[arg(short = 'v', long = "version", action = ArgAction::Version)]
+    version: Option<bool>,
+
+    #[command(subcommand)]
+    pub command: Option<Command>,
+}
+
+// Parsed once per run; boxing the big variant would only add noise.
+#[allow(clippy::large_enum_variant)]
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Show the knowledge map: every topic and its confidence.
+    Profile(JsonFlag),
+    /// List lessons, newest first, with filters.
+    Lessons(LessonsArgs),
+    /// Show one lesson in full.
+    Lesson {
+        /// The lesson's id (see `devcoach lessons`).
+        id: String,
+        #[command(flatten)]
+        json: JsonFlag,
+    },
+    /// Star a lesson.
+    Star { id: String },
+    /// Remove a lesson's star.
+    Unstar { id: String },
+    /// Delete a lesson.
+    Delete { id: String },
+    /// Record feedback on a lesson: know, understood, dont_know, or clear.
+    Feedback {
+        id: String,
+        /// know = already knew it · understood = new and now clear · dont_know = couldn't follow · clear
+        #[arg(value_parser = ["know", "understood", "dont_know", "clear"])]
+        value: String,
+    },
+    /// Show the settings.
+    Settings(JsonFlag),
+    /// Change a setting: max_per_day, min_gap_minutes, nudge_every, nudge_scope or share_name.
+    Set {
+        /// The setting's name.
+        key: String,
+        /// Its new value (use "" to clear share_name).
+        value: String,
+    },
+    /// Show lesson counts, pacing, and the weakest and strongest topics.
+    Stats(JsonFlag),
+    /// Add a topic to the knowledge map, or change its confidence.
+    #[command(name = "knowledge-add")]
+    KnowledgeAdd {
+        topic: String,
+        /// 0 (new to me) … 10 (could teach it).
+        #[arg(long, default_value_t = 5, allow_negative_numbers = true)]
+        confidence: i64,
+        /// Put the topic in this group (created when missing).
+        #[arg(long)]
+        group: Option<String>,
+    },
+    /// Remove a topic from the knowledge map.
+    #[command(name = "knowledge-remove")]
+    KnowledgeRemove { topic: String },
+    /// Create a group of topics.
+    #[command(name = "group-add")]
+    GroupAdd { name: String },
+    /// Delete a group (its topics become ungrouped).
+    #[command(name = "group-remove")]
+    GroupRemove { name: String },
+    /// Move a topic into a group; `Other` removes it from its group.
+    #[command(name = "group-assign")]
+    GroupAssign { topic: String, group: String },
+    /// Fill a sandbox data directory with a realistic demo learner and show around.
+    Demo(DemoArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct JsonFlag {
+    /// Print machine-readable JSON instead of a table.
+    #[arg(long)]
+    pub json: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct LessonsArgs {
+    /// Only lessons from this period.
+    #[arg(long, value_parser = ["today", "week", "month", "year", "all"], default_value = "all")]
+    pub period: String,
+    /// Only lessons with this category.
+    #[arg(long)]
+    pub category: Option<String>,
+    /// Only this level.
+    #[arg(long, value_parser = ["junior", "mid", "senior"])]
+    pub level: Option<String>,
+    /// Project name contains this text.
+    #[arg(long)]
+    pub project: Option<String>,
+    /// Repository contains this text.
+    #[arg(long)]
+    pub repository: Option<String>,
+    /// Branch contains this text.
+    #[arg(long)]
+    pub branch: Option<String>,
+    /// Commit hash contains this text.
+    #[arg(long)]
+    pub commit: Option<String>,
+    /// Only starred lessons.
+    #[arg(long)]
+    pub starred: bool,
+    /// Only lessons shared with you.
+    #[arg(long, conflicts_with = "own")]
+    pub imported: bool,
+    /// Only your own lessons (not shared ones).
+    #[arg(long)]
+    pub own: bool,
+    /// Only lessons shared by this sender.
+    #[arg(long = "from", value_name = "NAME", conflicts_with = "own")]
+    pub shared_by: Option<String>,
+    /// Only lessons with this feedback (`none` = no feedback yet).
+    #[arg(long, value_parser = ["know", "understood", "dont_know", "none"])]
+    pub feedback: Option<String>,
+    /// Every word must appear in the title, topic, summary, body or sender.
+    #[arg(long)]
+    pub search: Option<String>,
+    /// From this date (2026-05-01) or time; overrides --period.
+    #[arg(long, value_name = "DATE")]
+    pub date_from: Option<String>,
+    /// Up to this date (inclusive) or time; overrides --period.
+    #[arg(long, value_name = "DATE")]
+    pub date_to: Option<String>,
+    /// Sort by this column.
+    #[arg(long, value_parser = ["timestamp", "level", "topic_id", "title", "feedback"], default_value = "timestamp")]
+    pub sort: String,
+    /// Sort order.
+    #[arg(long, value_parser = ["asc", "desc"], default_value = "desc")]
+    pub order: String,
+    /// Show at most this many lessons.
+    #[arg(long)]
+    pub limit: Option<u32>,
+    #[command(flatten)]
+    pub json: JsonFlag,
+}
+
+#[derive(Debug, Args)]
+pub struct DemoArgs {
+    /// Where to put the demo data (default: a `devcoach-demo` folder in the system temp dir).
+    #[arg(long)]
+    pub dir: Option<std::path::PathBuf>,
+}

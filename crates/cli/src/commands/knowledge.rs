@@ -1,0 +1,151 @@
+//! `profile`, `knowledge-add`/`-remove`, `group-add`/`-remove`/`-assign`.
+
+use std::borrow::Cow;
+
+use devcoach_core::knowledge::{self, GroupTarget, KnowledgeEntry, OTHER_GROUP};
+
+use crate::context::Ctx;
+use crate::failure::invalid;
+use crate::output::Style;
+use crate::output::style::confidence_style;
+use crate::output::table::{Column, Table};
+
+const NO_PROFILE: &str = "No knowledge profile yet. Your agent builds one the first time devcoach runs \
+(it asks how to set it up), or add topics with `devcoach knowledge-add <topic> --confidence <0-10>`. \
+To look around first, try `devcoach demo`.";
+
+/// `█` per point of confidence, `░` for the rest of the 10.
+pub fn bar(confidence: i64) -> String {
+    let filled = usize::try_from(knowledge::clamp_confidence(confidence)).unwrap_or(0);
+    format!("{}{}", "█".repeat(filled), "░".repeat(10 - filled))
+}
+
+pub fn profile(ctx: &Ctx, json: bool) -> anyhow::Result<()> {
+    let store = ctx.open_existing()?;
+    let profile = match &store {
+        Some(s) => s.profile()?,
+        None => knowledge::Profile::default(),
+    };
+    if json {
+        crate::output::json(&profile)?;
+    } else if profile.knowledge.is_empty() {
+        crate::output::print(NO_PROFILE)?;
+    } else {
+        let mut entries = profile.knowledge.clone();
+        entries.sort_by(|a, b| {
+            b.confidence
+                .cmp(&a.confidence)
+                .then_with(|| a.topic.cmp(&b.topic))
+        });
+        let table = Table::new(vec![
+            Column::new("Topic", |e: &KnowledgeEntry| {
+                Cow::Borrowed(e.topic.as_str())
+            })
+            .fixed(Style::Cyan),
+            Column::new("Group", |e: &KnowledgeEntry| {
+                Cow::Owned(profile.group_of(&e.topic).to_owned())
+            })
+            .style(|e| {
+                if profile.group_of(&e.topic) == OTHER_GROUP {
+                    Style::Dim
+                } else {
+                    Style::Plain
+                }
+            }),
+            Column::new("Confidence", |e: &KnowledgeEntry| {
+                Cow::Owned(format!("{}/10", e.confidence))
+            })
+            .style(|e| confidence_style(e.confidence)),
+            Column::new("", |e: &KnowledgeEntry| Cow::Owned(bar(e.confidence)))
+                .style(|e| confidence_style(e.confidence)),
+        ])
+        .title("Knowledge profile");
+        let n = entries.len();
+        let groups = profile.groups.len();
+        let footer = format!(
+            "{n} topic{} · {groups} group{}",
+            if n == 1 { "" } else { "s" },
+            if groups == 1 { "" } else { "s" }
+        );
+        crate::output::print(&format!(
+            "{}{}",
+            table.to_string(&entries, ctx.term.color_out),
+            ctx.term.out(Style::Dim, &footer)
+        ))?;
+    }
+    if let Some(s) = &store {
+        ctx.read_only_notice(s);
+    }
+    Ok(())
+}
+
+pub fn add(ctx: &Ctx, topic: &str, confidence: i64, group: Option<&str>) -> anyhow::Result<()> {
+    let topic = knowledge::topic_name(topic).map_err(|e| invalid(e.to_string()))?;
+    let target = group.map(GroupTarget::parse);
+    let value = ctx
+        .open()?
+        .set_topic(&topic, confidence, target.as_ref(), ctx.now)?;
+    let placed = match &target {
+        Some(GroupTarget::Group(g)) => format!(" in {g}"),
+        Some(GroupTarget::Ungrouped) => format!(" in {OTHER_GROUP}"),
+        None => String::new(),
+    };
+    Ok(crate::output::print(&format!(
+        "Set {}{placed}: {}",
+        ctx.term.out(Style::Cyan, &topic),
+        ctx.term
+            .out(confidence_style(value), &format!("{value}/10"))
+    ))?)
+}
+
+pub fn remove(ctx: &Ctx, topic: &str) -> anyhow::Result<()> {
+    if ctx.open()?.remove_topic(topic)? {
+        crate::output::print(&format!("Removed {topic}"))?;
+    } else {
+        ctx.term.warn(&format!(
+            "'{topic}' is not on the knowledge map; nothing removed"
+        ));
+    }
+    Ok(())
+}
+
+pub fn group_add(ctx: &Ctx, name: &str) -> anyhow::Result<()> {
+    let name = knowledge::new_group_name(name).map_err(|e| invalid(e.to_string()))?;
+    if ctx.open()?.add_group(&name)? {
+        crate::output::print(&format!("Created group {name}"))?;
+    } else {
+        crate::output::print(&format!("Group {name} already exists"))?;
+    }
+    Ok(())
+}
+
+pub fn group_remove(ctx: &Ctx, name: &str) -> anyhow::Result<()> {
+    if ctx.open()?.remove_group(name)? {
+        crate::output::print(&format!(
+            "Removed group {} (its topics are now in {OTHER_GROUP})",
+            name.trim()
+        ))?;
+    } else {
+        ctx.term.warn(&format!(
+            "there is no group named '{}'; nothing removed",
+            name.trim()
+        ));
+    }
+    Ok(())
+}
+
+pub fn group_assign(ctx: &Ctx, topic: &str, group: &str) -> anyhow::Result<()> {
+    let target = GroupTarget::parse(group);
+    if !ctx.open()?.assign_group(topic, &target)? {
+        return Err(invalid(format!(
+            "'{}' is not on the knowledge map — add it first with `devcoach knowledge-add {}`",
+            topic.trim(),
+            topic.trim()
+        )));
+    }
+    let msg = match target {
+        GroupTarget::Group(g) => format!("Moved {} to {g}", topic.trim()),
+        GroupTarget::Ungrouped => format!("Moved {} to {OTHER_GROUP} (no group)", topic.trim()),
+    };
+    Ok(crate::output::print(&msg)?)
+}

@@ -1,0 +1,40 @@
+//! One module per family of commands. Each turns raw arguments into validated values, calls the
+//! store, and renders the result.
+
+mod demo;
+mod knowledge;
+mod lessons;
+mod settings;
+mod stats;
+mod welcome;
+
+use crate::cli::Command;
+use crate::context::Ctx;
+
+pub fn run(command: Option<Command>, ctx: &Ctx) -> anyhow::Result<()> {
+    let Some(command) = command else {
+        return welcome::run(ctx);
+    };
+    match command {
+        Command::Profile(flag) => knowledge::profile(ctx, flag.json),
+        Command::Lessons(args) => lessons::list(ctx, &args),
+        Command::Lesson { id, json } => lessons::show(ctx, &id, json.json),
+        Command::Star { id } => lessons::star(ctx, &id, true),
+        Command::Unstar { id } => lessons::star(ctx, &id, false),
+        Command::Delete { id } => lessons::delete(ctx, &id),
+        Command::Feedback { id, value } => lessons::feedback(ctx, &id, &value),
+        Command::Settings(flag) => settings::show(ctx, flag.json),
+        Command::Set { key, value } => settings::set(ctx, &key, &value),
+        Command::Stats(flag) => stats::run(ctx, flag.json),
+        Command::KnowledgeAdd {
+            topic,
+            confidence,
+            group,
+        } => knowledge::add(ctx, &topic, confidence, group.as_deref()),
+        Command::KnowledgeRemove { topic } => knowledge::remove(ctx, &topic),
+        Command::GroupAdd { name } => knowledge::group_add(ctx, &name),
+        Command::GroupRemove { name } => knowledge::group_remove(ctx, &name),
+        Command::GroupAssign { topic, group } => knowledge::group_assign(ctx, &topic, &group),
+        Command::Demo(args) => demo::run(ctx, &args),
+    }
+}

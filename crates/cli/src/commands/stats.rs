@@ -1,0 +1,101 @@
+//! `stats`: lesson counts, whether a lesson may come next, and the ends of the map.
+
+use devcoach_core::knowledge::KnowledgeEntry;
+use devcoach_core::rate_limit::RateLimit;
+use devcoach_core::settings::Settings;
+use devcoach_core::stats::Stats;
+use serde::Serialize;
+
+use crate::context::Ctx;
+use crate::output::Style;
+use crate::output::style::confidence_style;
+
+#[derive(Serialize)]
+struct StatsJson<'a> {
+    #[serde(flatten)]
+    stats: &'a Stats,
+    max_per_day: i64,
+    rate_limit: &'a RateLimit,
+}
+
+pub fn run(ctx: &Ctx, json: bool) -> anyhow::Result<()> {
+    let store = ctx.open_existing()?;
+    let (stats, settings, rate) = match &store {
+        Some(s) => (s.stats(ctx.now)?, s.settings()?, s.rate_limit(ctx.now)),
+        None => (
+            Stats {
+                total_lessons: 0,
+                lessons_today: 0,
+                lessons_this_week: 0,
+                imported_lessons: 0,
+                weakest_topics: vec![],
+                strongest_topics: vec![],
+            },
+            Settings::default(),
+            RateLimit::allowed(),
+        ),
+    };
+    if json {
+        crate::output::json(&StatsJson {
+            stats: &stats,
+            max_per_day: settings.max_per_day,
+            rate_limit: &rate,
+        })?;
+    } else {
+        crate::output::print(&render(ctx, &stats, &settings, &rate))?;
+    }
+    if let Some(s) = &store {
+        ctx.read_only_notice(s);
+    }
+    Ok(())
+}
+
+fn topics(ctx: &Ctx, entries: &[KnowledgeEntry]) -> String {
+    if entries.is_empty() {
+        return ctx.term.out(Style::Dim, "—");
+    }
+    entries
+        .iter()
+        .map(|e| {
+            format!(
+                "{} {}",
+                e.topic,
+                ctx.term.out(
+                    confidence_style(e.confidence),
+                    &format!("{}/10", e.confidence)
+                )
+            )
+        })
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+fn render(ctx: &Ctx, s: &Stats, settings: &Settings, rate: &RateLimit) -> String {
+    let t = &ctx.term;
+    let label = |l: &str| t.out(Style::Dim, &format!("{l:<16}"));
+    let next = if rate.allowed {
+        t.out(Style::Green, "available now")
+    } else {
+        t.out(Style::Yellow, rate.reason.as_deref().unwrap_or("not yet"))
+    };
+    let shared = if s.imported_lessons > 0 {
+        format!(" ({} shared with you)", s.imported_lessons)
+    } else {
+        String::new()
+    };
+    [
+        t.out(Style::Bold, "devcoach stats"),
+        format!("{}{}{shared}", label("Lessons"), s.total_lessons),
+        format!(
+            "{}{} / {} max",
+            label("Last 24 hours"),
+            s.lessons_today,
+            settings.max_per_day
+        ),
+        format!("{}{}", label("Last 7 days"), s.lessons_this_week),
+        format!("{}{next}", label("Next lesson")),
+        format!("{}{}", label("Weakest"), topics(ctx, &s.weakest_topics)),
+        format!("{}{}", label("Strongest"), topics(ctx, &s.strongest_topics)),
+    ]
+    .join("\n")
+}

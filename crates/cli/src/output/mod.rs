@@ -1,0 +1,74 @@
+//! Everything the binary prints goes through here: stdout for results, stderr for notes and
+//! errors. Colours only on a terminal and never with `NO_COLOR`.
+
+pub mod style;
+pub mod table;
+
+use std::io::{self, IsTerminal, Write};
+
+pub use style::Style;
+
+/// Where output goes and whether it may be coloured.
+#[derive(Debug, Clone, Copy)]
+pub struct Term {
+    pub color_out: bool,
+    pub color_err: bool,
+}
+
+impl Term {
+    pub fn detect() -> Self {
+        let allowed = std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty());
+        Self {
+            color_out: allowed && io::stdout().is_terminal(),
+            color_err: allowed && io::stderr().is_terminal(),
+        }
+    }
+
+    /// Styles text for stdout.
+    pub fn out(self, style: Style, text: &str) -> String {
+        style.paint(text, self.color_out)
+    }
+
+    /// Styles text for stderr.
+    pub fn err(self, style: Style, text: &str) -> String {
+        style.paint(text, self.color_err)
+    }
+
+    pub fn warn(self, text: &str) {
+        note(&self.err(Style::Yellow, &format!("warning: {text}")));
+    }
+}
+
+/// Writes a result to stdout as one piece, ending in a newline.
+pub fn print(text: &str) -> io::Result<()> {
+    let mut out = io::stdout().lock();
+    out.write_all(text.as_bytes())?;
+    if !text.ends_with('\n') {
+        out.write_all(b"\n")?;
+    }
+    out.flush()
+}
+
+/// A note for the person at the terminal (stderr, so piped output stays clean).
+pub fn note(text: &str) {
+    let mut err = io::stderr().lock();
+    let _ = writeln!(err, "{text}");
+}
+
+/// Prints a value as pretty JSON with a final newline, streamed to stdout.
+pub fn json<T: serde::Serialize>(value: &T) -> anyhow::Result<()> {
+    write_stdout(|out| {
+        serde_json::to_writer_pretty(&mut *out, value).map_err(io::Error::from)?;
+        out.write_all(b"\n")
+    })?;
+    Ok(())
+}
+
+/// Streams output to a buffered stdout.
+pub fn write_stdout(
+    f: impl FnOnce(&mut io::BufWriter<io::StdoutLock<'static>>) -> io::Result<()>,
+) -> io::Result<()> {
+    let mut out = io::BufWriter::with_capacity(64 * 1024, io::stdout().lock());
+    f(&mut out)?;
+    out.flush()
+}

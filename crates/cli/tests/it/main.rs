@@ -1,0 +1,112 @@
+//! The binary's single integration-test binary: every test runs the real `devcoach` in a
+//! sandboxed data directory with a pinned clock.
+
+mod commands;
+mod concurrency;
+mod read_only;
+
+use std::path::{Path, PathBuf};
+use std::process::Output;
+
+use tempfile::TempDir;
+
+/// The pinned "now" for every run.
+pub const NOW: &str = "2026-11-30T12:00:00Z";
+
+/// A sandbox: its own data directory and home, a fixed clock, no colours.
+pub struct Env {
+    pub tmp: TempDir,
+}
+
+impl Default for Env {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl Env {
+    pub fn new() -> Self {
+        Self {
+            tmp: TempDir::new().expect("temp dir"),
+        }
+    }
+
+    /// A sandbox holding the demo learner.
+    pub fn demo() -> Self {
+        let env = Self::new();
+        let out = env.run(&["demo", "--dir", env.data().to_str().expect("utf-8 path")]);
+        assert!(
+            out.status.success(),
+            "demo failed: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        env
+    }
+
+    pub fn data(&self) -> PathBuf {
+        self.tmp.path().join("data")
+    }
+
+    pub fn command(&self) -> assert_cmd::Command {
+        let mut cmd = assert_cmd::Command::cargo_bin("devcoach").expect("binary built");
+        cmd.env_clear()
+            .env("PATH", std::env::var_os("PATH").unwrap_or_default())
+            .env("HOME", self.tmp.path().join("home"))
+            .env("DEVCOACH_DIR", self.data())
+            .env("DEVCOACH_NOW", NOW)
+            .env("TMPDIR", self.tmp.path().join("tmp"));
+        cmd
+    }
+
+    pub fn run(&self, args: &[&str]) -> Output {
+        self.command().args(args).output().expect("ran")
+    }
+
+    /// Exit code, stdout and stderr in one text, sandbox paths replaced, for snapshots.
+    pub fn transcript(&self, args: &[&str]) -> String {
+        transcript(&self.run(args), self.tmp.path())
+    }
+}
+
+pub fn transcript(out: &Output, sandbox: &Path) -> String {
+    let clean =
+        |b: &[u8]| String::from_utf8_lossy(b).replace(&sandbox.display().to_string(), "[SANDBOX]");
+    let mut text = format!(
+        "exit: {}\n",
+        out.status
+            .code()
+            .map_or_else(|| "signal".to_owned(), |c| c.to_string())
+    );
+    let stdout = clean(&out.stdout);
+    let stderr = clean(&out.stderr);
+    if !stdout.is_empty() {
+        text.push_str(&format!("--- stdout\n{stdout}"));
+    }
+    if !stderr.is_empty() {
+        text.push_str(&format!("--- stderr\n{stderr}"));
+    }
+    text
+}
+
+pub fn fixtures() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/fixtures")
+}
+
+#[test]
+fn no_forgotten_test_files() {
+    let here = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/it");
+    let main = std::fs::read_to_string(here.join("main.rs")).expect("main.rs");
+    for entry in std::fs::read_dir(&here).expect("tests/it") {
+        let name = entry
+            .expect("entry")
+            .file_name()
+            .into_string()
+            .expect("utf-8 name");
+        if let Some(module) = name.strip_suffix(".rs").filter(|m| *m != "main") {
+            assert!(
+                main.contains(&format!("mod {module};")),
+                "tests/it/{name} is not declared in main.rs"
+            );
+        }
+    }
+}
