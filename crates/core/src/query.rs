@@ -160,6 +160,11 @@ pub struct LessonQuery {
 }
 
 impl LessonQuery {
+    /// Reads a requested page size where 0 (or less) means "every match".
+    pub fn limit_from_request(n: i64) -> Option<u32> {
+        (n > 0).then(|| u32::try_from(n).unwrap_or(u32::MAX))
+    }
+
     /// Splits a search box into the words that must all match.
     pub fn set_search(&mut self, raw: &str) {
         self.search = raw.split_whitespace().map(str::to_owned).collect();
@@ -276,6 +281,14 @@ mod tests {
         assert_eq!(q.search, ["borrow", "checker"]);
         q.set_search("   ");
         assert!(q.search.is_empty());
+    }
+
+    #[test]
+    fn zero_limit_means_all() {
+        assert_eq!(LessonQuery::limit_from_request(0), None);
+        assert_eq!(LessonQuery::limit_from_request(-3), None);
+        assert_eq!(LessonQuery::limit_from_request(10), Some(10));
+        assert_eq!(LessonQuery::limit_from_request(i64::MAX), Some(u32::MAX));
     }
 
     #[test]

@@ -21,6 +21,7 @@ mod lessons;
 mod notebook;
 mod pacing;
 mod paths;
+pub mod probe;
 mod schema;
 mod settings;
 mod stats;

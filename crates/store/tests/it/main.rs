@@ -4,6 +4,7 @@ mod feedback;
 mod knowledge;
 mod lessons;
 mod pacing;
+mod probe;
 mod schema;
 
 use std::path::{Path, PathBuf};

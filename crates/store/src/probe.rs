@@ -1,0 +1,260 @@
+//! Looking at the learner's working folder: git metadata for lesson context, and the manifests
+//! that suggest a stack. The rules are in `devcoach-core`; this module only reads.
+//!
+//! Git metadata is read from the repository's files (HEAD, refs, packed-refs, config) instead of
+//! forking `git` three times per lesson; a repository this reader does not understand (reftable
+//! refs, config includes) falls back to the `git` commands with a 3-second limit each.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use devcoach_core::detect::{
+    self, DirSnapshot, MAX_MANIFEST_BYTES, SNAPSHOT_SUBDIRS, SNAPSHOT_TEXT_FILES, Stack,
+};
+use devcoach_core::git::{GitAnswers, GitContext};
+
+/// How long one `git` command may take before it is abandoned.
+pub const GIT_TIMEOUT: Duration = Duration::from_secs(3);
+/// The most entries read from one folder when detecting a stack.
+const MAX_DIR_ENTRIES: usize = 4096;
+
+/// The git context of `folder` (the agent's working directory). Never fails: what cannot be
+/// read is `None`.
+pub fn git_context(folder: &Path) -> GitContext {
+    let answers = read_git_files(folder).unwrap_or_else(|| run_git_commands(folder));
+    GitContext::from_answers(&folder.to_string_lossy(), answers)
+}
+
+/// The name git would sign commits with here (`git config user.name`), for share bylines.
+pub fn git_user_name(folder: &Path) -> Option<String> {
+    run_git(folder, &["config", "user.name"])
+}
+
+struct Repo {
+    /// The directory holding this worktree's HEAD.
+    git_dir: PathBuf,
+    /// The directory holding refs and config shared by every worktree.
+    common_dir: PathBuf,
+}
+
+fn find_repo(start: &Path) -> Option<Repo> {
+    for dir in start.ancestors() {
+        let dot_git = dir.join(".git");
+        let git_dir = if dot_git.is_dir() {
+            dot_git
+        } else if dot_git.is_file() {
+            // A worktree or submodule: `.git` is a file saying `gitdir: <path>`.
+            let text = std::fs::read_to_string(&dot_git).ok()?;
+            let target = text.strip_prefix("gitdir:")?.trim();
+            let path = Path::new(target);
+            if path.is_absolute() {
+                path.to_owned()
+            } else {
+                dir.join(path)
+            }
+        } else {
+            continue;
+        };
+        let common_dir = match std::fs::read_to_string(git_dir.join("commondir")) {
+            Ok(rel) => {
+                let rel = Path::new(rel.trim());
+                if rel.is_absolute() {
+                    rel.to_owned()
+                } else {
+                    git_dir.join(rel)
+                }
+            }
+            Err(_) => git_dir.clone(),
+        };
+        return Some(Repo {
+            git_dir,
+            common_dir,
+        });
+    }
+    None
+}
+
+/// Reads branch, commit and origin URL from the repository files. `None` means "ask git".
+fn read_git_files(folder: &Path) -> Option<GitAnswers> {
+    let Some(repo) = find_repo(folder) else {
+        // Not a repository: git would say nothing either.
+        return Some(GitAnswers::default());
+    };
+    let config = std::fs::read_to_string(repo.common_dir.join("config")).unwrap_or_default();
+    if config_needs_git(&config) {
+        return None;
+    }
+    let head = std::fs::read_to_string(repo.git_dir.join("HEAD")).ok()?;
+    let head = head.trim();
+    let (branch, commit) = if let Some(reference) = head.strip_prefix("ref:") {
+        let reference = reference.trim();
+        let branch = reference
+            .strip_prefix("refs/heads/")
+            .unwrap_or(reference)
+            .to_owned();
+        (Some(branch), resolve_ref(&repo, reference))
+    } else if is_object_id(head) {
+        (Some("HEAD".to_owned()), Some(head.to_owned()))
+    } else {
+        return None;
+    };
+    Some(GitAnswers {
+        branch,
+        commit,
+        remote: origin_url(&config),
+    })
+}
+
+/// Configs this reader does not fully understand are left to git.
+fn config_needs_git(config: &str) -> bool {
+    config.lines().map(str::trim).any(|l| {
+        let l = l.to_ascii_lowercase();
+        l.starts_with("[include")
+            || l.starts_with("refstorage")
+            || l.starts_with("[extensions") && l.contains("refstorage")
+    })
+}
+
+fn resolve_ref(repo: &Repo, reference: &str) -> Option<String> {
+    for dir in [&repo.git_dir, &repo.common_dir] {
+        if let Ok(text) = std::fs::read_to_string(dir.join(reference)) {
+            let id = text.trim();
+            return is_object_id(id).then(|| id.to_owned());
+        }
+    }
+    let packed = std::fs::read_to_string(repo.common_dir.join("packed-refs")).ok()?;
+    packed.lines().find_map(|line| {
+        let (id, name) = line.split_once(' ')?;
+        (name.trim() == reference && is_object_id(id)).then(|| id.to_owned())
+    })
+}
+
+fn is_object_id(s: &str) -> bool {
+    (s.len() == 40 || s.len() == 64) && s.bytes().all(|b| b.is_ascii_hexdigit())
+}
+
+/// `url` of `[remote "origin"]`.
+fn origin_url(config: &str) -> Option<String> {
+    let mut in_origin = false;
+    for line in config.lines() {
+        let line = line.trim();
+        if line.starts_with('[') {
+            let section: String = line.chars().filter(|c| !c.is_whitespace()).collect();
+            in_origin = section.eq_ignore_ascii_case("[remote\"origin\"]");
+            continue;
+        }
+        if in_origin {
+            if let Some((key, value)) = line.split_once('=') {
+                if key.trim().eq_ignore_ascii_case("url") {
+                    let value = value.trim().trim_matches('"').trim();
+                    return (!value.is_empty()).then(|| value.to_owned());
+                }
+            }
+        }
+    }
+    None
+}
+
+fn run_git_commands(folder: &Path) -> GitAnswers {
+    GitAnswers {
+        branch: run_git(folder, &["rev-parse", "--abbrev-ref", "HEAD"]),
+        commit: run_git(folder, &["rev-parse", "HEAD"]),
+        remote: run_git(folder, &["remote", "get-url", "origin"]),
+    }
+}
+
+/// Runs `git <args>` in `folder`; trimmed stdout, or `None` on any failure or after
+/// [`GIT_TIMEOUT`].
+fn run_git(folder: &Path, args: &[&str]) -> Option<String> {
+    let mut child = Command::new("git")
+        .args(args)
+        .current_dir(folder)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .ok()?;
+    let deadline = Instant::now() + GIT_TIMEOUT;
+    loop {
+        match child.try_wait() {
+            Ok(Some(status)) if status.success() => break,
+            Ok(Some(_)) | Err(_) => return None,
+            Ok(None) if Instant::now() >= deadline => {
+                let _ = child.kill();
+                let _ = child.wait();
+                return None;
+            }
+            Ok(None) => std::thread::sleep(Duration::from_millis(5)),
+        }
+    }
+    let mut out = String::new();
+    std::io::Read::read_to_string(&mut child.stdout.take()?, &mut out).ok()?;
+    let out = out.trim();
+    (!out.is_empty()).then(|| out.to_owned())
+}
+
+fn list_names(dir: &Path) -> Option<Vec<String>> {
+    let entries = std::fs::read_dir(dir).ok()?;
+    Some(
+        entries
+            .take(MAX_DIR_ENTRIES)
+            .filter_map(|e| e.ok()?.file_name().into_string().ok())
+            .collect(),
+    )
+}
+
+fn read_capped(path: &Path) -> Option<String> {
+    use std::io::Read;
+    let file = std::fs::File::open(path).ok()?;
+    if !file.metadata().ok()?.is_file() {
+        return None;
+    }
+    let mut buf = Vec::new();
+    file.take(MAX_MANIFEST_BYTES as u64)
+        .read_to_end(&mut buf)
+        .ok()?;
+    Some(String::from_utf8_lossy(&buf).into_owned())
+}
+
+/// What detection needs from a folder (its entries, a few subfolders, a few manifests).
+pub fn dir_snapshot(folder: &Path) -> DirSnapshot {
+    let mut snap = DirSnapshot {
+        names: list_names(folder).unwrap_or_default(),
+        ..DirSnapshot::default()
+    };
+    for sub in SNAPSHOT_SUBDIRS {
+        if let Some(names) = list_names(&folder.join(sub)) {
+            snap.subdirs.insert(sub.to_owned(), names);
+        }
+    }
+    for file in SNAPSHOT_TEXT_FILES {
+        if let Some(text) = read_capped(&folder.join(file)) {
+            snap.texts.insert(file.to_owned(), text);
+        }
+    }
+    snap
+}
+
+/// The stack a folder suggests (one directory level, as the rules describe).
+pub fn detect_stack(folder: &Path) -> Stack {
+    detect::detect_stack(&dir_snapshot(folder))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn origin_url_from_config() {
+        let config = "[core]\n\tbare = false\n[remote \"upstream\"]\n\turl = git@a:b/c.git\n[remote \"origin\"]\n\turl = https://github.com/acme/w.git\n\tfetch = +refs/heads/*:refs/remotes/origin/*\n";
+        assert_eq!(
+            origin_url(config).as_deref(),
+            Some("https://github.com/acme/w.git")
+        );
+        assert_eq!(origin_url("[core]\n"), None);
+        assert!(config_needs_git("[include]\n\tpath = x"));
+        assert!(config_needs_git("[extensions]\n\trefStorage = reftable"));
+        assert!(!config_needs_git(config));
+    }
+}
