@@ -144,13 +144,11 @@ fn origin_url(config: &str) -> Option<String> {
             in_origin = section.eq_ignore_ascii_case("[remote\"origin\"]");
             continue;
         }
-        if in_origin {
-            if let Some((key, value)) = line.split_once('=') {
-                if key.trim().eq_ignore_ascii_case("url") {
-                    let value = value.trim().trim_matches('"').trim();
-                    return (!value.is_empty()).then(|| value.to_owned());
-                }
-            }
+        if let Some((key, value)) = line.split_once('=').filter(|_| in_origin)
+            && key.trim().eq_ignore_ascii_case("url")
+        {
+            let value = value.trim().trim_matches('"').trim();
+            return (!value.is_empty()).then(|| value.to_owned());
         }
     }
     None
