@@ -24,6 +24,8 @@ pub struct Cli {
 #[allow(clippy::large_enum_variant)]
 #[derive(Debug, Subcommand)]
 pub enum Command {
+    /// Run the MCP server on stdin/stdout (what agents start).
+    Mcp,
     /// Show the knowledge map: every topic and its confidence.
     Profile(JsonFlag),
     /// List lessons, newest first, with filters.

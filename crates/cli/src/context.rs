@@ -22,11 +22,7 @@ impl Ctx {
                 .with_context(|| format!("{NOW_ENV} must be an ISO 8601 timestamp"))?,
             _ => Utc::now(),
         };
-        Ok(Self {
-            term: Term::detect(),
-            dir: DataDir::from_env()?,
-            now,
-        })
+        Ok(Self { term: Term::detect(), dir: DataDir::from_env()?, now })
     }
 
     /// Opens (creating or upgrading) the database, for commands that write.
@@ -42,10 +38,7 @@ impl Ctx {
     /// After a read on a database a newer devcoach owns: say so, once, on stderr.
     pub fn read_only_notice(&self, store: &Store) {
         if let Some(compat) = store.compat() {
-            crate::output::note(&self.term.err(
-                crate::output::Style::Yellow,
-                &format!("read-only: {compat}"),
-            ));
+            crate::output::note(&self.term.err(crate::output::Style::Yellow, &format!("read-only: {compat}")));
         }
     }
 }

@@ -37,10 +37,10 @@ pub fn exit_code(err: &anyhow::Error) -> u8 {
 /// Prints the error chain and returns the exit code. A closed pipe (`devcoach lessons | head`)
 /// is not an error.
 pub fn report(term: Term, err: &anyhow::Error) -> ExitCode {
-    if err.chain().any(|e| {
-        e.downcast_ref::<std::io::Error>()
-            .is_some_and(|io| io.kind() == std::io::ErrorKind::BrokenPipe)
-    }) {
+    if err
+        .chain()
+        .any(|e| e.downcast_ref::<std::io::Error>().is_some_and(|io| io.kind() == std::io::ErrorKind::BrokenPipe))
+    {
         return ExitCode::SUCCESS;
     }
     crate::output::note(&format!("{} {err:#}", term.err(Style::Red, "error:")));

@@ -6,7 +6,7 @@
 //!
 //! body (or the summary when there is no body)
 //!
-//! ### ────────────── rust · mid ──────────────
+//! ### ─────────── rust · mid ───────────
 //! ```
 //! The band layout is shared with the original build (and with shared lesson texts), so it is
 //! computed exactly: dashes fill a 34-character line around the band's title.
@@ -66,11 +66,7 @@ pub fn render(card: CardView<'_>) -> String {
     }
     head.push_str(" · ");
     head.push_str(card.level.capitalized());
-    let body = card
-        .body
-        .map(str::trim)
-        .filter(|b| !b.is_empty())
-        .unwrap_or(card.summary);
+    let body = card.body.map(str::trim).filter(|b| !b.is_empty()).unwrap_or(card.summary);
     [
         band(CARD_BRAND),
         head,
@@ -89,22 +85,10 @@ mod tests {
     #[test]
     fn band_widths() {
         // 10 code points in the brand: (34 - 10 - 2) = 22 dashes, 11 on each side.
-        assert_eq!(
-            band(CARD_BRAND),
-            format!("### {} 🎓 devcoach {}", "─".repeat(11), "─".repeat(11))
-        );
-        assert_eq!(
-            band("ab"),
-            format!("### {} ab {}", "─".repeat(15), "─".repeat(15))
-        );
-        assert_eq!(
-            band("abc"),
-            format!("### {} abc {}", "─".repeat(14), "─".repeat(15))
-        );
-        assert_eq!(
-            band("rust · mid"),
-            format!("### {} rust · mid {}", "─".repeat(11), "─".repeat(11))
-        );
+        assert_eq!(band(CARD_BRAND), format!("### {} 🎓 devcoach {}", "─".repeat(11), "─".repeat(11)));
+        assert_eq!(band("ab"), format!("### {} ab {}", "─".repeat(15), "─".repeat(15)));
+        assert_eq!(band("abc"), format!("### {} abc {}", "─".repeat(14), "─".repeat(15)));
+        assert_eq!(band("rust · mid"), format!("### {} rust · mid {}", "─".repeat(11), "─".repeat(11)));
         // Long titles keep at least one dash on each side.
         let long = "x".repeat(60);
         assert_eq!(band(&long), format!("### ─ {long} ─"));

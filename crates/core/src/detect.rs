@@ -13,13 +13,8 @@ pub type Stack = BTreeMap<String, i64>;
 /// Subfolders whose entries the rules match.
 pub const SNAPSHOT_SUBDIRS: [&str; 3] = [".github/workflows", "kubernetes", "k8s"];
 /// Files whose text the rules read (only when present).
-pub const SNAPSHOT_TEXT_FILES: [&str; 5] = [
-    "package.json",
-    "requirements.txt",
-    "requirements-dev.txt",
-    "requirements/base.txt",
-    "pyproject.toml",
-];
+pub const SNAPSHOT_TEXT_FILES: [&str; 5] =
+    ["package.json", "requirements.txt", "requirements-dev.txt", "requirements/base.txt", "pyproject.toml"];
 /// The most text read from any one manifest.
 pub const MAX_MANIFEST_BYTES: usize = 256 * 1024;
 
@@ -102,12 +97,7 @@ const PYTHON_RULES: &[(&str, &str)] = &[
     ("sqlalchemy", "postgresql"),
 ];
 
-const PYTHON_FILES: [&str; 4] = [
-    "requirements.txt",
-    "requirements-dev.txt",
-    "requirements/base.txt",
-    "pyproject.toml",
-];
+const PYTHON_FILES: [&str; 4] = ["requirements.txt", "requirements-dev.txt", "requirements/base.txt", "pyproject.toml"];
 const FRAMEWORK_CONFIDENCE: i64 = 6;
 
 /// Maps a folder to topics; when rules disagree the highest confidence wins.
@@ -167,6 +157,31 @@ pub fn merge_stacks(into: &mut Stack, other: &Stack) {
     }
 }
 
+/// A topic found in at least this many projects is a habit, not an accident.
+pub const SHARED_TOPIC_PROJECTS: usize = 3;
+/// The boost for a shared topic never lifts it past this confidence.
+pub const SHARED_TOPIC_CEILING: i64 = 8;
+
+/// Combines the stacks of several projects: the highest confidence per topic, plus one point for
+/// a topic seen in [`SHARED_TOPIC_PROJECTS`] or more projects while still below
+/// [`SHARED_TOPIC_CEILING`].
+pub fn combine_project_stacks<'a>(stacks: impl IntoIterator<Item = &'a Stack>) -> Stack {
+    let mut merged = Stack::new();
+    let mut seen: BTreeMap<String, usize> = BTreeMap::new();
+    for stack in stacks {
+        merge_stacks(&mut merged, stack);
+        for topic in stack.keys() {
+            *seen.entry(topic.clone()).or_default() += 1;
+        }
+    }
+    for (topic, conf) in &mut merged {
+        if seen.get(topic).copied().unwrap_or(0) >= SHARED_TOPIC_PROJECTS && *conf < SHARED_TOPIC_CEILING {
+            *conf += 1;
+        }
+    }
+    merged
+}
+
 /// The topic a source file's extension suggests (used for the example files Claude Code lists
 /// per project).
 pub fn topic_for_extension(file_name: &str) -> Option<&'static str> {
@@ -217,10 +232,7 @@ mod tests {
     use super::*;
 
     fn snapshot(names: &[&str]) -> DirSnapshot {
-        DirSnapshot {
-            names: names.iter().map(|s| (*s).to_owned()).collect(),
-            ..DirSnapshot::default()
-        }
+        DirSnapshot { names: names.iter().map(|s| (*s).to_owned()).collect(), ..DirSnapshot::default() }
     }
 
     #[test]
@@ -243,31 +255,18 @@ mod tests {
             r#"{"dependencies":{"react":"19","express":"5"},"devDependencies":{"@nestjs/core":"1"}}"#.into(),
         );
         let stack = detect_stack(&dir);
-        let want: Stack = [
-            ("express", 6),
-            ("git", 7),
-            ("javascript", 6),
-            ("node_js", 6),
-            ("react", 6),
-            ("typescript", 6),
-        ]
-        .into_iter()
-        .map(|(t, c)| (t.to_owned(), c))
-        .collect();
+        let want: Stack =
+            [("express", 6), ("git", 7), ("javascript", 6), ("node_js", 6), ("react", 6), ("typescript", 6)]
+                .into_iter()
+                .map(|(t, c)| (t.to_owned(), c))
+                .collect();
         assert_eq!(stack, want);
     }
 
     #[test]
     fn docker_and_ci() {
-        let mut dir = snapshot(&[
-            "Dockerfile.prod",
-            "docker-compose.dev.yml",
-            "main.tf",
-            "schema.sql",
-            "Jenkinsfile",
-        ]);
-        dir.subdirs
-            .insert(".github/workflows".into(), vec!["ci.yaml".into()]);
+        let mut dir = snapshot(&["Dockerfile.prod", "docker-compose.dev.yml", "main.tf", "schema.sql", "Jenkinsfile"]);
+        dir.subdirs.insert(".github/workflows".into(), vec!["ci.yaml".into()]);
         dir.subdirs.insert("k8s".into(), vec!["deploy.yml".into()]);
         let stack = detect_stack(&dir);
         assert_eq!(stack.get("docker"), Some(&7));
@@ -283,10 +282,8 @@ mod tests {
     #[test]
     fn python_frameworks_from_manifest_text() {
         let mut dir = snapshot(&["pyproject.toml"]);
-        dir.texts.insert(
-            "pyproject.toml".into(),
-            "dependencies = [\"Django>=5\", \"SQLAlchemy\", \"starlette\"]".into(),
-        );
+        dir.texts
+            .insert("pyproject.toml".into(), "dependencies = [\"Django>=5\", \"SQLAlchemy\", \"starlette\"]".into());
         let stack = detect_stack(&dir);
         for topic in ["python", "django", "postgresql", "fastapi"] {
             assert_eq!(stack.get(topic), Some(&6), "{topic}");
@@ -297,31 +294,31 @@ mod tests {
     fn broken_package_json_still_means_javascript() {
         let mut dir = snapshot(&["package.json"]);
         dir.texts.insert("package.json".into(), "{ not json".into());
-        assert_eq!(
-            detect_stack(&dir).into_iter().collect::<Vec<_>>(),
-            [("javascript".to_owned(), 6)]
-        );
+        assert_eq!(detect_stack(&dir).into_iter().collect::<Vec<_>>(), [("javascript".to_owned(), 6)]);
     }
 
     #[test]
     fn merging_keeps_the_maximum() {
         let mut a: Stack = [("git".to_owned(), 7), ("sql".to_owned(), 5)].into();
-        let b: Stack = [
-            ("git".to_owned(), 5),
-            ("sql".to_owned(), 8),
-            ("go".to_owned(), 6),
-        ]
-        .into();
+        let b: Stack = [("git".to_owned(), 5), ("sql".to_owned(), 8), ("go".to_owned(), 6)].into();
         merge_stacks(&mut a, &b);
-        assert_eq!(
-            a,
-            [
-                ("git".to_owned(), 7),
-                ("go".to_owned(), 6),
-                ("sql".to_owned(), 8)
-            ]
-            .into()
-        );
+        assert_eq!(a, [("git".to_owned(), 7), ("go".to_owned(), 6), ("sql".to_owned(), 8)].into());
+    }
+
+    #[test]
+    fn topics_shared_by_three_projects_get_a_point_up_to_eight() {
+        let p = |pairs: &[(&str, i64)]| -> Stack { pairs.iter().map(|(t, c)| ((*t).to_owned(), *c)).collect() };
+        let stacks = [
+            p(&[("git", 7), ("rust", 6), ("docker", 8)]),
+            p(&[("git", 7), ("rust", 5), ("docker", 8)]),
+            p(&[("git", 7), ("docker", 8), ("go", 6)]),
+        ];
+        let combined = combine_project_stacks(&stacks);
+        assert_eq!(combined.get("git"), Some(&8), "boosted to the ceiling");
+        assert_eq!(combined.get("docker"), Some(&8), "already at the ceiling");
+        assert_eq!(combined.get("rust"), Some(&6), "only two projects");
+        assert_eq!(combined.get("go"), Some(&6));
+        assert!(combine_project_stacks(&[]).is_empty());
     }
 
     #[test]

@@ -24,15 +24,8 @@ pub enum EvidenceCause {
 }
 
 impl EvidenceCause {
-    pub const ALL: [EvidenceCause; 7] = [
-        Self::Feedback,
-        Self::Manual,
-        Self::Onboarding,
-        Self::Restore,
-        Self::Review,
-        Self::Practice,
-        Self::Course,
-    ];
+    pub const ALL: [EvidenceCause; 7] =
+        [Self::Feedback, Self::Manual, Self::Onboarding, Self::Restore, Self::Review, Self::Practice, Self::Course];
 
     pub fn as_str(self) -> &'static str {
         match self {

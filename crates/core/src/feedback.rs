@@ -73,10 +73,7 @@ mod tests {
     #[test]
     fn choices() {
         assert_eq!(FeedbackChoice::parse("clear"), Some(FeedbackChoice(None)));
-        assert_eq!(
-            FeedbackChoice::parse("dont_know"),
-            Some(FeedbackChoice(Some(Feedback::DontKnow)))
-        );
+        assert_eq!(FeedbackChoice::parse("dont_know"), Some(FeedbackChoice(Some(Feedback::DontKnow))));
         assert_eq!(FeedbackChoice::parse("maybe"), None);
         assert_eq!(label(Some(Feedback::DontKnow)), "couldn't follow");
     }

@@ -32,12 +32,7 @@ impl GitContext {
             None => (None, None),
         };
         let project = match &repository {
-            Some(repo) => repo
-                .trim_end_matches('/')
-                .rsplit('/')
-                .next()
-                .filter(|s| !s.is_empty())
-                .map(str::to_owned),
+            Some(repo) => repo.trim_end_matches('/').rsplit('/').next().filter(|s| !s.is_empty()).map(str::to_owned),
             None => folder_name(folder),
         };
         Self {
@@ -52,12 +47,7 @@ impl GitContext {
 }
 
 fn folder_name(folder: &str) -> Option<String> {
-    folder
-        .trim_end_matches(['/', '\\'])
-        .rsplit(['/', '\\'])
-        .next()
-        .filter(|s| !s.is_empty())
-        .map(str::to_owned)
+    folder.trim_end_matches(['/', '\\']).rsplit(['/', '\\']).next().filter(|s| !s.is_empty()).map(str::to_owned)
 }
 
 /// A remote URL read as `org/repo` on a platform.
@@ -83,24 +73,16 @@ pub fn parse_remote(remote: &str) -> Remote {
             let host = host.rsplit('@').next().unwrap_or(host);
             let host = host.split(':').next().unwrap_or(host).to_ascii_lowercase();
             let path = path.strip_suffix(".git").unwrap_or(path);
-            Remote {
-                repository: path.to_owned(),
-                platform: platform_of(&host),
-            }
+            Remote { repository: path.to_owned(), platform: platform_of(&host) }
         }
-        _ => Remote {
-            repository: remote.to_owned(),
-            platform: Platform::Local,
-        },
+        _ => Remote { repository: remote.to_owned(), platform: Platform::Local },
     }
 }
 
 fn strip_scheme(url: &str) -> Option<&str> {
-    ["https://", "http://", "ssh://"].iter().find_map(|p| {
-        url.get(..p.len())
-            .filter(|head| head.eq_ignore_ascii_case(p))
-            .map(|_| &url[p.len()..])
-    })
+    ["https://", "http://", "ssh://"]
+        .iter()
+        .find_map(|p| url.get(..p.len()).filter(|head| head.eq_ignore_ascii_case(p)).map(|_| &url[p.len()..]))
 }
 
 fn platform_of(host: &str) -> Platform {
@@ -124,29 +106,18 @@ pub struct UsageDefaults {
 
 /// Fills a lesson's context field by field: what the agent passed, else git, else the usage
 /// default (`project`, `repository`, `branch`, platform only), else nothing.
-pub fn resolve_context(
-    given: LessonContext,
-    git: &GitContext,
-    usage: &UsageDefaults,
-) -> LessonContext {
+pub fn resolve_context(given: LessonContext, git: &GitContext, usage: &UsageDefaults) -> LessonContext {
     fn pick(given: Option<String>, git: Option<&String>, usage: Option<&String>) -> Option<String> {
         given.or_else(|| git.cloned()).or_else(|| usage.cloned())
     }
     LessonContext {
         task_context: given.task_context,
         project: pick(given.project, git.project.as_ref(), usage.project.as_ref()),
-        repository: pick(
-            given.repository,
-            git.repository.as_ref(),
-            usage.repository.as_ref(),
-        ),
+        repository: pick(given.repository, git.repository.as_ref(), usage.repository.as_ref()),
         branch: pick(given.branch, git.branch.as_ref(), usage.branch.as_ref()),
         commit_hash: pick(given.commit_hash, git.commit_hash.as_ref(), None),
         folder: pick(given.folder, git.folder.as_ref(), None),
-        repository_platform: given
-            .repository_platform
-            .or(git.repository_platform)
-            .or(usage.repository_platform),
+        repository_platform: given.repository_platform.or(git.repository_platform).or(usage.repository_platform),
     }
 }
 
@@ -156,63 +127,20 @@ mod tests {
 
     #[track_caller]
     fn remote(url: &str, repo: &str, platform: Platform) {
-        assert_eq!(
-            parse_remote(url),
-            Remote {
-                repository: repo.into(),
-                platform
-            },
-            "{url}"
-        );
+        assert_eq!(parse_remote(url), Remote { repository: repo.into(), platform }, "{url}");
     }
 
     #[test]
     fn remotes() {
-        remote(
-            "git@github.com:acme/widgets.git",
-            "acme/widgets",
-            Platform::Github,
-        );
-        remote(
-            "git@GitHub.com:acme/widgets",
-            "acme/widgets",
-            Platform::Github,
-        );
-        remote(
-            "git@git.internal:acme/widgets.git",
-            "acme/widgets",
-            Platform::Local,
-        );
-        remote(
-            "https://gitlab.com/group/sub/proj.git",
-            "group/sub/proj",
-            Platform::Gitlab,
-        );
-        remote(
-            "https://bitbucket.org/team/repo",
-            "team/repo",
-            Platform::Bitbucket,
-        );
-        remote(
-            "https://example.com/team/repo.git",
-            "team/repo",
-            Platform::Local,
-        );
-        remote(
-            "https://ci-token:s3cret@github.com/acme/widgets.git",
-            "acme/widgets",
-            Platform::Github,
-        );
-        remote(
-            "ssh://git@github.com:22/acme/widgets.git",
-            "acme/widgets",
-            Platform::Github,
-        );
-        remote(
-            "/srv/git/widgets.git",
-            "/srv/git/widgets.git",
-            Platform::Local,
-        );
+        remote("git@github.com:acme/widgets.git", "acme/widgets", Platform::Github);
+        remote("git@GitHub.com:acme/widgets", "acme/widgets", Platform::Github);
+        remote("git@git.internal:acme/widgets.git", "acme/widgets", Platform::Local);
+        remote("https://gitlab.com/group/sub/proj.git", "group/sub/proj", Platform::Gitlab);
+        remote("https://bitbucket.org/team/repo", "team/repo", Platform::Bitbucket);
+        remote("https://example.com/team/repo.git", "team/repo", Platform::Local);
+        remote("https://ci-token:s3cret@github.com/acme/widgets.git", "acme/widgets", Platform::Github);
+        remote("ssh://git@github.com:22/acme/widgets.git", "acme/widgets", Platform::Github);
+        remote("/srv/git/widgets.git", "/srv/git/widgets.git", Platform::Local);
         remote("https://github.com", "https://github.com", Platform::Local);
     }
 
@@ -233,10 +161,7 @@ mod tests {
 
         let detached = GitContext::from_answers(
             "/tmp/scratch/",
-            GitAnswers {
-                branch: Some("HEAD".into()),
-                ..GitAnswers::default()
-            },
+            GitAnswers { branch: Some("HEAD".into()), ..GitAnswers::default() },
         );
         assert_eq!(detached.branch, None);
         assert_eq!(detached.project.as_deref(), Some("scratch"));
@@ -245,21 +170,15 @@ mod tests {
 
     #[test]
     fn context_fallback_chain() {
-        let git = GitContext {
-            branch: Some("feature".into()),
-            commit_hash: Some("c1".into()),
-            ..GitContext::default()
-        };
+        let git =
+            GitContext { branch: Some("feature".into()), commit_hash: Some("c1".into()), ..GitContext::default() };
         let usage = UsageDefaults {
             project: Some("usual".into()),
             branch: Some("main".into()),
             repository_platform: Some(Platform::Github),
             ..UsageDefaults::default()
         };
-        let given = LessonContext {
-            project: Some("explicit".into()),
-            ..LessonContext::default()
-        };
+        let given = LessonContext { project: Some("explicit".into()), ..LessonContext::default() };
         let ctx = resolve_context(given, &git, &usage);
         assert_eq!(ctx.project.as_deref(), Some("explicit"));
         assert_eq!(ctx.branch.as_deref(), Some("feature"));

@@ -67,10 +67,7 @@ mod tests {
     #[test]
     fn blank_lesson_ids_are_refused() {
         assert!(LessonId::new("  ").is_err());
-        assert_eq!(
-            LessonId::new("a-b").map(LessonId::into_string).ok(),
-            Some("a-b".into())
-        );
+        assert_eq!(LessonId::new("a-b").map(LessonId::into_string).ok(), Some("a-b".into()));
     }
 
     #[test]

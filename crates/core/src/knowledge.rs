@@ -102,10 +102,7 @@ impl Profile {
 
     /// The group a topic is in, or `Other`.
     pub fn group_of(&self, topic: &str) -> &str {
-        self.groups
-            .iter()
-            .find(|g| g.topics.iter().any(|t| t == topic))
-            .map_or(OTHER_GROUP, |g| g.name.as_str())
+        self.groups.iter().find(|g| g.topics.iter().any(|t| t == topic)).map_or(OTHER_GROUP, |g| g.name.as_str())
     }
 
     /// Topics arranged by group for display: named groups by name (empty ones included), then
@@ -113,31 +110,21 @@ impl Profile {
     pub fn by_group(&self) -> Vec<(String, Vec<KnowledgeEntry>)> {
         let mut out: Vec<(String, Vec<KnowledgeEntry>)> = Vec::new();
         let mut placed = std::collections::BTreeSet::new();
-        let confidences: BTreeMap<&str, i64> = self
-            .knowledge
-            .iter()
-            .map(|e| (e.topic.as_str(), e.confidence))
-            .collect();
+        let confidences: BTreeMap<&str, i64> =
+            self.knowledge.iter().map(|e| (e.topic.as_str(), e.confidence)).collect();
         for g in &self.groups {
             let entries = g
                 .topics
                 .iter()
                 .filter_map(|t| {
-                    confidences.get(t.as_str()).map(|c| KnowledgeEntry {
-                        topic: t.clone(),
-                        confidence: *c,
-                    })
+                    confidences.get(t.as_str()).map(|c| KnowledgeEntry { topic: t.clone(), confidence: *c })
                 })
                 .collect::<Vec<_>>();
             placed.extend(g.topics.iter().map(String::as_str));
             out.push((g.name.clone(), entries));
         }
-        let other: Vec<KnowledgeEntry> = self
-            .knowledge
-            .iter()
-            .filter(|e| !placed.contains(e.topic.as_str()))
-            .cloned()
-            .collect();
+        let other: Vec<KnowledgeEntry> =
+            self.knowledge.iter().filter(|e| !placed.contains(e.topic.as_str())).cloned().collect();
         if !other.is_empty() {
             out.push((OTHER_GROUP.to_owned(), other));
         }
@@ -159,11 +146,7 @@ pub enum KnowledgeError {
 /// A topic name as typed: trimmed, not empty.
 pub fn topic_name(raw: &str) -> Result<String, KnowledgeError> {
     let t = raw.trim();
-    if t.is_empty() {
-        Err(KnowledgeError::EmptyTopic)
-    } else {
-        Ok(t.to_owned())
-    }
+    if t.is_empty() { Err(KnowledgeError::EmptyTopic) } else { Ok(t.to_owned()) }
 }
 
 /// A group name for creating a group: trimmed, not empty, not `Other`.
@@ -191,11 +174,7 @@ impl GroupTarget {
     /// Empty and `Other` both mean "no group".
     pub fn parse(raw: &str) -> Self {
         let g = raw.trim();
-        if g.is_empty() || g == OTHER_GROUP {
-            Self::Ungrouped
-        } else {
-            Self::Group(g.to_owned())
-        }
+        if g.is_empty() || g == OTHER_GROUP { Self::Ungrouped } else { Self::Group(g.to_owned()) }
     }
 }
 
@@ -232,10 +211,7 @@ mod tests {
         assert_eq!(new_group_name("Other"), Err(KnowledgeError::ReservedGroup));
         assert_eq!(GroupTarget::parse("Other"), GroupTarget::Ungrouped);
         assert_eq!(GroupTarget::parse(""), GroupTarget::Ungrouped);
-        assert_eq!(
-            GroupTarget::parse(" Ops "),
-            GroupTarget::Group("Ops".into())
-        );
+        assert_eq!(GroupTarget::parse(" Ops "), GroupTarget::Group("Ops".into()));
         assert_eq!(topic_name("  "), Err(KnowledgeError::EmptyTopic));
     }
 
@@ -243,24 +219,12 @@ mod tests {
     fn ungrouped_topics_land_in_other() {
         let p = Profile {
             knowledge: vec![
-                KnowledgeEntry {
-                    topic: "git".into(),
-                    confidence: 7,
-                },
-                KnowledgeEntry {
-                    topic: "rust".into(),
-                    confidence: 5,
-                },
+                KnowledgeEntry { topic: "git".into(), confidence: 7 },
+                KnowledgeEntry { topic: "rust".into(), confidence: 5 },
             ],
             groups: vec![
-                Group {
-                    name: "Empty".into(),
-                    topics: vec![],
-                },
-                Group {
-                    name: "Languages".into(),
-                    topics: vec!["rust".into()],
-                },
+                Group { name: "Empty".into(), topics: vec![] },
+                Group { name: "Languages".into(), topics: vec!["rust".into()] },
             ],
         };
         let view = p.by_group();

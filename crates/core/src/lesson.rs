@@ -15,16 +15,9 @@ pub enum LessonError {
     #[error("`{0}` is required")]
     Missing(&'static str),
     #[error("`{field}` must be {expected}")]
-    WrongType {
-        field: &'static str,
-        expected: &'static str,
-    },
+    WrongType { field: &'static str, expected: &'static str },
     #[error("`{field}` must be one of {allowed}, got {got:?}")]
-    NotAllowed {
-        field: &'static str,
-        allowed: &'static str,
-        got: String,
-    },
+    NotAllowed { field: &'static str, allowed: &'static str, got: String },
     #[error(transparent)]
     Timestamp(#[from] TimestampError),
     #[error("a lesson must be a JSON object")]
@@ -197,15 +190,9 @@ impl Lesson {
                 .iter()
                 .map(|v| v.as_str().map(str::to_owned))
                 .collect::<Option<Vec<_>>>()
-                .ok_or(LessonError::WrongType {
-                    field: "categories",
-                    expected: "an array of strings",
-                })?,
+                .ok_or(LessonError::WrongType { field: "categories", expected: "an array of strings" })?,
             Some(_) => {
-                return Err(LessonError::WrongType {
-                    field: "categories",
-                    expected: "an array of strings",
-                });
+                return Err(LessonError::WrongType { field: "categories", expected: "an array of strings" });
             }
             None => return Err(LessonError::Missing("categories")),
         };
@@ -229,10 +216,7 @@ impl Lesson {
                 .map(Platform::parse)
                 .transpose()?,
             starred: optional_bool(obj, "starred")?,
-            feedback: optional_str(obj, "feedback")?
-                .as_deref()
-                .map(Feedback::parse)
-                .transpose()?,
+            feedback: optional_str(obj, "feedback")?.as_deref().map(Feedback::parse).transpose()?,
             imported: optional_bool(obj, "imported")?,
             shared_by: optional_str(obj, "shared_by")?,
         })
@@ -243,24 +227,15 @@ fn required_str(obj: &Map<String, Value>, field: &'static str) -> Result<String,
     match obj.get(field) {
         Some(Value::String(s)) => Ok(s.clone()),
         Some(Value::Null) | None => Err(LessonError::Missing(field)),
-        Some(_) => Err(LessonError::WrongType {
-            field,
-            expected: "a string",
-        }),
+        Some(_) => Err(LessonError::WrongType { field, expected: "a string" }),
     }
 }
 
-fn optional_str(
-    obj: &Map<String, Value>,
-    field: &'static str,
-) -> Result<Option<String>, LessonError> {
+fn optional_str(obj: &Map<String, Value>, field: &'static str) -> Result<Option<String>, LessonError> {
     match obj.get(field) {
         Some(Value::String(s)) => Ok(Some(s.clone())),
         Some(Value::Null) | None => Ok(None),
-        Some(_) => Err(LessonError::WrongType {
-            field,
-            expected: "a string or null",
-        }),
+        Some(_) => Err(LessonError::WrongType { field, expected: "a string or null" }),
     }
 }
 
@@ -268,10 +243,7 @@ fn optional_bool(obj: &Map<String, Value>, field: &'static str) -> Result<bool, 
     match obj.get(field) {
         Some(Value::Bool(b)) => Ok(*b),
         None => Ok(false),
-        Some(_) => Err(LessonError::WrongType {
-            field,
-            expected: "true or false",
-        }),
+        Some(_) => Err(LessonError::WrongType { field, expected: "true or false" }),
     }
 }
 
@@ -283,10 +255,7 @@ pub fn categories_from_column(raw: &str) -> Vec<String> {
         return list;
     }
     match serde_json::from_str::<Value>(raw) {
-        Ok(Value::Array(items)) => items
-            .into_iter()
-            .filter_map(|v| v.as_str().map(str::to_owned))
-            .collect(),
+        Ok(Value::Array(items)) => items.into_iter().filter_map(|v| v.as_str().map(str::to_owned)).collect(),
         _ => Vec::new(),
     }
 }
@@ -318,21 +287,15 @@ mod tests {
         let lesson = Lesson::from_record(&record(), now()).expect("valid");
         assert_eq!(lesson.timestamp, "2026-05-01T10:00:00Z");
         assert!(!lesson.starred && !lesson.imported);
-        assert_eq!(
-            (lesson.body, lesson.feedback, lesson.folder),
-            (None, None, None)
-        );
+        assert_eq!((lesson.body, lesson.feedback, lesson.folder), (None, None, None));
     }
 
     #[test]
     fn json_has_the_19_keys_in_order() {
         let lesson = Lesson::from_record(&record(), now()).expect("valid");
         let text = serde_json::to_string(&lesson).expect("serialises");
-        let keys: Vec<String> = serde_json::from_str::<serde_json::Map<String, Value>>(&text)
-            .expect("object")
-            .keys()
-            .cloned()
-            .collect();
+        let keys: Vec<String> =
+            serde_json::from_str::<serde_json::Map<String, Value>>(&text).expect("object").keys().cloned().collect();
         // serde_json's Map keeps insertion order only with preserve_order, so check the text.
         let order = [
             "id",
@@ -368,38 +331,20 @@ mod tests {
     fn bad_records_say_why() {
         let mut r = record();
         r["level"] = json!("expert");
-        assert!(matches!(
-            Lesson::from_record(&r, now()),
-            Err(LessonError::NotAllowed { field: "level", .. })
-        ));
+        assert!(matches!(Lesson::from_record(&r, now()), Err(LessonError::NotAllowed { field: "level", .. })));
         let mut r = record();
         r["starred"] = json!(null);
-        assert!(matches!(
-            Lesson::from_record(&r, now()),
-            Err(LessonError::WrongType {
-                field: "starred",
-                ..
-            })
-        ));
+        assert!(matches!(Lesson::from_record(&r, now()), Err(LessonError::WrongType { field: "starred", .. })));
         let mut r = record();
         r["categories"] = json!("rust");
         assert!(Lesson::from_record(&r, now()).is_err());
         let mut r = record();
         r["timestamp"] = json!("soon");
-        assert!(matches!(
-            Lesson::from_record(&r, now()),
-            Err(LessonError::Timestamp(_))
-        ));
-        assert_eq!(
-            Lesson::from_record(&json!([1]), now()),
-            Err(LessonError::NotAnObject)
-        );
+        assert!(matches!(Lesson::from_record(&r, now()), Err(LessonError::Timestamp(_))));
+        assert_eq!(Lesson::from_record(&json!([1]), now()), Err(LessonError::NotAnObject));
         let mut r = record();
         r.as_object_mut().expect("object").remove("summary");
-        assert_eq!(
-            Lesson::from_record(&r, now()),
-            Err(LessonError::Missing("summary"))
-        );
+        assert_eq!(Lesson::from_record(&r, now()), Err(LessonError::Missing("summary")));
     }
 
     #[test]
@@ -407,10 +352,7 @@ mod tests {
         assert_eq!(categories_from_column(r#"["a","b"]"#), vec!["a", "b"]);
         assert!(categories_from_column("not json").is_empty());
         assert!(categories_from_column(r#"{"a":1}"#).is_empty());
-        assert_eq!(
-            categories_to_column(&["a".into(), "b\"c".into()]),
-            r#"["a","b\"c"]"#
-        );
+        assert_eq!(categories_to_column(&["a".into(), "b\"c".into()]), r#"["a","b\"c"]"#);
     }
 
     #[test]

@@ -51,28 +51,17 @@ pub struct CueDecision {
 
 impl CueDecision {
     fn silent(reason: impl Into<String>) -> Self {
-        Self {
-            cue: false,
-            reason: reason.into(),
-            next_lesson_number: 0,
-        }
+        Self { cue: false, reason: reason.into(), next_lesson_number: 0 }
     }
 }
 
 /// The counter threshold in force.
 pub fn threshold(nudge_every: i64, pending: bool) -> i64 {
-    if pending {
-        NUDGE_RETRY_AFTER.min(nudge_every)
-    } else {
-        nudge_every
-    }
+    if pending { NUDGE_RETRY_AFTER.min(nudge_every) } else { nudge_every }
 }
 
 fn label(n: i64, threshold: i64, pending: bool) -> String {
-    format!(
-        "{n}/{threshold}{}",
-        if pending { " (retry window)" } else { "" }
-    )
+    format!("{n}/{threshold}{}", if pending { " (retry window)" } else { "" })
 }
 
 pub const PLAN_MODE_REASON: &str = "plan mode (not counted)";
@@ -80,11 +69,7 @@ pub const NOT_ONBOARDED_REASON: &str = "onboarding not complete";
 pub const COURSE_ACTIVE_REASON: &str = "course in progress (lesson cues paused, not counted)";
 
 /// Decides one agent stop, updating the pacing state. Run it inside one write transaction.
-pub fn evaluate<S: PacingState>(
-    state: &mut S,
-    session: &SessionId,
-    plan_mode: bool,
-) -> Result<CueDecision, S::Error> {
+pub fn evaluate<S: PacingState>(state: &mut S, session: &SessionId, plan_mode: bool) -> Result<CueDecision, S::Error> {
     if plan_mode {
         return Ok(CueDecision::silent(PLAN_MODE_REASON));
     }
@@ -109,17 +94,10 @@ pub fn evaluate<S: PacingState>(
     };
     let rate = state.rate_limit();
     if !rate.allowed {
-        return Ok(CueDecision::silent(format!(
-            "rate limited: {}",
-            rate.reason.as_deref().unwrap_or("denied")
-        )));
+        return Ok(CueDecision::silent(format!("rate limited: {}", rate.reason.as_deref().unwrap_or("denied"))));
     }
     state.mark_cue_pending()?;
-    Ok(CueDecision {
-        cue: true,
-        reason: format!("cue ({pacing})"),
-        next_lesson_number: state.total_lessons()? + 1,
-    })
+    Ok(CueDecision { cue: true, reason: format!("cue ({pacing})"), next_lesson_number: state.total_lessons()? + 1 })
 }
 
 /// A read-only forecast of the next eligible stop.
@@ -130,10 +108,7 @@ pub struct CueForecast {
 }
 
 /// Forecasts the next stop without changing anything (doctor, the prompt hook).
-pub fn explain<S: PacingState>(
-    state: &mut S,
-    session: &SessionId,
-) -> Result<CueForecast, S::Error> {
+pub fn explain<S: PacingState>(state: &mut S, session: &SessionId) -> Result<CueForecast, S::Error> {
     if !state.is_onboarded()? {
         return Ok(CueForecast {
             would_cue: false,
@@ -141,10 +116,7 @@ pub fn explain<S: PacingState>(
         });
     }
     if state.has_active_course()? {
-        return Ok(CueForecast {
-            would_cue: false,
-            reasons: vec![COURSE_ACTIVE_REASON.into()],
-        });
+        return Ok(CueForecast { would_cue: false, reasons: vec![COURSE_ACTIVE_REASON.into()] });
     }
     let settings = state.settings()?;
     let mut would_cue = true;
@@ -155,10 +127,7 @@ pub fn explain<S: PacingState>(
         let t = threshold(settings.nudge_every, pending);
         if n < t {
             would_cue = false;
-            reasons.push(format!(
-                "pacing: next stop would be {}",
-                label(n, t, pending)
-            ));
+            reasons.push(format!("pacing: next stop would be {}", label(n, t, pending)));
         } else {
             reasons.push(format!("pacing: next stop reaches the threshold ({n}/{t})"));
         }
@@ -170,10 +139,7 @@ pub fn explain<S: PacingState>(
         reasons.push("rate limit: allowed".into());
     } else {
         would_cue = false;
-        reasons.push(format!(
-            "rate limited: {}",
-            rate.reason.as_deref().unwrap_or("denied")
-        ));
+        reasons.push(format!("rate limited: {}", rate.reason.as_deref().unwrap_or("denied")));
     }
     Ok(CueForecast { would_cue, reasons })
 }
@@ -190,9 +156,7 @@ pub fn notebook_checkpoint(lesson_number: i64) -> NotebookCheckpoint {
         NotebookCheckpoint::Now
     } else {
         let n = lesson_number.max(1);
-        NotebookCheckpoint::Next(
-            (n + NOTEBOOK_UPDATE_EVERY - 1) / NOTEBOOK_UPDATE_EVERY * NOTEBOOK_UPDATE_EVERY,
-        )
+        NotebookCheckpoint::Next((n + NOTEBOOK_UPDATE_EVERY - 1) / NOTEBOOK_UPDATE_EVERY * NOTEBOOK_UPDATE_EVERY)
     }
 }
 
@@ -220,10 +184,7 @@ mod tests {
             Self {
                 onboarded: true,
                 allowed: true,
-                settings: Settings {
-                    nudge_every,
-                    ..Settings::default()
-                },
+                settings: Settings { nudge_every, ..Settings::default() },
                 ..Self::default()
             }
         }
@@ -247,10 +208,7 @@ mod tests {
             Ok(self.settings.clone())
         }
         fn bump(&mut self, session: &SessionId, scope: NudgeScope) -> Result<i64, Self::Error> {
-            *self
-                .counters
-                .entry(session.as_str().to_owned())
-                .or_default() += 1;
+            *self.counters.entry(session.as_str().to_owned()).or_default() += 1;
             self.peek(session, scope)
         }
         fn peek(&mut self, session: &SessionId, scope: NudgeScope) -> Result<i64, Self::Error> {
@@ -266,10 +224,7 @@ mod tests {
             if self.allowed {
                 RateLimit::allowed()
             } else {
-                RateLimit {
-                    allowed: false,
-                    reason: Some("Daily limit reached (2/2 lessons in the last 24h)".into()),
-                }
+                RateLimit { allowed: false, reason: Some("Daily limit reached (2/2 lessons in the last 24h)".into()) }
             }
         }
         fn mark_cue_pending(&mut self) -> Result<(), Self::Error> {
@@ -302,20 +257,11 @@ mod tests {
 
     #[test]
     fn onboarding_gate_comes_first_and_does_not_count() {
-        let mut m = Mem {
-            settings: Settings {
-                nudge_every: 1,
-                ..Settings::default()
-            },
-            allowed: true,
-            ..Mem::default()
-        };
+        let mut m =
+            Mem { settings: Settings { nudge_every: 1, ..Settings::default() }, allowed: true, ..Mem::default() };
         assert_eq!(stop(&mut m, "a").reason, "onboarding not complete");
         assert!(m.counters.is_empty());
-        assert_eq!(
-            forecast(&mut m, "a").reasons,
-            ["onboarding not complete — no knowledge topics yet"]
-        );
+        assert_eq!(forecast(&mut m, "a").reasons, ["onboarding not complete — no knowledge topics yet"]);
     }
 
     #[test]
@@ -327,14 +273,7 @@ mod tests {
             assert_eq!(d.reason, format!("paced ({i}/5)"));
         }
         let d = stop(&mut m, "a");
-        assert_eq!(
-            d,
-            CueDecision {
-                cue: true,
-                reason: "cue (5/5)".into(),
-                next_lesson_number: 1
-            }
-        );
+        assert_eq!(d, CueDecision { cue: true, reason: "cue (5/5)".into(), next_lesson_number: 1 });
         assert!(m.pending && m.counters.is_empty());
     }
 
@@ -368,10 +307,7 @@ mod tests {
     fn plan_mode_is_neither_counted_nor_cued() {
         let mut m = Mem::onboarded(1);
         let d = evaluate(&mut m, &s("a"), true);
-        assert_eq!(
-            d.map(|d| d.reason).ok().as_deref(),
-            Some("plan mode (not counted)")
-        );
+        assert_eq!(d.map(|d| d.reason).ok().as_deref(), Some("plan mode (not counted)"));
         assert!(m.counters.is_empty() && !m.pending);
     }
 
@@ -390,10 +326,7 @@ mod tests {
         m.allowed = false;
         stop(&mut m, "a");
         let d = stop(&mut m, "a");
-        assert_eq!(
-            d.reason,
-            "rate limited: Daily limit reached (2/2 lessons in the last 24h)"
-        );
+        assert_eq!(d.reason, "rate limited: Daily limit reached (2/2 lessons in the last 24h)");
         assert!(!m.pending);
         assert_eq!(m.counters.get("a"), Some(&2));
         assert_eq!(stop(&mut m, "a").reason, d.reason);
@@ -411,10 +344,7 @@ mod tests {
         assert!(stop(&mut m, "a").cue);
         assert_eq!(
             forecast(&mut m, "a").reasons,
-            [
-                "pacing disabled (nudge_every=0) — every eligible stop cues",
-                "rate limit: allowed"
-            ]
+            ["pacing disabled (nudge_every=0) — every eligible stop cues", "rate limit: allowed"]
         );
     }
 
@@ -444,27 +374,18 @@ mod tests {
             f,
             CueForecast {
                 would_cue: false,
-                reasons: vec![
-                    "pacing: next stop would be 1/2".into(),
-                    "rate limit: allowed".into()
-                ]
+                reasons: vec!["pacing: next stop would be 1/2".into(), "rate limit: allowed".into()]
             }
         );
         assert!(m.counters.is_empty());
         stop(&mut m, "a");
         let f = forecast(&mut m, "a");
         assert!(f.would_cue);
-        assert_eq!(
-            f.reasons[0],
-            "pacing: next stop reaches the threshold (2/2)"
-        );
+        assert_eq!(f.reasons[0], "pacing: next stop reaches the threshold (2/2)");
         m.allowed = false;
         let f = forecast(&mut m, "a");
         assert!(!f.would_cue);
-        assert_eq!(
-            f.reasons[1],
-            "rate limited: Daily limit reached (2/2 lessons in the last 24h)"
-        );
+        assert_eq!(f.reasons[1], "rate limited: Daily limit reached (2/2 lessons in the last 24h)");
     }
 
     #[test]

@@ -69,19 +69,13 @@ pub enum SortOrder {
 impl SortOrder {
     /// `asc` (any case) sorts ascending; everything else newest/greatest first.
     pub fn parse_or_default(raw: &str) -> Self {
-        if raw.eq_ignore_ascii_case("asc") {
-            Self::Asc
-        } else {
-            Self::Desc
-        }
+        if raw.eq_ignore_ascii_case("asc") { Self::Asc } else { Self::Desc }
     }
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Error)]
 pub enum QueryError {
-    #[error(
-        "{field} must be a date like 2026-05-01 or a timestamp like 2026-05-01T14:30:00Z, got {got:?}"
-    )]
+    #[error("{field} must be a date like 2026-05-01 or a timestamp like 2026-05-01T14:30:00Z, got {got:?}")]
     BadDate { field: &'static str, got: String },
 }
 
@@ -96,28 +90,19 @@ pub struct DateRange {
 impl DateRange {
     /// Lower bound, inclusive. A date means its first second.
     pub fn set_from(&mut self, raw: &str) -> Result<(), QueryError> {
-        let at = time::parse_timestamp(raw).map_err(|_| QueryError::BadDate {
-            field: "date_from",
-            got: raw.to_owned(),
-        })?;
+        let at =
+            time::parse_timestamp(raw).map_err(|_| QueryError::BadDate { field: "date_from", got: raw.to_owned() })?;
         self.from = Some(time::lesson_stamp(at));
         Ok(())
     }
 
     /// Upper bound, inclusive. A date without a time means its last second.
     pub fn set_to(&mut self, raw: &str) -> Result<(), QueryError> {
-        let bad = || QueryError::BadDate {
-            field: "date_to",
-            got: raw.to_owned(),
-        };
+        let bad = || QueryError::BadDate { field: "date_to", got: raw.to_owned() };
         let trimmed = raw.trim();
         let at = time::parse_timestamp(trimmed).map_err(|_| bad())?;
         let stamp = time::lesson_stamp(at);
-        self.to = Some(if trimmed.contains(['T', 't', ' ']) {
-            stamp
-        } else {
-            format!("{}T23:59:59Z", &stamp[..10])
-        });
+        self.to = Some(if trimmed.contains(['T', 't', ' ']) { stamp } else { format!("{}T23:59:59Z", &stamp[..10]) });
         Ok(())
     }
 
@@ -176,20 +161,13 @@ impl LessonQuery {
         if self.dates.from.is_some() || self.dates.to.is_some() {
             return (self.dates.from.clone(), self.dates.to.clone());
         }
-        let from = self
-            .period
-            .and_then(|p| p.cutoff(now))
-            .map(time::lesson_stamp);
+        let from = self.period.and_then(|p| p.cutoff(now)).map(time::lesson_stamp);
         (from, None)
     }
 
     /// Whether only shared-to-me lessons match.
     pub fn imported_filter(&self) -> Option<bool> {
-        if self.shared_by.is_some() {
-            Some(true)
-        } else {
-            self.imported
-        }
+        if self.shared_by.is_some() { Some(true) } else { self.imported }
     }
 
     /// True when the request narrows the list in any way (for "no match" vs "nothing yet").
@@ -216,61 +194,26 @@ mod tests {
 
     #[test]
     fn explicit_dates_override_the_period() {
-        let mut q = LessonQuery {
-            period: Some(Period::Week),
-            ..LessonQuery::default()
-        };
-        assert_eq!(
-            q.time_bounds(now()),
-            (Some("2026-11-23T12:00:00Z".into()), None)
-        );
+        let mut q = LessonQuery { period: Some(Period::Week), ..LessonQuery::default() };
+        assert_eq!(q.time_bounds(now()), (Some("2026-11-23T12:00:00Z".into()), None));
         q.dates.set_to("2026-05-01").expect("date");
-        assert_eq!(
-            q.time_bounds(now()),
-            (None, Some("2026-05-01T23:59:59Z".into()))
-        );
+        assert_eq!(q.time_bounds(now()), (None, Some("2026-05-01T23:59:59Z".into())));
         q.dates.set_to("2026-05-01T08:00:00").expect("timestamp");
         q.dates.set_from("2026-04-01").expect("date");
-        assert_eq!(
-            q.time_bounds(now()),
-            (
-                Some("2026-04-01T00:00:00Z".into()),
-                Some("2026-05-01T08:00:00Z".into())
-            )
-        );
+        assert_eq!(q.time_bounds(now()), (Some("2026-04-01T00:00:00Z".into()), Some("2026-05-01T08:00:00Z".into())));
         assert!(q.dates.set_from("last tuesday").is_err());
     }
 
     #[test]
     fn all_period_has_no_bound() {
-        let q = LessonQuery {
-            period: Some(Period::All),
-            ..LessonQuery::default()
-        };
+        let q = LessonQuery { period: Some(Period::All), ..LessonQuery::default() };
         assert_eq!(q.time_bounds(now()), (None, None));
         assert!(!q.is_filtered());
         assert!(!LessonQuery::default().is_filtered());
+        assert!(LessonQuery { starred: Some(true), ..LessonQuery::default() }.is_filtered());
+        assert!(LessonQuery { period: Some(Period::Today), ..LessonQuery::default() }.is_filtered());
         assert!(
-            LessonQuery {
-                starred: Some(true),
-                ..LessonQuery::default()
-            }
-            .is_filtered()
-        );
-        assert!(
-            LessonQuery {
-                period: Some(Period::Today),
-                ..LessonQuery::default()
-            }
-            .is_filtered()
-        );
-        assert!(
-            LessonQuery {
-                period: Some(Period::All),
-                level: Some(Level::Mid),
-                ..LessonQuery::default()
-            }
-            .is_filtered()
+            LessonQuery { period: Some(Period::All), level: Some(Level::Mid), ..LessonQuery::default() }.is_filtered()
         );
     }
 
@@ -293,28 +236,18 @@ mod tests {
 
     #[test]
     fn sender_implies_imported() {
-        let q = LessonQuery {
-            shared_by: Some("Ada".into()),
-            imported: Some(false),
-            ..LessonQuery::default()
-        };
+        let q = LessonQuery { shared_by: Some("Ada".into()), imported: Some(false), ..LessonQuery::default() };
         assert_eq!(q.imported_filter(), Some(true));
     }
 
     #[test]
     fn sort_whitelist() {
         assert_eq!(SortColumn::parse_or_default("title"), SortColumn::Title);
-        assert_eq!(
-            SortColumn::parse_or_default("id; DROP TABLE lessons"),
-            SortColumn::Timestamp
-        );
+        assert_eq!(SortColumn::parse_or_default("id; DROP TABLE lessons"), SortColumn::Timestamp);
         assert_eq!(SortOrder::parse_or_default("ASC"), SortOrder::Asc);
         assert_eq!(SortOrder::parse_or_default("sideways"), SortOrder::Desc);
         assert_eq!(FeedbackFilter::parse("none"), Some(FeedbackFilter::Missing));
-        assert_eq!(
-            FeedbackFilter::parse("know"),
-            Some(FeedbackFilter::Is(Feedback::Know))
-        );
+        assert_eq!(FeedbackFilter::parse("know"), Some(FeedbackFilter::Is(Feedback::Know)));
         assert_eq!(FeedbackFilter::parse("meh"), None);
     }
 }

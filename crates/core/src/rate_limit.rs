@@ -16,25 +16,16 @@ pub struct RateLimit {
 
 impl RateLimit {
     pub fn allowed() -> Self {
-        Self {
-            allowed: true,
-            reason: None,
-        }
+        Self { allowed: true, reason: None }
     }
 
     fn denied(reason: String) -> Self {
-        Self {
-            allowed: false,
-            reason: Some(reason),
-        }
+        Self { allowed: false, reason: Some(reason) }
     }
 
     /// When the check itself failed: coaching must not stop because of it.
     pub fn check_failed(err: &dyn std::fmt::Display) -> Self {
-        Self {
-            allowed: true,
-            reason: Some(format!("Rate limit check failed: {err}")),
-        }
+        Self { allowed: true, reason: Some(format!("Rate limit check failed: {err}")) }
     }
 }
 
@@ -52,9 +43,7 @@ pub fn check(
 ) -> RateLimit {
     let max = settings.max_per_day;
     if own_in_last_24h >= max {
-        return RateLimit::denied(format!(
-            "Daily limit reached ({own_in_last_24h}/{max} lessons in the last 24h)"
-        ));
+        return RateLimit::denied(format!("Daily limit reached ({own_in_last_24h}/{max} lessons in the last 24h)"));
     }
     let Some(last) = last_own else {
         return RateLimit::allowed();
@@ -99,49 +88,26 @@ mod tests {
     }
 
     fn settings(max: i64, gap: i64) -> Settings {
-        Settings {
-            max_per_day: max,
-            min_gap_minutes: gap,
-            ..Settings::default()
-        }
+        Settings { max_per_day: max, min_gap_minutes: gap, ..Settings::default() }
     }
 
     #[test]
     fn nothing_yet_is_allowed() {
-        assert_eq!(
-            check(&settings(2, 240), 0, None, now()),
-            RateLimit::allowed()
-        );
+        assert_eq!(check(&settings(2, 240), 0, None, now()), RateLimit::allowed());
     }
 
     #[test]
     fn daily_limit_is_reached_at_exactly_max() {
         let r = check(&settings(2, 0), 2, Some(now() - Duration::hours(5)), now());
         assert!(!r.allowed);
-        assert_eq!(
-            r.reason.as_deref(),
-            Some("Daily limit reached (2/2 lessons in the last 24h)")
-        );
+        assert_eq!(r.reason.as_deref(), Some("Daily limit reached (2/2 lessons in the last 24h)"));
         assert!(check(&settings(2, 0), 1, Some(now() - Duration::hours(5)), now()).allowed);
     }
 
     #[test]
     fn gap_is_satisfied_at_exactly_min_gap() {
-        assert!(
-            check(
-                &settings(5, 240),
-                1,
-                Some(now() - Duration::minutes(240)),
-                now()
-            )
-            .allowed
-        );
-        let r = check(
-            &settings(5, 240),
-            1,
-            Some(now() - Duration::seconds(240 * 60 - 1)),
-            now(),
-        );
+        assert!(check(&settings(5, 240), 1, Some(now() - Duration::minutes(240)), now()).allowed);
+        let r = check(&settings(5, 240), 1, Some(now() - Duration::seconds(240 * 60 - 1)), now());
         assert!(!r.allowed);
         assert_eq!(
             r.reason.as_deref(),
@@ -151,12 +117,7 @@ mod tests {
 
     #[test]
     fn too_soon_message_shape() {
-        let r = check(
-            &settings(5, 90),
-            1,
-            Some(now() - Duration::seconds(25 * 60 + 30)),
-            now(),
-        );
+        let r = check(&settings(5, 90), 1, Some(now() - Duration::seconds(25 * 60 + 30)), now());
         assert_eq!(
             r.reason.as_deref(),
             Some("Too soon: last lesson 26m ago, minimum interval is 1h 30m (1h 4m remaining)")
@@ -165,17 +126,10 @@ mod tests {
 
     #[test]
     fn future_timestamps_are_reported() {
-        let r = check(
-            &settings(5, 60),
-            0,
-            Some(now() + Duration::minutes(10)),
-            now(),
-        );
+        let r = check(&settings(5, 60), 0, Some(now() + Duration::minutes(10)), now());
         assert_eq!(
             r.reason.as_deref(),
-            Some(
-                "Too soon: last lesson in 10m (future timestamp), minimum interval is 1h 0m (1h 10m remaining)"
-            )
+            Some("Too soon: last lesson in 10m (future timestamp), minimum interval is 1h 0m (1h 10m remaining)")
         );
     }
 
@@ -188,9 +142,6 @@ mod tests {
     fn failures_fail_open() {
         let r = RateLimit::check_failed(&"disk I/O error");
         assert!(r.allowed);
-        assert_eq!(
-            r.reason.as_deref(),
-            Some("Rate limit check failed: disk I/O error")
-        );
+        assert_eq!(r.reason.as_deref(), Some("Rate limit check failed: disk I/O error"));
     }
 }

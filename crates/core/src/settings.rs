@@ -143,11 +143,7 @@ impl Settings {
                     s.nudge_every = parse_int_prefix(value).filter(|n| *n >= 0).unwrap_or(10);
                 }
                 "nudge_scope" => {
-                    s.nudge_scope = if value == "global" {
-                        NudgeScope::Global
-                    } else {
-                        NudgeScope::Session
-                    };
+                    s.nudge_scope = if value == "global" { NudgeScope::Global } else { NudgeScope::Session };
                 }
                 "share_name" => s.share_name = normalize_share_name(value),
                 _ => {}
@@ -201,13 +197,8 @@ pub enum SettingKey {
 
 impl SettingKey {
     /// The keys an agent (`update_settings`) and the CLI (`set`) may change.
-    pub const AGENT_KEYS: [SettingKey; 5] = [
-        Self::MaxPerDay,
-        Self::MinGapMinutes,
-        Self::NudgeEvery,
-        Self::NudgeScope,
-        Self::ShareName,
-    ];
+    pub const AGENT_KEYS: [SettingKey; 5] =
+        [Self::MaxPerDay, Self::MinGapMinutes, Self::NudgeEvery, Self::NudgeScope, Self::ShareName];
 
     pub fn parse(raw: &str) -> Option<Self> {
         Some(match raw {
@@ -292,8 +283,7 @@ impl SettingUpdate {
     pub fn new(key: SettingKey, value: &str) -> Result<Self, SettingError> {
         let stored = match key {
             SettingKey::MaxPerDay | SettingKey::MinGapMinutes | SettingKey::NudgeEvery => {
-                let n = parse_int_prefix(value)
-                    .ok_or_else(|| SettingError::NotAnInteger(value.to_owned()))?;
+                let n = parse_int_prefix(value).ok_or_else(|| SettingError::NotAnInteger(value.to_owned()))?;
                 let (min, max) = key.range().unwrap_or((i64::MIN, i64::MAX));
                 if !(min..=max).contains(&n) {
                     return Err(SettingError::OutOfRange { key, min, max });
@@ -310,14 +300,8 @@ impl SettingUpdate {
                 }
                 normalize_share_name(value).unwrap_or_default()
             }
-            SettingKey::UiTheme => UiTheme::parse(value)
-                .ok_or(SettingError::BadTheme)?
-                .as_str()
-                .to_owned(),
-            SettingKey::UiHome => UiHome::parse(value)
-                .ok_or(SettingError::BadHome)?
-                .as_str()
-                .to_owned(),
+            SettingKey::UiTheme => UiTheme::parse(value).ok_or(SettingError::BadTheme)?.as_str().to_owned(),
+            SettingKey::UiHome => UiHome::parse(value).ok_or(SettingError::BadHome)?.as_str().to_owned(),
         };
         Ok(Self { key, stored })
     }
@@ -336,19 +320,9 @@ mod tests {
 
     #[test]
     fn legacy_hours_become_minutes_only_without_minutes() {
-        assert_eq!(
-            Settings::from_rows([("min_hours_between", "3")]).min_gap_minutes,
-            180
-        );
-        assert_eq!(
-            Settings::from_rows([("min_hours_between", "3"), ("min_gap_minutes", "15")])
-                .min_gap_minutes,
-            15
-        );
-        assert_eq!(
-            Settings::from_rows([("min_gap_minutes", "junk")]).min_gap_minutes,
-            240
-        );
+        assert_eq!(Settings::from_rows([("min_hours_between", "3")]).min_gap_minutes, 180);
+        assert_eq!(Settings::from_rows([("min_hours_between", "3"), ("min_gap_minutes", "15")]).min_gap_minutes, 15);
+        assert_eq!(Settings::from_rows([("min_gap_minutes", "junk")]).min_gap_minutes, 240);
     }
 
     #[test]
@@ -367,10 +341,7 @@ mod tests {
         assert_eq!(s.nudge_every, 10);
         assert_eq!(s.nudge_scope, NudgeScope::Session);
         assert_eq!(s.share_name.as_deref(), Some("Ada"));
-        assert_eq!(
-            Settings::from_rows([("share_name", "   ")]).share_name,
-            None
-        );
+        assert_eq!(Settings::from_rows([("share_name", "   ")]).share_name, None);
     }
 
     #[test]
@@ -391,10 +362,7 @@ mod tests {
 
     #[track_caller]
     fn stored(key: &str, value: &str, expect: &str) {
-        assert_eq!(
-            SettingUpdate::for_agent(key, value).map(|u| u.stored),
-            Ok(expect.to_owned())
-        );
+        assert_eq!(SettingUpdate::for_agent(key, value).map(|u| u.stored), Ok(expect.to_owned()));
     }
 
     #[test]
@@ -405,57 +373,25 @@ mod tests {
         refused("max_per_day", "21", "max_per_day must be between 1 and 20");
         stored("min_gap_minutes", "0", "0");
         stored("min_gap_minutes", "1440", "1440");
-        refused(
-            "min_gap_minutes",
-            "1441",
-            "min_gap_minutes must be between 0 and 1440",
-        );
+        refused("min_gap_minutes", "1441", "min_gap_minutes must be between 0 and 1440");
         stored("nudge_every", "0", "0");
         stored("nudge_every", "1000", "1000");
-        refused(
-            "nudge_every",
-            "-1",
-            "nudge_every must be between 0 and 1000",
-        );
+        refused("nudge_every", "-1", "nudge_every must be between 0 and 1000");
         stored("nudge_every", "7.5", "7");
-        refused(
-            "nudge_every",
-            "often",
-            "Value must be an integer, got 'often'",
-        );
+        refused("nudge_every", "often", "Value must be an integer, got 'often'");
     }
 
     #[test]
     fn scope_share_name_and_unknown_keys() {
         stored("nudge_scope", "global", "global");
-        refused(
-            "nudge_scope",
-            "team",
-            "nudge_scope must be 'session' or 'global'",
-        );
+        refused("nudge_scope", "team", "nudge_scope must be 'session' or 'global'");
         stored("share_name", "  Grace Hopper ", "Grace Hopper");
         stored("share_name", "   ", "");
         stored("share_name", &"x".repeat(80), &"x".repeat(80));
-        refused(
-            "share_name",
-            &"x".repeat(81),
-            "share_name must be at most 80 characters",
-        );
-        assert!(matches!(
-            SettingUpdate::for_agent("ui_theme", "dark"),
-            Err(SettingError::UnknownKey(_))
-        ));
-        assert!(matches!(
-            SettingUpdate::for_agent("colour", "1"),
-            Err(SettingError::UnknownKey(_))
-        ));
-        assert_eq!(
-            SettingUpdate::new(SettingKey::UiTheme, "dark").map(|u| u.stored),
-            Ok("dark".into())
-        );
-        assert_eq!(
-            SettingUpdate::new(SettingKey::UiHome, "nowhere"),
-            Err(SettingError::BadHome)
-        );
+        refused("share_name", &"x".repeat(81), "share_name must be at most 80 characters");
+        assert!(matches!(SettingUpdate::for_agent("ui_theme", "dark"), Err(SettingError::UnknownKey(_))));
+        assert!(matches!(SettingUpdate::for_agent("colour", "1"), Err(SettingError::UnknownKey(_))));
+        assert_eq!(SettingUpdate::new(SettingKey::UiTheme, "dark").map(|u| u.stored), Ok("dark".into()));
+        assert_eq!(SettingUpdate::new(SettingKey::UiHome, "nowhere"), Err(SettingError::BadHome));
     }
 }

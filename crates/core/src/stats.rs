@@ -27,17 +27,9 @@ pub const TOPICS_SHOWN: usize = 5;
 /// output is stable.
 pub fn extremes(knowledge: &[KnowledgeEntry]) -> (Vec<KnowledgeEntry>, Vec<KnowledgeEntry>) {
     let mut sorted = knowledge.to_vec();
-    sorted.sort_by(|a, b| {
-        a.confidence
-            .cmp(&b.confidence)
-            .then_with(|| a.topic.cmp(&b.topic))
-    });
+    sorted.sort_by(|a, b| a.confidence.cmp(&b.confidence).then_with(|| a.topic.cmp(&b.topic)));
     let weakest = sorted.iter().take(TOPICS_SHOWN).cloned().collect();
-    sorted.sort_by(|a, b| {
-        b.confidence
-            .cmp(&a.confidence)
-            .then_with(|| a.topic.cmp(&b.topic))
-    });
+    sorted.sort_by(|a, b| b.confidence.cmp(&a.confidence).then_with(|| a.topic.cmp(&b.topic)));
     let strongest = sorted.into_iter().take(TOPICS_SHOWN).collect();
     (weakest, strongest)
 }
@@ -47,24 +39,15 @@ mod tests {
     use super::*;
 
     fn e(topic: &str, confidence: i64) -> KnowledgeEntry {
-        KnowledgeEntry {
-            topic: topic.into(),
-            confidence,
-        }
+        KnowledgeEntry { topic: topic.into(), confidence }
     }
 
     #[test]
     fn five_from_each_end() {
         let map: Vec<_> = (0..8).map(|i| e(&format!("t{i}"), i)).collect();
         let (weak, strong) = extremes(&map);
-        assert_eq!(
-            weak.iter().map(|x| x.confidence).collect::<Vec<_>>(),
-            [0, 1, 2, 3, 4]
-        );
-        assert_eq!(
-            strong.iter().map(|x| x.confidence).collect::<Vec<_>>(),
-            [7, 6, 5, 4, 3]
-        );
+        assert_eq!(weak.iter().map(|x| x.confidence).collect::<Vec<_>>(), [0, 1, 2, 3, 4]);
+        assert_eq!(strong.iter().map(|x| x.confidence).collect::<Vec<_>>(), [7, 6, 5, 4, 3]);
     }
 
     #[test]

@@ -54,13 +54,7 @@ fn parse_inner(s: &str) -> Option<DateTime<Utc>> {
 fn parse_date(s: &str) -> Option<NaiveDate> {
     let mut parts = s.splitn(3, '-');
     let (y, m, d) = (parts.next()?, parts.next()?, parts.next()?);
-    if y.len() != 4
-        || m.len() != 2
-        || d.len() != 2
-        || !all_digits(y)
-        || !all_digits(m)
-        || !all_digits(d)
-    {
+    if y.len() != 4 || m.len() != 2 || d.len() != 2 || !all_digits(y) || !all_digits(m) || !all_digits(d) {
         return None;
     }
     NaiveDate::from_ymd_opt(y.parse().ok()?, m.parse().ok()?, d.parse().ok()?)
@@ -78,11 +72,8 @@ fn split_zone(s: &str) -> Option<(&str, FixedOffset)> {
             let hours: i32 = digits[..2].parse().ok()?;
             let minutes: i32 = digits[2..].parse().ok()?;
             let secs = hours * 3600 + minutes * 60;
-            let offset = if s.as_bytes()[i] == b'-' {
-                FixedOffset::west_opt(secs)?
-            } else {
-                FixedOffset::east_opt(secs)?
-            };
+            let offset =
+                if s.as_bytes()[i] == b'-' { FixedOffset::west_opt(secs)? } else { FixedOffset::east_opt(secs)? };
             return Some((&s[..i], offset));
         }
     }
@@ -170,11 +161,7 @@ mod tests {
 
     #[track_caller]
     fn check(raw: &str, expect: &str) {
-        assert_eq!(
-            normalize_lesson_timestamp(raw, now()).as_deref(),
-            Ok(expect),
-            "input {raw:?}"
-        );
+        assert_eq!(normalize_lesson_timestamp(raw, now()).as_deref(), Ok(expect), "input {raw:?}");
     }
 
     #[test]
@@ -215,10 +202,7 @@ mod tests {
             "2026-05-01Tnoon",
             "1714570200",
         ] {
-            assert!(
-                normalize_lesson_timestamp(bad, now()).is_err(),
-                "{bad:?} should be refused"
-            );
+            assert!(normalize_lesson_timestamp(bad, now()).is_err(), "{bad:?} should be refused");
         }
     }
 
@@ -232,22 +216,10 @@ mod tests {
     #[test]
     fn period_cutoffs() {
         let n = now();
-        assert_eq!(
-            Period::Today.cutoff(n).map(lesson_stamp).as_deref(),
-            Some("2026-11-30T00:00:00Z")
-        );
-        assert_eq!(
-            Period::Week.cutoff(n).map(lesson_stamp).as_deref(),
-            Some("2026-11-23T12:00:00Z")
-        );
-        assert_eq!(
-            Period::Month.cutoff(n).map(lesson_stamp).as_deref(),
-            Some("2026-10-31T12:00:00Z")
-        );
-        assert_eq!(
-            Period::Year.cutoff(n).map(lesson_stamp).as_deref(),
-            Some("2025-11-30T12:00:00Z")
-        );
+        assert_eq!(Period::Today.cutoff(n).map(lesson_stamp).as_deref(), Some("2026-11-30T00:00:00Z"));
+        assert_eq!(Period::Week.cutoff(n).map(lesson_stamp).as_deref(), Some("2026-11-23T12:00:00Z"));
+        assert_eq!(Period::Month.cutoff(n).map(lesson_stamp).as_deref(), Some("2026-10-31T12:00:00Z"));
+        assert_eq!(Period::Year.cutoff(n).map(lesson_stamp).as_deref(), Some("2025-11-30T12:00:00Z"));
         assert_eq!(Period::All.cutoff(n), None);
         for name in Period::NAMES {
             assert_eq!(Period::parse(name).map(Period::as_str), Some(name));

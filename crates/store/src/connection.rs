@@ -3,9 +3,7 @@
 use std::time::Duration;
 
 use chrono::{DateTime, Utc};
-use rusqlite::{
-    Connection, ErrorCode, OpenFlags, OptionalExtension, Transaction, TransactionBehavior,
-};
+use rusqlite::{Connection, ErrorCode, OpenFlags, OptionalExtension, Transaction, TransactionBehavior};
 
 use crate::Result;
 use crate::error::{SchemaTooNew, StoreError};
@@ -57,8 +55,7 @@ impl Store {
         let corrupt = |e: rusqlite::Error| classify(e, &path);
         let mut conn = Connection::open(&path).map_err(corrupt)?;
         conn.busy_timeout(BUSY_TIMEOUT).map_err(corrupt)?;
-        conn.pragma_update(None, "mmap_size", 64 * 1024 * 1024)
-            .map_err(corrupt)?;
+        conn.pragma_update(None, "mmap_size", 64 * 1024 * 1024).map_err(corrupt)?;
         let stamp = schema::user_version(&conn).map_err(corrupt)?;
         if stamp > SCHEMA_VERSION {
             drop(conn);
@@ -66,9 +63,7 @@ impl Store {
         }
         let now_ms = devcoach_core::time::iso_ms(now);
         if stamp < SCHEMA_VERSION || schema::additions_pending(&conn).unwrap_or(true) {
-            let tx = conn
-                .transaction_with_behavior(TransactionBehavior::Immediate)
-                .map_err(corrupt)?;
+            let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate).map_err(corrupt)?;
             // Another process may have upgraded the file while we waited for the lock.
             let stamp = schema::user_version(&tx)?;
             if stamp > SCHEMA_VERSION {
@@ -82,20 +77,14 @@ impl Store {
             schema::apply_additions(&tx, &now_ms).map_err(|e| reclassify(e, &path))?;
             tx.commit()?;
         }
-        Ok(Self {
-            conn,
-            dir: dir.clone(),
-            compat: None,
-        })
+        Ok(Self { conn, dir: dir.clone(), compat: None })
     }
 
     fn open_read_only(dir: &DataDir, stamp: i64) -> Result<Self> {
         let path = dir.db_path();
-        let conn = Connection::open_with_flags(
-            &path,
-            OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX,
-        )
-        .map_err(|e| classify(e, &path))?;
+        let conn =
+            Connection::open_with_flags(&path, OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX)
+                .map_err(|e| classify(e, &path))?;
         conn.busy_timeout(BUSY_TIMEOUT)?;
         conn.pragma_update(None, "query_only", 1)?;
         let compat = SchemaTooNew {
@@ -104,11 +93,7 @@ impl Store {
             upgraded_by: setting_value(&conn, "schema_app_version"),
             min_app: setting_value(&conn, "schema_min_app_version"),
         };
-        Ok(Self {
-            conn,
-            dir: dir.clone(),
-            compat: Some(compat),
-        })
+        Ok(Self { conn, dir: dir.clone(), compat: Some(compat) })
     }
 
     /// Reads a database's stamp without creating, locking for write, or changing it.
@@ -117,14 +102,10 @@ impl Store {
         if !path.is_file() {
             return Peek::default();
         }
-        let Ok(conn) = Connection::open_with_flags(
-            &path,
-            OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX,
-        ) else {
-            return Peek {
-                exists: true,
-                ..Peek::default()
-            };
+        let Ok(conn) =
+            Connection::open_with_flags(&path, OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX)
+        else {
+            return Peek { exists: true, ..Peek::default() };
         };
         let _ = conn.busy_timeout(BUSY_TIMEOUT);
         Peek {
@@ -153,9 +134,7 @@ impl Store {
         if let Some(compat) = &self.compat {
             return Err(StoreError::SchemaTooNew(compat.clone()));
         }
-        let tx = self
-            .conn
-            .transaction_with_behavior(TransactionBehavior::Immediate)?;
+        let tx = self.conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
         let out = f(&tx)?;
         tx.commit()?;
         Ok(out)
@@ -168,28 +147,20 @@ impl Store {
 
     /// `PRAGMA integrity_check` (for `doctor` and the reliability suites).
     pub fn integrity_check(&self) -> Result<String> {
-        Ok(self
-            .conn
-            .query_row("PRAGMA integrity_check", [], |r| r.get(0))?)
+        Ok(self.conn.query_row("PRAGMA integrity_check", [], |r| r.get(0))?)
     }
 }
 
 fn setting_value(conn: &Connection, key: &str) -> Option<String> {
-    conn.query_row("SELECT value FROM settings WHERE key = ?1", [key], |r| {
-        r.get(0)
-    })
-    .optional()
-    .ok()
-    .flatten()
+    conn.query_row("SELECT value FROM settings WHERE key = ?1", [key], |r| r.get(0)).optional().ok().flatten()
 }
 
 /// Damaged or foreign files get their own error so nobody "repairs" them by overwriting.
 fn classify(e: rusqlite::Error, path: &std::path::Path) -> StoreError {
     match e.sqlite_error_code() {
-        Some(ErrorCode::NotADatabase | ErrorCode::DatabaseCorrupt) => StoreError::Corrupt {
-            path: path.to_owned(),
-            reason: e.to_string(),
-        },
+        Some(ErrorCode::NotADatabase | ErrorCode::DatabaseCorrupt) => {
+            StoreError::Corrupt { path: path.to_owned(), reason: e.to_string() }
+        }
         _ => StoreError::Sqlite(e),
     }
 }

@@ -469,10 +469,7 @@ impl Store {
     /// writer, so the evidence log and confidences tell a consistent story.
     pub fn seed_demo(&mut self, now: DateTime<Utc>) -> Result<()> {
         let start = now - Duration::days(45);
-        let topics: Vec<(String, i64)> = PROFILE
-            .iter()
-            .map(|(t, c, _)| ((*t).to_owned(), *c))
-            .collect();
+        let topics: Vec<(String, i64)> = PROFILE.iter().map(|(t, c, _)| ((*t).to_owned(), *c)).collect();
         let mut groups: Vec<(String, Vec<String>)> = Vec::new();
         for (topic, _, group) in PROFILE.iter().filter(|(_, _, g)| !g.is_empty()) {
             match groups.iter_mut().find(|(g, _)| g == group) {

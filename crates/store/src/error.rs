@@ -24,14 +24,9 @@ pub struct SchemaTooNew {
 
 impl fmt::Display for SchemaTooNew {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let by = self.upgraded_by.as_deref().map_or_else(
-            || "a newer devcoach".to_owned(),
-            |v| format!("devcoach {v}"),
-        );
-        let needs = self.min_app.as_deref().map_or_else(
-            || "a newer devcoach".to_owned(),
-            |v| format!("devcoach ≥ {v}"),
-        );
+        let by = self.upgraded_by.as_deref().map_or_else(|| "a newer devcoach".to_owned(), |v| format!("devcoach {v}"));
+        let needs =
+            self.min_app.as_deref().map_or_else(|| "a newer devcoach".to_owned(), |v| format!("devcoach ≥ {v}"));
         write!(
             f,
             "The coaching database was upgraded by {by} (schema v{}); this is devcoach {} (schema v{}). \
@@ -53,16 +48,10 @@ pub enum StoreError {
         "{path} is not a devcoach database or is damaged ({reason}); it was left untouched — restore a backup or move it aside"
     )]
     Corrupt { path: PathBuf, reason: String },
-    #[error(
-        "cannot find a home directory; set DEVCOACH_DIR to choose where devcoach keeps its data"
-    )]
+    #[error("cannot find a home directory; set DEVCOACH_DIR to choose where devcoach keeps its data")]
     NoHome,
     #[error("{action} {path}: {source}")]
-    Io {
-        action: &'static str,
-        path: PathBuf,
-        source: std::io::Error,
-    },
+    Io { action: &'static str, path: PathBuf, source: std::io::Error },
     #[error("database error: {0}")]
     Sqlite(#[from] rusqlite::Error),
     #[error(transparent)]
@@ -76,23 +65,12 @@ pub enum StoreError {
 }
 
 impl StoreError {
-    pub(crate) fn io(
-        action: &'static str,
-        path: impl Into<PathBuf>,
-        source: std::io::Error,
-    ) -> Self {
-        Self::Io {
-            action,
-            path: path.into(),
-            source,
-        }
+    pub(crate) fn io(action: &'static str, path: impl Into<PathBuf>, source: std::io::Error) -> Self {
+        Self::Io { action, path: path.into(), source }
     }
 
     /// True for problems with what the caller asked (a bad value), as opposed to the database.
     pub fn is_invalid_input(&self) -> bool {
-        matches!(
-            self,
-            Self::Setting(_) | Self::Knowledge(_) | Self::Query(_) | Self::Lesson(_)
-        )
+        matches!(self, Self::Setting(_) | Self::Knowledge(_) | Self::Query(_) | Self::Lesson(_))
     }
 }

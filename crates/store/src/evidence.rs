@@ -36,15 +36,7 @@ impl Store {
         for row in rows {
             let (topic, delta, value_after, cause, lesson_id, detail, at) = row?;
             if let Some(cause) = EvidenceCause::parse(&cause) {
-                out.push(Evidence {
-                    topic,
-                    delta,
-                    value_after,
-                    cause,
-                    lesson_id,
-                    detail,
-                    at,
-                });
+                out.push(Evidence { topic, delta, value_after, cause, lesson_id, detail, at });
             }
         }
         Ok(out)

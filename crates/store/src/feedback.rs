@@ -23,11 +23,9 @@ impl Store {
         let next = choice.0;
         self.write(|tx| {
             let row: Option<(String, Option<String>)> = tx
-                .query_row(
-                    "SELECT topic_id, feedback FROM lessons WHERE id = ?1",
-                    [lesson_id],
-                    |r| Ok((r.get(0)?, r.get(1)?)),
-                )
+                .query_row("SELECT topic_id, feedback FROM lessons WHERE id = ?1", [lesson_id], |r| {
+                    Ok((r.get(0)?, r.get(1)?))
+                })
                 .optional()?;
             let Some((topic_id, stored)) = row else {
                 return Ok(None);
@@ -66,20 +64,10 @@ impl Store {
                 )?;
                 confidence
             } else {
-                let why = Because {
-                    cause: EvidenceCause::Feedback,
-                    lesson_id: Some(lesson_id),
-                    detail: Some(detail),
-                };
+                let why = Because { cause: EvidenceCause::Feedback, lesson_id: Some(lesson_id), detail: Some(detail) };
                 Some(knowledge::apply_delta(tx, &topic_id, delta, &why, now)?)
             };
-            Ok(Some(FeedbackOutcome {
-                topic_id,
-                previous,
-                delta,
-                confidence_before: before,
-                confidence,
-            }))
+            Ok(Some(FeedbackOutcome { topic_id, previous, delta, confidence_before: before, confidence }))
         })
     }
 }

@@ -27,11 +27,7 @@ pub(crate) struct Because<'a> {
 
 impl Because<'_> {
     pub(crate) fn plain(cause: EvidenceCause) -> Self {
-        Self {
-            cause,
-            lesson_id: None,
-            detail: None,
-        }
+        Self { cause, lesson_id: None, detail: None }
     }
 }
 
@@ -75,26 +71,14 @@ pub(crate) fn apply_delta(
     now: DateTime<Utc>,
 ) -> rusqlite::Result<i64> {
     let current = confidence(conn, topic)?;
-    write_confidence(
-        conn,
-        topic,
-        knowledge::apply_delta(current, delta),
-        why,
-        now,
-    )
+    write_confidence(conn, topic, knowledge::apply_delta(current, delta), why, now)
 }
 
 fn assign(conn: &Connection, topic: &str, target: &GroupTarget) -> rusqlite::Result<()> {
     conn.execute("DELETE FROM knowledge_groups WHERE topic = ?1", [topic])?;
     if let GroupTarget::Group(name) = target {
-        conn.execute(
-            "INSERT OR IGNORE INTO knowledge_group_names (group_name) VALUES (?1)",
-            [name],
-        )?;
-        conn.execute(
-            "INSERT OR IGNORE INTO knowledge_groups (group_name, topic) VALUES (?1, ?2)",
-            [name, topic],
-        )?;
+        conn.execute("INSERT OR IGNORE INTO knowledge_group_names (group_name) VALUES (?1)", [name])?;
+        conn.execute("INSERT OR IGNORE INTO knowledge_groups (group_name, topic) VALUES (?1, ?2)", [name, topic])?;
     }
     Ok(())
 }
@@ -102,26 +86,13 @@ fn assign(conn: &Connection, topic: &str, target: &GroupTarget) -> rusqlite::Res
 pub(crate) fn read_profile(conn: &Connection) -> rusqlite::Result<Profile> {
     let mut stmt = conn.prepare_cached("SELECT topic, confidence FROM knowledge ORDER BY topic")?;
     let knowledge = stmt
-        .query_map([], |r| {
-            Ok(KnowledgeEntry {
-                topic: r.get(0)?,
-                confidence: r.get(1)?,
-            })
-        })?
+        .query_map([], |r| Ok(KnowledgeEntry { topic: r.get(0)?, confidence: r.get(1)? }))?
         .collect::<rusqlite::Result<Vec<_>>>()?;
-    let mut names =
-        conn.prepare_cached("SELECT group_name FROM knowledge_group_names ORDER BY group_name")?;
-    let mut groups: Vec<Group> = names
-        .query_map([], |r| {
-            Ok(Group {
-                name: r.get(0)?,
-                topics: Vec::new(),
-            })
-        })?
-        .collect::<rusqlite::Result<_>>()?;
-    let mut members = conn.prepare_cached(
-        "SELECT group_name, topic FROM knowledge_groups ORDER BY group_name, topic",
-    )?;
+    let mut names = conn.prepare_cached("SELECT group_name FROM knowledge_group_names ORDER BY group_name")?;
+    let mut groups: Vec<Group> =
+        names.query_map([], |r| Ok(Group { name: r.get(0)?, topics: Vec::new() }))?.collect::<rusqlite::Result<_>>()?;
+    let mut members =
+        conn.prepare_cached("SELECT group_name, topic FROM knowledge_groups ORDER BY group_name, topic")?;
     let pairs = members.query_map([], |r| Ok((r.get::<_, String>(0)?, r.get::<_, String>(1)?)))?;
     for pair in pairs {
         let (name, topic) = pair?;
@@ -149,15 +120,7 @@ impl Store {
     /// Adds `delta` to a topic's confidence (an untracked topic starts at 5); returns the result.
     pub fn update_knowledge(&mut self, topic: &str, delta: i64, now: DateTime<Utc>) -> Result<i64> {
         let topic = knowledge::topic_name(topic)?;
-        self.write(|tx| {
-            Ok(apply_delta(
-                tx,
-                &topic,
-                delta,
-                &Because::plain(EvidenceCause::Manual),
-                now,
-            )?)
-        })
+        self.write(|tx| Ok(apply_delta(tx, &topic, delta, &Because::plain(EvidenceCause::Manual), now)?))
     }
 
     /// Sets a topic's confidence (clamped), creating it, and optionally moves it into a group.
@@ -170,13 +133,7 @@ impl Store {
     ) -> Result<i64> {
         let topic = knowledge::topic_name(topic)?;
         self.write(|tx| {
-            let value = write_confidence(
-                tx,
-                &topic,
-                confidence,
-                &Because::plain(EvidenceCause::Manual),
-                now,
-            )?;
+            let value = write_confidence(tx, &topic, confidence, &Because::plain(EvidenceCause::Manual), now)?;
             if let Some(target) = group {
                 assign(tx, &topic, target)?;
             }
@@ -198,10 +155,7 @@ impl Store {
     pub fn add_group(&mut self, name: &str) -> Result<bool> {
         let name = knowledge::new_group_name(name)?;
         self.write(|tx| {
-            Ok(tx.execute(
-                "INSERT OR IGNORE INTO knowledge_group_names (group_name) VALUES (?1)",
-                [&name],
-            )? > 0)
+            Ok(tx.execute("INSERT OR IGNORE INTO knowledge_group_names (group_name) VALUES (?1)", [&name])? > 0)
         })
     }
 
@@ -209,14 +163,8 @@ impl Store {
     pub fn remove_group(&mut self, name: &str) -> Result<bool> {
         let name = name.trim().to_owned();
         self.write(|tx| {
-            tx.execute(
-                "DELETE FROM knowledge_groups WHERE group_name = ?1",
-                [&name],
-            )?;
-            Ok(tx.execute(
-                "DELETE FROM knowledge_group_names WHERE group_name = ?1",
-                [&name],
-            )? > 0)
+            tx.execute("DELETE FROM knowledge_groups WHERE group_name = ?1", [&name])?;
+            Ok(tx.execute("DELETE FROM knowledge_group_names WHERE group_name = ?1", [&name])? > 0)
         })
     }
 
@@ -241,16 +189,14 @@ impl Store {
         groups: &[(String, Vec<String>)],
         now: DateTime<Utc>,
     ) -> Result<Profile> {
-        let topics: Vec<(String, i64)> = topics
-            .iter()
-            .map(|(t, c)| Ok((knowledge::topic_name(t)?, *c)))
-            .collect::<Result<_>>()?;
-        let groups: Vec<(String, &Vec<String>)> = groups
-            .iter()
-            .map(|(g, ts)| Ok((knowledge::new_group_name(g)?, ts)))
-            .collect::<Result<_>>()?;
+        let topics: Vec<(String, i64)> =
+            topics.iter().map(|(t, c)| Ok((knowledge::topic_name(t)?, *c))).collect::<Result<_>>()?;
+        let groups: Vec<(String, &Vec<String>)> =
+            groups.iter().map(|(g, ts)| Ok((knowledge::new_group_name(g)?, ts))).collect::<Result<_>>()?;
         self.write(|tx| {
-            tx.execute_batch("DELETE FROM knowledge; DELETE FROM knowledge_groups; DELETE FROM knowledge_group_names;")?;
+            tx.execute_batch(
+                "DELETE FROM knowledge; DELETE FROM knowledge_groups; DELETE FROM knowledge_group_names;",
+            )?;
             let why = Because::plain(EvidenceCause::Onboarding);
             for (topic, conf) in &topics {
                 write_confidence(tx, topic, *conf, &why, now)?;

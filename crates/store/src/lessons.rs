@@ -14,8 +14,7 @@ use crate::{Result, Store, pacing};
 /// The stored column order, also the JSON key order.
 const COLUMNS: &str = "id, timestamp, topic_id, categories, title, level, summary, body, task_context, project, \
     repository, branch, commit_hash, folder, repository_platform, starred, feedback, imported, shared_by";
-const PLACEHOLDERS: &str =
-    "?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19";
+const PLACEHOLDERS: &str = "?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19";
 
 /// What an import of lesson records did.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -73,11 +72,9 @@ fn insert_params(l: &Lesson) -> [SqlValue; 19] {
         text(&l.branch),
         text(&l.commit_hash),
         text(&l.folder),
-        l.repository_platform
-            .map_or(SqlValue::Null, |p| SqlValue::Text(p.as_str().to_owned())),
+        l.repository_platform.map_or(SqlValue::Null, |p| SqlValue::Text(p.as_str().to_owned())),
         SqlValue::Integer(i64::from(l.starred)),
-        l.feedback
-            .map_or(SqlValue::Null, |f| SqlValue::Text(f.as_str().to_owned())),
+        l.feedback.map_or(SqlValue::Null, |f| SqlValue::Text(f.as_str().to_owned())),
         SqlValue::Integer(i64::from(l.imported)),
         text(&l.shared_by),
     ]
@@ -158,29 +155,17 @@ fn where_clause(q: &LessonQuery, now: DateTime<Utc>) -> (String, Vec<SqlValue>) 
         let like = like_contains(word);
         params.extend(std::iter::repeat_n(SqlValue::Text(like), 5));
     }
-    let clause = if conds.is_empty() {
-        String::new()
-    } else {
-        format!("WHERE {}", conds.join(" AND "))
-    };
+    let clause = if conds.is_empty() { String::new() } else { format!("WHERE {}", conds.join(" AND ")) };
     (clause, params)
 }
 
 pub(crate) fn count_own_since(conn: &Connection, since: &str) -> rusqlite::Result<i64> {
-    conn.query_row(
-        "SELECT COUNT(*) FROM lessons WHERE imported = 0 AND timestamp >= ?1",
-        [since],
-        |r| r.get(0),
-    )
+    conn.query_row("SELECT COUNT(*) FROM lessons WHERE imported = 0 AND timestamp >= ?1", [since], |r| r.get(0))
 }
 
 pub(crate) fn last_own_timestamp(conn: &Connection) -> rusqlite::Result<Option<String>> {
-    conn.query_row(
-        "SELECT timestamp FROM lessons WHERE imported = 0 ORDER BY timestamp DESC LIMIT 1",
-        [],
-        |r| r.get(0),
-    )
-    .optional()
+    conn.query_row("SELECT timestamp FROM lessons WHERE imported = 0 ORDER BY timestamp DESC LIMIT 1", [], |r| r.get(0))
+        .optional()
 }
 
 pub(crate) fn count_all(conn: &Connection) -> rusqlite::Result<i64> {
@@ -193,8 +178,7 @@ pub(crate) fn current_rate_limit(conn: &Connection, now: DateTime<Utc>) -> rate_
         let settings = crate::settings::read(conn)?;
         let since = devcoach_core::time::lesson_stamp(rate_limit::day_window_start(now));
         let count = count_own_since(conn, &since)?;
-        let last =
-            last_own_timestamp(conn)?.and_then(|t| devcoach_core::time::parse_timestamp(&t).ok());
+        let last = last_own_timestamp(conn)?.and_then(|t| devcoach_core::time::parse_timestamp(&t).ok());
         Ok(rate_limit::check(&settings, count, last, now))
     };
     read().unwrap_or_else(|e| rate_limit::RateLimit::check_failed(&e))
@@ -216,8 +200,7 @@ fn usage_defaults(conn: &Connection) -> Result<UsageDefaults> {
         project: most_used("project")?,
         repository: most_used("repository")?,
         branch: most_used("branch")?,
-        repository_platform: most_used("repository_platform")?
-            .and_then(|p| Platform::parse(&p).ok()),
+        repository_platform: most_used("repository_platform")?.and_then(|p| Platform::parse(&p).ok()),
     })
 }
 
@@ -242,12 +225,7 @@ impl Store {
     /// Saves a lesson the agent just taught (`log_lesson`): stamped `now`, its context filled from
     /// the arguments, then `git`, then the most-used values of the learner's own lessons. Saving
     /// resolves any pending cue and restarts pacing. The same id overwrites.
-    pub fn log_lesson(
-        &mut self,
-        new: NewLesson,
-        git: &GitContext,
-        now: DateTime<Utc>,
-    ) -> Result<Lesson> {
+    pub fn log_lesson(&mut self, new: NewLesson, git: &GitContext, now: DateTime<Utc>) -> Result<Lesson> {
         self.write(|tx| {
             let usage = usage_defaults(tx)?;
             let context = resolve_context(new.context.clone(), git, &usage);
@@ -267,11 +245,7 @@ impl Store {
     pub fn lesson(&self, id: &str) -> Result<Option<Lesson>> {
         Ok(self
             .conn()
-            .query_row(
-                &format!("SELECT {COLUMNS} FROM lessons WHERE id = ?1"),
-                [id],
-                row_to_lesson,
-            )
+            .query_row(&format!("SELECT {COLUMNS} FROM lessons WHERE id = ?1"), [id], row_to_lesson)
             .optional()?)
     }
 
@@ -282,16 +256,11 @@ impl Store {
             SortOrder::Asc => "ASC",
             SortOrder::Desc => "DESC",
         };
-        let mut sql = format!(
-            "SELECT {COLUMNS} FROM lessons {clause} ORDER BY {} {dir}, rowid {dir}",
-            q.sort.column()
-        );
+        let mut sql = format!("SELECT {COLUMNS} FROM lessons {clause} ORDER BY {} {dir}, rowid {dir}", q.sort.column());
         if q.limit.is_some() || q.offset > 0 {
             sql.push_str(" LIMIT ? OFFSET ?");
             params.push(SqlValue::Integer(q.limit.map_or(-1, i64::from)));
-            params.push(SqlValue::Integer(
-                i64::try_from(q.offset).unwrap_or(i64::MAX),
-            ));
+            params.push(SqlValue::Integer(i64::try_from(q.offset).unwrap_or(i64::MAX)));
         }
         // Sizing the result up front avoids copying a large list while it grows.
         let expected = match q.limit {
@@ -309,20 +278,15 @@ impl Store {
     /// How many lessons match `q` (ignoring its limit and offset).
     pub fn count_lessons(&self, q: &LessonQuery, now: DateTime<Utc>) -> Result<i64> {
         let (clause, params) = where_clause(q, now);
-        Ok(self.conn().query_row(
-            &format!("SELECT COUNT(*) FROM lessons {clause}"),
-            params_from_iter(params),
-            |r| r.get(0),
-        )?)
+        Ok(self
+            .conn()
+            .query_row(&format!("SELECT COUNT(*) FROM lessons {clause}"), params_from_iter(params), |r| r.get(0))?)
     }
 
     /// True when the lesson exists.
     pub fn set_star(&mut self, id: &str, starred: bool) -> Result<bool> {
         self.write(|tx| {
-            Ok(tx.execute(
-                "UPDATE lessons SET starred = ?1 WHERE id = ?2",
-                params![i64::from(starred), id],
-            )? > 0)
+            Ok(tx.execute("UPDATE lessons SET starred = ?1 WHERE id = ?2", params![i64::from(starred), id])? > 0)
         })
     }
 
@@ -345,9 +309,7 @@ impl Store {
 
     /// Every topic any lesson (own or shared) has taught, sorted.
     pub fn taught_topics(&self) -> Result<Vec<String>> {
-        let mut stmt = self
-            .conn()
-            .prepare("SELECT DISTINCT topic_id FROM lessons ORDER BY topic_id")?;
+        let mut stmt = self.conn().prepare("SELECT DISTINCT topic_id FROM lessons ORDER BY topic_id")?;
         let rows = stmt.query_map([], |r| r.get(0))?;
         Ok(rows.collect::<rusqlite::Result<Vec<String>>>()?)
     }
@@ -380,11 +342,7 @@ impl Store {
 
     /// Imports lesson records (a legacy JSON export or a backup's `lessons.json`): each is
     /// validated, then inserted unless its id exists. Never touches pacing.
-    pub fn import_lessons(
-        &mut self,
-        records: &[Value],
-        now: DateTime<Utc>,
-    ) -> Result<ImportCounts> {
+    pub fn import_lessons(&mut self, records: &[Value], now: DateTime<Utc>) -> Result<ImportCounts> {
         self.write(|tx| {
             let mut counts = ImportCounts::default();
             for record in records {

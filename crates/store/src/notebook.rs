@@ -37,9 +37,7 @@ impl DataDir {
         std::fs::create_dir_all(self.root())
             .map_err(|e| StoreError::io("cannot create the data directory", self.root(), e))?;
         let tmp = path.with_extension("md.tmp");
-        std::fs::write(&tmp, text)
-            .map_err(|e| StoreError::io("cannot write the notebook", &tmp, e))?;
-        std::fs::rename(&tmp, &path)
-            .map_err(|e| StoreError::io("cannot write the notebook", &path, e))
+        std::fs::write(&tmp, text).map_err(|e| StoreError::io("cannot write the notebook", &tmp, e))?;
+        std::fs::rename(&tmp, &path).map_err(|e| StoreError::io("cannot write the notebook", &path, e))
     }
 }

@@ -36,15 +36,9 @@ pub(crate) fn reset_nudge(conn: &Connection) -> rusqlite::Result<()> {
 
 fn read_cue_state(conn: &Connection) -> rusqlite::Result<CueState> {
     Ok(conn
-        .prepare_cached(
-            "SELECT pending, last_cue_at, last_skip_reason FROM cue_state WHERE id = 1",
-        )?
+        .prepare_cached("SELECT pending, last_cue_at, last_skip_reason FROM cue_state WHERE id = 1")?
         .query_row([], |r| {
-            Ok(CueState {
-                pending: r.get::<_, i64>(0)? == 1,
-                last_cue_at: r.get(1)?,
-                last_skip_reason: r.get(2)?,
-            })
+            Ok(CueState { pending: r.get::<_, i64>(0)? == 1, last_cue_at: r.get(1)?, last_skip_reason: r.get(2)? })
         })
         .optional()?
         .unwrap_or_default())
@@ -52,11 +46,9 @@ fn read_cue_state(conn: &Connection) -> rusqlite::Result<CueState> {
 
 fn peek(conn: &Connection, session: &SessionId, scope: NudgeScope) -> rusqlite::Result<i64> {
     match scope {
-        NudgeScope::Global => conn.query_row(
-            "SELECT COALESCE(SUM(interactions), 0) FROM nudge_state",
-            [],
-            |r| r.get(0),
-        ),
+        NudgeScope::Global => {
+            conn.query_row("SELECT COALESCE(SUM(interactions), 0) FROM nudge_state", [], |r| r.get(0))
+        }
         NudgeScope::Session => Ok(conn
             .prepare_cached("SELECT interactions FROM nudge_state WHERE session_id = ?1")?
             .query_row([session.as_str()], |r| r.get(0))
@@ -80,11 +72,7 @@ impl PacingState for SqlPacing<'_> {
     }
 
     fn has_active_course(&mut self) -> Result<bool> {
-        Ok(self.conn.query_row(
-            "SELECT EXISTS (SELECT 1 FROM courses WHERE status = 'active')",
-            [],
-            |r| r.get(0),
-        )?)
+        Ok(self.conn.query_row("SELECT EXISTS (SELECT 1 FROM courses WHERE status = 'active')", [], |r| r.get(0))?)
     }
 
     fn settings(&mut self) -> Result<Settings> {
@@ -92,12 +80,14 @@ impl PacingState for SqlPacing<'_> {
     }
 
     fn bump(&mut self, session: &SessionId, scope: NudgeScope) -> Result<i64> {
-        let own: i64 = self.conn.prepare_cached(
-            "INSERT INTO nudge_state (session_id, interactions, updated_at) VALUES (?1, 1, ?2) \
+        let own: i64 = self
+            .conn
+            .prepare_cached(
+                "INSERT INTO nudge_state (session_id, interactions, updated_at) VALUES (?1, 1, ?2) \
              ON CONFLICT(session_id) DO UPDATE SET interactions = interactions + 1, updated_at = excluded.updated_at \
              RETURNING interactions",
-        )?
-        .query_row(params![session.as_str(), iso_ms(self.now)], |r| r.get(0))?;
+            )?
+            .query_row(params![session.as_str(), iso_ms(self.now)], |r| r.get(0))?;
         // Only a new session row can grow the table past the cap.
         if own == 1 {
             self.conn.execute(
@@ -141,24 +131,13 @@ impl PacingState for SqlPacing<'_> {
 
 impl Store {
     /// Decides one agent stop (the stop hook), in one IMMEDIATE transaction.
-    pub fn evaluate_cue(
-        &mut self,
-        session: &SessionId,
-        plan_mode: bool,
-        now: DateTime<Utc>,
-    ) -> Result<CueDecision> {
+    pub fn evaluate_cue(&mut self, session: &SessionId, plan_mode: bool, now: DateTime<Utc>) -> Result<CueDecision> {
         self.write(|tx| pacing::evaluate(&mut SqlPacing { conn: tx, now }, session, plan_mode))
     }
 
     /// Forecasts the next stop without changing anything (doctor, the prompt hook).
     pub fn explain_cue(&self, session: &SessionId, now: DateTime<Utc>) -> Result<CueForecast> {
-        pacing::explain(
-            &mut SqlPacing {
-                conn: self.conn(),
-                now,
-            },
-            session,
-        )
+        pacing::explain(&mut SqlPacing { conn: self.conn(), now }, session)
     }
 
     /// The agent declined a cue (`skip_lesson`): pacing restarts and the reason is kept.
@@ -180,15 +159,11 @@ impl Store {
 
     /// Session counters, most recently active first.
     pub fn nudge_sessions(&self) -> Result<Vec<NudgeSession>> {
-        let mut stmt = self.conn().prepare(
-            "SELECT session_id, interactions, updated_at FROM nudge_state ORDER BY updated_at DESC",
-        )?;
+        let mut stmt = self
+            .conn()
+            .prepare("SELECT session_id, interactions, updated_at FROM nudge_state ORDER BY updated_at DESC")?;
         let rows = stmt.query_map([], |r| {
-            Ok(NudgeSession {
-                session_id: r.get(0)?,
-                interactions: r.get(1)?,
-                updated_at: r.get(2)?,
-            })
+            Ok(NudgeSession { session_id: r.get(0)?, interactions: r.get(1)?, updated_at: r.get(2)? })
         })?;
         Ok(rows.collect::<rusqlite::Result<Vec<_>>>()?)
     }

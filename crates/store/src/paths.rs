@@ -17,9 +17,7 @@ impl DataDir {
     pub fn from_env() -> Result<Self, StoreError> {
         match std::env::var_os(Self::ENV) {
             Some(dir) if !dir.is_empty() => Ok(Self::new(dir)),
-            _ => std::env::home_dir()
-                .map(|home| Self::new(home.join(".devcoach")))
-                .ok_or(StoreError::NoHome),
+            _ => std::env::home_dir().map(|home| Self::new(home.join(".devcoach"))).ok_or(StoreError::NoHome),
         }
     }
 

@@ -138,23 +138,15 @@ pub(crate) fn user_version(conn: &Connection) -> rusqlite::Result<i64> {
 }
 
 fn table_exists(conn: &Connection, name: &str) -> rusqlite::Result<bool> {
-    conn.query_row(
-        "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?1",
-        [name],
-        |_| Ok(()),
-    )
-    .optional()
-    .map(|r| r.is_some())
+    conn.query_row("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?1", [name], |_| Ok(()))
+        .optional()
+        .map(|r| r.is_some())
 }
 
 fn ledger_has(conn: &Connection, name: &str) -> rusqlite::Result<bool> {
-    conn.query_row(
-        "SELECT 1 FROM schema_migrations WHERE name = ?1",
-        [name],
-        |_| Ok(()),
-    )
-    .optional()
-    .map(|r| r.is_some())
+    conn.query_row("SELECT 1 FROM schema_migrations WHERE name = ?1", [name], |_| Ok(()))
+        .optional()
+        .map(|r| r.is_some())
 }
 
 /// Brings a file stamped below v6 to v6, inside the caller's IMMEDIATE transaction.
@@ -169,10 +161,7 @@ pub(crate) fn upgrade(tx: &Transaction<'_>, from_version: i64, now_ms: &str) -> 
     }
     if !ledger_has(tx, FEEDBACK_MIGRATION)? {
         if from_version < 4 && !had_courses {
-            tx.execute(
-                "UPDATE lessons SET feedback = 'understood' WHERE feedback = 'dont_know'",
-                [],
-            )?;
+            tx.execute("UPDATE lessons SET feedback = 'understood' WHERE feedback = 'dont_know'", [])?;
         }
         tx.execute(
             "INSERT INTO schema_migrations (name, applied_at) VALUES (?1, ?2)",
@@ -198,16 +187,11 @@ fn seed_settings(tx: &Transaction<'_>) -> Result<()> {
     // A gap stored in hours by the oldest builds becomes the minutes setting, instead of being
     // shadowed by the default.
     let legacy_hours: Option<String> = tx
-        .query_row(
-            "SELECT value FROM settings WHERE key = ?1",
-            [devcoach_core::settings::LEGACY_GAP_HOURS_KEY],
-            |r| r.get(0),
-        )
+        .query_row("SELECT value FROM settings WHERE key = ?1", [devcoach_core::settings::LEGACY_GAP_HOURS_KEY], |r| {
+            r.get(0)
+        })
         .optional()?;
-    if let Some(hours) = legacy_hours
-        .as_deref()
-        .and_then(devcoach_core::settings::parse_int_prefix)
-    {
+    if let Some(hours) = legacy_hours.as_deref().and_then(devcoach_core::settings::parse_int_prefix) {
         tx.execute(
             "INSERT OR IGNORE INTO settings (key, value) VALUES ('min_gap_minutes', ?1)",
             [hours.saturating_mul(60).to_string()],

@@ -9,9 +9,7 @@ pub(crate) fn read(conn: &Connection) -> Result<Settings> {
     let mut stmt = conn.prepare_cached("SELECT key, value FROM settings")?;
     let rows = stmt.query_map([], |r| Ok((r.get::<_, String>(0)?, r.get::<_, String>(1)?)))?;
     let rows = rows.collect::<rusqlite::Result<Vec<_>>>()?;
-    Ok(Settings::from_rows(
-        rows.iter().map(|(k, v)| (k.as_str(), v.as_str())),
-    ))
+    Ok(Settings::from_rows(rows.iter().map(|(k, v)| (k.as_str(), v.as_str()))))
 }
 
 impl Store {

@@ -38,20 +38,14 @@ pub fn run(ctx: &Ctx, args: &DemoArgs) -> anyhow::Result<()> {
         t.out(Style::Green, "✓"),
         root.display(),
         stats.imported_lessons,
-        t.out(
-            Style::Bold,
-            "Look around (the demo never touches your own data):"
-        ),
+        t.out(Style::Bold, "Look around (the demo never touches your own data):"),
     );
     for (cmd, what) in [
         ("devcoach stats", "where the learner stands"),
         ("devcoach lessons --starred", "lessons worth keeping"),
         ("devcoach lesson sqlite-busy-timeout", "one lesson in full"),
         ("devcoach profile", "the knowledge map"),
-        (
-            "devcoach feedback redis-ttl-jitter know",
-            "answer a lesson and watch the map move",
-        ),
+        ("devcoach feedback redis-ttl-jitter know", "answer a lesson and watch the map move"),
     ] {
         out.push_str(&format!(
             "  {} {}\n      {}\n",
@@ -78,28 +72,18 @@ fn prepare(root: &Path, ctx: &Ctx) -> anyhow::Result<()> {
             root.display()
         )));
     }
-    for name in [
-        "coaching.db",
-        "coaching.db-journal",
-        "coaching.db-wal",
-        "coaching.db-shm",
-        "learning-state.md",
-    ] {
+    for name in ["coaching.db", "coaching.db-journal", "coaching.db-wal", "coaching.db-shm", "learning-state.md"] {
         match std::fs::remove_file(root.join(name)) {
             Ok(()) => {}
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
             Err(e) => {
-                return Err(anyhow::Error::new(e)
-                    .context(format!("cannot reset the demo in {}", root.display())));
+                return Err(anyhow::Error::new(e).context(format!("cannot reset the demo in {}", root.display())));
             }
         }
     }
     std::fs::create_dir_all(root)
         .map_err(|e| anyhow::Error::new(e).context(format!("cannot create {}", root.display())))?;
-    std::fs::write(
-        root.join(MARKER),
-        "This directory holds devcoach demo data; `devcoach demo` may overwrite it.\n",
-    )?;
+    std::fs::write(root.join(MARKER), "This directory holds devcoach demo data; `devcoach demo` may overwrite it.\n")?;
     Ok(())
 }
 
@@ -112,9 +96,7 @@ fn same_dir(a: &Path, b: &Path) -> bool {
 
 fn shell_quote(p: &Path) -> String {
     let s = p.display().to_string();
-    if s.chars()
-        .all(|c| c.is_ascii_alphanumeric() || "/._-".contains(c))
-    {
+    if s.chars().all(|c| c.is_ascii_alphanumeric() || "/._-".contains(c)) {
         s
     } else {
         format!("'{}'", s.replace('\'', r"'\''"))

@@ -32,30 +32,13 @@ pub fn profile(ctx: &Ctx, json: bool) -> anyhow::Result<()> {
         crate::output::print(NO_PROFILE)?;
     } else {
         let mut entries = profile.knowledge.clone();
-        entries.sort_by(|a, b| {
-            b.confidence
-                .cmp(&a.confidence)
-                .then_with(|| a.topic.cmp(&b.topic))
-        });
+        entries.sort_by(|a, b| b.confidence.cmp(&a.confidence).then_with(|| a.topic.cmp(&b.topic)));
         let table = Table::new(vec![
-            Column::new("Topic", |e: &KnowledgeEntry| {
-                Cow::Borrowed(e.topic.as_str())
-            })
-            .fixed(Style::Cyan),
-            Column::new("Group", |e: &KnowledgeEntry| {
-                Cow::Owned(profile.group_of(&e.topic).to_owned())
-            })
-            .style(|e| {
-                if profile.group_of(&e.topic) == OTHER_GROUP {
-                    Style::Dim
-                } else {
-                    Style::Plain
-                }
-            }),
-            Column::new("Confidence", |e: &KnowledgeEntry| {
-                Cow::Owned(format!("{}/10", e.confidence))
-            })
-            .style(|e| confidence_style(e.confidence)),
+            Column::new("Topic", |e: &KnowledgeEntry| Cow::Borrowed(e.topic.as_str())).fixed(Style::Cyan),
+            Column::new("Group", |e: &KnowledgeEntry| Cow::Owned(profile.group_of(&e.topic).to_owned()))
+                .style(|e| if profile.group_of(&e.topic) == OTHER_GROUP { Style::Dim } else { Style::Plain }),
+            Column::new("Confidence", |e: &KnowledgeEntry| Cow::Owned(format!("{}/10", e.confidence)))
+                .style(|e| confidence_style(e.confidence)),
             Column::new("", |e: &KnowledgeEntry| Cow::Owned(bar(e.confidence)))
                 .style(|e| confidence_style(e.confidence)),
         ])
@@ -82,9 +65,7 @@ pub fn profile(ctx: &Ctx, json: bool) -> anyhow::Result<()> {
 pub fn add(ctx: &Ctx, topic: &str, confidence: i64, group: Option<&str>) -> anyhow::Result<()> {
     let topic = knowledge::topic_name(topic).map_err(|e| invalid(e.to_string()))?;
     let target = group.map(GroupTarget::parse);
-    let value = ctx
-        .open()?
-        .set_topic(&topic, confidence, target.as_ref(), ctx.now)?;
+    let value = ctx.open()?.set_topic(&topic, confidence, target.as_ref(), ctx.now)?;
     let placed = match &target {
         Some(GroupTarget::Group(g)) => format!(" in {g}"),
         Some(GroupTarget::Ungrouped) => format!(" in {OTHER_GROUP}"),
@@ -93,8 +74,7 @@ pub fn add(ctx: &Ctx, topic: &str, confidence: i64, group: Option<&str>) -> anyh
     Ok(crate::output::print(&format!(
         "Set {}{placed}: {}",
         ctx.term.out(Style::Cyan, &topic),
-        ctx.term
-            .out(confidence_style(value), &format!("{value}/10"))
+        ctx.term.out(confidence_style(value), &format!("{value}/10"))
     ))?)
 }
 
@@ -102,9 +82,7 @@ pub fn remove(ctx: &Ctx, topic: &str) -> anyhow::Result<()> {
     if ctx.open()?.remove_topic(topic)? {
         crate::output::print(&format!("Removed {topic}"))?;
     } else {
-        ctx.term.warn(&format!(
-            "'{topic}' is not on the knowledge map; nothing removed"
-        ));
+        ctx.term.warn(&format!("'{topic}' is not on the knowledge map; nothing removed"));
     }
     Ok(())
 }
@@ -121,15 +99,9 @@ pub fn group_add(ctx: &Ctx, name: &str) -> anyhow::Result<()> {
 
 pub fn group_remove(ctx: &Ctx, name: &str) -> anyhow::Result<()> {
     if ctx.open()?.remove_group(name)? {
-        crate::output::print(&format!(
-            "Removed group {} (its topics are now in {OTHER_GROUP})",
-            name.trim()
-        ))?;
+        crate::output::print(&format!("Removed group {} (its topics are now in {OTHER_GROUP})", name.trim()))?;
     } else {
-        ctx.term.warn(&format!(
-            "there is no group named '{}'; nothing removed",
-            name.trim()
-        ));
+        ctx.term.warn(&format!("there is no group named '{}'; nothing removed", name.trim()));
     }
     Ok(())
 }

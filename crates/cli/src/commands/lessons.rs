@@ -19,9 +19,7 @@ use crate::output::table::{Column, Table};
 const TITLE_WIDTH: usize = 48;
 
 fn not_found(id: &str) -> anyhow::Error {
-    invalid(format!(
-        "no lesson with id '{id}' — run `devcoach lessons` to see the ids"
-    ))
+    invalid(format!("no lesson with id '{id}' — run `devcoach lessons` to see the ids"))
 }
 
 /// The raw flags as one validated query.
@@ -91,11 +89,7 @@ pub fn list(ctx: &Ctx, args: &LessonsArgs) -> anyhow::Result<()> {
         ctx.read_only_notice(&store);
         return Ok(());
     }
-    let total = if q.limit.is_some() {
-        store.count_lessons(&q, ctx.now)?
-    } else {
-        i64::try_from(lessons.len())?
-    };
+    let total = if q.limit.is_some() { store.count_lessons(&q, ctx.now)? } else { i64::try_from(lessons.len())? };
     print_list(ctx, &lessons, total)?;
     ctx.read_only_notice(&store);
     Ok(())
@@ -114,18 +108,11 @@ fn opt(v: Option<&String>) -> Cow<'_, str> {
 
 /// The lessons table, streamed to stdout.
 fn print_list(ctx: &Ctx, lessons: &[Lesson], total: i64) -> anyhow::Result<()> {
-    let meta = lessons
-        .iter()
-        .any(|l| l.project.is_some() || l.branch.is_some() || l.commit_hash.is_some());
+    let meta = lessons.iter().any(|l| l.project.is_some() || l.branch.is_some() || l.commit_hash.is_some());
     let shared = lessons.iter().any(|l| l.imported);
     let mut columns: Vec<Column<'_, Lesson>> = vec![
-        Column::new("★", |l: &Lesson| {
-            Cow::Borrowed(if l.starred { "★" } else { "" })
-        })
-        .fixed(Style::Yellow),
-        Column::new("Date", |l: &Lesson| {
-            Cow::Borrowed(l.timestamp.get(..10).unwrap_or(&l.timestamp))
-        }),
+        Column::new("★", |l: &Lesson| Cow::Borrowed(if l.starred { "★" } else { "" })).fixed(Style::Yellow),
+        Column::new("Date", |l: &Lesson| Cow::Borrowed(l.timestamp.get(..10).unwrap_or(&l.timestamp))),
         Column::new("Topic", |l: &Lesson| Cow::Borrowed(l.topic_id.as_str())).fixed(Style::Cyan),
         Column::new("Title", |l: &Lesson| {
             let icon = feedback_icon(l.feedback);
@@ -151,11 +138,7 @@ fn print_list(ctx: &Ctx, lessons: &[Lesson], total: i64) -> anyhow::Result<()> {
     }
     if shared {
         columns.push(Column::new("Shared by", |l: &Lesson| {
-            if l.imported {
-                Cow::Borrowed(l.shared_by.as_deref().unwrap_or("anonymous"))
-            } else {
-                Cow::Borrowed("")
-            }
+            if l.imported { Cow::Borrowed(l.shared_by.as_deref().unwrap_or("anonymous")) } else { Cow::Borrowed("") }
         }));
     }
     let shown = lessons.len();
@@ -189,44 +172,15 @@ fn render_detail(ctx: &Ctx, l: &Lesson) -> String {
     let t = &ctx.term;
     let mut rows: Vec<(&str, String)> = vec![
         ("ID", l.id.clone()),
-        (
-            "Date",
-            l.timestamp.replacen('T', " ", 1).replace('Z', " UTC"),
-        ),
+        ("Date", l.timestamp.replacen('T', " ", 1).replace('Z', " UTC")),
         ("Topic", l.topic_id.clone()),
-        (
-            "Categories",
-            if l.categories.is_empty() {
-                "—".into()
-            } else {
-                l.categories.join(", ")
-            },
-        ),
+        ("Categories", if l.categories.is_empty() { "—".into() } else { l.categories.join(", ") }),
         ("Level", l.level.as_str().into()),
-        (
-            "Starred",
-            if l.starred {
-                "★ yes".into()
-            } else {
-                "no".into()
-            },
-        ),
-        (
-            "Feedback",
-            format!(
-                "{} {}",
-                feedback_icon(l.feedback),
-                feedback::label(l.feedback)
-            )
-            .trim()
-            .to_owned(),
-        ),
+        ("Starred", if l.starred { "★ yes".into() } else { "no".into() }),
+        ("Feedback", format!("{} {}", feedback_icon(l.feedback), feedback::label(l.feedback)).trim().to_owned()),
     ];
     if l.imported {
-        rows.push((
-            "Shared by",
-            l.shared_by.clone().unwrap_or_else(|| "anonymous".into()),
-        ));
+        rows.push(("Shared by", l.shared_by.clone().unwrap_or_else(|| "anonymous".into())));
     }
     if let Some(task) = &l.task_context {
         rows.push(("Context", task.clone()));
@@ -238,9 +192,7 @@ fn render_detail(ctx: &Ctx, l: &Lesson) -> String {
             None => r.clone(),
         }),
         l.branch.clone(),
-        l.commit_hash
-            .as_ref()
-            .map(|c| format!("@ {}", c.chars().take(7).collect::<String>())),
+        l.commit_hash.as_ref().map(|c| format!("@ {}", c.chars().take(7).collect::<String>())),
     ]
     .into_iter()
     .flatten()
@@ -253,19 +205,13 @@ fn render_detail(ctx: &Ctx, l: &Lesson) -> String {
     }
     let mut out = format!("{}\n", t.out(Style::Bold, &l.title));
     for (label, value) in rows {
-        out.push_str(&format!(
-            "{}  {value}\n",
-            t.out(Style::Dim, &format!("{label:<10}"))
-        ));
+        out.push_str(&format!("{}  {value}\n", t.out(Style::Dim, &format!("{label:<10}"))));
     }
     out.push('\n');
     out.push_str(&t.out(Style::Italic, &l.summary));
     out.push('\n');
     if let Some(body) = l.body.as_deref().map(str::trim).filter(|b| !b.is_empty()) {
-        out.push_str(&format!(
-            "\n{}\n{body}\n",
-            t.out(Style::Dim, &"─".repeat(60))
-        ));
+        out.push_str(&format!("\n{}\n{body}\n", t.out(Style::Dim, &"─".repeat(60))));
     }
     out
 }
@@ -290,21 +236,11 @@ pub fn delete(ctx: &Ctx, id: &str) -> anyhow::Result<()> {
 }
 
 pub fn feedback(ctx: &Ctx, id: &str, value: &str) -> anyhow::Result<()> {
-    let choice = FeedbackChoice::parse(value).ok_or_else(|| {
-        invalid(format!(
-            "unknown feedback '{value}' — use know, understood, dont_know or clear"
-        ))
-    })?;
-    let outcome = ctx
-        .open()?
-        .record_feedback(id, choice, ctx.now)?
-        .ok_or_else(|| not_found(id))?;
+    let choice = FeedbackChoice::parse(value)
+        .ok_or_else(|| invalid(format!("unknown feedback '{value}' — use know, understood, dont_know or clear")))?;
+    let outcome = ctx.open()?.record_feedback(id, choice, ctx.now)?.ok_or_else(|| not_found(id))?;
     let first = match choice.0 {
-        Some(f) => format!(
-            "{} Feedback on {id}: {}",
-            feedback_icon(Some(f)),
-            feedback::label(Some(f))
-        ),
+        Some(f) => format!("{} Feedback on {id}: {}", feedback_icon(Some(f)), feedback::label(Some(f))),
         None => format!("Feedback cleared on {id}"),
     };
     let second = match (outcome.confidence_before, outcome.confidence) {
@@ -314,8 +250,5 @@ pub fn feedback(ctx: &Ctx, id: &str, value: &str) -> anyhow::Result<()> {
         }
         _ => "confidence unchanged".to_owned(),
     };
-    Ok(crate::output::print(&format!(
-        "{first}\n{}",
-        ctx.term.out(Style::Dim, &second)
-    ))?)
+    Ok(crate::output::print(&format!("{first}\n{}", ctx.term.out(Style::Dim, &second)))?)
 }

@@ -4,6 +4,7 @@
 mod demo;
 mod knowledge;
 mod lessons;
+mod mcp;
 mod settings;
 mod stats;
 mod welcome;
@@ -16,6 +17,7 @@ pub fn run(command: Option<Command>, ctx: &Ctx) -> anyhow::Result<()> {
         return welcome::run(ctx);
     };
     match command {
+        Command::Mcp => mcp::run(ctx),
         Command::Profile(flag) => knowledge::profile(ctx, flag.json),
         Command::Lessons(args) => lessons::list(ctx, &args),
         Command::Lesson { id, json } => lessons::show(ctx, &id, json.json),
@@ -26,11 +28,7 @@ pub fn run(command: Option<Command>, ctx: &Ctx) -> anyhow::Result<()> {
         Command::Settings(flag) => settings::show(ctx, flag.json),
         Command::Set { key, value } => settings::set(ctx, &key, &value),
         Command::Stats(flag) => stats::run(ctx, flag.json),
-        Command::KnowledgeAdd {
-            topic,
-            confidence,
-            group,
-        } => knowledge::add(ctx, &topic, confidence, group.as_deref()),
+        Command::KnowledgeAdd { topic, confidence, group } => knowledge::add(ctx, &topic, confidence, group.as_deref()),
         Command::KnowledgeRemove { topic } => knowledge::remove(ctx, &topic),
         Command::GroupAdd { name } => knowledge::group_add(ctx, &name),
         Command::GroupRemove { name } => knowledge::group_remove(ctx, &name),

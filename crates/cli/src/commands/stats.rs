@@ -36,11 +36,7 @@ pub fn run(ctx: &Ctx, json: bool) -> anyhow::Result<()> {
         ),
     };
     if json {
-        crate::output::json(&StatsJson {
-            stats: &stats,
-            max_per_day: settings.max_per_day,
-            rate_limit: &rate,
-        })?;
+        crate::output::json(&StatsJson { stats: &stats, max_per_day: settings.max_per_day, rate_limit: &rate })?;
     } else {
         crate::output::print(&render(ctx, &stats, &settings, &rate))?;
     }
@@ -57,14 +53,7 @@ fn topics(ctx: &Ctx, entries: &[KnowledgeEntry]) -> String {
     entries
         .iter()
         .map(|e| {
-            format!(
-                "{} {}",
-                e.topic,
-                ctx.term.out(
-                    confidence_style(e.confidence),
-                    &format!("{}/10", e.confidence)
-                )
-            )
+            format!("{} {}", e.topic, ctx.term.out(confidence_style(e.confidence), &format!("{}/10", e.confidence)))
         })
         .collect::<Vec<_>>()
         .join(", ")
@@ -78,20 +67,12 @@ fn render(ctx: &Ctx, s: &Stats, settings: &Settings, rate: &RateLimit) -> String
     } else {
         t.out(Style::Yellow, rate.reason.as_deref().unwrap_or("not yet"))
     };
-    let shared = if s.imported_lessons > 0 {
-        format!(" ({} shared with you)", s.imported_lessons)
-    } else {
-        String::new()
-    };
+    let shared =
+        if s.imported_lessons > 0 { format!(" ({} shared with you)", s.imported_lessons) } else { String::new() };
     [
         t.out(Style::Bold, "devcoach stats"),
         format!("{}{}{shared}", label("Lessons"), s.total_lessons),
-        format!(
-            "{}{} / {} max",
-            label("Last 24 hours"),
-            s.lessons_today,
-            settings.max_per_day
-        ),
+        format!("{}{} / {} max", label("Last 24 hours"), s.lessons_today, settings.max_per_day),
         format!("{}{}", label("Last 7 days"), s.lessons_this_week),
         format!("{}{next}", label("Next lesson")),
         format!("{}{}", label("Weakest"), topics(ctx, &s.weakest_topics)),

@@ -9,46 +9,25 @@ const COMMANDS: &[(&str, &[(&str, &str)])] = &[
     (
         "Look around",
         &[
-            (
-                "devcoach demo",
-                "a sandbox with a realistic learner, to try everything below",
-            ),
-            (
-                "devcoach lessons",
-                "your lessons, newest first (--help for filters)",
-            ),
+            ("devcoach demo", "a sandbox with a realistic learner, to try everything below"),
+            ("devcoach lessons", "your lessons, newest first (--help for filters)"),
             ("devcoach lesson <id>", "one lesson in full"),
             ("devcoach profile", "your knowledge map"),
-            (
-                "devcoach stats",
-                "counts, pacing, weakest and strongest topics",
-            ),
+            ("devcoach stats", "counts, pacing, weakest and strongest topics"),
         ],
     ),
     (
         "Act on a lesson",
         &[
-            (
-                "devcoach feedback <id> <answer>",
-                "know · understood · dont_know · clear",
-            ),
-            (
-                "devcoach star <id>",
-                "keep it for later (unstar, delete too)",
-            ),
+            ("devcoach feedback <id> <answer>", "know · understood · dont_know · clear"),
+            ("devcoach star <id>", "keep it for later (unstar, delete too)"),
         ],
     ),
     (
         "Tune",
         &[
-            (
-                "devcoach settings",
-                "pacing and sharing settings (change with `set`)",
-            ),
-            (
-                "devcoach knowledge-add <topic>",
-                "add or rate a topic (groups: group-add, group-assign)",
-            ),
+            ("devcoach settings", "pacing and sharing settings (change with `set`)"),
+            ("devcoach knowledge-add <topic>", "add or rate a topic (groups: group-add, group-assign)"),
         ],
     ),
 ];
@@ -62,28 +41,14 @@ pub fn run(ctx: &Ctx) -> anyhow::Result<()> {
         "A local, private coach: when your agent finishes a task, devcoach turns it into a short\n\
          lesson sized to what you already know. Nothing leaves your machine."
     );
-    out.push_str(&format!(
-        "{}  {}\n\n",
-        t.out(Style::Bold, "Status"),
-        status(ctx)?
-    ));
+    out.push_str(&format!("{}  {}\n\n", t.out(Style::Bold, "Status"), status(ctx)?));
     for (heading, commands) in COMMANDS {
         out.push_str(&format!("{}\n", t.out(Style::Bold, heading)));
         for (cmd, what) in *commands {
-            out.push_str(&format!(
-                "  {}  {}\n",
-                t.out(Style::Cyan, &format!("{cmd:<32}")),
-                t.out(Style::Dim, what)
-            ));
+            out.push_str(&format!("  {}  {}\n", t.out(Style::Cyan, &format!("{cmd:<32}")), t.out(Style::Dim, what)));
         }
     }
-    out.push_str(&format!(
-        "\n{}",
-        t.out(
-            Style::Dim,
-            "Every command takes --help. Read commands take --json."
-        )
-    ));
+    out.push_str(&format!("\n{}", t.out(Style::Dim, "Every command takes --help. Read commands take --json.")));
     Ok(crate::output::print(&out)?)
 }
 
@@ -109,8 +74,5 @@ fn status(ctx: &Ctx) -> anyhow::Result<String> {
     } else {
         t.out(Style::Yellow, "next lesson: later")
     };
-    Ok(format!(
-        "{} lessons · {topics} topics · {next}",
-        stats.total_lessons
-    ))
+    Ok(format!("{} lessons · {topics} topics · {next}", stats.total_lessons))
 }

@@ -18,10 +18,7 @@ pub struct Term {
 impl Term {
     pub fn detect() -> Self {
         let allowed = std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty());
-        Self {
-            color_out: allowed && io::stdout().is_terminal(),
-            color_err: allowed && io::stderr().is_terminal(),
-        }
+        Self { color_out: allowed && io::stdout().is_terminal(), color_err: allowed && io::stderr().is_terminal() }
     }
 
     /// Styles text for stdout.
@@ -65,9 +62,7 @@ pub fn json<T: serde::Serialize>(value: &T) -> anyhow::Result<()> {
 }
 
 /// Streams output to a buffered stdout.
-pub fn write_stdout(
-    f: impl FnOnce(&mut io::BufWriter<io::StdoutLock<'static>>) -> io::Result<()>,
-) -> io::Result<()> {
+pub fn write_stdout(f: impl FnOnce(&mut io::BufWriter<io::StdoutLock<'static>>) -> io::Result<()>) -> io::Result<()> {
     let mut out = io::BufWriter::with_capacity(64 * 1024, io::stdout().lock());
     f(&mut out)?;
     out.flush()

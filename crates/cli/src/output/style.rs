@@ -62,11 +62,7 @@ pub fn confidence_style(confidence: i64) -> Style {
 
 /// Display width of text without escape codes.
 pub fn width(text: &str) -> usize {
-    if text.is_ascii() {
-        text.len()
-    } else {
-        UnicodeWidthStr::width(text)
-    }
+    if text.is_ascii() { text.len() } else { UnicodeWidthStr::width(text) }
 }
 
 /// Cuts text to at most `max` columns, ending in `…` when cut.

@@ -27,11 +27,7 @@ pub struct Column<'a, R> {
 
 impl<'a, R> Column<'a, R> {
     pub fn new(header: &'a str, text: impl for<'r> Fn(&'r R) -> Cow<'r, str> + 'a) -> Self {
-        Self {
-            header,
-            text: Box::new(text),
-            style: Box::new(|_| Style::Plain),
-        }
+        Self { header, text: Box::new(text), style: Box::new(|_| Style::Plain) }
     }
 
     #[must_use]
@@ -54,10 +50,7 @@ pub struct Table<'a, R> {
 
 impl<'a, R> Table<'a, R> {
     pub fn new(columns: Vec<Column<'a, R>>) -> Self {
-        Self {
-            title: None,
-            columns,
-        }
+        Self { title: None, columns }
     }
 
     #[must_use]
@@ -68,11 +61,7 @@ impl<'a, R> Table<'a, R> {
 
     /// Writes the table; `color` enables the cells' styles and a bold title and header.
     pub fn render(&self, rows: &[R], color: bool, out: &mut impl Write) -> io::Result<()> {
-        let mut widths: Vec<usize> = self
-            .columns
-            .iter()
-            .map(|c| style::width(c.header))
-            .collect();
+        let mut widths: Vec<usize> = self.columns.iter().map(|c| style::width(c.header)).collect();
         for row in rows {
             for (w, col) in widths.iter_mut().zip(&self.columns) {
                 *w = (*w).max(style::width(&(col.text)(row)));
@@ -87,14 +76,7 @@ impl<'a, R> Table<'a, R> {
         write_rule(out, &widths, ['╭', '┬', '╮'])?;
         line.push('│');
         for (w, col) in widths.iter().zip(&self.columns) {
-            push_cell(
-                &mut line,
-                col.header,
-                style::width(col.header),
-                *w,
-                Style::Bold,
-                color,
-            );
+            push_cell(&mut line, col.header, style::width(col.header), *w, Style::Bold, color);
         }
         writeln!(out, "{line}")?;
         write_rule(out, &widths, ['├', '┼', '┤'])?;
@@ -103,14 +85,7 @@ impl<'a, R> Table<'a, R> {
             line.push('│');
             for (w, col) in widths.iter().zip(&self.columns) {
                 let text = (col.text)(row);
-                push_cell(
-                    &mut line,
-                    &text,
-                    style::width(&text),
-                    *w,
-                    (col.style)(row),
-                    color,
-                );
+                push_cell(&mut line, &text, style::width(&text), *w, (col.style)(row), color);
             }
             line.push('\n');
             out.write_all(line.as_bytes())?;
@@ -138,11 +113,7 @@ fn spaces(out: &mut impl Write, n: usize) -> io::Result<()> {
     write!(out, "{:n$}", "")
 }
 
-fn write_rule(
-    out: &mut impl Write,
-    widths: &[usize],
-    [left, mid, right]: [char; 3],
-) -> io::Result<()> {
+fn write_rule(out: &mut impl Write, widths: &[usize], [left, mid, right]: [char; 3]) -> io::Result<()> {
     let mut s = String::with_capacity(widths.iter().sum::<usize>() * 3 + 16);
     s.push(left);
     for (i, w) in widths.iter().enumerate() {
@@ -179,11 +150,7 @@ mod tests {
              │ typescript │ 8/10 │\n\
              ╰────────────┴──────╯\n"
         );
-        assert!(
-            table()
-                .to_string(&rows, true)
-                .contains("\x1b[33m5/10\x1b[0m")
-        );
+        assert!(table().to_string(&rows, true).contains("\x1b[33m5/10\x1b[0m"));
     }
 
     #[test]
@@ -192,11 +159,7 @@ mod tests {
             Column::new("★", |_: &&str| Cow::Borrowed("★")),
             Column::new("Title", |r: &&str| Cow::Borrowed(*r)),
         ]);
-        let lines: Vec<usize> = t
-            .to_string(&["💡 idea", "plain"], false)
-            .lines()
-            .map(style::width)
-            .collect();
+        let lines: Vec<usize> = t.to_string(&["💡 idea", "plain"], false).lines().map(style::width).collect();
         assert!(lines.windows(2).all(|w| w[0] == w[1]), "{lines:?}");
     }
 }

@@ -43,34 +43,19 @@ fn eight_processes_two_hundred_writes_each() {
                     };
                     let out = env.run(&args);
                     if !out.status.success() {
-                        failures.push(format!(
-                            "{args:?}: {}",
-                            String::from_utf8_lossy(&out.stderr)
-                        ));
+                        failures.push(format!("{args:?}: {}", String::from_utf8_lossy(&out.stderr)));
                     }
                 }
                 failures
             })
         })
         .collect();
-    let failures: Vec<String> = workers
-        .into_iter()
-        .flat_map(|w| w.join().expect("worker"))
-        .collect();
-    assert!(
-        failures.is_empty(),
-        "{} failed writes, first: {:?}",
-        failures.len(),
-        failures.first()
-    );
+    let failures: Vec<String> = workers.into_iter().flat_map(|w| w.join().expect("worker")).collect();
+    assert!(failures.is_empty(), "{} failed writes, first: {:?}", failures.len(), failures.first());
 
     let conn = rusqlite::Connection::open(&db).expect("raw");
     let one = |sql: &str| conn.query_row(sql, [], |r| r.get::<_, i64>(0)).expect(sql);
-    assert_eq!(
-        one("SELECT confidence FROM knowledge WHERE topic = 'shared'"),
-        1,
-        "a confidence update was lost"
-    );
+    assert_eq!(one("SELECT confidence FROM knowledge WHERE topic = 'shared'"), 1, "a confidence update was lost");
     assert_eq!(
         one("SELECT COUNT(*) FROM knowledge WHERE topic LIKE 'p%-%'"),
         i64::try_from(PROCESSES * OPS_PER_PROCESS / 4).expect("fits")
@@ -79,23 +64,12 @@ fn eight_processes_two_hundred_writes_each() {
         one("SELECT COUNT(*) FROM lessons WHERE feedback = 'understood'"),
         i64::try_from(PROCESSES).expect("fits")
     );
-    assert_eq!(
-        one("SELECT COUNT(*) FROM lessons WHERE starred = 1"),
-        0,
-        "the last star op of each process is unstar"
-    );
+    assert_eq!(one("SELECT COUNT(*) FROM lessons WHERE starred = 1"), 0, "the last star op of each process is unstar");
     // Every feedback change is in the evidence log: 50 know (+1) and 50 understood (−1) per process.
     assert_eq!(
         one("SELECT COUNT(*) FROM ext_evidence WHERE cause = 'feedback'"),
         i64::try_from(PROCESSES * OPS_PER_PROCESS / 2).expect("fits")
     );
-    assert_eq!(
-        one("SELECT COALESCE(SUM(delta), 0) FROM ext_evidence WHERE cause = 'feedback'"),
-        0
-    );
-    assert_eq!(
-        conn.query_row("PRAGMA integrity_check", [], |r| r.get::<_, String>(0))
-            .expect("check"),
-        "ok"
-    );
+    assert_eq!(one("SELECT COALESCE(SUM(delta), 0) FROM ext_evidence WHERE cause = 'feedback'"), 0);
+    assert_eq!(conn.query_row("PRAGMA integrity_check", [], |r| r.get::<_, String>(0)).expect("check"), "ok");
 }

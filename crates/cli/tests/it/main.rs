@@ -3,6 +3,8 @@
 
 mod commands;
 mod concurrency;
+mod mcp;
+mod mcp_protocol;
 mod read_only;
 
 use std::path::{Path, PathBuf};
@@ -26,20 +28,14 @@ impl Default for Env {
 
 impl Env {
     pub fn new() -> Self {
-        Self {
-            tmp: TempDir::new().expect("temp dir"),
-        }
+        Self { tmp: TempDir::new().expect("temp dir") }
     }
 
     /// A sandbox holding the demo learner.
     pub fn demo() -> Self {
         let env = Self::new();
         let out = env.run(&["demo", "--dir", env.data().to_str().expect("utf-8 path")]);
-        assert!(
-            out.status.success(),
-            "demo failed: {}",
-            String::from_utf8_lossy(&out.stderr)
-        );
+        assert!(out.status.success(), "demo failed: {}", String::from_utf8_lossy(&out.stderr));
         env
     }
 
@@ -47,14 +43,21 @@ impl Env {
         self.tmp.path().join("data")
     }
 
+    /// The environment every run gets (nothing leaks in from the developer's machine).
+    pub fn vars(&self) -> Vec<(&'static str, std::ffi::OsString)> {
+        vec![
+            ("PATH", std::env::var_os("PATH").unwrap_or_default()),
+            ("HOME", self.tmp.path().join("home").into()),
+            ("DEVCOACH_DIR", self.data().into()),
+            ("DEVCOACH_NOW", NOW.into()),
+            ("DEVCOACH_CLAUDE_DIR", self.tmp.path().join("claude").into()),
+            ("TMPDIR", self.tmp.path().join("tmp").into()),
+        ]
+    }
+
     pub fn command(&self) -> assert_cmd::Command {
-        let mut cmd = assert_cmd::Command::cargo_bin("devcoach").expect("binary built");
-        cmd.env_clear()
-            .env("PATH", std::env::var_os("PATH").unwrap_or_default())
-            .env("HOME", self.tmp.path().join("home"))
-            .env("DEVCOACH_DIR", self.data())
-            .env("DEVCOACH_NOW", NOW)
-            .env("TMPDIR", self.tmp.path().join("tmp"));
+        let mut cmd = assert_cmd::Command::new(bin());
+        cmd.env_clear().envs(self.vars());
         cmd
     }
 
@@ -69,14 +72,8 @@ impl Env {
 }
 
 pub fn transcript(out: &Output, sandbox: &Path) -> String {
-    let clean =
-        |b: &[u8]| String::from_utf8_lossy(b).replace(&sandbox.display().to_string(), "[SANDBOX]");
-    let mut text = format!(
-        "exit: {}\n",
-        out.status
-            .code()
-            .map_or_else(|| "signal".to_owned(), |c| c.to_string())
-    );
+    let clean = |b: &[u8]| String::from_utf8_lossy(b).replace(&sandbox.display().to_string(), "[SANDBOX]");
+    let mut text = format!("exit: {}\n", out.status.code().map_or_else(|| "signal".to_owned(), |c| c.to_string()));
     let stdout = clean(&out.stdout);
     let stderr = clean(&out.stderr);
     if !stdout.is_empty() {
@@ -88,6 +85,11 @@ pub fn transcript(out: &Output, sandbox: &Path) -> String {
     text
 }
 
+/// The `devcoach` binary under test.
+pub fn bin() -> PathBuf {
+    PathBuf::from(env!("CARGO_BIN_EXE_devcoach"))
+}
+
 pub fn fixtures() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/fixtures")
 }
@@ -97,16 +99,9 @@ fn no_forgotten_test_files() {
     let here = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/it");
     let main = std::fs::read_to_string(here.join("main.rs")).expect("main.rs");
     for entry in std::fs::read_dir(&here).expect("tests/it") {
-        let name = entry
-            .expect("entry")
-            .file_name()
-            .into_string()
-            .expect("utf-8 name");
+        let name = entry.expect("entry").file_name().into_string().expect("utf-8 name");
         if let Some(module) = name.strip_suffix(".rs").filter(|m| *m != "main") {
-            assert!(
-                main.contains(&format!("mod {module};")),
-                "tests/it/{name} is not declared in main.rs"
-            );
+            assert!(main.contains(&format!("mod {module};")), "tests/it/{name} is not declared in main.rs");
         }
     }
 }

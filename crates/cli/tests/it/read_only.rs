@@ -10,16 +10,8 @@ fn newer_database_reads_but_refuses_writes() {
     let env = Env::demo();
     let db = env.data().join("coaching.db");
     let conn = rusqlite::Connection::open(&db).expect("raw");
-    conn.execute(
-        "UPDATE settings SET value = '3.2.0' WHERE key = 'schema_app_version'",
-        [],
-    )
-    .expect("upgrader");
-    conn.execute(
-        "UPDATE settings SET value = '3.0.0' WHERE key = 'schema_min_app_version'",
-        [],
-    )
-    .expect("min");
+    conn.execute("UPDATE settings SET value = '3.2.0' WHERE key = 'schema_app_version'", []).expect("upgrader");
+    conn.execute("UPDATE settings SET value = '3.0.0' WHERE key = 'schema_min_app_version'", []).expect("min");
     conn.pragma_update(None, "user_version", 7).expect("stamp");
     drop(conn);
     let before = std::fs::read(&db).expect("bytes");
@@ -45,16 +37,10 @@ fn newer_database_reads_but_refuses_writes() {
     ] {
         let out = env.run(args);
         assert_eq!(out.status.code(), Some(3), "{args:?} should exit 3");
-        assert!(
-            String::from_utf8_lossy(&out.stderr).contains("schema v7"),
-            "{args:?}"
-        );
+        assert!(String::from_utf8_lossy(&out.stderr).contains("schema v7"), "{args:?}");
     }
     assert_snapshot!("read_only_write", env.transcript(&["star", "git-bisect"]));
-    assert!(
-        std::fs::read(&db).expect("bytes") == before,
-        "the newer file must stay byte-identical"
-    );
+    assert!(std::fs::read(&db).expect("bytes") == before, "the newer file must stay byte-identical");
 }
 
 #[test]
@@ -62,11 +48,7 @@ fn a_damaged_database_is_reported_and_kept() {
     let env = Env::new();
     std::fs::create_dir_all(env.data()).expect("dir");
     let db = env.data().join("coaching.db");
-    std::fs::write(
-        &db,
-        b"this is not a database, it is a shopping list\n".repeat(100),
-    )
-    .expect("write");
+    std::fs::write(&db, b"this is not a database, it is a shopping list\n".repeat(100)).expect("write");
     let before = std::fs::read(&db).expect("bytes");
     assert_snapshot!("damaged_read", env.transcript(&["lessons"]));
     assert_snapshot!("damaged_write", env.transcript(&["star", "x"]));

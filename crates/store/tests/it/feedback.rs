@@ -18,43 +18,16 @@ fn know_moves_confidence_in_and_out() {
     let id = "redis-ttl-jitter"; // no feedback yet, topic redis at 3
     assert_eq!(store.confidence("redis").expect("read"), Some(3));
 
-    let out = store
-        .record_feedback(id, choice("know"), now())
-        .expect("write")
-        .expect("lesson exists");
-    assert_eq!(
-        (out.previous, out.delta, out.confidence),
-        (None, 1, Some(4))
-    );
+    let out = store.record_feedback(id, choice("know"), now()).expect("write").expect("lesson exists");
+    assert_eq!((out.previous, out.delta, out.confidence), (None, 1, Some(4)));
     // Repeating the same answer is a no-op.
-    let again = store
-        .record_feedback(id, choice("know"), now())
-        .expect("write")
-        .expect("exists");
-    assert_eq!(
-        (again.previous, again.delta, again.confidence),
-        (Some(Feedback::Know), 0, Some(4))
-    );
-    let out = store
-        .record_feedback(id, choice("understood"), now())
-        .expect("write")
-        .expect("exists");
-    assert_eq!(
-        (out.previous, out.delta, out.confidence),
-        (Some(Feedback::Know), -1, Some(3))
-    );
-    let out = store
-        .record_feedback(id, choice("clear"), now())
-        .expect("write")
-        .expect("exists");
-    assert_eq!(
-        (out.previous, out.delta, out.confidence),
-        (Some(Feedback::Understood), 0, Some(3))
-    );
-    assert_eq!(
-        store.lesson(id).expect("read").expect("exists").feedback,
-        None
-    );
+    let again = store.record_feedback(id, choice("know"), now()).expect("write").expect("exists");
+    assert_eq!((again.previous, again.delta, again.confidence), (Some(Feedback::Know), 0, Some(4)));
+    let out = store.record_feedback(id, choice("understood"), now()).expect("write").expect("exists");
+    assert_eq!((out.previous, out.delta, out.confidence), (Some(Feedback::Know), -1, Some(3)));
+    let out = store.record_feedback(id, choice("clear"), now()).expect("write").expect("exists");
+    assert_eq!((out.previous, out.delta, out.confidence), (Some(Feedback::Understood), 0, Some(3)));
+    assert_eq!(store.lesson(id).expect("read").expect("exists").feedback, None);
 
     let log: Vec<(Option<i64>, Option<String>)> = store
         .evidence(Some("redis"))
@@ -65,11 +38,7 @@ fn know_moves_confidence_in_and_out() {
         .collect();
     assert_eq!(
         log,
-        [
-            (Some(1), Some("know".into())),
-            (Some(-1), Some("understood".into())),
-            (Some(0), Some("clear".into()))
-        ]
+        [(Some(1), Some("know".into())), (Some(-1), Some("understood".into())), (Some(0), Some("clear".into()))]
     );
 }
 
@@ -78,31 +47,15 @@ fn feedback_on_an_untracked_topic_creates_it_only_for_know() {
     let (_t, mut store) = fresh();
     store.seed_demo(now()).expect("demo");
     store.remove_topic("rust").expect("untrack");
-    let out = store
-        .record_feedback("borrow-vs-clone", choice("dont_know"), now())
-        .expect("write")
-        .expect("exists");
+    let out = store.record_feedback("borrow-vs-clone", choice("dont_know"), now()).expect("write").expect("exists");
     assert_eq!((out.delta, out.confidence), (0, None));
-    let out = store
-        .record_feedback("borrow-vs-clone", choice("know"), now())
-        .expect("write")
-        .expect("exists");
+    let out = store.record_feedback("borrow-vs-clone", choice("know"), now()).expect("write").expect("exists");
     assert_eq!((out.delta, out.confidence), (1, Some(6)));
 }
 
 #[test]
 fn missing_lessons_report_none() {
     let (_t, mut store) = fresh();
-    assert_eq!(
-        store
-            .record_feedback("nope", choice("know"), now())
-            .expect("write"),
-        None
-    );
-    assert!(
-        store
-            .lessons(&LessonQuery::default(), now())
-            .expect("read")
-            .is_empty()
-    );
+    assert_eq!(store.record_feedback("nope", choice("know"), now()).expect("write"), None);
+    assert!(store.lessons(&LessonQuery::default(), now()).expect("read").is_empty());
 }

@@ -36,12 +36,7 @@ fn lesson(id: &str, hours_ago: i64) -> Lesson {
 }
 
 fn ids(store: &Store, q: &LessonQuery) -> Vec<String> {
-    store
-        .lessons(q, now())
-        .expect("query")
-        .into_iter()
-        .map(|l| l.id)
-        .collect()
+    store.lessons(q, now()).expect("query").into_iter().map(|l| l.id).collect()
 }
 
 fn seeded() -> (tempfile::TempDir, Store) {
@@ -83,10 +78,7 @@ fn default_is_everything_newest_first() {
 #[test]
 fn periods() {
     let (_t, store) = seeded();
-    let q = |p| LessonQuery {
-        period: Some(p),
-        ..LessonQuery::default()
-    };
+    let q = |p| LessonQuery { period: Some(p), ..LessonQuery::default() };
     assert_eq!(ids(&store, &q(Period::Today)), ["a"]);
     assert_eq!(ids(&store, &q(Period::Week)), ["a", "b"]);
     assert_eq!(ids(&store, &q(Period::Month)), ["a", "b"]);
@@ -97,10 +89,7 @@ fn periods() {
 #[test]
 fn date_range_overrides_period_and_is_inclusive() {
     let (_t, store) = seeded();
-    let mut q = LessonQuery {
-        period: Some(Period::Today),
-        ..LessonQuery::default()
-    };
+    let mut q = LessonQuery { period: Some(Period::Today), ..LessonQuery::default() };
     let b_day = &lesson_stamp(now() - Duration::hours(30))[..10];
     q.dates.set_from(b_day).expect("from");
     q.dates.set_to(b_day).expect("to");
@@ -111,157 +100,22 @@ fn date_range_overrides_period_and_is_inclusive() {
 fn field_filters() {
     let (_t, store) = seeded();
     let base = LessonQuery::default;
-    assert_eq!(
-        ids(
-            &store,
-            &LessonQuery {
-                category: Some("memory".into()),
-                ..base()
-            }
-        ),
-        ["a"]
-    );
+    assert_eq!(ids(&store, &LessonQuery { category: Some("memory".into()), ..base() }), ["a"]);
     // Wildcards in a category are literal.
-    assert_eq!(
-        ids(
-            &store,
-            &LessonQuery {
-                category: Some("mem%ory".into()),
-                ..base()
-            }
-        ),
-        ["b"]
-    );
-    assert_eq!(
-        ids(
-            &store,
-            &LessonQuery {
-                level: Some(Level::Senior),
-                ..base()
-            }
-        ),
-        ["b"]
-    );
-    assert_eq!(
-        ids(
-            &store,
-            &LessonQuery {
-                project: Some("widg".into()),
-                ..base()
-            }
-        ),
-        ["a"]
-    );
-    assert_eq!(
-        ids(
-            &store,
-            &LessonQuery {
-                repository: Some("acme".into()),
-                ..base()
-            }
-        ),
-        ["d"]
-    );
-    assert_eq!(
-        ids(
-            &store,
-            &LessonQuery {
-                branch: Some("login".into()),
-                ..base()
-            }
-        ),
-        ["a"]
-    );
-    assert_eq!(
-        ids(
-            &store,
-            &LessonQuery {
-                commit: Some("abc".into()),
-                ..base()
-            }
-        ),
-        ["a"]
-    );
-    assert_eq!(
-        ids(
-            &store,
-            &LessonQuery {
-                starred: Some(true),
-                ..base()
-            }
-        ),
-        ["a"]
-    );
-    assert_eq!(
-        ids(
-            &store,
-            &LessonQuery {
-                starred: Some(false),
-                ..base()
-            }
-        ),
-        ["b", "c", "d"]
-    );
-    assert_eq!(
-        ids(
-            &store,
-            &LessonQuery {
-                imported: Some(true),
-                ..base()
-            }
-        ),
-        ["c"]
-    );
-    assert_eq!(
-        ids(
-            &store,
-            &LessonQuery {
-                imported: Some(false),
-                ..base()
-            }
-        ),
-        ["a", "b", "d"]
-    );
-    assert_eq!(
-        ids(
-            &store,
-            &LessonQuery {
-                shared_by: Some("Grace".into()),
-                ..base()
-            }
-        ),
-        ["c"]
-    );
-    assert_eq!(
-        ids(
-            &store,
-            &LessonQuery {
-                shared_by: Some("grace".into()),
-                ..base()
-            }
-        ),
-        Vec::<String>::new()
-    );
-    assert_eq!(
-        ids(
-            &store,
-            &LessonQuery {
-                feedback: Some(FeedbackFilter::Is(Feedback::DontKnow)),
-                ..base()
-            }
-        ),
-        ["b"]
-    );
-    assert_eq!(
-        ids(
-            &store,
-            &LessonQuery {
-                feedback: Some(FeedbackFilter::Missing),
-                ..base()
-            }
-        ),
-        ["c", "d"]
-    );
+    assert_eq!(ids(&store, &LessonQuery { category: Some("mem%ory".into()), ..base() }), ["b"]);
+    assert_eq!(ids(&store, &LessonQuery { level: Some(Level::Senior), ..base() }), ["b"]);
+    assert_eq!(ids(&store, &LessonQuery { project: Some("widg".into()), ..base() }), ["a"]);
+    assert_eq!(ids(&store, &LessonQuery { repository: Some("acme".into()), ..base() }), ["d"]);
+    assert_eq!(ids(&store, &LessonQuery { branch: Some("login".into()), ..base() }), ["a"]);
+    assert_eq!(ids(&store, &LessonQuery { commit: Some("abc".into()), ..base() }), ["a"]);
+    assert_eq!(ids(&store, &LessonQuery { starred: Some(true), ..base() }), ["a"]);
+    assert_eq!(ids(&store, &LessonQuery { starred: Some(false), ..base() }), ["b", "c", "d"]);
+    assert_eq!(ids(&store, &LessonQuery { imported: Some(true), ..base() }), ["c"]);
+    assert_eq!(ids(&store, &LessonQuery { imported: Some(false), ..base() }), ["a", "b", "d"]);
+    assert_eq!(ids(&store, &LessonQuery { shared_by: Some("Grace".into()), ..base() }), ["c"]);
+    assert_eq!(ids(&store, &LessonQuery { shared_by: Some("grace".into()), ..base() }), Vec::<String>::new());
+    assert_eq!(ids(&store, &LessonQuery { feedback: Some(FeedbackFilter::Is(Feedback::DontKnow)), ..base() }), ["b"]);
+    assert_eq!(ids(&store, &LessonQuery { feedback: Some(FeedbackFilter::Missing), ..base() }), ["c", "d"]);
 }
 
 #[test]
@@ -282,39 +136,16 @@ fn search_is_multi_word_and() {
 #[test]
 fn sort_limit_offset_and_count() {
     let (_t, store) = seeded();
-    let q = LessonQuery {
-        sort: SortColumn::Title,
-        order: SortOrder::Asc,
-        ..LessonQuery::default()
-    };
+    let q = LessonQuery { sort: SortColumn::Title, order: SortOrder::Asc, ..LessonQuery::default() };
     assert_eq!(ids(&store, &q), ["a", "b", "c", "d"]);
-    let q = LessonQuery {
-        sort: SortColumn::Level,
-        order: SortOrder::Asc,
-        ..LessonQuery::default()
-    };
+    let q = LessonQuery { sort: SortColumn::Level, order: SortOrder::Asc, ..LessonQuery::default() };
     assert_eq!(ids(&store, &q)[0], "d");
-    let q = LessonQuery {
-        limit: Some(2),
-        offset: 1,
-        ..LessonQuery::default()
-    };
+    let q = LessonQuery { limit: Some(2), offset: 1, ..LessonQuery::default() };
     assert_eq!(ids(&store, &q), ["b", "c"]);
-    let q = LessonQuery {
-        offset: 3,
-        ..LessonQuery::default()
-    };
+    let q = LessonQuery { offset: 3, ..LessonQuery::default() };
     assert_eq!(ids(&store, &q), ["d"]);
     assert_eq!(
-        store
-            .count_lessons(
-                &LessonQuery {
-                    limit: Some(1),
-                    ..LessonQuery::default()
-                },
-                now()
-            )
-            .expect("count"),
+        store.count_lessons(&LessonQuery { limit: Some(1), ..LessonQuery::default() }, now()).expect("count"),
         4
     );
 }
@@ -327,17 +158,9 @@ fn star_delete_and_taught_topics() {
     assert!(store.lesson("b").expect("read").expect("exists").starred);
     assert!(store.delete_lesson("d").expect("delete"));
     assert!(!store.delete_lesson("d").expect("delete again"));
-    assert_eq!(
-        store
-            .delete_lessons(&["a".into(), "zzz".into()])
-            .expect("bulk"),
-        1
-    );
+    assert_eq!(store.delete_lessons(&["a".into(), "zzz".into()]).expect("bulk"), 1);
     assert_eq!(store.taught_topics().expect("topics"), ["git", "rust"]);
-    assert_eq!(
-        store.categories().expect("categories"),
-        ["git", "mem%ory", "rust"]
-    );
+    assert_eq!(store.categories().expect("categories"), ["git", "mem%ory", "rust"]);
 }
 
 #[test]
@@ -351,9 +174,7 @@ fn log_lesson_stamps_fills_context_and_resets_pacing() {
     shared.imported = true;
     shared.project = Some("theirs".into());
     store.put_lesson(&shared).expect("put");
-    store
-        .complete_onboarding(&[("rust".into(), 5)], &[], now())
-        .expect("onboard");
+    store.complete_onboarding(&[("rust".into(), 5)], &[], now()).expect("onboard");
     let session = devcoach_core::SessionId::from_payload(Some("s"));
     store.evaluate_cue(&session, false, now()).expect("bump");
     assert_eq!(store.nudge_sessions().expect("sessions").len(), 1);
@@ -366,10 +187,7 @@ fn log_lesson_stamps_fills_context_and_resets_pacing() {
         level: Level::Junior,
         summary: "S".into(),
         body: "B".into(),
-        context: LessonContext {
-            task_context: Some("task".into()),
-            ..LessonContext::default()
-        },
+        context: LessonContext { task_context: Some("task".into()), ..LessonContext::default() },
     };
     let git = GitContext {
         branch: Some("main".into()),
@@ -379,11 +197,7 @@ fn log_lesson_stamps_fills_context_and_resets_pacing() {
     };
     let saved = store.log_lesson(new, &git, now()).expect("log");
     assert_eq!(saved.timestamp, "2026-11-30T12:00:00Z");
-    assert_eq!(
-        saved.project.as_deref(),
-        Some("usual"),
-        "usage default ignores shared lessons"
-    );
+    assert_eq!(saved.project.as_deref(), Some("usual"), "usage default ignores shared lessons");
     assert_eq!(saved.repository_platform, Some(Platform::Gitlab));
     assert_eq!(saved.branch.as_deref(), Some("main"));
     assert_eq!(saved.commit_hash.as_deref(), Some("c0ffee"));
@@ -402,14 +216,8 @@ fn import_records_counts_and_never_overwrites() {
         json!("not an object"),
     ];
     let counts = store.import_lessons(&records, now()).expect("import");
-    assert_eq!(
-        (counts.inserted, counts.duplicated, counts.invalid),
-        (1, 1, 2)
-    );
-    assert_eq!(
-        store.lesson("a").expect("read").expect("kept").title,
-        "Borrow checker basics"
-    );
+    assert_eq!((counts.inserted, counts.duplicated, counts.invalid), (1, 1, 2));
+    assert_eq!(store.lesson("a").expect("read").expect("kept").title, "Borrow checker basics");
     let new = store.lesson("new").expect("read").expect("inserted");
     assert_eq!(new.timestamp, "2020-01-01T09:00:00Z");
     assert!(new.starred);
@@ -430,8 +238,5 @@ fn odd_rows_written_by_other_tools_still_read() {
     let store = Store::open(&devcoach_store::DataDir::new(tmp.path())).expect("open");
     let odd = store.lesson("odd").expect("read").expect("exists");
     assert!(odd.categories.is_empty());
-    assert_eq!(
-        (odd.level, odd.feedback, odd.repository_platform),
-        (Level::Mid, None, None)
-    );
+    assert_eq!((odd.level, odd.feedback, odd.repository_platform), (Level::Mid, None, None));
 }

@@ -16,24 +16,17 @@ fn s(id: &str) -> SessionId {
 
 fn onboarded(nudge_every: i64) -> (tempfile::TempDir, Store) {
     let (tmp, mut store) = fresh();
-    store
-        .complete_onboarding(&[("rust".into(), 5)], &[], now())
-        .expect("onboard");
+    store.complete_onboarding(&[("rust".into(), 5)], &[], now()).expect("onboard");
     set(&mut store, "nudge_every", &nudge_every.to_string());
     (tmp, store)
 }
 
 fn set(store: &mut Store, key: &str, value: &str) {
-    store
-        .apply_setting(&SettingUpdate::for_agent(key, value).expect("valid"))
-        .expect("write");
+    store.apply_setting(&SettingUpdate::for_agent(key, value).expect("valid")).expect("write");
 }
 
 fn reason(store: &mut Store, session: &str) -> String {
-    store
-        .evaluate_cue(&s(session), false, now())
-        .expect("evaluate")
-        .reason
+    store.evaluate_cue(&s(session), false, now()).expect("evaluate").reason
 }
 
 fn own_lesson(id: &str, minutes_ago: i64, imported: bool) -> Lesson {
@@ -75,16 +68,10 @@ fn full_cycle_with_retry_window_and_resolution() {
     }
     let cue = store.evaluate_cue(&s("a"), false, now()).expect("cue");
     assert!(cue.cue);
-    assert_eq!(
-        (cue.reason.as_str(), cue.next_lesson_number),
-        ("cue (5/5)", 1)
-    );
+    assert_eq!((cue.reason.as_str(), cue.next_lesson_number), ("cue (5/5)", 1));
     let state = store.cue_state().expect("state");
     assert!(state.pending);
-    assert_eq!(
-        state.last_cue_at.as_deref(),
-        Some("2026-11-30T12:00:00.000Z")
-    );
+    assert_eq!(state.last_cue_at.as_deref(), Some("2026-11-30T12:00:00.000Z"));
     assert!(store.nudge_sessions().expect("read").is_empty());
 
     assert_eq!(reason(&mut store, "a"), "paced (1/3 (retry window))");
@@ -102,10 +89,7 @@ fn full_cycle_with_retry_window_and_resolution() {
 fn plan_mode_and_an_active_course_are_not_counted() {
     let (tmp, mut store) = onboarded(1);
     let plan = store.evaluate_cue(&s("a"), true, now()).expect("plan");
-    assert_eq!(
-        (plan.cue, plan.reason.as_str()),
-        (false, "plan mode (not counted)")
-    );
+    assert_eq!((plan.cue, plan.reason.as_str()), (false, "plan mode (not counted)"));
     drop(store);
     let conn = rusqlite::Connection::open(tmp.path().join("coaching.db")).expect("raw");
     conn.execute(
@@ -115,10 +99,7 @@ fn plan_mode_and_an_active_course_are_not_counted() {
     .expect("course");
     drop(conn);
     let mut store = Store::open(&devcoach_store::DataDir::new(tmp.path())).expect("reopen");
-    assert_eq!(
-        reason(&mut store, "a"),
-        devcoach_core::pacing::COURSE_ACTIVE_REASON
-    );
+    assert_eq!(reason(&mut store, "a"), devcoach_core::pacing::COURSE_ACTIVE_REASON);
     assert!(store.nudge_sessions().expect("read").is_empty());
 }
 
@@ -135,9 +116,7 @@ fn global_scope_sums_and_session_scope_separates() {
 fn sessions_are_pruned_to_fifty() {
     let (_t, mut store) = onboarded(1000);
     for i in 0..60 {
-        store
-            .evaluate_cue(&s(&format!("s{i:02}")), false, now() + Duration::seconds(i))
-            .expect("bump");
+        store.evaluate_cue(&s(&format!("s{i:02}")), false, now() + Duration::seconds(i)).expect("bump");
     }
     let sessions = store.nudge_sessions().expect("read");
     assert_eq!(sessions.len(), 50);
@@ -154,9 +133,7 @@ fn rate_limit_boundaries_over_stored_lessons() {
     set(&mut store, "min_gap_minutes", "60");
     // Shared lessons never count, however recent.
     for i in 0..5 {
-        store
-            .put_lesson(&own_lesson(&format!("shared{i}"), 1, true))
-            .expect("put");
+        store.put_lesson(&own_lesson(&format!("shared{i}"), 1, true)).expect("put");
     }
     assert!(store.rate_limit(now()).allowed);
     // Gap at exactly min_gap_minutes is allowed; one second less is not.
@@ -166,29 +143,17 @@ fn rate_limit_boundaries_over_stored_lessons() {
     // The daily limit is reached at exactly max_per_day.
     store.put_lesson(&own_lesson("b", 120, false)).expect("put");
     let r = store.rate_limit(now());
-    assert_eq!(
-        r.reason.as_deref(),
-        Some("Daily limit reached (2/2 lessons in the last 24h)")
-    );
+    assert_eq!(r.reason.as_deref(), Some("Daily limit reached (2/2 lessons in the last 24h)"));
     let d = store.evaluate_cue(&s("x"), false, now()).expect("evaluate");
-    assert_eq!(
-        d.reason,
-        "rate limited: Daily limit reached (2/2 lessons in the last 24h)"
-    );
+    assert_eq!(d.reason, "rate limited: Daily limit reached (2/2 lessons in the last 24h)");
     assert!(!store.cue_state().expect("state").pending);
 }
 
 #[test]
 fn nudge_every_zero_cues_every_stop_without_counting() {
     let (_t, mut store) = onboarded(0);
-    assert_eq!(
-        reason(&mut store, "a"),
-        "cue (pacing disabled (nudge_every=0))"
-    );
-    assert_eq!(
-        reason(&mut store, "a"),
-        "cue (pacing disabled (nudge_every=0))"
-    );
+    assert_eq!(reason(&mut store, "a"), "cue (pacing disabled (nudge_every=0))");
+    assert_eq!(reason(&mut store, "a"), "cue (pacing disabled (nudge_every=0))");
     assert!(store.nudge_sessions().expect("read").is_empty());
 }
 
@@ -196,22 +161,9 @@ fn nudge_every_zero_cues_every_stop_without_counting() {
 fn the_forecast_reads_without_writing() {
     let (_t, mut store) = onboarded(2);
     let f = store.explain_cue(&s("a"), now()).expect("forecast");
-    assert_eq!(
-        f.reasons,
-        ["pacing: next stop would be 1/2", "rate limit: allowed"]
-    );
+    assert_eq!(f.reasons, ["pacing: next stop would be 1/2", "rate limit: allowed"]);
     assert!(store.nudge_sessions().expect("read").is_empty());
     reason(&mut store, "a");
-    assert!(
-        store
-            .explain_cue(&s("a"), now())
-            .expect("forecast")
-            .would_cue
-    );
-    assert!(
-        !store
-            .explain_cue(&s("b"), now())
-            .expect("forecast")
-            .would_cue
-    );
+    assert!(store.explain_cue(&s("a"), now()).expect("forecast").would_cue);
+    assert!(!store.explain_cue(&s("b"), now()).expect("forecast").would_cue);
 }

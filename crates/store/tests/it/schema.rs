@@ -45,21 +45,9 @@ const V6: &[(&str, &[Col])] = &[
             ("updated_at", "TEXT", 1, None, 0),
         ],
     ),
-    (
-        "settings",
-        &[("key", "TEXT", 0, None, 1), ("value", "TEXT", 1, None, 0)],
-    ),
-    (
-        "knowledge_group_names",
-        &[("group_name", "TEXT", 0, None, 1)],
-    ),
-    (
-        "knowledge_groups",
-        &[
-            ("group_name", "TEXT", 1, None, 1),
-            ("topic", "TEXT", 1, None, 2),
-        ],
-    ),
+    ("settings", &[("key", "TEXT", 0, None, 1), ("value", "TEXT", 1, None, 0)]),
+    ("knowledge_group_names", &[("group_name", "TEXT", 0, None, 1)]),
+    ("knowledge_groups", &[("group_name", "TEXT", 1, None, 1), ("topic", "TEXT", 1, None, 2)]),
     (
         "courses",
         &[
@@ -87,13 +75,7 @@ const V6: &[(&str, &[Col])] = &[
             ("done_at", "TEXT", 0, None, 0),
         ],
     ),
-    (
-        "schema_migrations",
-        &[
-            ("name", "TEXT", 0, None, 1),
-            ("applied_at", "TEXT", 1, None, 0),
-        ],
-    ),
+    ("schema_migrations", &[("name", "TEXT", 0, None, 1), ("applied_at", "TEXT", 1, None, 0)]),
     (
         "nudge_state",
         &[
@@ -115,78 +97,47 @@ const V6: &[(&str, &[Col])] = &[
 
 const V6_INDEXES: &[(&str, &str, bool, &[&str])] = &[
     ("idx_lessons_timestamp", "lessons", false, &["timestamp"]),
-    (
-        "idx_lessons_starred_ts",
-        "lessons",
-        false,
-        &["starred", "timestamp"],
-    ),
+    ("idx_lessons_starred_ts", "lessons", false, &["starred", "timestamp"]),
     ("idx_lessons_feedback", "lessons", false, &["feedback"]),
     ("idx_lessons_topic_id", "lessons", false, &["topic_id"]),
     ("idx_courses_lesson_id", "courses", false, &["lesson_id"]),
-    (
-        "idx_course_steps_anchor",
-        "course_steps",
-        true,
-        &["course_id", "anchor"],
-    ),
+    ("idx_course_steps_anchor", "course_steps", true, &["course_id", "anchor"]),
 ];
 
 #[track_caller]
 fn assert_v6(path: &std::path::Path) {
     let conn = Connection::open(path).expect("raw open");
-    let version: i64 = conn
-        .pragma_query_value(None, "user_version", |r| r.get(0))
-        .expect("stamp");
+    let version: i64 = conn.pragma_query_value(None, "user_version", |r| r.get(0)).expect("stamp");
     assert_eq!(version, 6);
     for (table, want) in V6 {
-        let mut stmt = conn
-            .prepare(&format!("PRAGMA table_info({table})"))
-            .expect("table_info");
+        let mut stmt = conn.prepare(&format!("PRAGMA table_info({table})")).expect("table_info");
         let got: Vec<(String, String, i64, Option<String>, i64)> = stmt
-            .query_map([], |r| {
-                Ok((r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?, r.get(5)?))
-            })
+            .query_map([], |r| Ok((r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?, r.get(5)?)))
             .expect("rows")
             .collect::<Result<_, _>>()
             .expect("columns");
-        let want: Vec<(String, String, i64, Option<String>, i64)> = want
-            .iter()
-            .map(|(n, t, nn, d, pk)| ((*n).into(), (*t).into(), *nn, d.map(Into::into), *pk))
-            .collect();
+        let want: Vec<(String, String, i64, Option<String>, i64)> =
+            want.iter().map(|(n, t, nn, d, pk)| ((*n).into(), (*t).into(), *nn, d.map(Into::into), *pk)).collect();
         assert_eq!(got, want, "columns of {table}");
     }
     for (name, table, unique, cols) in V6_INDEXES {
         let (tbl, sql): (String, String) = conn
-            .query_row(
-                "SELECT tbl_name, sql FROM sqlite_master WHERE type = 'index' AND name = ?1",
-                [name],
-                |r| Ok((r.get(0)?, r.get(1)?)),
-            )
+            .query_row("SELECT tbl_name, sql FROM sqlite_master WHERE type = 'index' AND name = ?1", [name], |r| {
+                Ok((r.get(0)?, r.get(1)?))
+            })
             .unwrap_or_else(|e| panic!("index {name} missing: {e}"));
         assert_eq!(&tbl, table, "{name}");
         assert_eq!(sql.contains("UNIQUE"), *unique, "{name}: {sql}");
-        let mut stmt = conn
-            .prepare(&format!("PRAGMA index_info({name})"))
-            .expect("index_info");
-        let got: Vec<String> = stmt
-            .query_map([], |r| r.get(2))
-            .expect("rows")
-            .collect::<Result<_, _>>()
-            .expect("cols");
+        let mut stmt = conn.prepare(&format!("PRAGMA index_info({name})")).expect("index_info");
+        let got: Vec<String> = stmt.query_map([], |r| r.get(2)).expect("rows").collect::<Result<_, _>>().expect("cols");
         assert_eq!(got, *cols, "{name}");
     }
 }
 
 fn ledger(path: &std::path::Path) -> Vec<String> {
     let conn = Connection::open(path).expect("raw open");
-    let mut stmt = conn
-        .prepare("SELECT name FROM schema_migrations ORDER BY name")
-        .expect("ledger");
-    stmt.query_map([], |r| r.get(0))
-        .expect("rows")
-        .collect::<Result<_, _>>()
-        .expect("names")
+    let mut stmt = conn.prepare("SELECT name FROM schema_migrations ORDER BY name").expect("ledger");
+    stmt.query_map([], |r| r.get(0)).expect("rows").collect::<Result<_, _>>().expect("names")
 }
 
 #[test]
@@ -203,71 +154,33 @@ fn the_ts_fixture_upgrades_in_place_and_keeps_every_row() {
     assert!(store.compat().is_none());
     assert_eq!(store.schema_version().expect("stamp"), SCHEMA_VERSION);
 
-    let lessons = store
-        .lessons(&LessonQuery::default(), now())
-        .expect("lessons");
+    let lessons = store.lessons(&LessonQuery::default(), now()).expect("lessons");
     assert_eq!(lessons.len(), 5);
-    let by_id = |id: &str| {
-        lessons
-            .iter()
-            .find(|l| l.id == id)
-            .expect("lesson kept")
-            .clone()
-    };
+    let by_id = |id: &str| lessons.iter().find(|l| l.id == id).expect("lesson kept").clone();
     // Written before feedback had three values: `dont_know` meant "new to me", now `understood`.
     assert_eq!(by_id("seed-000").feedback, Some(Feedback::Know));
     assert_eq!(by_id("seed-001").feedback, Some(Feedback::Understood));
     assert_eq!(by_id("seed-003").feedback, Some(Feedback::Understood));
     assert!(by_id("seed-000").starred && !by_id("seed-001").starred && by_id("seed-004").starred);
-    assert!(
-        lessons
-            .iter()
-            .all(|l| !l.imported && l.shared_by.is_none() && l.body.is_some())
-    );
-    assert_eq!(
-        by_id("seed-002").commit_hash.as_deref(),
-        Some("d4909c6bdf2375b9833dc83b8cfbc6b8896866c0")
-    );
+    assert!(lessons.iter().all(|l| !l.imported && l.shared_by.is_none() && l.body.is_some()));
+    assert_eq!(by_id("seed-002").commit_hash.as_deref(), Some("d4909c6bdf2375b9833dc83b8cfbc6b8896866c0"));
 
     let profile = store.profile().expect("profile");
     assert_eq!(profile.knowledge.len(), 10);
     assert_eq!(store.confidence("typescript").expect("read"), Some(8));
-    let groups: Vec<(&str, usize)> = profile
-        .groups
-        .iter()
-        .map(|g| (g.name.as_str(), g.topics.len()))
-        .collect();
-    assert_eq!(
-        groups,
-        [
-            ("Data", 1),
-            ("Languages", 2),
-            ("Runtime", 1),
-            ("Tooling", 3)
-        ]
-    );
+    let groups: Vec<(&str, usize)> = profile.groups.iter().map(|g| (g.name.as_str(), g.topics.len())).collect();
+    assert_eq!(groups, [("Data", 1), ("Languages", 2), ("Runtime", 1), ("Tooling", 3)]);
 
     let settings = store.settings().expect("settings");
-    assert_eq!(
-        (
-            settings.max_per_day,
-            settings.min_gap_minutes,
-            settings.nudge_every
-        ),
-        (2, 240, 10)
-    );
+    assert_eq!((settings.max_per_day, settings.min_gap_minutes, settings.nudge_every), (2, 240, 10));
     drop(store);
 
     let path = dir.db_path();
     assert_v6(&path);
     assert_eq!(ledger(&path), ["rs-1-evidence", "v4-feedback-understood"]);
     let conn = Connection::open(&path).expect("raw");
-    let value = |k: &str| {
-        conn.query_row("SELECT value FROM settings WHERE key = ?1", [k], |r| {
-            r.get::<_, String>(0)
-        })
-        .expect(k)
-    };
+    let value =
+        |k: &str| conn.query_row("SELECT value FROM settings WHERE key = ?1", [k], |r| r.get::<_, String>(0)).expect(k);
     assert_eq!(value("schema_min_app_version"), "2.6.0");
     assert_eq!(value("schema_app_version"), devcoach_core::APP_VERSION);
     assert_eq!(value("ui_home"), "auto");
@@ -288,9 +201,7 @@ fn reopening_an_upgraded_file_changes_nothing() {
 /// ledger row removed, optionally without the v5 `courses` table.
 fn older_file(stamp: i64, with_courses: bool) -> (tempfile::TempDir, DataDir) {
     let (tmp, mut store) = fresh();
-    store
-        .complete_onboarding(&[("rust".into(), 5)], &[], now())
-        .expect("onboard");
+    store.complete_onboarding(&[("rust".into(), 5)], &[], now()).expect("onboard");
     drop(store);
     let path = tmp.path().join("coaching.db");
     let conn = Connection::open(&path).expect("raw");
@@ -302,23 +213,16 @@ fn older_file(stamp: i64, with_courses: bool) -> (tempfile::TempDir, DataDir) {
     )
     .expect("old rows");
     if !with_courses {
-        conn.execute_batch("DROP TABLE course_steps; DROP TABLE courses;")
-            .expect("drop v5 tables");
+        conn.execute_batch("DROP TABLE course_steps; DROP TABLE courses;").expect("drop v5 tables");
     }
-    conn.pragma_update(None, "user_version", stamp)
-        .expect("stamp");
+    conn.pragma_update(None, "user_version", stamp).expect("stamp");
     drop(conn);
     let dir = DataDir::new(tmp.path());
     (tmp, dir)
 }
 
 fn feedback_of_old(dir: &DataDir) -> Option<Feedback> {
-    Store::open(dir)
-        .expect("open")
-        .lesson("old")
-        .expect("read")
-        .expect("kept")
-        .feedback
+    Store::open(dir).expect("open").lesson("old").expect("read").expect("kept").feedback
 }
 
 #[test]
@@ -337,10 +241,8 @@ fn the_feedback_rewrite_runs_only_for_pre_v4_files_never_touched_by_v5() {
     let (_d, once) = older_file(2, false);
     assert_eq!(feedback_of_old(&once), Some(Feedback::Understood));
     let conn = Connection::open(once.db_path()).expect("raw");
-    conn.execute("UPDATE lessons SET feedback = 'dont_know'", [])
-        .expect("answer again");
-    conn.pragma_update(None, "user_version", 2)
-        .expect("re-stamp");
+    conn.execute("UPDATE lessons SET feedback = 'dont_know'", []).expect("answer again");
+    conn.pragma_update(None, "user_version", 2).expect("re-stamp");
     drop(conn);
     assert_eq!(feedback_of_old(&once), Some(Feedback::DontKnow));
 }
@@ -363,16 +265,12 @@ fn our_additions_never_raise_the_stamp() {
     let path = tmp.path().join("coaching.db");
     // What a file created by the TypeScript build looks like: v6 without our tables.
     let conn = Connection::open(&path).expect("raw");
-    conn.execute_batch(
-        "DROP TABLE ext_evidence; DELETE FROM schema_migrations WHERE name LIKE 'rs-%';",
-    )
-    .expect("ts-shaped");
+    conn.execute_batch("DROP TABLE ext_evidence; DELETE FROM schema_migrations WHERE name LIKE 'rs-%';")
+        .expect("ts-shaped");
     drop(conn);
 
     let mut store = Store::open(&DataDir::new(tmp.path())).expect("reopen");
-    store
-        .set_topic("rust", 4, None, now())
-        .expect("write evidence");
+    store.set_topic("rust", 4, None, now()).expect("write evidence");
     assert_eq!(store.evidence(Some("rust")).expect("log").len(), 1);
     drop(store);
     assert_eq!(ledger(&path), ["rs-1-evidence", "v4-feedback-understood"]);
@@ -382,25 +280,14 @@ fn our_additions_never_raise_the_stamp() {
 #[test]
 fn a_newer_file_opens_read_only_and_is_never_written() {
     let (tmp, mut store) = fresh();
-    store
-        .complete_onboarding(&[("rust".into(), 5)], &[], now())
-        .expect("onboard");
+    store.complete_onboarding(&[("rust".into(), 5)], &[], now()).expect("onboard");
     store.seed_demo(now()).expect("demo");
     drop(store);
     let path = tmp.path().join("coaching.db");
     let conn = Connection::open(&path).expect("raw");
-    conn.execute(
-        "UPDATE settings SET value = '9.1.0' WHERE key = 'schema_app_version'",
-        [],
-    )
-    .expect("upgrader");
-    conn.execute(
-        "UPDATE settings SET value = '9.0.0' WHERE key = 'schema_min_app_version'",
-        [],
-    )
-    .expect("min");
-    conn.pragma_update(None, "user_version", 7)
-        .expect("stamp 7");
+    conn.execute("UPDATE settings SET value = '9.1.0' WHERE key = 'schema_app_version'", []).expect("upgrader");
+    conn.execute("UPDATE settings SET value = '9.0.0' WHERE key = 'schema_min_app_version'", []).expect("min");
+    conn.pragma_update(None, "user_version", 7).expect("stamp 7");
     drop(conn);
     let before = std::fs::read(&path).expect("bytes");
 
@@ -419,74 +306,33 @@ fn a_newer_file_opens_read_only_and_is_never_written() {
     );
 
     // Reads work.
-    assert_eq!(
-        store
-            .lessons(&LessonQuery::default(), now())
-            .expect("read")
-            .len(),
-        devcoach_store::DEMO_LESSON_COUNT
-    );
+    assert_eq!(store.lessons(&LessonQuery::default(), now()).expect("read").len(), devcoach_store::DEMO_LESSON_COUNT);
     assert!(store.profile().expect("profile").is_onboarded());
     store.stats(now()).expect("stats");
-    store
-        .explain_cue(&devcoach_core::SessionId::from_payload(None), now())
-        .expect("forecast");
+    store.explain_cue(&devcoach_core::SessionId::from_payload(None), now()).expect("forecast");
 
     // Every write path refuses with the typed error.
     let session = devcoach_core::SessionId::from_payload(Some("s"));
-    let update =
-        devcoach_core::settings::SettingUpdate::for_agent("max_per_day", "3").expect("valid");
+    let update = devcoach_core::settings::SettingUpdate::for_agent("max_per_day", "3").expect("valid");
     let mut results: Vec<(&str, Result<(), StoreError>)> = vec![
-        (
-            "set_star",
-            store.set_star("borrow-vs-clone", true).map(drop),
-        ),
+        ("set_star", store.set_star("borrow-vs-clone", true).map(drop)),
         ("delete", store.delete_lesson("borrow-vs-clone").map(drop)),
-        (
-            "delete_many",
-            store.delete_lessons(&["borrow-vs-clone".into()]).map(drop),
-        ),
-        (
-            "feedback",
-            store
-                .record_feedback(
-                    "borrow-vs-clone",
-                    FeedbackChoice(Some(Feedback::Know)),
-                    now(),
-                )
-                .map(drop),
-        ),
+        ("delete_many", store.delete_lessons(&["borrow-vs-clone".into()]).map(drop)),
+        ("feedback", store.record_feedback("borrow-vs-clone", FeedbackChoice(Some(Feedback::Know)), now()).map(drop)),
         ("setting", store.apply_setting(&update).map(drop)),
-        (
-            "update_knowledge",
-            store.update_knowledge("rust", 1, now()).map(drop),
-        ),
+        ("update_knowledge", store.update_knowledge("rust", 1, now()).map(drop)),
         ("set_topic", store.set_topic("go", 3, None, now()).map(drop)),
         ("remove_topic", store.remove_topic("rust").map(drop)),
         ("add_group", store.add_group("New").map(drop)),
         ("remove_group", store.remove_group("Data").map(drop)),
-        (
-            "assign",
-            store
-                .assign_group("rust", &devcoach_core::knowledge::GroupTarget::Ungrouped)
-                .map(drop),
-        ),
-        (
-            "onboarding",
-            store.complete_onboarding(&[], &[], now()).map(drop),
-        ),
-        (
-            "evaluate_cue",
-            store.evaluate_cue(&session, false, now()).map(drop),
-        ),
+        ("assign", store.assign_group("rust", &devcoach_core::knowledge::GroupTarget::Ungrouped).map(drop)),
+        ("onboarding", store.complete_onboarding(&[], &[], now()).map(drop)),
+        ("evaluate_cue", store.evaluate_cue(&session, false, now()).map(drop)),
         ("skip", store.skip_lesson("chat").map(drop)),
         ("import", store.import_lessons(&[], now()).map(drop)),
         ("demo", store.seed_demo(now())),
     ];
-    let lesson = store
-        .lesson("borrow-vs-clone")
-        .expect("read")
-        .expect("exists");
+    let lesson = store.lesson("borrow-vs-clone").expect("read").expect("exists");
     results.push(("put_lesson", store.put_lesson(&lesson)));
     for (what, result) in results {
         match result {
@@ -495,10 +341,7 @@ fn a_newer_file_opens_read_only_and_is_never_written() {
         }
     }
     drop(store);
-    assert!(
-        std::fs::read(&path).expect("bytes") == before,
-        "a newer file must never be written"
-    );
+    assert!(std::fs::read(&path).expect("bytes") == before, "a newer file must never be written");
 }
 
 #[test]
@@ -535,8 +378,7 @@ fn concurrent_first_opens_of_an_old_file_both_succeed() {
         .map(|_| {
             let dir = dir.clone();
             std::thread::spawn(move || {
-                Store::open(&dir)
-                    .map(|s| s.lessons(&LessonQuery::default(), now()).map(|l| l.len()))
+                Store::open(&dir).map(|s| s.lessons(&LessonQuery::default(), now()).map(|l| l.len()))
             })
         })
         .collect();

@@ -1,17 +1,19 @@
-//! Looking at the learner's working folder: git metadata for lesson context, and the manifests
-//! that suggest a stack. The rules are in `devcoach-core`; this module only reads.
+//! Looking at the learner's machine: git metadata for lesson context, the manifests that suggest
+//! a stack, and (in `history`) the projects Claude Code has worked in. The rules are in
+//! `devcoach-core`; this module only reads, and never fails loudly: what cannot be read is
+//! simply not there.
 //!
 //! Git metadata is read from the repository's files (HEAD, refs, packed-refs, config) instead of
 //! forking `git` three times per lesson; a repository this reader does not understand (reftable
 //! refs, config includes) falls back to the `git` commands with a 3-second limit each.
 
+pub mod history;
+
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use devcoach_core::detect::{
-    self, DirSnapshot, MAX_MANIFEST_BYTES, SNAPSHOT_SUBDIRS, SNAPSHOT_TEXT_FILES, Stack,
-};
+use devcoach_core::detect::{self, DirSnapshot, MAX_MANIFEST_BYTES, SNAPSHOT_SUBDIRS, SNAPSHOT_TEXT_FILES, Stack};
 use devcoach_core::git::{GitAnswers, GitContext};
 
 /// How long one `git` command may take before it is abandoned.
@@ -48,29 +50,18 @@ fn find_repo(start: &Path) -> Option<Repo> {
             let text = std::fs::read_to_string(&dot_git).ok()?;
             let target = text.strip_prefix("gitdir:")?.trim();
             let path = Path::new(target);
-            if path.is_absolute() {
-                path.to_owned()
-            } else {
-                dir.join(path)
-            }
+            if path.is_absolute() { path.to_owned() } else { dir.join(path) }
         } else {
             continue;
         };
         let common_dir = match std::fs::read_to_string(git_dir.join("commondir")) {
             Ok(rel) => {
                 let rel = Path::new(rel.trim());
-                if rel.is_absolute() {
-                    rel.to_owned()
-                } else {
-                    git_dir.join(rel)
-                }
+                if rel.is_absolute() { rel.to_owned() } else { git_dir.join(rel) }
             }
             Err(_) => git_dir.clone(),
         };
-        return Some(Repo {
-            git_dir,
-            common_dir,
-        });
+        return Some(Repo { git_dir, common_dir });
     }
     None
 }
@@ -89,21 +80,14 @@ fn read_git_files(folder: &Path) -> Option<GitAnswers> {
     let head = head.trim();
     let (branch, commit) = if let Some(reference) = head.strip_prefix("ref:") {
         let reference = reference.trim();
-        let branch = reference
-            .strip_prefix("refs/heads/")
-            .unwrap_or(reference)
-            .to_owned();
+        let branch = reference.strip_prefix("refs/heads/").unwrap_or(reference).to_owned();
         (Some(branch), resolve_ref(&repo, reference))
     } else if is_object_id(head) {
         (Some("HEAD".to_owned()), Some(head.to_owned()))
     } else {
         return None;
     };
-    Some(GitAnswers {
-        branch,
-        commit,
-        remote: origin_url(&config),
-    })
+    Some(GitAnswers { branch, commit, remote: origin_url(&config) })
 }
 
 /// Configs this reader does not fully understand are left to git.
@@ -194,12 +178,7 @@ fn run_git(folder: &Path, args: &[&str]) -> Option<String> {
 
 fn list_names(dir: &Path) -> Option<Vec<String>> {
     let entries = std::fs::read_dir(dir).ok()?;
-    Some(
-        entries
-            .take(MAX_DIR_ENTRIES)
-            .filter_map(|e| e.ok()?.file_name().into_string().ok())
-            .collect(),
-    )
+    Some(entries.take(MAX_DIR_ENTRIES).filter_map(|e| e.ok()?.file_name().into_string().ok()).collect())
 }
 
 fn read_capped(path: &Path) -> Option<String> {
@@ -209,18 +188,13 @@ fn read_capped(path: &Path) -> Option<String> {
         return None;
     }
     let mut buf = Vec::new();
-    file.take(MAX_MANIFEST_BYTES as u64)
-        .read_to_end(&mut buf)
-        .ok()?;
+    file.take(MAX_MANIFEST_BYTES as u64).read_to_end(&mut buf).ok()?;
     Some(String::from_utf8_lossy(&buf).into_owned())
 }
 
 /// What detection needs from a folder (its entries, a few subfolders, a few manifests).
 pub fn dir_snapshot(folder: &Path) -> DirSnapshot {
-    let mut snap = DirSnapshot {
-        names: list_names(folder).unwrap_or_default(),
-        ..DirSnapshot::default()
-    };
+    let mut snap = DirSnapshot { names: list_names(folder).unwrap_or_default(), ..DirSnapshot::default() };
     for sub in SNAPSHOT_SUBDIRS {
         if let Some(names) = list_names(&folder.join(sub)) {
             snap.subdirs.insert(sub.to_owned(), names);
@@ -246,10 +220,7 @@ mod tests {
     #[test]
     fn origin_url_from_config() {
         let config = "[core]\n\tbare = false\n[remote \"upstream\"]\n\turl = git@a:b/c.git\n[remote \"origin\"]\n\turl = https://github.com/acme/w.git\n\tfetch = +refs/heads/*:refs/remotes/origin/*\n";
-        assert_eq!(
-            origin_url(config).as_deref(),
-            Some("https://github.com/acme/w.git")
-        );
+        assert_eq!(origin_url(config).as_deref(), Some("https://github.com/acme/w.git"));
         assert_eq!(origin_url("[core]\n"), None);
         assert!(config_needs_git("[include]\n\tpath = x"));
         assert!(config_needs_git("[extensions]\n\trefStorage = reftable"));

@@ -1,0 +1,337 @@
+//! The MCP server end to end: the real binary, driven by the official Rust client (rmcp).
+//! Every tool is called on a success path and a failure path, every structured result is
+//! validated against the tool's advertised output schema, every resource and the prompt are
+//! read, and the surface is compared with what the TypeScript devcoach 0.9.5 offered.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::process::Stdio;
+
+use rmcp::model::{
+    CallToolRequestParams, CallToolResult, GetPromptRequestParams, ReadResourceRequestParams, ResourceContents,
+};
+use rmcp::service::RunningService;
+use rmcp::transport::TokioChildProcess;
+use rmcp::{RoleClient, ServiceExt};
+use serde_json::{Value, json};
+
+use crate::{Env, NOW, bin, fixtures};
+
+type Client = RunningService<RoleClient, ()>;
+
+async fn connect(env: &Env) -> Client {
+    let mut cmd = tokio::process::Command::new(bin());
+    cmd.arg("mcp").env_clear().envs(env.vars()).current_dir(env.tmp.path());
+    let (transport, _) = TokioChildProcess::builder(cmd).stderr(Stdio::null()).spawn().expect("spawn devcoach mcp");
+    ().serve(transport).await.expect("initialize")
+}
+
+fn runtime() -> tokio::runtime::Runtime {
+    tokio::runtime::Builder::new_current_thread().enable_all().build().expect("runtime")
+}
+
+async fn call(client: &Client, name: &str, args: Value) -> CallToolResult {
+    let Value::Object(args) = args else { panic!("arguments must be an object") };
+    client
+        .call_tool(CallToolRequestParams::new(name.to_owned()).with_arguments(args))
+        .await
+        .expect("tools/call answered")
+}
+
+fn text(result: &CallToolResult) -> String {
+    result.content.iter().filter_map(|c| c.as_text().map(|t| t.text.clone())).collect::<Vec<_>>().join("\n")
+}
+
+struct Checker {
+    output_schemas: BTreeMap<String, Value>,
+    tools: BTreeSet<String>,
+    called_ok: BTreeSet<String>,
+    called_err: BTreeSet<String>,
+}
+
+impl Checker {
+    #[track_caller]
+    fn ok(&mut self, name: &str, result: &CallToolResult) -> Value {
+        assert_ne!(result.is_error, Some(true), "{name} failed: {}", text(result));
+        self.called_ok.insert(name.to_owned());
+        match (&result.structured_content, self.output_schemas.get(name)) {
+            (Some(value), Some(schema)) => {
+                let validator =
+                    jsonschema::validator_for(schema).unwrap_or_else(|e| panic!("{name}: bad output schema: {e}"));
+                let errors: Vec<String> =
+                    validator.iter_errors(value).map(|e| format!("{} at {}", e, e.instance_path())).collect();
+                assert!(
+                    errors.is_empty(),
+                    "{name}: structuredContent does not match outputSchema: {errors:?}\n{value:#}"
+                );
+                assert!(value.is_object(), "{name}: structured results are objects");
+                // The text copy is the same JSON, so clients without structured output see it too.
+                let last = result.content.last().and_then(|c| c.as_text()).map(|t| t.text.clone()).unwrap_or_default();
+                assert_eq!(serde_json::from_str::<Value>(&last).ok().as_ref(), Some(value), "{name}: text copy");
+                value.clone()
+            }
+            (None, None) => {
+                let t = text(result);
+                assert!(!t.trim().is_empty(), "{name}: prose results say something");
+                if let Ok(v) = serde_json::from_str::<Value>(&t) {
+                    assert!(v.is_object(), "{name}: never a bare JSON scalar or array: {t}");
+                }
+                Value::String(t)
+            }
+            (s, schema) => panic!("{name}: structured content {} but output schema {}", s.is_some(), schema.is_some()),
+        }
+    }
+
+    #[track_caller]
+    fn err(&mut self, name: &str, result: &CallToolResult, expect: &str) {
+        assert_eq!(result.is_error, Some(true), "{name} should fail: {}", text(result));
+        let t = text(result);
+        assert!(t.contains(expect), "{name}: error text {t:?} should mention {expect:?}");
+        assert!(t.starts_with(&format!("{name} failed")), "{name}: errors name the tool: {t}");
+        self.called_err.insert(name.to_owned());
+    }
+}
+
+#[test]
+fn every_tool_resource_and_prompt_through_the_rust_client() {
+    let env = Env::demo();
+    runtime().block_on(async {
+        let client = connect(&env).await;
+        let info = client.peer_info().expect("server info");
+        assert_eq!(info.server_info.as_ref().map(|s| s.name.as_str()), Some("devcoach"));
+
+        let tools = client.list_all_tools().await.expect("tools/list");
+        let mut c = Checker {
+            output_schemas: tools
+                .iter()
+                .filter_map(|t| t.output_schema.as_ref().map(|s| (t.name.to_string(), Value::Object((**s).clone()))))
+                .collect(),
+            tools: tools.iter().map(|t| t.name.to_string()).collect(),
+            called_ok: BTreeSet::new(),
+            called_err: BTreeSet::new(),
+        };
+        for t in &tools {
+            let a = t.annotations.as_ref().expect("annotations");
+            assert_eq!(a.title.as_deref(), t.title.as_deref(), "{}: annotation title", t.name);
+            assert!(a.read_only_hint.is_some() && a.destructive_hint.is_some() && a.idempotent_hint.is_some() && a.open_world_hint.is_some());
+            assert!(t.description.as_ref().is_some_and(|d| d.len() > 20), "{} has a description", t.name);
+        }
+
+        // Lessons.
+        let lesson = json!({
+            "id": "mcp-lesson", "topic_id": "rust", "categories": ["rust", "mcp"], "title": "Lessons over MCP",
+            "level": "senior", "summary": "Saved through the protocol.", "body": "Body.\n\n💡 *Senior tip:* test the wire.",
+            "task_context": "writing the MCP tests"
+        });
+        let saved = c.ok("log_lesson", &call(&client, "log_lesson", lesson.clone()).await);
+        assert_eq!(saved["timestamp"], NOW);
+        assert!(saved["reply_check"].as_str().is_some_and(|r| r.contains("card")));
+        let mut bad = lesson.clone();
+        bad["level"] = json!("expert");
+        c.err("log_lesson", &call(&client, "log_lesson", bad).await, "invalid arguments");
+        let mut empty = lesson.clone();
+        empty["body"] = json!("   ");
+        c.err("log_lesson", &call(&client, "log_lesson", empty).await, "body");
+
+        let listed = c.ok("get_lessons", &call(&client, "get_lessons", json!({"limit": 3})).await);
+        assert_eq!(listed["lessons"].as_array().map(Vec::len), Some(3));
+        assert_eq!(listed["lessons"][0]["id"], "mcp-lesson");
+        assert_eq!(listed["total"], json!(devcoach_store::DEMO_LESSON_COUNT + 1));
+        let all = c.ok("get_lessons", &call(&client, "get_lessons", json!({"limit": 0, "search": "sqlite lock"})).await);
+        assert_eq!(all["lessons"].as_array().map(Vec::len), Some(1));
+        c.err("get_lessons", &call(&client, "get_lessons", json!({"date_from": "sometime"})).await, "date_from");
+
+        c.ok("star_lesson", &call(&client, "star_lesson", json!({"lesson_id": "mcp-lesson", "starred": true})).await);
+        c.err("star_lesson", &call(&client, "star_lesson", json!({"lesson_id": "nope", "starred": true})).await, "call get_lessons");
+
+        let fb = c.ok("submit_feedback", &call(&client, "submit_feedback", json!({"lesson_id": "mcp-lesson", "feedback": "know"})).await);
+        assert_eq!((fb["delta"].clone(), fb["confidence"].clone()), (json!(1), json!(8)));
+        c.err("submit_feedback", &call(&client, "submit_feedback", json!({"lesson_id": "mcp-lesson", "feedback": "maybe"})).await, "invalid arguments");
+        c.err("submit_feedback", &call(&client, "submit_feedback", json!({"lesson_id": "nope", "feedback": "know"})).await, "not found");
+
+        c.ok("skip_lesson", &call(&client, "skip_lesson", json!({"reason": "only a question"})).await);
+        c.err("skip_lesson", &call(&client, "skip_lesson", json!({"reason": "  "})).await, "reason");
+
+        // Knowledge.
+        let k = c.ok("update_knowledge", &call(&client, "update_knowledge", json!({"topic": "redis", "delta": -1})).await);
+        assert_eq!(k, json!({"topic": "redis", "confidence": 2}));
+        c.err("update_knowledge", &call(&client, "update_knowledge", json!({"topic": "redis", "delta": "down"})).await, "invalid arguments");
+        let t = c.ok("add_topic", &call(&client, "add_topic", json!({"topic": "kotlin", "confidence": 3, "group": "Languages"})).await);
+        assert_eq!(t, json!({"topic": "kotlin", "confidence": 3, "group": "Languages"}));
+        c.err("add_topic", &call(&client, "add_topic", json!({"topic": "kotlin", "confidence": 11})).await, "between 0 and 10");
+        assert_eq!(c.ok("remove_topic", &call(&client, "remove_topic", json!({"topic": "kotlin"})).await)["removed"], true);
+        c.err("remove_topic", &call(&client, "remove_topic", json!({"topic": 5})).await, "invalid arguments");
+        assert_eq!(c.ok("add_group", &call(&client, "add_group", json!({"name": "Mobile"})).await)["created"], true);
+        c.err("add_group", &call(&client, "add_group", json!({"name": "Other"})).await, "reserved");
+        assert_eq!(c.ok("remove_group", &call(&client, "remove_group", json!({"name": "Mobile"})).await)["removed"], true);
+        c.err("remove_group", &call(&client, "remove_group", json!({"name": "Other"})).await, "Other");
+
+        // Settings.
+        let s = c.ok("update_settings", &call(&client, "update_settings", json!({"key": "nudge_every", "value": "5"})).await);
+        assert_eq!(s["nudge_every"], 5);
+        c.err("update_settings", &call(&client, "update_settings", json!({"key": "max_per_day", "value": "99"})).await, "max_per_day must be between 1 and 20");
+        c.err("update_settings", &call(&client, "update_settings", json!({"key": "ui_theme", "value": "dark"})).await, "invalid arguments");
+
+        // Reads.
+        let b = c.ok("get_briefing", &call(&client, "get_briefing", json!({})).await);
+        assert_eq!(b["onboarding"]["needs_onboarding"], false);
+        assert!(b["taught_topics"].as_array().is_some_and(|t| t.contains(&json!("rust"))));
+        assert!(b["notebook_path"].as_str().is_some_and(|p| p.ends_with("learning-state.md")));
+        let o = c.ok("get_onboarding", &call(&client, "get_onboarding", json!({})).await);
+        assert_eq!(o["default_topics"].as_object().map(serde_json::Map::len), Some(24));
+        let p = c.ok("get_profile", &call(&client, "get_profile", json!({})).await);
+        assert!(p.get("compat").is_none());
+        let w = c.ok("preview_deep_scan", &call(&client, "preview_deep_scan", json!({"months": 6})).await);
+        assert_eq!(w["window_months"], 6);
+        c.err("preview_deep_scan", &call(&client, "preview_deep_scan", json!({"months": 99})).await, "between 1 and 24");
+
+        // Dashboard control: refuses bad ports.
+        c.err("open_ui", &call(&client, "open_ui", json!({"port": 80})).await, "out of the valid range");
+        c.err("stop_ui", &call(&client, "stop_ui", json!({"port": 99999})).await, "out of the valid range");
+
+        // Destructive ones last.
+        assert_eq!(c.ok("delete_lesson", &call(&client, "delete_lesson", json!({"lesson_id": "mcp-lesson"})).await)["deleted"], true);
+        c.err("delete_lesson", &call(&client, "delete_lesson", json!({"lesson_id": "mcp-lesson"})).await, "not found");
+        let onboarded = c.ok(
+            "complete_onboarding",
+            &call(&client, "complete_onboarding", json!({"topics": {"rust": 6, "go": 12}, "groups": {"Systems": ["rust", "go", "zig"]}})).await,
+        );
+        assert_eq!(onboarded["knowledge"], json!([{"topic": "go", "confidence": 10}, {"topic": "rust", "confidence": 6}]));
+        assert_eq!(onboarded["groups"], json!([{"name": "Systems", "topics": ["go", "rust"]}]));
+        c.err("complete_onboarding", &call(&client, "complete_onboarding", json!({"topics": "rust"})).await, "invalid arguments");
+
+        let untested: Vec<&String> = c.tools.iter().filter(|t| !c.called_err.contains(*t)).collect();
+        let allowed_without_failure: BTreeSet<&str> = ["get_briefing", "get_onboarding", "get_profile"].into();
+        assert!(untested.iter().all(|t| allowed_without_failure.contains(t.as_str())), "no failure path for {untested:?}");
+        let not_ok: Vec<&String> = c.tools.iter().filter(|t| !c.called_ok.contains(*t)).collect();
+        assert!(not_ok.iter().all(|t| ["open_ui", "stop_ui"].contains(&t.as_str())), "no success path for {not_ok:?}");
+
+        // Resources: every listed one reads, none reports an error on a healthy database.
+        let resources = client.list_all_resources().await.expect("resources/list");
+        assert_eq!(resources.len(), 10);
+        for r in &resources {
+            let read = client.read_resource(ReadResourceRequestParams::new(r.uri.clone())).await.expect("resources/read");
+            let ResourceContents::TextResourceContents { text, mime_type, .. } = &read.contents[0] else { panic!("text") };
+            assert_eq!(mime_type.as_deref(), r.mime_type.as_deref(), "{}", r.uri);
+            if r.uri != "devcoach://notebook" {
+                let v: Value = serde_json::from_str(text).unwrap_or_else(|e| panic!("{}: {e}", r.uri));
+                assert!(v.get("error").is_none(), "{}: {v}", r.uri);
+            }
+        }
+        let templates = client.list_all_resource_templates().await.expect("templates");
+        assert_eq!(templates[0].uri_template, "devcoach://lessons/{lesson_id}");
+        let one = client.read_resource(ReadResourceRequestParams::new("devcoach://lessons/git-bisect")).await.expect("read");
+        let ResourceContents::TextResourceContents { text, .. } = &one.contents[0] else { panic!("text") };
+        assert_eq!(serde_json::from_str::<Value>(text).expect("json")["title"], "Find the breaking commit with bisect");
+        let missing = client.read_resource(ReadResourceRequestParams::new("devcoach://lessons/nope")).await.expect("read");
+        let ResourceContents::TextResourceContents { text, .. } = &missing.contents[0] else { panic!("text") };
+        assert_eq!(serde_json::from_str::<Value>(text).expect("json"), json!({"error": "Lesson 'nope' not found"}));
+
+        // The prompt carries the skill and every reference.
+        let prompts = client.list_all_prompts().await.expect("prompts/list");
+        assert_eq!(prompts.iter().map(|p| p.name.as_str()).collect::<Vec<_>>(), ["devcoach_instructions"]);
+        let prompt = client.get_prompt(GetPromptRequestParams::new("devcoach_instructions")).await.expect("prompts/get");
+        let body = serde_json::to_string(&prompt.messages).expect("json");
+        assert!(body.contains("name: devcoach"));
+        for reference in ["calibration.md", "course.md", "onboarding.md", "review.md", "sharing.md"] {
+            assert!(body.contains(&format!("<!-- reference: {reference} -->")), "{reference}");
+        }
+        client.cancel().await.expect("close");
+    });
+}
+
+#[test]
+fn the_surface_keeps_what_the_typescript_build_offered() {
+    let fixture: Value = serde_json::from_str(
+        &std::fs::read_to_string(fixtures().join("ts-0.9.5/mcp/tools-list.params.json")).expect("fixture"),
+    )
+    .expect("json");
+    let env = Env::new();
+    let tools = runtime().block_on(async {
+        let client = connect(&env).await;
+        let tools = client.list_all_tools().await.expect("tools/list");
+        client.cancel().await.expect("close");
+        tools
+    });
+    let ours: BTreeMap<String, &rmcp::model::Tool> = tools.iter().map(|t| (t.name.to_string(), t)).collect();
+    for old in fixture["tools"].as_array().expect("tools") {
+        let name = old["name"].as_str().expect("name");
+        let tool = ours.get(name).unwrap_or_else(|| panic!("{name} is missing"));
+        let annotations = serde_json::to_value(tool.annotations.as_ref().expect("annotations")).expect("json");
+        for (hint, value) in old["annotations"].as_object().expect("annotations") {
+            assert_eq!(&annotations[hint], value, "{name}: {hint}");
+        }
+        let schema = Value::Object((*tool.input_schema).clone());
+        let old_props = old["inputSchema"]["properties"].as_object().expect("properties");
+        let new_props = schema["properties"].as_object().expect("properties");
+        for (param, old_def) in old_props {
+            let new_def = new_props.get(param).unwrap_or_else(|| panic!("{name}: parameter {param} is missing"));
+            let (old_types, new_types) = (types(old_def, old_def), types(&schema, new_def));
+            assert!(
+                !new_types.is_empty() && old_types.is_subset(&new_types),
+                "{name}.{param}: types {old_types:?} ⊄ {new_types:?}"
+            );
+            assert!(
+                new_types.iter().all(|t| t == "null" || old_types.contains(t)),
+                "{name}.{param}: no new kinds of value"
+            );
+            let old_enum = enum_values(old_def, old_def);
+            assert!(
+                old_enum.is_subset(&enum_values(&schema, new_def)),
+                "{name}.{param}: enum {old_enum:?} must still be accepted"
+            );
+        }
+        let required = |s: &Value| -> BTreeSet<String> {
+            s["required"]
+                .as_array()
+                .map(|r| r.iter().filter_map(|v| v.as_str().map(str::to_owned)).collect())
+                .unwrap_or_default()
+        };
+        assert_eq!(required(&old["inputSchema"]), required(&schema), "{name}: required parameters");
+        if old["hasOutputSchema"].as_bool() == Some(true) {
+            assert!(tool.output_schema.is_some(), "{name}: the output schema is kept");
+        }
+    }
+}
+
+/// Follows a `$ref` into `$defs`.
+fn resolve(root: &Value, def: &Value) -> Value {
+    match def.get("$ref").and_then(Value::as_str).and_then(|r| r.strip_prefix("#/$defs/")) {
+        Some(name) => root["$defs"][name].clone(),
+        None => def.clone(),
+    }
+}
+
+/// The JSON types a schema accepts, whichever way it spells them (`type` list, `anyOf`, `$ref`).
+fn types(root: &Value, def: &Value) -> BTreeSet<String> {
+    let def = &resolve(root, def);
+    let mut out = BTreeSet::new();
+    match &def["type"] {
+        Value::String(t) => {
+            out.insert(t.clone());
+        }
+        Value::Array(ts) => out.extend(ts.iter().filter_map(|t| t.as_str().map(str::to_owned))),
+        _ => {}
+    }
+    if let Some(any) = def["anyOf"].as_array() {
+        for d in any {
+            out.extend(types(root, d));
+        }
+    }
+    if out.contains("integer") && out.contains("number") {
+        out.remove("number");
+    }
+    out
+}
+
+fn enum_values(root: &Value, def: &Value) -> BTreeSet<String> {
+    let def = &resolve(root, def);
+    let mut out: BTreeSet<String> =
+        def["enum"].as_array().map(|e| e.iter().map(Value::to_string).collect()).unwrap_or_default();
+    if let Some(any) = def["anyOf"].as_array() {
+        for d in any {
+            out.extend(enum_values(root, d));
+        }
+    }
+    out.remove("null");
+    out
+}

@@ -1,0 +1,84 @@
+//! What every handler can reach: the data directory, the (lazily opened) store, the clock and
+//! the agent's working folder.
+
+use std::path::PathBuf;
+use std::sync::{Mutex, MutexGuard};
+
+use chrono::{DateTime, Utc};
+use devcoach_store::probe::history::ClaudeHome;
+use devcoach_store::{DataDir, Store, StoreError};
+
+/// How the server is set up; the binary builds this from its environment.
+#[derive(Debug, Clone)]
+pub struct ServerOptions {
+    pub dir: DataDir,
+    /// The folder the agent works in (git metadata, stack detection).
+    pub cwd: PathBuf,
+    /// A pinned clock (tests); `None` reads the system clock.
+    pub now: Option<DateTime<Utc>>,
+    pub claude: Option<ClaudeHome>,
+    /// Version shown to clients.
+    pub version: String,
+}
+
+pub(crate) struct Ctx {
+    pub opts: ServerOptions,
+    store: Mutex<Option<Store>>,
+}
+
+/// Why a tool call failed, in words an agent can act on.
+#[derive(Debug, thiserror::Error)]
+pub(crate) enum ToolError {
+    /// The arguments were wrong; the message says which and how.
+    #[error("{0}")]
+    Invalid(String),
+    /// Something named does not exist; the message says how to find the right one.
+    #[error("{0}")]
+    NotFound(String),
+    /// The whole message is given (it already names the tool).
+    #[error("{0}")]
+    Verbatim(String),
+    #[error(transparent)]
+    Store(#[from] StoreError),
+}
+
+impl From<devcoach_core::settings::SettingError> for ToolError {
+    fn from(e: devcoach_core::settings::SettingError) -> Self {
+        Self::Invalid(e.to_string())
+    }
+}
+
+impl From<devcoach_core::knowledge::KnowledgeError> for ToolError {
+    fn from(e: devcoach_core::knowledge::KnowledgeError) -> Self {
+        Self::Invalid(e.to_string())
+    }
+}
+
+impl Ctx {
+    pub fn new(opts: ServerOptions) -> Self {
+        Self { opts, store: Mutex::new(None) }
+    }
+
+    pub fn now(&self) -> DateTime<Utc> {
+        self.opts.now.unwrap_or_else(Utc::now)
+    }
+
+    /// The open store, opening (and creating) the database on first use, and again if the file
+    /// was removed while we ran (`devcoach uninstall --data`).
+    pub fn store(&self) -> Result<MutexGuard<'_, Option<Store>>, StoreError> {
+        let mut guard = self.store.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        if guard.is_none() || !self.opts.dir.db_path().exists() {
+            *guard = Some(Store::open(&self.opts.dir)?);
+        }
+        Ok(guard)
+    }
+
+    /// Runs `f` with the open store.
+    pub fn with_store<T>(&self, f: impl FnOnce(&mut Store) -> Result<T, ToolError>) -> Result<T, ToolError> {
+        let mut guard = self.store()?;
+        match guard.as_mut() {
+            Some(store) => f(store),
+            None => Err(ToolError::Verbatim("the database could not be opened".into())),
+        }
+    }
+}

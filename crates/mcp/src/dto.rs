@@ -1,0 +1,161 @@
+//! Wire shapes: what tools and resources return, with their JSON schemas. Converted by hand from
+//! domain values so the domain crates stay free of MCP concerns.
+
+use devcoach_core::Lesson;
+use devcoach_core::knowledge::Profile;
+use devcoach_core::settings::Settings;
+use devcoach_store::Compat;
+use schemars::JsonSchema;
+use serde::Serialize;
+
+/// A lesson: the 19 keys every surface shares, in stored order.
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+pub struct LessonOut {
+    pub id: String,
+    /// When it was taught, UTC (`2026-05-01T14:30:00Z`).
+    pub timestamp: String,
+    pub topic_id: String,
+    pub categories: Vec<String>,
+    pub title: String,
+    #[schemars(extend("enum" = ["junior", "mid", "senior"]))]
+    pub level: String,
+    pub summary: String,
+    pub body: Option<String>,
+    pub task_context: Option<String>,
+    pub project: Option<String>,
+    pub repository: Option<String>,
+    pub branch: Option<String>,
+    pub commit_hash: Option<String>,
+    pub folder: Option<String>,
+    #[schemars(extend("enum" = ["github", "gitlab", "bitbucket", "local", null]))]
+    pub repository_platform: Option<String>,
+    pub starred: bool,
+    #[schemars(extend("enum" = ["know", "understood", "dont_know", null]))]
+    pub feedback: Option<String>,
+    /// True for a lesson someone shared with the learner.
+    pub imported: bool,
+    pub shared_by: Option<String>,
+}
+
+impl From<&Lesson> for LessonOut {
+    fn from(l: &Lesson) -> Self {
+        Self {
+            id: l.id.clone(),
+            timestamp: l.timestamp.clone(),
+            topic_id: l.topic_id.clone(),
+            categories: l.categories.clone(),
+            title: l.title.clone(),
+            level: l.level.as_str().into(),
+            summary: l.summary.clone(),
+            body: l.body.clone(),
+            task_context: l.task_context.clone(),
+            project: l.project.clone(),
+            repository: l.repository.clone(),
+            branch: l.branch.clone(),
+            commit_hash: l.commit_hash.clone(),
+            folder: l.folder.clone(),
+            repository_platform: l.repository_platform.map(|p| p.as_str().into()),
+            starred: l.starred,
+            feedback: l.feedback.map(|f| f.as_str().into()),
+            imported: l.imported,
+            shared_by: l.shared_by.clone(),
+        }
+    }
+}
+
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+pub struct KnowledgeOut {
+    pub topic: String,
+    /// 0 (new) … 10 (could teach it).
+    pub confidence: i64,
+}
+
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+pub struct GroupOut {
+    pub name: String,
+    pub topics: Vec<String>,
+}
+
+/// Present when a newer devcoach upgraded the database: reads work, writes are refused.
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct CompatOut {
+    pub read_only: bool,
+    pub db_schema: i64,
+    pub app_schema: i64,
+    pub upgraded_by: Option<String>,
+    pub min_app: Option<String>,
+}
+
+impl From<&Compat> for CompatOut {
+    fn from(c: &Compat) -> Self {
+        Self {
+            read_only: true,
+            db_schema: c.db_schema,
+            app_schema: c.app_schema,
+            upgraded_by: c.upgraded_by.clone(),
+            min_app: c.min_app.clone(),
+        }
+    }
+}
+
+/// The knowledge map: topics by name, groups by name (ungrouped topics belong to `Other`).
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+pub struct ProfileOut {
+    pub knowledge: Vec<KnowledgeOut>,
+    pub groups: Vec<GroupOut>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub compat: Option<CompatOut>,
+}
+
+impl ProfileOut {
+    pub fn new(p: &Profile, compat: Option<&Compat>) -> Self {
+        Self {
+            knowledge: p
+                .knowledge
+                .iter()
+                .map(|e| KnowledgeOut { topic: e.topic.clone(), confidence: e.confidence })
+                .collect(),
+            groups: p.groups.iter().map(|g| GroupOut { name: g.name.clone(), topics: g.topics.clone() }).collect(),
+            compat: compat.map(CompatOut::from),
+        }
+    }
+}
+
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+pub struct SettingsOut {
+    pub max_per_day: i64,
+    pub min_gap_minutes: i64,
+    #[schemars(extend("enum" = ["system", "dark", "light"]))]
+    pub ui_theme: String,
+    #[schemars(extend("enum" = ["auto", "lessons", "knowledge"]))]
+    pub ui_home: String,
+    pub nudge_every: i64,
+    #[schemars(extend("enum" = ["session", "global"]))]
+    pub nudge_scope: String,
+    pub share_name: Option<String>,
+}
+
+impl From<&Settings> for SettingsOut {
+    fn from(s: &Settings) -> Self {
+        Self {
+            max_per_day: s.max_per_day,
+            min_gap_minutes: s.min_gap_minutes,
+            ui_theme: s.ui_theme.as_str().into(),
+            ui_home: s.ui_home.as_str().into(),
+            nudge_every: s.nudge_every,
+            nudge_scope: s.nudge_scope.as_str().into(),
+            share_name: s.share_name.clone(),
+        }
+    }
+}
+
+/// Whether a lesson may be cued now.
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+pub struct RateLimitOut {
+    pub allowed: bool,
+    /// Every lesson, shared ones included.
+    pub total_lessons: i64,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
+}

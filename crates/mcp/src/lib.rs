@@ -1,0 +1,22 @@
+//! The only crate that knows MCP: devcoach's stdio server (rmcp). Tool handlers are thin
+//! adapters over `devcoach-store` and `devcoach-core`; wire shapes (DTOs with JSON schemas) live
+//! here and are converted by hand from domain values.
+//!
+//! Architecture invariants:
+//! - stdout carries JSON-RPC only; anything for a person goes to stderr;
+//! - every tool result is a JSON object with `structuredContent`, or short prose (some clients
+//!   reject bare scalars and arrays);
+//! - a bad argument is an `isError` result that says how to recover, never a protocol error.
+
+mod ctx;
+mod dto;
+mod payloads;
+mod prompt;
+mod resources;
+mod server;
+mod tools;
+mod transport;
+
+pub use ctx::ServerOptions;
+pub use server::{ClientHook, DevcoachServer, serve_stdio};
+pub use tools::tool_names;

@@ -1,0 +1,158 @@
+//! The MCP server: protocol plumbing over the tool table, the resources and the prompt.
+
+use std::sync::Arc;
+
+use rmcp::model::{
+    CallToolRequestParams, CallToolResponse, ErrorCode, GetPromptRequestParams, GetPromptResponse, GetPromptResult,
+    Implementation, ListPromptsResult, ListResourceTemplatesResult, ListResourcesResult, ListToolsResult,
+    PaginatedRequestParams, Prompt, PromptMessage, ReadResourceRequestParams, ReadResourceResponse, ReadResourceResult,
+    Role, ServerCapabilities, ServerConfig, Tool,
+};
+use rmcp::service::{NotificationContext, RequestContext};
+use rmcp::{ErrorData, RoleServer, ServerHandler, ServiceExt};
+
+use crate::ctx::{Ctx, ServerOptions};
+use crate::tools::Registry;
+use crate::{prompt, resources, transport};
+
+const INSTRUCTIONS: &str = "devcoach turns finished technical work into short lessons sized to what the learner knows. \
+Follow the devcoach_instructions prompt (or the installed devcoach skill) for the coaching flow. Read state through the \
+get_briefing, get_onboarding and get_profile tools; the devcoach:// resources expose the same data. share_lesson hands a \
+lesson to someone else (text, link or file); import_lesson stores one the learner received.";
+
+/// Called once the client has introduced itself: (name, version).
+pub type ClientHook = Arc<dyn Fn(&str, &str) + Send + Sync>;
+
+#[derive(Clone)]
+pub struct DevcoachServer {
+    ctx: Arc<Ctx>,
+    tools: Arc<Registry>,
+    on_client: Option<ClientHook>,
+}
+
+impl DevcoachServer {
+    pub fn new(opts: ServerOptions, on_client: Option<ClientHook>) -> Self {
+        Self { ctx: Arc::new(Ctx::new(opts)), tools: Arc::new(Registry::new()), on_client }
+    }
+}
+
+/// Serves MCP on stdin/stdout until the client goes away.
+pub async fn serve_stdio(
+    opts: ServerOptions,
+    on_client: Option<ClientHook>,
+) -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
+    let (server_side, proxy_side) = tokio::io::duplex(256 * 1024);
+    let (server_read, server_write) = tokio::io::split(server_side);
+    let (proxy_read, proxy_write) = tokio::io::split(proxy_side);
+    let out = Arc::new(tokio::sync::Mutex::new(tokio::io::stdout()));
+    let input = tokio::spawn(transport::pump_input(tokio::io::stdin(), proxy_write, Arc::clone(&out)));
+    let output = tokio::spawn(transport::pump_output(proxy_read, out));
+    let service = DevcoachServer::new(opts, on_client).serve((server_read, server_write)).await?;
+    service.waiting().await?;
+    input.abort();
+    let _ = output.await;
+    Ok(())
+}
+
+impl ServerHandler for DevcoachServer {
+    fn get_info(&self) -> ServerConfig {
+        ServerConfig::new(ServerCapabilities::builder().enable_tools().enable_resources().enable_prompts().build())
+            .with_server_info(Implementation::new("devcoach", self.ctx.opts.version.clone()))
+            .with_instructions(INSTRUCTIONS)
+    }
+
+    async fn on_initialized(&self, context: NotificationContext<RoleServer>) {
+        if let Some(hook) = &self.on_client {
+            match context.peer.peer_info() {
+                Some(info) => hook(&info.client_info.name, &info.client_info.version),
+                None => hook("unknown", ""),
+            }
+        }
+    }
+
+    async fn list_tools(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListToolsResult, ErrorData> {
+        Ok(ListToolsResult::with_all_items(self.tools.tools()))
+    }
+
+    fn get_tool(&self, name: &str) -> Option<Tool> {
+        self.tools.get(name).cloned()
+    }
+
+    async fn call_tool(
+        &self,
+        request: CallToolRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<CallToolResponse, ErrorData> {
+        let args = request.arguments.map_or(serde_json::Value::Null, serde_json::Value::Object);
+        match self.tools.call(&self.ctx, &request.name, args) {
+            Some(result) => Ok(result.into()),
+            None => Err(ErrorData::new(
+                ErrorCode::INVALID_PARAMS,
+                format!("Unknown tool '{}' — call tools/list to see devcoach's tools", request.name),
+                None,
+            )),
+        }
+    }
+
+    async fn list_resources(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListResourcesResult, ErrorData> {
+        Ok(ListResourcesResult::with_all_items(resources::list()))
+    }
+
+    async fn list_resource_templates(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListResourceTemplatesResult, ErrorData> {
+        Ok(ListResourceTemplatesResult::with_all_items(resources::templates()))
+    }
+
+    async fn read_resource(
+        &self,
+        request: ReadResourceRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ReadResourceResponse, ErrorData> {
+        match resources::read(&self.ctx, &request.uri) {
+            Some(contents) => Ok(ReadResourceResult::new(vec![contents]).into()),
+            None => Err(ErrorData::resource_not_found(format!("No devcoach resource at '{}'", request.uri), None)),
+        }
+    }
+
+    async fn list_prompts(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListPromptsResult, ErrorData> {
+        Ok(ListPromptsResult::with_all_items(vec![
+            Prompt::new(
+                prompt::NAME,
+                Some("The full devcoach coaching instructions: the skill and its references."),
+                None,
+            )
+            .with_title(prompt::TITLE),
+        ]))
+    }
+
+    async fn get_prompt(
+        &self,
+        request: GetPromptRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<GetPromptResponse, ErrorData> {
+        if request.name != prompt::NAME {
+            return Err(ErrorData::invalid_params(
+                format!("Unknown prompt '{}' — the only prompt is {}", request.name, prompt::NAME),
+                None,
+            ));
+        }
+        Ok(GetPromptResult::new(vec![PromptMessage::new_text(Role::User, prompt::text())])
+            .with_description(prompt::TITLE)
+            .into())
+    }
+}

@@ -1,0 +1,445 @@
+//! Lesson tools: log, list, star, delete, feedback, skip.
+
+use devcoach_core::feedback::FeedbackChoice;
+use devcoach_core::ids::LessonId;
+use devcoach_core::lesson::{Feedback, LessonContext, Level, NewLesson, Platform};
+use devcoach_core::query::{FeedbackFilter, LessonQuery};
+use devcoach_core::time::Period;
+use devcoach_store::probe;
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+use super::{Hints, Out, READ, REMOVE, Registry, WRITE, check_len};
+use crate::ctx::{Ctx, ToolError};
+use crate::dto::LessonOut;
+
+/// What the agent must check after saving: the save itself shows the learner nothing.
+pub const LOG_REPLY_CHECK: &str = "Saving shows the learner nothing: they see only the plain text of your reply, never \
+tool arguments. If the full card (top band, title line, body ending in the tip, bottom band) is not yet in your reply as \
+plain text, write it now as the last thing in your reply. If it is already there, add nothing. Never show the card twice.";
+
+pub(crate) fn not_found(id: &str) -> ToolError {
+    ToolError::NotFound(format!("lesson '{id}' not found — call get_lessons to pick one"))
+}
+
+#[derive(Debug, Clone, Copy, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub(crate) enum LevelArg {
+    Junior,
+    Mid,
+    Senior,
+}
+
+impl From<LevelArg> for Level {
+    fn from(l: LevelArg) -> Self {
+        match l {
+            LevelArg::Junior => Level::Junior,
+            LevelArg::Mid => Level::Mid,
+            LevelArg::Senior => Level::Senior,
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub(crate) enum PlatformArg {
+    Github,
+    Gitlab,
+    Bitbucket,
+    Local,
+}
+
+impl From<PlatformArg> for Platform {
+    fn from(p: PlatformArg) -> Self {
+        match p {
+            PlatformArg::Github => Platform::Github,
+            PlatformArg::Gitlab => Platform::Gitlab,
+            PlatformArg::Bitbucket => Platform::Bitbucket,
+            PlatformArg::Local => Platform::Local,
+        }
+    }
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+pub(crate) struct LogLessonArgs {
+    /// A unique id for the lesson: a kebab-case slug of the title (reusing an id replaces that lesson).
+    pub id: String,
+    /// The main topic, as on the knowledge map (e.g. `rust`, `postgresql`).
+    pub topic_id: String,
+    /// Category tags, for example `rust` and `memory`.
+    pub categories: Vec<String>,
+    /// A short title.
+    pub title: String,
+    pub level: LevelArg,
+    /// One to three sentences summing the lesson up.
+    pub summary: String,
+    /// The lesson itself in clean markdown: a few short paragraphs tied to the task, ending with a
+    /// `💡 *Senior tip:*` line. No card bands, no title line, no blockquote.
+    #[schemars(length(min = 1))]
+    pub body: String,
+    /// One line on the task that prompted the lesson.
+    #[serde(default)]
+    pub task_context: Option<String>,
+    /// Leave out unless you know better: the server reads git itself.
+    #[serde(default)]
+    pub project: Option<String>,
+    #[serde(default)]
+    pub repository: Option<String>,
+    #[serde(default)]
+    pub branch: Option<String>,
+    #[serde(default)]
+    pub commit_hash: Option<String>,
+    #[serde(default)]
+    pub folder: Option<String>,
+    #[serde(default)]
+    pub repository_platform: Option<PlatformArg>,
+}
+
+#[derive(Debug, Serialize, JsonSchema)]
+pub(crate) struct LoggedLesson {
+    #[serde(flatten)]
+    pub lesson: LessonOut,
+    /// Read this: what to do now that the lesson is saved.
+    pub reply_check: String,
+}
+
+fn log_lesson(ctx: &Ctx, a: LogLessonArgs) -> Result<Out<LoggedLesson>, ToolError> {
+    for (field, value, max) in [
+        ("id", &a.id, 200),
+        ("topic_id", &a.topic_id, 100),
+        ("title", &a.title, 300),
+        ("summary", &a.summary, 2000),
+        ("body", &a.body, 100_000),
+    ] {
+        check_len(field, value, max)?;
+    }
+    for (field, value) in [
+        ("task_context", &a.task_context),
+        ("project", &a.project),
+        ("repository", &a.repository),
+        ("branch", &a.branch),
+        ("commit_hash", &a.commit_hash),
+        ("folder", &a.folder),
+    ] {
+        if let Some(v) = value {
+            check_len(field, v, 1000)?;
+        }
+    }
+    if a.categories.len() > 20 || a.categories.iter().any(|c| c.chars().count() > 100) {
+        return Err(ToolError::Invalid("`categories` takes at most 20 tags of at most 100 characters".into()));
+    }
+    if a.topic_id.trim().is_empty() || a.title.trim().is_empty() {
+        return Err(ToolError::Invalid("`topic_id` and `title` must not be empty".into()));
+    }
+    if a.body.trim().is_empty() {
+        return Err(ToolError::Invalid("`body` must hold the lesson text".into()));
+    }
+    let id = LessonId::new(a.id)
+        .map_err(|_| ToolError::Invalid("`id` must not be empty: use a kebab-case slug of the title".into()))?;
+    let new = NewLesson {
+        id,
+        topic_id: a.topic_id.trim().to_owned(),
+        categories: a.categories,
+        title: a.title,
+        level: a.level.into(),
+        summary: a.summary,
+        body: a.body,
+        context: LessonContext {
+            task_context: a.task_context,
+            project: a.project,
+            repository: a.repository,
+            branch: a.branch,
+            commit_hash: a.commit_hash,
+            folder: a.folder,
+            repository_platform: a.repository_platform.map(Into::into),
+        },
+    };
+    let git = probe::git_context(&ctx.opts.cwd);
+    let now = ctx.now();
+    let lesson = ctx.with_store(|s| Ok(s.log_lesson(new, &git, now)?))?;
+    Ok(Out {
+        value: LoggedLesson { lesson: LessonOut::from(&lesson), reply_check: LOG_REPLY_CHECK.into() },
+        lead: Some(format!("Lesson saved. {LOG_REPLY_CHECK}")),
+    })
+}
+
+#[derive(Debug, Clone, Copy, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub(crate) enum PeriodArg {
+    Today,
+    Week,
+    Month,
+    Year,
+    All,
+}
+
+#[derive(Debug, Clone, Copy, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub(crate) enum FeedbackFilterArg {
+    Know,
+    Understood,
+    DontKnow,
+    None,
+}
+
+fn default_limit() -> i64 {
+    10
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+pub(crate) struct GetLessonsArgs {
+    /// Only lessons from this period (`today` starts at UTC midnight; the others are rolling).
+    #[serde(default)]
+    pub period: Option<PeriodArg>,
+    /// Only lessons tagged with this category.
+    #[serde(default)]
+    pub category: Option<String>,
+    #[serde(default)]
+    pub level: Option<LevelArg>,
+    /// Project name contains this.
+    #[serde(default)]
+    pub project: Option<String>,
+    /// Repository contains this.
+    #[serde(default)]
+    pub repository: Option<String>,
+    /// Branch contains this.
+    #[serde(default)]
+    pub branch: Option<String>,
+    /// Commit hash contains this.
+    #[serde(default)]
+    pub commit: Option<String>,
+    #[serde(default)]
+    pub starred: Option<bool>,
+    /// true: only lessons shared with the learner; false: only their own.
+    #[serde(default)]
+    pub imported: Option<bool>,
+    /// Only lessons shared by this sender (exact name).
+    #[serde(default)]
+    pub shared_by: Option<String>,
+    /// Only lessons with this answer; `none` means no answer yet.
+    #[serde(default)]
+    pub feedback: Option<FeedbackFilterArg>,
+    /// Words that must all appear in the title, topic, summary, body or sender.
+    #[serde(default)]
+    pub search: Option<String>,
+    /// From this date (2026-05-01) or timestamp; wins over `period`.
+    #[serde(default)]
+    pub date_from: Option<String>,
+    /// Up to this date (inclusive) or timestamp; wins over `period`.
+    #[serde(default)]
+    pub date_to: Option<String>,
+    /// How many lessons at most; 0 returns every match.
+    #[serde(default = "default_limit")]
+    pub limit: i64,
+}
+
+#[derive(Debug, Serialize, JsonSchema)]
+pub(crate) struct LessonsOut {
+    /// Newest first.
+    pub lessons: Vec<LessonOut>,
+    /// How many lessons match in all (can exceed the limit).
+    pub total: i64,
+}
+
+fn get_lessons(ctx: &Ctx, a: GetLessonsArgs) -> Result<Out<LessonsOut>, ToolError> {
+    let mut q = LessonQuery {
+        period: a.period.map(|p| match p {
+            PeriodArg::Today => Period::Today,
+            PeriodArg::Week => Period::Week,
+            PeriodArg::Month => Period::Month,
+            PeriodArg::Year => Period::Year,
+            PeriodArg::All => Period::All,
+        }),
+        category: a.category,
+        level: a.level.map(Into::into),
+        project: a.project,
+        repository: a.repository,
+        branch: a.branch,
+        commit: a.commit,
+        starred: a.starred,
+        imported: a.imported,
+        shared_by: a.shared_by,
+        feedback: a.feedback.map(|f| match f {
+            FeedbackFilterArg::Know => FeedbackFilter::Is(Feedback::Know),
+            FeedbackFilterArg::Understood => FeedbackFilter::Is(Feedback::Understood),
+            FeedbackFilterArg::DontKnow => FeedbackFilter::Is(Feedback::DontKnow),
+            FeedbackFilterArg::None => FeedbackFilter::Missing,
+        }),
+        limit: LessonQuery::limit_from_request(a.limit),
+        ..LessonQuery::default()
+    };
+    if let Some(s) = &a.search {
+        q.set_search(s);
+    }
+    let bad = |e: devcoach_core::query::QueryError| ToolError::Invalid(e.to_string());
+    if let Some(d) = &a.date_from {
+        q.dates.set_from(d).map_err(bad)?;
+    }
+    if let Some(d) = &a.date_to {
+        q.dates.set_to(d).map_err(bad)?;
+    }
+    let now = ctx.now();
+    ctx.with_store(|s| {
+        let lessons = s.lessons(&q, now)?;
+        let total = s.count_lessons(&q, now)?;
+        Ok(LessonsOut { lessons: lessons.iter().map(LessonOut::from).collect(), total }.into())
+    })
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+pub(crate) struct StarArgs {
+    pub lesson_id: String,
+    /// true to star, false to remove the star.
+    pub starred: bool,
+}
+
+#[derive(Debug, Serialize, JsonSchema)]
+pub(crate) struct StarOut {
+    pub lesson_id: String,
+    pub starred: bool,
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+pub(crate) struct LessonIdArgs {
+    pub lesson_id: String,
+}
+
+#[derive(Debug, Serialize, JsonSchema)]
+pub(crate) struct DeletedOut {
+    pub lesson_id: String,
+    pub deleted: bool,
+}
+
+#[derive(Debug, Clone, Copy, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub(crate) enum FeedbackArg {
+    Know,
+    Understood,
+    DontKnow,
+    Clear,
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+pub(crate) struct FeedbackArgs {
+    pub lesson_id: String,
+    /// know = already knew it (+1 confidence) · understood = new and now clear · dont_know = could not
+    /// follow · clear = remove the answer.
+    pub feedback: FeedbackArg,
+}
+
+#[derive(Debug, Serialize, JsonSchema)]
+pub(crate) struct FeedbackOut {
+    pub lesson_id: String,
+    /// The answer now stored (null after `clear`).
+    #[schemars(extend("enum" = ["know", "understood", "dont_know", null]))]
+    pub feedback: Option<String>,
+    pub topic_id: String,
+    /// The answer stored before.
+    #[schemars(extend("enum" = ["know", "understood", "dont_know", null]))]
+    pub previous: Option<String>,
+    /// How much the topic's confidence moved (-1, 0 or +1).
+    pub delta: i64,
+    /// The topic's confidence now (null when the topic is not on the map).
+    pub confidence: Option<i64>,
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+pub(crate) struct SkipArgs {
+    /// One line on why no lesson was warranted (shown by `devcoach doctor`).
+    #[schemars(length(min = 1))]
+    pub reason: String,
+}
+
+pub const SKIP_REPLY: &str = "No lesson this time; pacing starts over. Say nothing about it to the user.";
+
+const LOG_HINTS: Hints = Hints { read_only: false, destructive: false, idempotent: true, open_world: false };
+
+pub(super) fn register_log(r: &mut Registry) {
+    r.structured(
+        ("log_lesson", "Log Lesson", LOG_HINTS),
+        "Save the lesson you are about to show, silently, BEFORE writing the card. Stamps the time and reads git metadata \
+         itself; restarts pacing. Saving displays nothing: after this call, end your reply with the full card as plain text \
+         (see reply_check).",
+        log_lesson,
+    );
+}
+
+pub(super) fn register_get(r: &mut Registry) {
+    r.structured(
+        ("get_lessons", "Get Lessons", READ),
+        "List the learner's lessons, newest first, with optional filters (period, dates, category, level, git metadata, \
+         starred, shared, feedback, multi-word search). Returns up to `limit` lessons (default 10, 0 for all) and the total.",
+        get_lessons,
+    );
+}
+
+pub(super) fn register_star(r: &mut Registry) {
+    r.structured(
+        ("star_lesson", "Star Lesson", WRITE),
+        "Star a lesson (or remove its star) so the learner can find it again.",
+        |ctx: &Ctx, a: StarArgs| {
+            let found = ctx.with_store(|s| Ok(s.set_star(&a.lesson_id, a.starred)?))?;
+            if !found {
+                return Err(not_found(&a.lesson_id));
+            }
+            Ok(StarOut { lesson_id: a.lesson_id, starred: a.starred }.into())
+        },
+    );
+}
+
+pub(super) fn register_delete(r: &mut Registry) {
+    r.structured(
+        ("delete_lesson", "Delete Lesson", REMOVE),
+        "Delete a lesson for good. Only when the learner asks.",
+        |ctx: &Ctx, a: LessonIdArgs| {
+            if !ctx.with_store(|s| Ok(s.delete_lesson(&a.lesson_id)?))? {
+                return Err(not_found(&a.lesson_id));
+            }
+            Ok(DeletedOut { lesson_id: a.lesson_id, deleted: true }.into())
+        },
+    );
+}
+
+pub(super) fn register_feedback(r: &mut Registry) {
+    r.structured(
+        ("submit_feedback", "Submit Feedback", WRITE),
+        "Record the learner's answer to a lesson: know (already knew it: +1 confidence on the topic), understood (new and \
+         now clear), dont_know (could not follow), or clear. Repeating the stored answer changes nothing.",
+        |ctx: &Ctx, a: FeedbackArgs| {
+            let choice = FeedbackChoice(match a.feedback {
+                FeedbackArg::Know => Some(Feedback::Know),
+                FeedbackArg::Understood => Some(Feedback::Understood),
+                FeedbackArg::DontKnow => Some(Feedback::DontKnow),
+                FeedbackArg::Clear => None,
+            });
+            let now = ctx.now();
+            let outcome = ctx.with_store(|s| Ok(s.record_feedback(&a.lesson_id, choice, now)?))?.ok_or_else(|| not_found(&a.lesson_id))?;
+            Ok(FeedbackOut {
+                lesson_id: a.lesson_id,
+                feedback: choice.0.map(|f| f.as_str().into()),
+                topic_id: outcome.topic_id,
+                previous: outcome.previous.map(|f| f.as_str().into()),
+                delta: outcome.delta,
+                confidence: outcome.confidence,
+            }
+            .into())
+        },
+    );
+}
+
+pub(super) fn register_skip(r: &mut Registry) {
+    r.prose(
+        ("skip_lesson", "Skip Lesson", WRITE),
+        "The explicit no-op: when a lesson was cued but the work does not warrant one (a question, chat, nothing technical), \
+         call this with a one-line reason and write nothing about devcoach. Restarts pacing.",
+        |ctx: &Ctx, a: SkipArgs| {
+            let reason = a.reason.trim();
+            if reason.is_empty() {
+                return Err(ToolError::Invalid("`reason` must say in one line why no lesson was warranted".into()));
+            }
+            check_len("reason", reason, 1000)?;
+            ctx.with_store(|s| Ok(s.skip_lesson(reason)?))?;
+            Ok(SKIP_REPLY.into())
+        },
+    );
+}

@@ -1,0 +1,249 @@
+//! The tool table: each tool's name, title, hints, schemas and handler. Handlers take typed
+//! arguments and return typed results; this module turns them into MCP results.
+
+mod courses;
+mod knowledge;
+mod lessons;
+mod onboarding;
+mod settings;
+mod share;
+mod ui;
+
+use std::sync::Arc;
+
+use rmcp::model::{CallToolResult, ContentBlock, JsonObject, Tool, ToolAnnotations};
+use schemars::JsonSchema;
+use schemars::generate::SchemaSettings;
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+use serde_json::Value;
+
+use crate::ctx::{Ctx, ToolError};
+
+/// The largest arguments a tool accepts, serialised. Real calls are a few KiB; a lesson body or
+/// a pasted share code stays far below this.
+pub const MAX_ARGUMENT_BYTES: usize = 1024 * 1024;
+
+/// The annotations of a tool (all four are always set, so no client falls back to a default).
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Hints {
+    pub read_only: bool,
+    pub destructive: bool,
+    pub idempotent: bool,
+    pub open_world: bool,
+}
+
+/// Read-only, idempotent, closed world.
+pub(crate) const READ: Hints = Hints { read_only: true, destructive: false, idempotent: true, open_world: false };
+/// Writes without destroying, idempotent.
+pub(crate) const WRITE: Hints = Hints { read_only: false, destructive: false, idempotent: true, open_world: false };
+/// Removes something, idempotent.
+pub(crate) const REMOVE: Hints = Hints { read_only: false, destructive: true, idempotent: true, open_world: false };
+
+/// A structured result, with an optional sentence shown before the JSON.
+pub(crate) struct Out<T> {
+    pub value: T,
+    pub lead: Option<String>,
+}
+
+impl<T> From<T> for Out<T> {
+    fn from(value: T) -> Self {
+        Self { value, lead: None }
+    }
+}
+
+type Handler = Box<dyn Fn(&Ctx, Value) -> CallToolResult + Send + Sync>;
+
+pub(crate) struct ToolDef {
+    pub tool: Tool,
+    run: Handler,
+}
+
+pub(crate) struct Registry {
+    defs: Vec<ToolDef>,
+}
+
+fn schema<T: JsonSchema>(for_output: bool) -> Arc<JsonObject> {
+    let settings =
+        if for_output { SchemaSettings::draft2020_12().for_serialize() } else { SchemaSettings::draft2020_12() };
+    let root = settings.into_generator().into_root_schema_for::<T>();
+    let mut object = match serde_json::to_value(root) {
+        Ok(Value::Object(o)) => o,
+        _ => JsonObject::new(),
+    };
+    object.remove("title");
+    object.remove("description");
+    object.entry("type").or_insert_with(|| Value::String("object".into()));
+    if !for_output {
+        object.entry("properties").or_insert_with(|| Value::Object(JsonObject::new()));
+    }
+    Arc::new(object)
+}
+
+fn error_result(text: String) -> CallToolResult {
+    CallToolResult::error(vec![ContentBlock::text(text)])
+}
+
+/// How a failure reads to the agent: named after the tool, with a way forward.
+fn failure(name: &str, err: &ToolError) -> CallToolResult {
+    error_result(match err {
+        ToolError::Verbatim(m) => m.clone(),
+        ToolError::Store(devcoach_store::StoreError::SchemaTooNew(c)) => {
+            format!("{name} failed: {c}")
+        }
+        ToolError::Store(e) => format!(
+            "{name} failed: {e}. The devcoach database could not be used; run `devcoach doctor` in a terminal to see why."
+        ),
+        ToolError::Invalid(m) | ToolError::NotFound(m) => format!("{name} failed: {m}"),
+    })
+}
+
+/// Reads a tool's arguments; the error is the message to return.
+fn parse<P: DeserializeOwned>(name: &str, args: Value) -> Result<P, String> {
+    let size = serde_json::to_vec(&args).map_or(usize::MAX, |v| v.len());
+    if size > MAX_ARGUMENT_BYTES {
+        return Err(format!(
+            "{name} failed: the arguments are {size} bytes; the limit is {MAX_ARGUMENT_BYTES}. Send shorter text."
+        ));
+    }
+    let args = if args.is_null() { Value::Object(JsonObject::new()) } else { args };
+    serde_json::from_value(args).map_err(|e| {
+        format!("{name} failed: invalid arguments ({e}). Check the tool's input schema and call it again.")
+    })
+}
+
+impl Registry {
+    pub fn new() -> Self {
+        // The order of the original's table, so listings line up.
+        let mut r = Self { defs: Vec::new() };
+        lessons::register_log(&mut r);
+        knowledge::register_update(&mut r);
+        lessons::register_get(&mut r);
+        lessons::register_star(&mut r);
+        lessons::register_delete(&mut r);
+        lessons::register_feedback(&mut r);
+        lessons::register_skip(&mut r);
+        knowledge::register_add_topic(&mut r);
+        knowledge::register_remove_topic(&mut r);
+        knowledge::register_add_group(&mut r);
+        knowledge::register_remove_group(&mut r);
+        settings::register(&mut r);
+        ui::register_open(&mut r);
+        ui::register_stop(&mut r);
+        onboarding::register_complete(&mut r);
+        onboarding::register_deep_scan(&mut r);
+        onboarding::register_reads(&mut r);
+        share::register(&mut r);
+        courses::register(&mut r);
+        r
+    }
+
+    fn tool(
+        name: &'static str,
+        title: &'static str,
+        description: &'static str,
+        hints: Hints,
+        input: Arc<JsonObject>,
+    ) -> Tool {
+        Tool::new(name, description, input).with_title(title).with_annotations(
+            ToolAnnotations::with_title(title)
+                .read_only(hints.read_only)
+                .destructive(hints.destructive)
+                .idempotent(hints.idempotent)
+                .open_world(hints.open_world),
+        )
+    }
+
+    /// A tool whose result is a JSON object with `structuredContent` and an `outputSchema`.
+    pub fn structured<P, O>(
+        &mut self,
+        (name, title, hints): (&'static str, &'static str, Hints),
+        description: &'static str,
+        f: impl Fn(&Ctx, P) -> Result<Out<O>, ToolError> + Send + Sync + 'static,
+    ) where
+        P: DeserializeOwned + JsonSchema + 'static,
+        O: Serialize + JsonSchema + 'static,
+    {
+        let tool =
+            Self::tool(name, title, description, hints, schema::<P>(false)).with_raw_output_schema(schema::<O>(true));
+        let run: Handler = Box::new(move |ctx, args| {
+            let params = match parse::<P>(name, args) {
+                Ok(p) => p,
+                Err(e) => return error_result(e),
+            };
+            match f(ctx, params).and_then(|out| {
+                let value =
+                    serde_json::to_value(&out.value).map_err(|e| ToolError::Verbatim(format!("{name} failed: {e}")))?;
+                Ok((value, out.lead))
+            }) {
+                Ok((value, lead)) => {
+                    let mut result = CallToolResult::structured(value);
+                    if let Some(lead) = lead {
+                        result.content.insert(0, ContentBlock::text(lead));
+                    }
+                    result
+                }
+                Err(e) => failure(name, &e),
+            }
+        });
+        self.defs.push(ToolDef { tool, run });
+    }
+
+    /// A tool whose result is one sentence of prose.
+    pub fn prose<P>(
+        &mut self,
+        (name, title, hints): (&'static str, &'static str, Hints),
+        description: &'static str,
+        f: impl Fn(&Ctx, P) -> Result<String, ToolError> + Send + Sync + 'static,
+    ) where
+        P: DeserializeOwned + JsonSchema + 'static,
+    {
+        let tool = Self::tool(name, title, description, hints, schema::<P>(false));
+        let run: Handler = Box::new(move |ctx, args| match parse::<P>(name, args).map(|p| f(ctx, p)) {
+            Ok(Ok(text)) => CallToolResult::success(vec![ContentBlock::text(text)]),
+            Ok(Err(e)) => failure(name, &e),
+            Err(e) => error_result(e),
+        });
+        self.defs.push(ToolDef { tool, run });
+    }
+
+    pub fn tools(&self) -> Vec<Tool> {
+        self.defs.iter().map(|d| d.tool.clone()).collect()
+    }
+
+    pub fn get(&self, name: &str) -> Option<&Tool> {
+        self.defs.iter().find(|d| d.tool.name == name).map(|d| &d.tool)
+    }
+
+    /// Runs a tool; `None` when there is no tool by that name.
+    pub fn call(&self, ctx: &Ctx, name: &str, args: Value) -> Option<CallToolResult> {
+        let def = self.defs.iter().find(|d| d.tool.name == name)?;
+        // A handler must never take the server down; a panic becomes an error result.
+        let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| (def.run)(ctx, args)));
+        Some(outcome.unwrap_or_else(|_| {
+            error_result(format!(
+                "{name} failed: an internal error occurred. Please report it; the server is still running."
+            ))
+        }))
+    }
+}
+
+/// Every tool name, in registration order (for tests and packaging manifests).
+pub fn tool_names() -> Vec<String> {
+    Registry::new().defs.iter().map(|d| d.tool.name.to_string()).collect()
+}
+
+/// Limits on text an agent sends, so a runaway argument cannot bloat the database.
+pub(crate) fn check_len(field: &str, value: &str, max_chars: usize) -> Result<(), ToolError> {
+    let n = value.chars().count();
+    if n > max_chars {
+        return Err(ToolError::Invalid(format!(
+            "`{field}` is {n} characters; the limit is {max_chars}. Shorten it and call again."
+        )));
+    }
+    Ok(())
+}
+
+/// An empty argument object, for tools without inputs.
+#[derive(Debug, serde::Deserialize, JsonSchema)]
+pub(crate) struct NoArgs {}

@@ -1,0 +1,56 @@
+//! `update_settings`.
+
+use devcoach_core::settings::SettingUpdate;
+use schemars::JsonSchema;
+use serde::Deserialize;
+
+use super::{Registry, WRITE, check_len};
+use crate::ctx::Ctx;
+use crate::dto::SettingsOut;
+
+#[derive(Debug, Clone, Copy, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub(crate) enum SettingKeyArg {
+    MaxPerDay,
+    MinGapMinutes,
+    NudgeEvery,
+    NudgeScope,
+    ShareName,
+}
+
+impl SettingKeyArg {
+    fn name(self) -> &'static str {
+        match self {
+            Self::MaxPerDay => "max_per_day",
+            Self::MinGapMinutes => "min_gap_minutes",
+            Self::NudgeEvery => "nudge_every",
+            Self::NudgeScope => "nudge_scope",
+            Self::ShareName => "share_name",
+        }
+    }
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+pub(crate) struct UpdateSettingsArgs {
+    /// max_per_day: lessons in any 24 hours (1–20) · min_gap_minutes: minutes between lessons
+    /// (0–1440) · nudge_every: agent stops between cues (0–1000, 0 = every eligible stop) ·
+    /// nudge_scope: `session` or `global` · share_name: sender name on shared lessons (≤ 80
+    /// characters, "" clears it).
+    pub key: SettingKeyArg,
+    /// The new value as text: an integer, `session`/`global`, or a name.
+    pub value: String,
+}
+
+pub(super) fn register(r: &mut Registry) {
+    r.structured(
+        ("update_settings", "Update Settings", WRITE),
+        "Change one pacing or sharing setting when the learner asks (e.g. fewer lessons: max_per_day or min_gap_minutes). \
+         Returns every setting.",
+        |ctx: &Ctx, a: UpdateSettingsArgs| {
+            check_len("value", &a.value, 200)?;
+            let update = SettingUpdate::for_agent(a.key.name(), &a.value)?;
+            let settings = ctx.with_store(|s| Ok(s.apply_setting(&update)?))?;
+            Ok(SettingsOut::from(&settings).into())
+        },
+    );
+}
