@@ -7,16 +7,19 @@
 //! here; the front ends (CLI, MCP, dashboard) render them.
 
 pub mod card;
+pub mod course;
 pub mod detect;
 pub mod evidence;
 pub mod feedback;
 pub mod git;
+pub mod highlighter;
 pub mod ids;
 pub mod knowledge;
 pub mod lesson;
 pub mod pacing;
 pub mod query;
 pub mod rate_limit;
+pub mod share;
 pub mod settings;
 pub mod stats;
 pub mod time;

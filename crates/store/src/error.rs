@@ -3,6 +3,7 @@
 use std::fmt;
 use std::path::PathBuf;
 
+use devcoach_core::course::CourseError;
 use devcoach_core::knowledge::KnowledgeError;
 use devcoach_core::lesson::LessonError;
 use devcoach_core::query::QueryError;
@@ -62,6 +63,10 @@ pub enum StoreError {
     Query(#[from] QueryError),
     #[error(transparent)]
     Lesson(#[from] LessonError),
+    #[error(transparent)]
+    Course(#[from] CourseError),
+    #[error(transparent)]
+    Backup(#[from] crate::backup::BackupError),
 }
 
 impl StoreError {
@@ -71,6 +76,6 @@ impl StoreError {
 
     /// True for problems with what the caller asked (a bad value), as opposed to the database.
     pub fn is_invalid_input(&self) -> bool {
-        matches!(self, Self::Setting(_) | Self::Knowledge(_) | Self::Query(_) | Self::Lesson(_))
+        matches!(self, Self::Setting(_) | Self::Knowledge(_) | Self::Query(_) | Self::Lesson(_) | Self::Course(_) | Self::Backup(_))
     }
 }

@@ -212,6 +212,10 @@ fn insert_or_replace(tx: &Transaction<'_>, l: &Lesson) -> rusqlite::Result<()> {
     Ok(())
 }
 
+pub(crate) fn lesson_by_id(conn: &Connection, id: &str) -> rusqlite::Result<Option<Lesson>> {
+    conn.prepare_cached(&format!("SELECT {COLUMNS} FROM lessons WHERE id = ?1"))?.query_row([id], row_to_lesson).optional()
+}
+
 /// Inserts unless the id exists; true when inserted.
 pub(crate) fn insert_if_absent(tx: &Transaction<'_>, l: &Lesson) -> rusqlite::Result<bool> {
     let n = tx.execute(
@@ -243,10 +247,7 @@ impl Store {
     }
 
     pub fn lesson(&self, id: &str) -> Result<Option<Lesson>> {
-        Ok(self
-            .conn()
-            .query_row(&format!("SELECT {COLUMNS} FROM lessons WHERE id = ?1"), [id], row_to_lesson)
-            .optional()?)
+        Ok(lesson_by_id(self.conn(), id)?)
     }
 
     /// The lessons matching `q`, in its order (ties: most recently written first).

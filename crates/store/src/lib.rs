@@ -11,7 +11,9 @@
 //!   [`StoreError::SchemaTooNew`] before touching the file;
 //! - our own tables are registered in `schema_migrations` and never raise `user_version`.
 
+mod backup;
 mod connection;
+mod courses;
 mod demo;
 mod error;
 mod evidence;
@@ -24,13 +26,17 @@ mod paths;
 pub mod probe;
 mod schema;
 mod settings;
+mod sharing;
 mod stats;
 
+pub use backup::{BackupError, BackupSummary, MAX_BACKUP_BYTES, RestoreOutcome};
 pub use connection::{Compat, Peek, Store};
+pub use courses::{CourseFilter, HIGHLIGHTER, NewCourse};
 pub use demo::DEMO_LESSON_COUNT;
 pub use error::{SchemaTooNew, StoreError};
 pub use lessons::ImportCounts;
 pub use pacing::{CueState, NudgeSession};
+pub use sharing::ImportOutcome;
 pub use paths::DataDir;
 pub use schema::{ADDITIONS, SCHEMA_MIN_APP_VERSION, SCHEMA_VERSION};
 

@@ -1,5 +1,7 @@
 //! The store's single integration-test binary.
 
+mod backup;
+mod courses;
 mod feedback;
 mod history;
 mod knowledge;
@@ -7,6 +9,7 @@ mod lessons;
 mod pacing;
 mod probe;
 mod schema;
+mod sharing;
 
 use std::path::{Path, PathBuf};
 

@@ -1,0 +1,127 @@
+//! Backups: the original's ZIP restores into empty and populated databases; our backups restore
+//! into theirs; hostile archives are refused without changing anything.
+
+use std::io::{Cursor, Write};
+
+use devcoach_core::course::{CourseId, StepKind};
+use devcoach_core::query::LessonQuery;
+use devcoach_store::{BackupError, NewCourse, StoreError};
+
+use crate::{fixtures, fresh, now};
+
+fn fixture_zip() -> Vec<u8> {
+    std::fs::read(fixtures().join("ts-0.9.5/devcoach-backup.zip")).expect("fixture")
+}
+
+#[test]
+fn the_original_backup_restores_into_an_empty_database() {
+    let (_t, mut store) = fresh();
+    let out = store.restore_zip(&fixture_zip(), now()).expect("restore");
+    assert_eq!((out.settings, out.lessons, out.skipped, out.invalid, out.learning_state), (1, 5, 0, 0, 1));
+    assert_eq!((out.topics, out.groups), (10, 4));
+    assert_eq!(store.lessons(&LessonQuery::default(), now()).expect("read").len(), 5);
+    let profile = store.profile().expect("profile");
+    assert_eq!(profile.knowledge.len(), 10);
+    assert_eq!(profile.group_of("docker"), "Tooling");
+    assert_eq!(profile.group_of("architecture"), "Other");
+    assert!(store.data_dir().read_notebook().expect("notebook").starts_with("# devcoach"));
+}
+
+#[test]
+fn restoring_into_a_populated_database_never_destroys() {
+    let (_t, mut store) = fresh();
+    store.seed_demo(now()).expect("demo");
+    let before = store.lessons(&LessonQuery::default(), now()).expect("read");
+    let out = store.restore_zip(&fixture_zip(), now()).expect("restore");
+    assert_eq!(out.lessons, 5);
+    // Restoring the same backup again adds nothing.
+    let again = store.restore_zip(&fixture_zip(), now()).expect("restore");
+    assert_eq!((again.lessons, again.skipped), (0, 5));
+    let after = store.lessons(&LessonQuery::default(), now()).expect("read");
+    assert_eq!(after.len(), before.len() + 5);
+    for l in &before {
+        assert!(after.contains(l), "{} changed", l.id);
+    }
+}
+
+#[test]
+fn our_backup_round_trips_with_courses() {
+    let (_t, mut store) = fresh();
+    store.seed_demo(now()).expect("demo");
+    let course = store
+        .create_course(NewCourse { title: "Borrowing".into(), topic_id: "rust".into(), goal: None, lesson_id: Some("borrow-vs-clone".into()), prerequisites: vec![] }, now())
+        .expect("course");
+    let id = CourseId::parse(&course.id).expect("id");
+    let doc = "<section id=\"step-1\"><pre><code>let x = 1;</code></pre></section><script data-devcoach=\"highlighter\"></script>";
+    std::fs::write(store.data_dir().course_document_path(&id), doc).expect("doc");
+    store.add_course_step(&id, "One", StepKind::Concept, "step-1", None, now()).expect("step");
+    let filled = store.data_dir().read_course_document(&id).expect("read").expect("doc");
+    assert_ne!(filled, doc);
+
+    let (zip, summary) = store.backup_zip().expect("backup");
+    assert_eq!((summary.lessons, summary.courses, summary.documents, summary.notebook), (devcoach_store::DEMO_LESSON_COUNT, 1, 1, false));
+    let mut archive = zip::ZipArchive::new(Cursor::new(&zip)).expect("zip");
+    let names: Vec<String> = (0..archive.len()).map(|i| archive.by_index(i).expect("entry").name().expect("name").into_owned()).collect();
+    assert_eq!(names, ["settings.json", "lessons.json", "knowledge.json", "courses.json", "courses/borrowing/index.html"]);
+    let mut stored_doc = String::new();
+    std::io::Read::read_to_string(&mut archive.by_name("courses/borrowing/index.html").expect("doc"), &mut stored_doc).expect("read");
+    assert_eq!(stored_doc, doc, "backups keep the placeholder, not the library");
+
+    let (_t2, mut other) = fresh();
+    let out = other.restore_zip(&zip, now()).expect("restore");
+    assert_eq!((out.lessons, out.courses), (devcoach_store::DEMO_LESSON_COUNT, 1));
+    assert_eq!(other.course(&id).expect("read").expect("course").steps.len(), 1);
+    assert_eq!(other.data_dir().read_course_document(&id).expect("read").as_deref(), Some(filled.as_str()), "refilled on restore");
+    assert_eq!(other.profile().expect("profile"), store.profile().expect("profile"));
+    assert_eq!(other.settings().expect("settings"), store.settings().expect("settings"));
+}
+
+fn zip_of(entries: &[(&str, &[u8])]) -> Vec<u8> {
+    let mut zip = zip::ZipWriter::new(Cursor::new(Vec::new()));
+    let options = zip::write::SimpleFileOptions::default().compression_method(zip::CompressionMethod::Deflated);
+    for (name, bytes) in entries {
+        zip.start_file(*name, options).expect("entry");
+        zip.write_all(bytes).expect("write");
+    }
+    zip.finish().expect("finish").into_inner()
+}
+
+#[test]
+fn hostile_archives_change_nothing() {
+    let (tmp, mut store) = fresh();
+    // A bomb: lessons.json inflating far past its cap.
+    let bomb = zip_of(&[("lessons.json", &vec![b' '; 100 * 1024 * 1024])]);
+    assert!(bomb.len() < 1024 * 1024);
+    let started = std::time::Instant::now();
+    assert!(matches!(store.restore_zip(&bomb, now()), Err(StoreError::Backup(BackupError::EntryTooLarge(..)))));
+    assert!(started.elapsed() < std::time::Duration::from_secs(5));
+
+    // Path tricks are never written anywhere: only known names are read at all.
+    let slip = zip_of(&[
+        ("../../evil.txt", b"x"),
+        ("courses/../../evil/index.html", b"x"),
+        ("/etc/evil", b"x"),
+        ("settings.json", br#"{"max_per_day": 5, "ui_theme": "neon", "nudge_every": -4}"#),
+    ]);
+    let out = store.restore_zip(&slip, now()).expect("restore");
+    assert_eq!(out.settings, 1);
+    let settings = store.settings().expect("settings");
+    assert_eq!((settings.max_per_day, settings.nudge_every), (5, 10), "invalid values skipped");
+    assert!(!tmp.path().join("evil.txt").exists() && !tmp.path().parent().expect("parent").join("evil.txt").exists());
+
+    assert!(matches!(store.restore_zip(b"not a zip", now()), Err(StoreError::Backup(BackupError::NotAZip(_)))));
+    assert!(matches!(store.restore_zip(&zip_of(&[("other.txt", b"x")]), now()), Err(StoreError::Backup(BackupError::Empty))));
+    assert!(matches!(
+        store.restore_zip(&zip_of(&[("lessons.json", b"[oops")]), now()),
+        Err(StoreError::Backup(BackupError::BadJson("lessons.json", _)))
+    ));
+    assert!(store.lessons(&LessonQuery::default(), now()).expect("read").is_empty());
+}
+
+#[test]
+fn the_oldest_knowledge_format_still_restores() {
+    let (_t, mut store) = fresh();
+    let out = store.restore_zip(&zip_of(&[("knowledge.json", br#"{"rust": 7, "go": 12}"#)]), now()).expect("restore");
+    assert_eq!(out.topics, 2);
+    assert_eq!(store.confidence("go").expect("read"), Some(10));
+}
