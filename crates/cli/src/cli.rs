@@ -84,8 +84,59 @@ pub enum Command {
     /// Move a topic into a group; `Other` removes it from its group.
     #[command(name = "group-assign")]
     GroupAssign { topic: String, group: String },
+    /// Share a lesson: as text with a code (default), a link, or a .devcoach.md file.
+    Share(ShareArgs),
+    /// Import a shared lesson: a code, link, URL, file or `-` for stdin (default: the clipboard).
+    Import {
+        /// What to import; leave out to read the clipboard.
+        source: Option<String>,
+    },
+    /// Write a backup ZIP of lessons, knowledge, settings, notebook and courses.
+    Backup {
+        /// Where to write it.
+        #[arg(default_value = "devcoach-backup.zip")]
+        file: std::path::PathBuf,
+    },
+    /// Merge a backup into your data (existing lessons and courses are kept).
+    Restore {
+        file: std::path::PathBuf,
+    },
+    /// List courses and their progress.
+    Courses(JsonFlag),
+    /// Show one course: its steps, prerequisites and document.
+    Course {
+        id: String,
+        #[command(flatten)]
+        json: JsonFlag,
+    },
     /// Fill a sandbox data directory with a realistic demo learner and show around.
     Demo(DemoArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct ShareArgs {
+    /// The lesson's id (see `devcoach lessons`).
+    #[arg(required_unless_present = "last", conflicts_with = "last")]
+    pub id: Option<String>,
+    /// Share your newest lesson.
+    #[arg(long)]
+    pub last: bool,
+    /// Print a link instead of the text.
+    #[arg(long, conflicts_with = "file")]
+    pub link: bool,
+    /// Write a .devcoach.md file (to PATH, or <lesson>.devcoach.md here).
+    #[arg(long, value_name = "PATH")]
+    #[allow(clippy::option_option)]
+    pub file: Option<Option<std::path::PathBuf>>,
+    /// Also share the task, project, branch and commit (never local paths).
+    #[arg(long)]
+    pub with_context: bool,
+    /// The sender name to show (saved as your default when none is set).
+    #[arg(long, value_name = "NAME")]
+    pub by: Option<String>,
+    /// Share without a name.
+    #[arg(long)]
+    pub anonymous: bool,
 }
 
 #[derive(Debug, Args)]

@@ -1,11 +1,14 @@
 //! One module per family of commands. Each turns raw arguments into validated values, calls the
 //! store, and renders the result.
 
+mod backup;
+mod courses;
 mod demo;
 mod knowledge;
 mod lessons;
 mod mcp;
 mod settings;
+mod share;
 mod stats;
 mod welcome;
 
@@ -33,6 +36,12 @@ pub fn run(command: Option<Command>, ctx: &Ctx) -> anyhow::Result<()> {
         Command::GroupAdd { name } => knowledge::group_add(ctx, &name),
         Command::GroupRemove { name } => knowledge::group_remove(ctx, &name),
         Command::GroupAssign { topic, group } => knowledge::group_assign(ctx, &topic, &group),
+        Command::Share(args) => share::share(ctx, &args),
+        Command::Import { source } => share::import(ctx, source.as_deref()),
+        Command::Backup { file } => backup::backup(ctx, &file),
+        Command::Restore { file } => backup::restore(ctx, &file),
+        Command::Courses(flag) => courses::list(ctx, flag.json),
+        Command::Course { id, json } => courses::show(ctx, &id, json.json),
         Command::Demo(args) => demo::run(ctx, &args),
     }
 }

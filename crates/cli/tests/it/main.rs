@@ -6,6 +6,7 @@ mod concurrency;
 mod mcp;
 mod mcp_protocol;
 mod read_only;
+mod sharing;
 
 use std::path::{Path, PathBuf};
 use std::process::Output;
@@ -57,7 +58,7 @@ impl Env {
 
     pub fn command(&self) -> assert_cmd::Command {
         let mut cmd = assert_cmd::Command::new(bin());
-        cmd.env_clear().envs(self.vars());
+        cmd.env_clear().envs(self.vars()).current_dir(self.tmp.path());
         cmd
     }
 

@@ -86,7 +86,7 @@ impl Checker {
         assert_eq!(result.is_error, Some(true), "{name} should fail: {}", text(result));
         let t = text(result);
         assert!(t.contains(expect), "{name}: error text {t:?} should mention {expect:?}");
-        assert!(t.starts_with(&format!("{name} failed")), "{name}: errors name the tool: {t}");
+        assert!(t.starts_with(name), "{name}: errors name the tool: {t}");
         self.called_err.insert(name.to_owned());
     }
 }
@@ -187,6 +187,55 @@ fn every_tool_resource_and_prompt_through_the_rust_client() {
         // Dashboard control: refuses bad ports.
         c.err("open_ui", &call(&client, "open_ui", json!({"port": 80})).await, "out of the valid range");
         c.err("stop_ui", &call(&client, "stop_ui", json!({"port": 99999})).await, "out of the valid range");
+
+        // Sharing.
+        let shared = c.ok("share_lesson", &call(&client, "share_lesson", json!({"lesson_id": "git-bisect"})).await);
+        let share_text = shared["text"].as_str().expect("text").to_owned();
+        assert_eq!(share_text.lines().last(), shared["code"].as_str());
+        assert!(shared["link"].is_null() && shared["markdown"].is_null());
+        let decoded = devcoach_core::share::decode_code(shared["code"].as_str().expect("code")).expect("our code decodes");
+        assert_eq!(decoded.title, "Find the breaking commit with bisect");
+        assert!(decoded.project.is_none(), "no context unless asked");
+        let link = c.ok("share_lesson", &call(&client, "share_lesson", json!({"lesson_id": "git-bisect", "transport": "link", "shared_by": "Ada"})).await);
+        assert!(link["link"].as_str().is_some_and(|l| l.starts_with("https://ultimaphoenix.github.io/dev-coach/lesson#devcoach:lesson:1:")));
+        assert_eq!(link["shared_by"], "Ada");
+        let file = c.ok("share_lesson", &call(&client, "share_lesson", json!({"lesson_id": "git-bisect", "transport": "file", "include_context": true, "shared_by": ""})).await);
+        assert_eq!(file["filename"], "git-bisect.devcoach.md");
+        assert!(file["shared_by"].is_null());
+        assert!(file["markdown"].as_str().is_some_and(|m| m.contains("project: \"demo-app\"")));
+        c.err("share_lesson", &call(&client, "share_lesson", json!({"lesson_id": "nope"})).await, "not found — call get_lessons");
+
+        let imported = c.ok("import_lesson", &call(&client, "import_lesson", json!({"payload": share_text})).await);
+        assert_eq!((imported["kind"].clone(), imported["inserted"].clone()), (json!("shared"), json!(1)));
+        assert_eq!(imported["lesson"]["id"], "git-bisect-shared", "the own lesson with that id is never overwritten");
+        assert_eq!(imported["topic_tracked"], true);
+        let again = c.ok("import_lesson", &call(&client, "import_lesson", json!({"payload": link["link"]})).await);
+        assert_eq!(again["inserted"], 1, "a different sender is a different share");
+        let dup = c.ok("import_lesson", &call(&client, "import_lesson", json!({"payload": link["link"]})).await);
+        assert_eq!(dup["duplicated"], 1);
+        c.err("import_lesson", &call(&client, "import_lesson", json!({"payload": "hello there"})).await, "Not a devcoach lesson");
+        c.err("import_lesson", &call(&client, "import_lesson", json!({"payload": "http://127.0.0.1:9/lesson"})).await, "Only public http(s) URLs");
+
+        // Courses.
+        let created = c.ok(
+            "create_course",
+            &call(&client, "create_course", json!({"title": "Bisecting history", "topic_id": "git", "lesson_id": "git-bisect", "prerequisites": [{"concept": "commits", "known": true}]})).await,
+        );
+        assert_eq!(created["id"], "bisecting-history");
+        assert_eq!(created["seed_context"]["project"], "demo-app");
+        let course_id = created["id"].as_str().expect("id").to_owned();
+        c.err("create_course", &call(&client, "create_course", json!({"title": "X", "topic_id": "git", "lesson_id": "nope"})).await, "lesson 'nope' not found");
+        c.err("add_course_step", &call(&client, "add_course_step", json!({"course_id": course_id, "title": "Why", "kind": "concept", "anchor": "step-1"})).await, "has no document yet");
+        let doc = created["document_path"].as_str().expect("path");
+        std::fs::write(doc, "<section id=\"step-1\"><pre><code>git bisect run make test</code></pre></section><script data-devcoach=\"highlighter\"></script>").expect("document");
+        let added = c.ok("add_course_step", &call(&client, "add_course_step", json!({"course_id": course_id, "title": "Why", "kind": "concept", "anchor": "step-1"})).await);
+        assert_eq!(added["step"]["position"], 1);
+        let done = c.ok("update_course_progress", &call(&client, "update_course_progress", json!({"course_id": course_id, "position": 1, "status": "done"})).await);
+        assert_eq!(done["status"], "completed");
+        c.err("update_course_progress", &call(&client, "update_course_progress", json!({"course_id": course_id, "position": 9, "status": "done"})).await, "step 9 not found — call get_courses");
+        let listed = c.ok("get_courses", &call(&client, "get_courses", json!({"lesson_id": "git-bisect"})).await);
+        assert_eq!(listed["courses"].as_array().map(Vec::len), Some(1));
+        c.err("get_courses", &call(&client, "get_courses", json!({"status": "someday"})).await, "invalid arguments");
 
         // Destructive ones last.
         assert_eq!(c.ok("delete_lesson", &call(&client, "delete_lesson", json!({"lesson_id": "mcp-lesson"})).await)["deleted"], true);

@@ -9,6 +9,15 @@ use super::file::parse_file;
 use super::payload::{FORMAT, SharedLesson};
 use super::ShareError;
 
+/// The URL to download first, when the whole paste is one http(s) URL that is not a share link
+/// (share links carry their code in the fragment and are decoded locally, never fetched).
+pub fn url_to_fetch(text: &str) -> Option<&str> {
+    let t = text.trim();
+    let lower = t.get(..8).unwrap_or(t).to_ascii_lowercase();
+    let is_url = lower.starts_with("http://") || lower.starts_with("https://");
+    (is_url && !t.chars().any(char::is_whitespace) && !t.contains("#devcoach:lesson:")).then_some(t)
+}
+
 /// What a paste turned out to be.
 #[derive(Debug, Clone, PartialEq)]
 pub enum SharedInput {
@@ -165,6 +174,16 @@ mod tests {
 
     fn json_records() -> String {
         r#"[{"id": "a"}, {"id": "b"}]"#.into()
+    }
+
+    #[test]
+    fn which_urls_are_fetched() {
+        assert_eq!(url_to_fetch(" https://gist.example/raw/x \n"), Some("https://gist.example/raw/x"));
+        assert_eq!(url_to_fetch("HTTP://x.example"), Some("HTTP://x.example"));
+        assert_eq!(url_to_fetch("https://ultimaphoenix.github.io/dev-coach/lesson#devcoach:lesson:1:abc"), None);
+        assert_eq!(url_to_fetch("see https://x.example"), None);
+        assert_eq!(url_to_fetch("devcoach:lesson:1:abc"), None);
+        assert_eq!(url_to_fetch("ftp://x.example"), None);
     }
 
     #[test]

@@ -13,7 +13,7 @@ pub mod slug;
 pub mod text;
 
 pub use code::{decode_code, encode_code};
-pub use input::{SharedInput, parse_shared_input};
+pub use input::{SharedInput, parse_shared_input, url_to_fetch};
 pub use payload::{SharedBy, SharedLesson};
 
 use thiserror::Error;

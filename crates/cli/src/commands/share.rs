@@ -1,0 +1,163 @@
+//! `share` and `import`.
+
+use std::io::Read;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use devcoach_core::query::LessonQuery;
+use devcoach_core::settings::{SettingKey, SettingUpdate};
+use devcoach_core::share::payload::{SharedBy, SharedLesson};
+use devcoach_core::share::{file, parse_shared_input, text, url_to_fetch};
+use devcoach_core::time::lesson_stamp;
+use devcoach_net::FetchPolicy;
+use devcoach_store::probe;
+
+use crate::cli::ShareArgs;
+use crate::context::Ctx;
+use crate::failure::{UserError, invalid};
+use crate::output::{self, Style};
+
+/// The most text read from stdin, a file or the clipboard.
+const MAX_IMPORT_BYTES: u64 = 16 * 1024 * 1024;
+
+pub fn share(ctx: &Ctx, a: &ShareArgs) -> anyhow::Result<()> {
+    if a.by.is_some() && a.anonymous {
+        return Err(invalid("--by and --anonymous contradict each other: choose one"));
+    }
+    let mut store = ctx.open_existing()?.ok_or_else(|| invalid("there are no lessons to share yet"))?;
+    let lesson = if a.last {
+        let q = LessonQuery { imported: Some(false), limit: Some(1), ..LessonQuery::default() };
+        store.lessons(&q, ctx.now)?.into_iter().next().ok_or_else(|| invalid("you have no lessons of your own to share yet"))?
+    } else {
+        let id = a.id.as_deref().ok_or_else(|| UserError::Usage("name a lesson id, or use --last".into()))?;
+        store.lesson(id)?.ok_or_else(|| invalid(format!("no lesson with id '{id}' — run `devcoach lessons` to see the ids")))?
+    };
+    let settings = store.settings()?;
+    let by = if a.anonymous {
+        SharedBy::Anonymous
+    } else {
+        a.by.clone().map_or(SharedBy::Default, SharedBy::Named)
+    };
+    if let Some(name) = a.by.as_deref().map(str::trim).filter(|n| !n.is_empty())
+        && settings.share_name.is_none()
+    {
+        let update = SettingUpdate::new(SettingKey::ShareName, name).map_err(|e| invalid(e.to_string()))?;
+        store.apply_setting(&update)?;
+        output::note(&ctx.term.err(Style::Dim, &format!("Saved \"{}\" as your sender name (change it with `devcoach set share_name`).", update.stored)));
+    }
+    let git_user = if by == SharedBy::Default && settings.share_name.is_none() {
+        std::env::current_dir().ok().and_then(|d| probe::git_user_name(&d))
+    } else {
+        None
+    };
+    let shared_by = by.resolve(settings.share_name.as_deref(), git_user.as_deref());
+    if shared_by.is_none() {
+        output::note(&ctx.term.err(Style::Dim, "Sharing without a name (use --by NAME to sign it)."));
+    }
+    let payload = SharedLesson::from_lesson(&lesson, a.with_context, shared_by, lesson_stamp(ctx.now), devcoach_core::APP_VERSION);
+    let (share_text, code) = text::share_text(&payload);
+    if let Some(path) = &a.file {
+        let path = path.clone().unwrap_or_else(|| PathBuf::from(file::file_name(&payload)));
+        std::fs::write(&path, file::render_file(&payload)).map_err(|e| invalid(format!("cannot write {}: {e}", path.display())))?;
+        return Ok(output::print(&format!("Saved: {}", path.display()))?);
+    }
+    if code.len() > text::LONG_CODE_CHARS {
+        output::note(&ctx.term.err(Style::Yellow, "This lesson's code is long; `--file` shares it as a file instead."));
+    }
+    if a.link {
+        output::print(&text::link(&code))?;
+        output::note(&ctx.term.err(Style::Dim, "The lesson travels inside the link itself; no server ever sees it."));
+    } else {
+        output::print(&share_text)?;
+    }
+    Ok(())
+}
+
+/// Runs a clipboard reader for at most 3 seconds.
+fn run_clipboard(program: &str, args: &[&str]) -> Option<String> {
+    let mut child = Command::new(program).args(args).stdin(Stdio::null()).stdout(Stdio::piped()).stderr(Stdio::null()).spawn().ok()?;
+    let mut stdout = child.stdout.take()?;
+    let reader = std::thread::spawn(move || {
+        let mut buf = Vec::new();
+        let _ = (&mut stdout).take(MAX_IMPORT_BYTES).read_to_end(&mut buf);
+        buf
+    });
+    let deadline = Instant::now() + Duration::from_secs(3);
+    loop {
+        match child.try_wait() {
+            Ok(Some(status)) if status.success() => break,
+            Ok(Some(_)) | Err(_) => return None,
+            Ok(None) if Instant::now() >= deadline => {
+                let _ = child.kill();
+                let _ = child.wait();
+                return None;
+            }
+            Ok(None) => std::thread::sleep(Duration::from_millis(10)),
+        }
+    }
+    let text = String::from_utf8_lossy(&reader.join().ok()?).into_owned();
+    (!text.trim().is_empty()).then_some(text)
+}
+
+fn clipboard() -> Option<String> {
+    if cfg!(target_os = "macos") {
+        return run_clipboard("pbpaste", &[]);
+    }
+    if cfg!(windows) {
+        return run_clipboard("powershell", &["-NoProfile", "-Command", "Get-Clipboard"]);
+    }
+    run_clipboard("wl-paste", &["--no-newline"])
+        .or_else(|| run_clipboard("xclip", &["-selection", "clipboard", "-o"]))
+        .or_else(|| run_clipboard("xsel", &["--clipboard", "--output"]))
+}
+
+fn read_capped(reader: impl Read, what: &str) -> anyhow::Result<String> {
+    let mut buf = Vec::new();
+    reader.take(MAX_IMPORT_BYTES + 1).read_to_end(&mut buf)?;
+    if buf.len() as u64 > MAX_IMPORT_BYTES {
+        return Err(invalid(format!("{what} is larger than 16 MiB; that is not a lesson")));
+    }
+    Ok(String::from_utf8_lossy(&buf).into_owned())
+}
+
+/// What to import, from wherever the argument says.
+fn source_text(source: Option<&str>) -> anyhow::Result<String> {
+    match source {
+        None => clipboard().ok_or_else(|| {
+            invalid("the clipboard is empty or cannot be read here — pass a code, link, URL, file, or `-` to read stdin")
+        }),
+        Some("-") => read_capped(std::io::stdin().lock(), "the input"),
+        Some(s) if Path::new(s).is_file() => {
+            let file = std::fs::File::open(s).map_err(|e| invalid(format!("cannot read {s}: {e}")))?;
+            read_capped(file, s)
+        }
+        Some(s) => match url_to_fetch(s) {
+            Some(url) => devcoach_net::fetch(url, &FetchPolicy::default()).map_err(|e| invalid(e.to_string())),
+            None => Ok(s.to_owned()),
+        },
+    }
+}
+
+pub fn import(ctx: &Ctx, source: Option<&str>) -> anyhow::Result<()> {
+    let text = source_text(source)?;
+    let input = parse_shared_input(&text).map_err(|e| invalid(e.to_string()))?;
+    let outcome = ctx.open()?.import_input(input, ctx.now)?;
+    let t = &ctx.term;
+    if !outcome.shared {
+        let c = outcome.counts;
+        return Ok(output::print(&format!("Imported {} lesson(s); {} already there, {} invalid.", c.inserted, c.duplicated, c.invalid))?);
+    }
+    match &outcome.lesson {
+        Some(l) => {
+            let from = l.shared_by.as_deref().map_or_else(|| "someone anonymous".to_owned(), str::to_owned);
+            let verb = if outcome.counts.duplicated > 0 { "Already imported" } else { "Imported" };
+            output::print(&format!("{} {verb} \"{}\" from {from} as {}", t.out(Style::Green, "✓"), l.title, t.out(Style::Cyan, &l.id)))?;
+            if outcome.topic_tracked == Some(false) {
+                output::note(&t.err(Style::Dim, &format!("'{}' is not on your knowledge map; add it with `devcoach knowledge-add {}`.", l.topic_id, l.topic_id)));
+            }
+            Ok(())
+        }
+        None => Err(invalid("every id this lesson could take is used by other lessons; nothing was imported")),
+    }
+}

@@ -1,0 +1,87 @@
+//! `share`, `import`, `backup`, `restore`, `courses`, `course` on the real binary.
+
+use insta::assert_snapshot;
+use serde_json::Value;
+
+use crate::{Env, fixtures};
+
+fn other(env: &Env) -> Env {
+    let o = Env::new();
+    assert!(o.command().env("DEVCOACH_DIR", o.data()).arg("profile").output().expect("ran").status.success());
+    let _ = env;
+    o
+}
+
+#[test]
+fn share_transports_and_import_them_elsewhere() {
+    let env = Env::demo();
+    assert_snapshot!("share_text", env.transcript(&["share", "git-bisect", "--by", "Ada"]));
+    assert_snapshot!("share_link_last", env.transcript(&["share", "--last", "--link", "--anonymous"]));
+    assert_snapshot!("share_file", env.transcript(&["share", "sqlite-busy-timeout", "--file", "--with-context"]));
+    let md = std::fs::read_to_string(env.tmp.path().join("sqlite-busy-timeout.devcoach.md")).expect("file written");
+    assert!(md.contains("project: \"demo-app\"") && !md.contains("folder"));
+    assert_snapshot!("share_missing", env.transcript(&["share", "nope"]));
+    assert_snapshot!("share_no_target", env.transcript(&["share"]));
+    assert_snapshot!("share_by_and_anonymous", env.transcript(&["share", "git-bisect", "--by", "A", "--anonymous"]));
+    // The name given with --by became the default.
+    let settings: Value = serde_json::from_slice(&env.run(&["settings", "--json"]).stdout).expect("json");
+    assert_eq!(settings["share_name"], "Ada");
+
+    let text = env.run(&["share", "git-bisect"]).stdout;
+    std::fs::write(env.tmp.path().join("shared.txt"), &text).expect("write");
+    let friend = other(&env);
+    let shared = env.tmp.path().join("shared.txt");
+    assert_snapshot!("import_text_file", friend.transcript(&["import", shared.to_str().expect("utf-8")]));
+    assert_snapshot!("import_again", friend.transcript(&["import", shared.to_str().expect("utf-8")]));
+    let md_path = env.tmp.path().join("sqlite-busy-timeout.devcoach.md");
+    assert_snapshot!("import_md", friend.transcript(&["import", md_path.to_str().expect("utf-8")]));
+    let link = String::from_utf8(env.run(&["share", "rust-iterators", "--link"]).stdout).expect("utf-8");
+    assert_snapshot!("import_link_literal", friend.transcript(&["import", link.trim()]));
+    let stdin = friend.command().arg("import").arg("-").write_stdin(text.clone()).output().expect("ran");
+    assert_eq!(stdin.status.code(), Some(0));
+    assert_snapshot!("import_garbage", friend.transcript(&["import", "hello there"]));
+    assert_snapshot!("import_private_url", friend.transcript(&["import", "http://127.0.0.1:9/lesson"]));
+    assert_snapshot!("import_no_clipboard", friend.transcript(&["import"]));
+    let lessons: Value = serde_json::from_slice(&friend.run(&["lessons", "--json"]).stdout).expect("json");
+    let rows = lessons.as_array().expect("array");
+    assert_eq!(rows.len(), 3);
+    assert!(rows.iter().all(|l| l["imported"] == true && l["folder"].is_null() && l["starred"] == false));
+}
+
+#[test]
+fn backup_and_restore_round_trip_and_the_original_backup() {
+    let env = Env::demo();
+    assert_snapshot!("backup", env.transcript(&["backup", "b.zip"]));
+    let fresh = Env::new();
+    let zip = env.tmp.path().join("b.zip");
+    assert_snapshot!("restore_ours", fresh.transcript(&["restore", zip.to_str().expect("utf-8")]));
+    std::fs::copy(fixtures().join("ts-0.9.5/devcoach-backup.zip"), fresh.tmp.path().join("original.zip")).expect("copy");
+    assert_snapshot!("restore_original", fresh.transcript(&["restore", "original.zip"]));
+    assert_snapshot!("restore_missing", fresh.transcript(&["restore", "nope.zip"]));
+    std::fs::write(fresh.tmp.path().join("junk.zip"), b"junk").expect("write");
+    assert_snapshot!("restore_junk", fresh.transcript(&["restore", "junk.zip"]));
+    let a: Value = serde_json::from_slice(&env.run(&["profile", "--json"]).stdout).expect("json");
+    let b: Value = serde_json::from_slice(&fresh.run(&["profile", "--json"]).stdout).expect("json");
+    assert_eq!(a["groups"].as_array().map(Vec::len), Some(4));
+    assert_eq!(b["knowledge"].as_array().map(Vec::len), Some(17), "the original backup adds its one new topic (node)");
+}
+
+#[test]
+fn courses_list_and_detail() {
+    let env = Env::demo();
+    assert_snapshot!("courses_none", env.transcript(&["courses"]));
+    let conn = rusqlite::Connection::open(env.data().join("coaching.db")).expect("raw");
+    conn.execute_batch(
+        "INSERT INTO courses (id, lesson_id, topic_id, title, goal, prerequisites, status, created_at, updated_at) VALUES \
+         ('bisect-deep', 'git-bisect', 'git', 'Bisect in depth', 'Find regressions fast', '[{\"concept\":\"commits\",\"known\":true},{\"concept\":\"exit codes\",\"known\":false}]', 'active', '2026-11-29T10:00:00.000Z', '2026-11-29T11:00:00.000Z');
+         INSERT INTO course_steps VALUES ('bisect-deep', 1, 'Why bisect', 'concept', 'step-1', 'done', '2026-11-29T10:30:00.000Z');
+         INSERT INTO course_steps VALUES ('bisect-deep', 2, 'Run it', 'practice', 'step-2', 'todo', NULL);",
+    )
+    .expect("course");
+    drop(conn);
+    assert_snapshot!("courses", env.transcript(&["courses"]));
+    assert_snapshot!("course_detail", env.transcript(&["course", "bisect-deep"]));
+    assert_snapshot!("course_missing", env.transcript(&["course", "../etc"]));
+    let json: Value = serde_json::from_slice(&env.run(&["course", "bisect-deep", "--json"]).stdout).expect("json");
+    assert_eq!(json["steps"][1]["anchor"], "step-2");
+}
