@@ -1,6 +1,10 @@
 #!/usr/bin/env bash
 # The whole test suite, from a fresh machine: installs what the tests need, then runs them.
 # Used by the README and by .ci/run.
+#
+# Installs (once, skipped when present):
+#   - Debian's chromium, for the browser tests (share codes decoded by DecompressionStream);
+#   - the official Python MCP SDK in target/pyenv, for the "client we did not write" test.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -11,6 +15,25 @@ export CARGO_TERM_COLOR="${CARGO_TERM_COLOR:-never}"
 if ! command -v cargo >/dev/null 2>&1; then
   echo "cargo is required: install Rust from https://rustup.rs" >&2
   exit 1
+fi
+
+as_root() {
+  if [ "$(id -u)" = 0 ]; then "$@"; elif command -v sudo >/dev/null 2>&1; then sudo "$@"; else
+    echo "need root to run: $*" >&2
+    return 1
+  fi
+}
+
+if [ -z "${DEVCOACH_TEST_CHROMIUM:-}" ] && ! [ -x /usr/bin/chromium ]; then
+  echo "installing chromium (browser tests)…" >&2
+  as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -q chromium >/dev/null \
+    || { as_root apt-get update -q >/dev/null && as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -q chromium >/dev/null; }
+fi
+
+if [ -z "${DEVCOACH_TEST_PYTHON:-}" ] && ! target/pyenv/bin/python -c 'import mcp' >/dev/null 2>&1; then
+  echo "installing the Python MCP SDK into target/pyenv (client interop test)…" >&2
+  python3 -m venv target/pyenv
+  target/pyenv/bin/pip install -q 'mcp==2.3.0'
 fi
 
 cargo build --workspace --locked --all-targets

@@ -98,9 +98,7 @@ pub enum Command {
         file: std::path::PathBuf,
     },
     /// Merge a backup into your data (existing lessons and courses are kept).
-    Restore {
-        file: std::path::PathBuf,
-    },
+    Restore { file: std::path::PathBuf },
     /// List courses and their progress.
     Courses(JsonFlag),
     /// Show one course: its steps, prerequisites and document.

@@ -31,7 +31,9 @@ pub enum CourseError {
     AnchorMissing(String),
     #[error("anchor '{0}' is already a step of this course")]
     AnchorTaken(String),
-    #[error("anchors are lowercase letters, digits and dashes, starting with a letter or digit (like step-1), got {0:?}")]
+    #[error(
+        "anchors are lowercase letters, digits and dashes, starting with a letter or digit (like step-1), got {0:?}"
+    )]
     BadAnchor(String),
     #[error("{what} must be one of {allowed}, got {got:?}")]
     BadValue { what: &'static str, allowed: &'static str, got: String },
@@ -211,7 +213,15 @@ mod tests {
 
     #[test]
     fn status_follows_steps() {
-        let step = |status| CourseStep { course_id: "c".into(), position: 1, title: "t".into(), kind: StepKind::Concept, anchor: "a".into(), status, done_at: None };
+        let step = |status| CourseStep {
+            course_id: "c".into(),
+            position: 1,
+            title: "t".into(),
+            kind: StepKind::Concept,
+            anchor: "a".into(),
+            status,
+            done_at: None,
+        };
         let mut c = Course {
             id: "c".into(),
             lesson_id: None,

@@ -52,7 +52,13 @@ const CLASSES: [(&str, &str); 21] = [
 ];
 
 fn token_css() -> String {
-    let vars = |dark: bool| TOKENS.iter().map(|(n, l, d)| format!("--syn-{n}:{};", if dark { d } else { l })).collect::<String>();
+    let vars = |dark: bool| {
+        let mut out = String::new();
+        for (name, light, dark_value) in TOKENS {
+            out.push_str(&format!("--syn-{name}:{};", if dark { dark_value } else { light }));
+        }
+        out
+    };
     let mut css = format!(":where(:root){{{}}}", vars(false));
     css.push_str(&format!(
         "@media (prefers-color-scheme: dark){{:where(:root:not([data-theme=\"light\"])){{{}}}}}",
@@ -60,7 +66,8 @@ fn token_css() -> String {
     ));
     css.push_str(&format!(":where(:root[data-theme=\"dark\"]){{{}}}", vars(true)));
     for (class, token) in CLASSES {
-        css.push_str(&format!(".hljs-{}{{color:var(--syn-{token})}}", class.replace('.', ".")));
+        // `title.function_` becomes `.hljs-title.function_`: highlight.js writes both classes.
+        css.push_str(&format!(".hljs-{class}{{color:var(--syn-{token})}}"));
     }
     css.push_str(".hljs-emphasis{font-style:italic}.hljs-strong{font-weight:bold}");
     css

@@ -19,8 +19,8 @@ pub mod lesson;
 pub mod pacing;
 pub mod query;
 pub mod rate_limit;
-pub mod share;
 pub mod settings;
+pub mod share;
 pub mod stats;
 pub mod time;
 

@@ -61,7 +61,10 @@ impl Default for FetchPolicy {
 
 impl std::fmt::Debug for FetchPolicy {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("FetchPolicy").field("timeout", &self.timeout).field("max_bytes", &self.max_bytes).finish_non_exhaustive()
+        f.debug_struct("FetchPolicy")
+            .field("timeout", &self.timeout)
+            .field("max_bytes", &self.max_bytes)
+            .finish_non_exhaustive()
     }
 }
 
@@ -167,13 +170,13 @@ pub fn fetch(url: &str, policy: &FetchPolicy) -> Result<String, FetchError> {
     if !is_http(&url) {
         return Err(FetchError::NotHttp);
     }
-    let config = Config::builder()
-        .max_redirects(0)
-        .http_status_as_error(false)
-        .proxy(None)
-        .user_agent("devcoach")
-        .build();
-    let agent = ureq::Agent::with_parts(config, DefaultConnector::new(), Vetted { lookup: Arc::clone(&policy.lookup), allowed: policy.allowed });
+    let config =
+        Config::builder().max_redirects(0).http_status_as_error(false).proxy(None).user_agent("devcoach").build();
+    let agent = ureq::Agent::with_parts(
+        config,
+        DefaultConnector::new(),
+        Vetted { lookup: Arc::clone(&policy.lookup), allowed: policy.allowed },
+    );
     let deadline = Instant::now() + policy.timeout;
     let mut hops = 0;
     loop {
@@ -181,13 +184,8 @@ pub fn fetch(url: &str, policy: &FetchPolicy) -> Result<String, FetchError> {
         if remaining.is_zero() {
             return Err(FetchError::Timeout);
         }
-        let mut response = agent
-            .get(&url)
-            .config()
-            .timeout_global(Some(remaining))
-            .build()
-            .call()
-            .map_err(|e| map_error(&e))?;
+        let mut response =
+            agent.get(&url).config().timeout_global(Some(remaining)).build().call().map_err(|e| map_error(&e))?;
         let status = response.status().as_u16();
         if matches!(status, 301 | 302 | 303 | 307 | 308) {
             hops += 1;
@@ -205,11 +203,16 @@ pub fn fetch(url: &str, policy: &FetchPolicy) -> Result<String, FetchError> {
         if !(200..300).contains(&status) {
             return Err(FetchError::Status(status));
         }
-        let declared = response.headers().get("content-length").and_then(|v| v.to_str().ok()).and_then(|v| v.trim().parse::<u64>().ok());
+        let declared = response
+            .headers()
+            .get("content-length")
+            .and_then(|v| v.to_str().ok())
+            .and_then(|v| v.trim().parse::<u64>().ok());
         if declared.is_some_and(|n| n > policy.max_bytes) {
             return Err(FetchError::TooLarge);
         }
-        let bytes = response.body_mut().with_config().limit(policy.max_bytes).read_to_vec().map_err(|e| map_error(&e))?;
+        let bytes =
+            response.body_mut().with_config().limit(policy.max_bytes).read_to_vec().map_err(|e| map_error(&e))?;
         return Ok(String::from_utf8_lossy(&bytes).into_owned());
     }
 }
@@ -221,7 +224,9 @@ mod tests {
     #[test]
     fn only_http_urls() {
         assert!(is_http("https://example.com/x") && is_http("HTTP://EXAMPLE.COM"));
-        for bad in ["ftp://x", "file:///etc/passwd", "data:text/plain,hi", "javascript:alert(1)", "https://a b", "example.com"] {
+        for bad in
+            ["ftp://x", "file:///etc/passwd", "data:text/plain,hi", "javascript:alert(1)", "https://a b", "example.com"]
+        {
             assert_eq!(fetch(bad, &FetchPolicy::default()), Err(FetchError::NotHttp), "{bad}");
         }
     }
@@ -241,9 +246,19 @@ mod tests {
     fn private_hosts_are_refused_before_any_connection() {
         let policy = FetchPolicy::default();
         for url in [
-            "http://127.0.0.1:9/", "http://localhost:9/", "http://sub.localhost/", "http://[::1]:9/", "http://10.0.0.1/",
-            "http://169.254.169.254/latest/meta-data/", "http://[::ffff:10.0.0.1]/", "http://0.0.0.0/", "http://2130706433/",
-            "http://0x7f000001/", "http://017700000001/", "http://127.1/", "http://[fe80::1]/",
+            "http://127.0.0.1:9/",
+            "http://localhost:9/",
+            "http://sub.localhost/",
+            "http://[::1]:9/",
+            "http://10.0.0.1/",
+            "http://169.254.169.254/latest/meta-data/",
+            "http://[::ffff:10.0.0.1]/",
+            "http://0.0.0.0/",
+            "http://2130706433/",
+            "http://0x7f000001/",
+            "http://017700000001/",
+            "http://127.1/",
+            "http://[fe80::1]/",
         ] {
             assert_eq!(fetch(url, &policy), Err(FetchError::NotPublic), "{url}");
         }

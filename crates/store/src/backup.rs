@@ -127,7 +127,10 @@ impl Store {
             for c in &courses {
                 let Ok(id) = CourseId::parse(&c.id) else { continue };
                 if let Ok(Some(html)) = dir.read_course_document(&id) {
-                    entries.push((format!("courses/{id}/index.html"), highlighter::strip(&html, HIGHLIGHTER).into_bytes()));
+                    entries.push((
+                        format!("courses/{id}/index.html"),
+                        highlighter::strip(&html, HIGHLIGHTER).into_bytes(),
+                    ));
                     documents += 1;
                 }
             }
@@ -135,10 +138,14 @@ impl Store {
         let mut zip = zip::ZipWriter::new(Cursor::new(Vec::new()));
         let options = zip::write::SimpleFileOptions::default().compression_method(zip::CompressionMethod::Deflated);
         for (name, bytes) in &entries {
-            zip.start_file(name.as_str(), options).map_err(|e| StoreError::io("cannot write the backup", name, std::io::Error::other(e)))?;
+            zip.start_file(name.as_str(), options)
+                .map_err(|e| StoreError::io("cannot write the backup", name, std::io::Error::other(e)))?;
             zip.write_all(bytes).map_err(|e| StoreError::io("cannot write the backup", name, e))?;
         }
-        let bytes = zip.finish().map_err(|e| StoreError::io("cannot write the backup", "zip", std::io::Error::other(e)))?.into_inner();
+        let bytes = zip
+            .finish()
+            .map_err(|e| StoreError::io("cannot write the backup", "zip", std::io::Error::other(e)))?
+            .into_inner();
         Ok((
             bytes,
             BackupSummary {
@@ -159,14 +166,17 @@ impl Store {
             entries
                 .iter()
                 .find(|(n, _)| n == name)
-                .map(|(_, b)| serde_json::from_slice::<Value>(b).map_err(|e| BackupError::BadJson(name, e.to_string()).into()))
+                .map(|(_, b)| {
+                    serde_json::from_slice::<Value>(b).map_err(|e| BackupError::BadJson(name, e.to_string()).into())
+                })
                 .transpose()
         };
         let settings = json_of(SETTINGS_ENTRY)?;
         let lessons = json_of(LESSONS_ENTRY)?;
         let knowledge = json_of(KNOWLEDGE_ENTRY)?;
         let courses = json_of(COURSES_ENTRY)?;
-        let notebook = entries.iter().find(|(n, _)| n == NOTEBOOK_ENTRY).map(|(_, b)| String::from_utf8_lossy(b).into_owned());
+        let notebook =
+            entries.iter().find(|(n, _)| n == NOTEBOOK_ENTRY).map(|(_, b)| String::from_utf8_lossy(b).into_owned());
         if settings.is_none() && lessons.is_none() && knowledge.is_none() && courses.is_none() && notebook.is_none() {
             return Err(BackupError::Empty.into());
         }
@@ -209,10 +219,14 @@ impl Store {
                 continue;
             }
             let html = String::from_utf8_lossy(bytes).into_owned();
-            let html = highlighter::fill(&html, HIGHLIGHTER).filter(|f| f.len() as u64 <= MAX_COURSE_DOCUMENT_BYTES).unwrap_or(html);
+            let html = highlighter::fill(&html, HIGHLIGHTER)
+                .filter(|f| f.len() as u64 <= MAX_COURSE_DOCUMENT_BYTES)
+                .unwrap_or(html);
             let folder = dir.course_dir(&id);
-            std::fs::create_dir_all(&folder).map_err(|e| StoreError::io("cannot create the course folder", &folder, e))?;
-            std::fs::write(&target, html).map_err(|e| StoreError::io("cannot write the course document", &target, e))?;
+            std::fs::create_dir_all(&folder)
+                .map_err(|e| StoreError::io("cannot create the course folder", &folder, e))?;
+            std::fs::write(&target, html)
+                .map_err(|e| StoreError::io("cannot write the course document", &target, e))?;
         }
         Ok(out)
     }
@@ -272,7 +286,14 @@ fn set_raw(conn: &Connection, key: &str, value: &str) -> rusqlite::Result<()> {
 
 fn restore_settings(conn: &Connection, s: &Value) -> Result<()> {
     let Some(obj) = s.as_object() else { return Ok(()) };
-    for key in [SettingKey::MaxPerDay, SettingKey::MinGapMinutes, SettingKey::NudgeEvery, SettingKey::NudgeScope, SettingKey::UiTheme, SettingKey::UiHome] {
+    for key in [
+        SettingKey::MaxPerDay,
+        SettingKey::MinGapMinutes,
+        SettingKey::NudgeEvery,
+        SettingKey::NudgeScope,
+        SettingKey::UiTheme,
+        SettingKey::UiHome,
+    ] {
         let raw = match obj.get(key.as_str()) {
             Some(Value::Number(n)) => n.to_string(),
             Some(Value::String(s)) => s.clone(),
@@ -295,7 +316,9 @@ fn add_group(conn: &Connection, name: &str) -> rusqlite::Result<bool> {
 
 fn restore_knowledge(conn: &Connection, k: &Value, now: DateTime<Utc>, out: &mut RestoreOutcome) -> Result<()> {
     let why = Because::plain(EvidenceCause::Restore);
-    let confidence_of = |v: &Value| v.as_i64().or_else(|| v.as_f64().map(|f| f.round() as i64));
+    // Confidences are small; a fractional or huge value is clamped later anyway.
+    #[allow(clippy::cast_possible_truncation)]
+    let confidence_of = |v: &Value| v.as_i64().or_else(|| v.as_f64().map(|f| f.round().clamp(-1000.0, 1000.0) as i64));
     match k.get("topics") {
         Some(Value::Array(topics)) => {
             for g in k.get("groups").and_then(Value::as_array).into_iter().flatten() {
@@ -306,19 +329,29 @@ fn restore_knowledge(conn: &Connection, k: &Value, now: DateTime<Utc>, out: &mut
                 }
             }
             for item in topics {
-                let (Some(topic), Some(conf)) = (item.get("topic").and_then(Value::as_str), item.get("confidence").and_then(confidence_of)) else {
+                let (Some(topic), Some(conf)) =
+                    (item.get("topic").and_then(Value::as_str), item.get("confidence").and_then(confidence_of))
+                else {
                     out.invalid += 1;
                     continue;
                 };
                 let Ok(topic) = knowledge::topic_name(topic) else { continue };
                 write_confidence(conn, &topic, conf, &why, now)?;
-                if let Some(group) = item.get("group").and_then(Value::as_str).map(str::trim).filter(|g| !g.is_empty() && *g != OTHER_GROUP) {
+                if let Some(group) = item
+                    .get("group")
+                    .and_then(Value::as_str)
+                    .map(str::trim)
+                    .filter(|g| !g.is_empty() && *g != OTHER_GROUP)
+                {
                     if add_group(conn, group)? {
                         out.groups += 1;
                     }
                     if let GroupTarget::Group(g) = GroupTarget::parse(group) {
                         conn.execute("DELETE FROM knowledge_groups WHERE topic = ?1", [&topic])?;
-                        conn.execute("INSERT OR IGNORE INTO knowledge_groups (group_name, topic) VALUES (?1, ?2)", [&g, &topic])?;
+                        conn.execute(
+                            "INSERT OR IGNORE INTO knowledge_groups (group_name, topic) VALUES (?1, ?2)",
+                            [&g, &topic],
+                        )?;
                     }
                 }
                 out.topics += 1;
@@ -343,7 +376,9 @@ fn restore_courses(conn: &Connection, c: &Value, out: &mut RestoreOutcome) -> Re
     let empty = Vec::new();
     for row in c.get("courses").and_then(Value::as_array).unwrap_or(&empty) {
         let text = |k: &str| row.get(k).and_then(Value::as_str).map(str::to_owned);
-        let (Some(id), Some(topic_id), Some(title), Some(created_at)) = (text("id"), text("topic_id"), text("title"), text("created_at")) else {
+        let (Some(id), Some(topic_id), Some(title), Some(created_at)) =
+            (text("id"), text("topic_id"), text("title"), text("created_at"))
+        else {
             out.invalid += 1;
             continue;
         };
@@ -351,7 +386,9 @@ fn restore_courses(conn: &Connection, c: &Value, out: &mut RestoreOutcome) -> Re
             out.invalid += 1;
             continue;
         }
-        let status = text("status").filter(|s| devcoach_core::course::CourseStatus::parse(s).is_ok()).unwrap_or_else(|| "active".into());
+        let status = text("status")
+            .filter(|s| devcoach_core::course::CourseStatus::parse(s).is_ok())
+            .unwrap_or_else(|| "active".into());
         let prerequisites = prerequisites_to_column(&devcoach_core::course::prerequisites_from_column(
             &row.get("prerequisites").map(Value::to_string).unwrap_or_default(),
         ));
@@ -367,13 +404,18 @@ fn restore_courses(conn: &Connection, c: &Value, out: &mut RestoreOutcome) -> Re
     }
     for step in c.get("steps").and_then(Value::as_array).unwrap_or(&empty) {
         let text = |k: &str| step.get(k).and_then(Value::as_str).map(str::to_owned);
-        let (Some(course_id), Some(position), Some(title), Some(kind), Some(anchor)) =
-            (text("course_id"), step.get("position").and_then(Value::as_i64), text("title"), text("kind"), text("anchor"))
-        else {
+        let (Some(course_id), Some(position), Some(title), Some(kind), Some(anchor)) = (
+            text("course_id"),
+            step.get("position").and_then(Value::as_i64),
+            text("title"),
+            text("kind"),
+            text("anchor"),
+        ) else {
             out.invalid += 1;
             continue;
         };
-        let known: bool = conn.query_row("SELECT EXISTS (SELECT 1 FROM courses WHERE id = ?1)", [&course_id], |r| r.get(0))?;
+        let known: bool =
+            conn.query_row("SELECT EXISTS (SELECT 1 FROM courses WHERE id = ?1)", [&course_id], |r| r.get(0))?;
         if !known || devcoach_core::course::check_anchor(&anchor).is_err() {
             continue;
         }

@@ -5,8 +5,9 @@ use std::path::PathBuf;
 
 use chrono::{DateTime, Utc};
 use devcoach_core::course::{
-    COURSE_DOCUMENT_NAME, Course, CourseError, CourseId, CourseStatus, CourseStep, MAX_COURSE_DOCUMENT_BYTES, Prerequisite,
-    StepKind, StepStatus, check_anchor, document_has_anchor, prerequisites_from_column, prerequisites_to_column,
+    COURSE_DOCUMENT_NAME, Course, CourseError, CourseId, CourseStatus, CourseStep, MAX_COURSE_DOCUMENT_BYTES,
+    Prerequisite, StepKind, StepStatus, check_anchor, document_has_anchor, prerequisites_from_column,
+    prerequisites_to_column,
 };
 use devcoach_core::highlighter::{self, Bundle};
 use devcoach_core::time::iso_ms;
@@ -87,7 +88,8 @@ impl DataDir {
     }
 }
 
-const COURSE_COLUMNS: &str = "id, lesson_id, topic_id, title, goal, prerequisites, status, created_at, updated_at, completed_at";
+const COURSE_COLUMNS: &str =
+    "id, lesson_id, topic_id, title, goal, prerequisites, status, created_at, updated_at, completed_at";
 
 fn row_to_course(row: &Row<'_>) -> rusqlite::Result<Course> {
     let status: String = row.get(6)?;
@@ -128,8 +130,9 @@ fn steps_of(conn: &Connection, id: &str) -> rusqlite::Result<Vec<CourseStep>> {
 }
 
 pub(crate) fn load_course(conn: &Connection, id: &str) -> rusqlite::Result<Option<Course>> {
-    let Some(mut course) =
-        conn.query_row(&format!("SELECT {COURSE_COLUMNS} FROM courses WHERE id = ?1"), [id], row_to_course).optional()?
+    let Some(mut course) = conn
+        .query_row(&format!("SELECT {COURSE_COLUMNS} FROM courses WHERE id = ?1"), [id], row_to_course)
+        .optional()?
     else {
         return Ok(None);
     };
@@ -156,7 +159,7 @@ fn settle(conn: &Connection, id: &str, now: &str) -> rusqlite::Result<()> {
 impl Store {
     /// Creates a course (status active) and its folder. The id comes from the title, made unique
     /// against existing rows and folders.
-    pub fn create_course(&mut self, new: NewCourse, now: DateTime<Utc>) -> Result<Course> {
+    pub fn create_course(&mut self, new: &NewCourse, now: DateTime<Utc>) -> Result<Course> {
         if new.title.trim().is_empty() {
             return Err(CourseError::Empty("title").into());
         }
@@ -174,14 +177,17 @@ impl Store {
             let base = CourseId::from_title(&new.title);
             let mut id = base.clone();
             let mut n = 1;
-            while tx.query_row("SELECT EXISTS (SELECT 1 FROM courses WHERE id = ?1)", [id.as_str()], |r| r.get::<_, bool>(0))?
-                || dir.course_dir(&id).exists()
+            while tx.query_row("SELECT EXISTS (SELECT 1 FROM courses WHERE id = ?1)", [id.as_str()], |r| {
+                r.get::<_, bool>(0)
+            })? || dir.course_dir(&id).exists()
             {
                 n += 1;
                 id = base.with_suffix(n);
             }
             tx.execute(
-                &format!("INSERT INTO courses ({COURSE_COLUMNS}) VALUES (?1, ?2, ?3, ?4, ?5, ?6, 'active', ?7, ?7, NULL)"),
+                &format!(
+                    "INSERT INTO courses ({COURSE_COLUMNS}) VALUES (?1, ?2, ?3, ?4, ?5, ?6, 'active', ?7, ?7, NULL)"
+                ),
                 params![
                     id.as_str(),
                     new.lesson_id,
@@ -261,7 +267,13 @@ impl Store {
 
     /// Marks a step; the course completes when every step is settled and reopens when one is
     /// back to `todo`. `None` when there is no such step.
-    pub fn set_step_status(&mut self, id: &CourseId, position: i64, status: StepStatus, now: DateTime<Utc>) -> Result<Option<Course>> {
+    pub fn set_step_status(
+        &mut self,
+        id: &CourseId,
+        position: i64,
+        status: StepStatus,
+        now: DateTime<Utc>,
+    ) -> Result<Option<Course>> {
         let at = iso_ms(now);
         let course = self.write(|tx| {
             let done_at = (status == StepStatus::Done).then_some(at.as_str());
@@ -282,7 +294,12 @@ impl Store {
     }
 
     /// Sets a course's own status. `None` when there is no such course.
-    pub fn set_course_status(&mut self, id: &CourseId, status: CourseStatus, now: DateTime<Utc>) -> Result<Option<Course>> {
+    pub fn set_course_status(
+        &mut self,
+        id: &CourseId,
+        status: CourseStatus,
+        now: DateTime<Utc>,
+    ) -> Result<Option<Course>> {
         let at = iso_ms(now);
         self.write(|tx| {
             let completed_at = (status == CourseStatus::Completed).then_some(at.as_str());
@@ -317,7 +334,10 @@ impl Store {
             "SELECT {COURSE_COLUMNS} FROM courses WHERE (?1 IS NULL OR id = ?1) AND (?2 IS NULL OR lesson_id = ?2) \
              AND (?3 IS NULL OR status = ?3) ORDER BY updated_at DESC, id"
         ))?;
-        let rows = stmt.query_map(params![filter.course_id, filter.lesson_id, filter.status.map(CourseStatus::as_str)], row_to_course)?;
+        let rows = stmt.query_map(
+            params![filter.course_id, filter.lesson_id, filter.status.map(CourseStatus::as_str)],
+            row_to_course,
+        )?;
         let mut out = rows.collect::<rusqlite::Result<Vec<_>>>()?;
         for c in &mut out {
             c.steps = steps_of(self.conn(), &c.id)?;

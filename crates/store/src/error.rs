@@ -76,6 +76,14 @@ impl StoreError {
 
     /// True for problems with what the caller asked (a bad value), as opposed to the database.
     pub fn is_invalid_input(&self) -> bool {
-        matches!(self, Self::Setting(_) | Self::Knowledge(_) | Self::Query(_) | Self::Lesson(_) | Self::Course(_) | Self::Backup(_))
+        matches!(
+            self,
+            Self::Setting(_)
+                | Self::Knowledge(_)
+                | Self::Query(_)
+                | Self::Lesson(_)
+                | Self::Course(_)
+                | Self::Backup(_)
+        )
     }
 }

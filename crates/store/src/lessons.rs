@@ -213,7 +213,9 @@ fn insert_or_replace(tx: &Transaction<'_>, l: &Lesson) -> rusqlite::Result<()> {
 }
 
 pub(crate) fn lesson_by_id(conn: &Connection, id: &str) -> rusqlite::Result<Option<Lesson>> {
-    conn.prepare_cached(&format!("SELECT {COLUMNS} FROM lessons WHERE id = ?1"))?.query_row([id], row_to_lesson).optional()
+    conn.prepare_cached(&format!("SELECT {COLUMNS} FROM lessons WHERE id = ?1"))?
+        .query_row([id], row_to_lesson)
+        .optional()
 }
 
 /// Inserts unless the id exists; true when inserted.

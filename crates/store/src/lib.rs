@@ -36,8 +36,8 @@ pub use demo::DEMO_LESSON_COUNT;
 pub use error::{SchemaTooNew, StoreError};
 pub use lessons::ImportCounts;
 pub use pacing::{CueState, NudgeSession};
-pub use sharing::ImportOutcome;
 pub use paths::DataDir;
 pub use schema::{ADDITIONS, SCHEMA_MIN_APP_VERSION, SCHEMA_VERSION};
+pub use sharing::ImportOutcome;
 
 pub type Result<T, E = StoreError> = std::result::Result<T, E>;

@@ -25,10 +25,15 @@ impl Store {
     /// Stores a shared lesson: under the sender's id when free, else the first free
     /// `-shared`/`-shared-N` id; the same share imported again is reported as a duplicate.
     /// Never touches pacing.
-    pub fn import_shared(&mut self, payload: SharedLesson, now: DateTime<Utc>) -> Result<ImportOutcome> {
+    pub fn import_shared(&mut self, payload: &SharedLesson, now: DateTime<Utc>) -> Result<ImportOutcome> {
         self.write(|tx| {
             let tracked = knowledge::confidence(tx, &payload.topic_id)?.is_some();
-            let outcome = |counts: ImportCounts, lesson| ImportOutcome { shared: true, counts, lesson, topic_tracked: Some(tracked) };
+            let outcome = |counts: ImportCounts, lesson| ImportOutcome {
+                shared: true,
+                counts,
+                lesson,
+                topic_tracked: Some(tracked),
+            };
             for id in payload.id_candidates() {
                 match crate::lessons::lesson_by_id(tx, &id)? {
                     Some(existing) if payload.is_same_as(&existing) => {
@@ -50,7 +55,7 @@ impl Store {
     /// Imports whatever [`devcoach_core::share::parse_shared_input`] read.
     pub fn import_input(&mut self, input: SharedInput, now: DateTime<Utc>) -> Result<ImportOutcome> {
         match input {
-            SharedInput::Shared(payload) => self.import_shared(payload, now),
+            SharedInput::Shared(payload) => self.import_shared(&payload, now),
             SharedInput::Lessons(records) => Ok(ImportOutcome {
                 shared: false,
                 counts: self.import_lessons(&records as &[Value], now)?,

@@ -15,23 +15,28 @@ pub fn backup(ctx: &Ctx, file: &Path) -> anyhow::Result<()> {
     let tmp = file.with_extension("zip.tmp");
     std::fs::write(&tmp, &bytes).map_err(|e| invalid(format!("cannot write {}: {e}", tmp.display())))?;
     std::fs::rename(&tmp, file).map_err(|e| invalid(format!("cannot write {}: {e}", file.display())))?;
-    let mut parts = vec![
-        format!("{} lessons", summary.lessons),
-        format!("{} topics in {} groups", summary.topics, summary.groups),
-    ];
+    let mut parts =
+        vec![format!("{} lessons", summary.lessons), format!("{} topics in {} groups", summary.topics, summary.groups)];
     if summary.courses > 0 {
         parts.push(format!("{} courses ({} documents)", summary.courses, summary.documents));
     }
     if summary.notebook {
         parts.push("the coaching notebook".into());
     }
-    Ok(output::print(&format!("{} Backup written to {}: {}.", ctx.term.out(Style::Green, "✓"), file.display(), parts.join(", ")))?)
+    Ok(output::print(&format!(
+        "{} Backup written to {}: {}.",
+        ctx.term.out(Style::Green, "✓"),
+        file.display(),
+        parts.join(", ")
+    ))?)
 }
 
 pub fn restore(ctx: &Ctx, file: &Path) -> anyhow::Result<()> {
     let f = std::fs::File::open(file).map_err(|e| invalid(format!("cannot open {}: {e}", file.display())))?;
     let mut bytes = Vec::new();
-    f.take(MAX_BACKUP_BYTES + 1).read_to_end(&mut bytes).map_err(|e| invalid(format!("cannot read {}: {e}", file.display())))?;
+    f.take(MAX_BACKUP_BYTES + 1)
+        .read_to_end(&mut bytes)
+        .map_err(|e| invalid(format!("cannot read {}: {e}", file.display())))?;
     if bytes.len() as u64 > MAX_BACKUP_BYTES {
         return Err(invalid(format!("{} is larger than any devcoach backup can be", file.display())));
     }

@@ -32,7 +32,9 @@ pub fn list(ctx: &Ctx, json: bool) -> anyhow::Result<()> {
     if json {
         output::json(&courses.iter().map(course_json).collect::<Vec<_>>())?;
     } else if courses.is_empty() {
-        output::print("No courses yet. Ask your agent to turn a lesson into a course (\"make a course from the rebase lesson\").")?;
+        output::print(
+            "No courses yet. Ask your agent to turn a lesson into a course (\"make a course from the rebase lesson\").",
+        )?;
     } else {
         let table = Table::new(vec![
             Column::new("ID", |c: &Course| Cow::Borrowed(c.id.as_str())).fixed(Style::Cyan),
@@ -42,7 +44,8 @@ pub fn list(ctx: &Ctx, json: bool) -> anyhow::Result<()> {
                 Cow::Owned(format!("{done}/{total}"))
             }),
             Column::new("Status", |c: &Course| Cow::Borrowed(c.status.as_str())),
-            Column::new("Updated", |c: &Course| Cow::Borrowed(c.updated_at.get(..10).unwrap_or(&c.updated_at))).fixed(Style::Dim),
+            Column::new("Updated", |c: &Course| Cow::Borrowed(c.updated_at.get(..10).unwrap_or(&c.updated_at)))
+                .fixed(Style::Dim),
         ])
         .title("Courses");
         output::print(&table.to_string(&courses, ctx.term.color_out))?;
@@ -65,7 +68,12 @@ pub fn show(ctx: &Ctx, id: &str, json: bool) -> anyhow::Result<()> {
     let t = &ctx.term;
     let (done, total) = course.progress();
     let mut out = format!("{}\n", t.out(Style::Bold, &course.title));
-    out.push_str(&format!("{}  {} · {} · {done}/{total} steps\n", t.out(Style::Dim, "Course    "), course.topic_id, course.status.as_str()));
+    out.push_str(&format!(
+        "{}  {} · {} · {done}/{total} steps\n",
+        t.out(Style::Dim, "Course    "),
+        course.topic_id,
+        course.status.as_str()
+    ));
     if let Some(goal) = &course.goal {
         out.push_str(&format!("{}  {goal}\n", t.out(Style::Dim, "Goal      ")));
     }
@@ -95,7 +103,12 @@ pub fn show(ctx: &Ctx, id: &str, json: bool) -> anyhow::Result<()> {
             StepStatus::Skipped => t.out(Style::Dim, "◌"),
             StepStatus::Todo => "○".to_owned(),
         };
-        out.push_str(&format!("  {mark} {}. {} {}\n", s.position, s.title, t.out(Style::Dim, &format!("· {} · #{}", s.kind.as_str(), s.anchor))));
+        out.push_str(&format!(
+            "  {mark} {}. {} {}\n",
+            s.position,
+            s.title,
+            t.out(Style::Dim, &format!("· {} · #{}", s.kind.as_str(), s.anchor))
+        ));
     }
     output::print(&out)?;
     ctx.read_only_notice(&store);

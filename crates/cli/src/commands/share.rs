@@ -28,23 +28,28 @@ pub fn share(ctx: &Ctx, a: &ShareArgs) -> anyhow::Result<()> {
     let mut store = ctx.open_existing()?.ok_or_else(|| invalid("there are no lessons to share yet"))?;
     let lesson = if a.last {
         let q = LessonQuery { imported: Some(false), limit: Some(1), ..LessonQuery::default() };
-        store.lessons(&q, ctx.now)?.into_iter().next().ok_or_else(|| invalid("you have no lessons of your own to share yet"))?
+        store
+            .lessons(&q, ctx.now)?
+            .into_iter()
+            .next()
+            .ok_or_else(|| invalid("you have no lessons of your own to share yet"))?
     } else {
         let id = a.id.as_deref().ok_or_else(|| UserError::Usage("name a lesson id, or use --last".into()))?;
-        store.lesson(id)?.ok_or_else(|| invalid(format!("no lesson with id '{id}' — run `devcoach lessons` to see the ids")))?
+        store
+            .lesson(id)?
+            .ok_or_else(|| invalid(format!("no lesson with id '{id}' — run `devcoach lessons` to see the ids")))?
     };
     let settings = store.settings()?;
-    let by = if a.anonymous {
-        SharedBy::Anonymous
-    } else {
-        a.by.clone().map_or(SharedBy::Default, SharedBy::Named)
-    };
+    let by = if a.anonymous { SharedBy::Anonymous } else { a.by.clone().map_or(SharedBy::Default, SharedBy::Named) };
     if let Some(name) = a.by.as_deref().map(str::trim).filter(|n| !n.is_empty())
         && settings.share_name.is_none()
     {
         let update = SettingUpdate::new(SettingKey::ShareName, name).map_err(|e| invalid(e.to_string()))?;
         store.apply_setting(&update)?;
-        output::note(&ctx.term.err(Style::Dim, &format!("Saved \"{}\" as your sender name (change it with `devcoach set share_name`).", update.stored)));
+        output::note(&ctx.term.err(
+            Style::Dim,
+            &format!("Saved \"{}\" as your sender name (change it with `devcoach set share_name`).", update.stored),
+        ));
     }
     let git_user = if by == SharedBy::Default && settings.share_name.is_none() {
         std::env::current_dir().ok().and_then(|d| probe::git_user_name(&d))
@@ -55,11 +60,18 @@ pub fn share(ctx: &Ctx, a: &ShareArgs) -> anyhow::Result<()> {
     if shared_by.is_none() {
         output::note(&ctx.term.err(Style::Dim, "Sharing without a name (use --by NAME to sign it)."));
     }
-    let payload = SharedLesson::from_lesson(&lesson, a.with_context, shared_by, lesson_stamp(ctx.now), devcoach_core::APP_VERSION);
+    let payload = SharedLesson::from_lesson(
+        &lesson,
+        a.with_context,
+        shared_by,
+        lesson_stamp(ctx.now),
+        devcoach_core::APP_VERSION,
+    );
     let (share_text, code) = text::share_text(&payload);
     if let Some(path) = &a.file {
         let path = path.clone().unwrap_or_else(|| PathBuf::from(file::file_name(&payload)));
-        std::fs::write(&path, file::render_file(&payload)).map_err(|e| invalid(format!("cannot write {}: {e}", path.display())))?;
+        std::fs::write(&path, file::render_file(&payload))
+            .map_err(|e| invalid(format!("cannot write {}: {e}", path.display())))?;
         return Ok(output::print(&format!("Saved: {}", path.display()))?);
     }
     if code.len() > text::LONG_CODE_CHARS {
@@ -76,7 +88,13 @@ pub fn share(ctx: &Ctx, a: &ShareArgs) -> anyhow::Result<()> {
 
 /// Runs a clipboard reader for at most 3 seconds.
 fn run_clipboard(program: &str, args: &[&str]) -> Option<String> {
-    let mut child = Command::new(program).args(args).stdin(Stdio::null()).stdout(Stdio::piped()).stderr(Stdio::null()).spawn().ok()?;
+    let mut child = Command::new(program)
+        .args(args)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .ok()?;
     let mut stdout = child.stdout.take()?;
     let reader = std::thread::spawn(move || {
         let mut buf = Vec::new();
@@ -125,7 +143,9 @@ fn read_capped(reader: impl Read, what: &str) -> anyhow::Result<String> {
 fn source_text(source: Option<&str>) -> anyhow::Result<String> {
     match source {
         None => clipboard().ok_or_else(|| {
-            invalid("the clipboard is empty or cannot be read here — pass a code, link, URL, file, or `-` to read stdin")
+            invalid(
+                "the clipboard is empty or cannot be read here — pass a code, link, URL, file, or `-` to read stdin",
+            )
         }),
         Some("-") => read_capped(std::io::stdin().lock(), "the input"),
         Some(s) if Path::new(s).is_file() => {
@@ -146,15 +166,29 @@ pub fn import(ctx: &Ctx, source: Option<&str>) -> anyhow::Result<()> {
     let t = &ctx.term;
     if !outcome.shared {
         let c = outcome.counts;
-        return Ok(output::print(&format!("Imported {} lesson(s); {} already there, {} invalid.", c.inserted, c.duplicated, c.invalid))?);
+        return Ok(output::print(&format!(
+            "Imported {} lesson(s); {} already there, {} invalid.",
+            c.inserted, c.duplicated, c.invalid
+        ))?);
     }
     match &outcome.lesson {
         Some(l) => {
             let from = l.shared_by.as_deref().map_or_else(|| "someone anonymous".to_owned(), str::to_owned);
             let verb = if outcome.counts.duplicated > 0 { "Already imported" } else { "Imported" };
-            output::print(&format!("{} {verb} \"{}\" from {from} as {}", t.out(Style::Green, "✓"), l.title, t.out(Style::Cyan, &l.id)))?;
+            output::print(&format!(
+                "{} {verb} \"{}\" from {from} as {}",
+                t.out(Style::Green, "✓"),
+                l.title,
+                t.out(Style::Cyan, &l.id)
+            ))?;
             if outcome.topic_tracked == Some(false) {
-                output::note(&t.err(Style::Dim, &format!("'{}' is not on your knowledge map; add it with `devcoach knowledge-add {}`.", l.topic_id, l.topic_id)));
+                output::note(&t.err(
+                    Style::Dim,
+                    &format!(
+                        "'{}' is not on your knowledge map; add it with `devcoach knowledge-add {}`.",
+                        l.topic_id, l.topic_id
+                    ),
+                ));
             }
             Ok(())
         }

@@ -5,6 +5,7 @@ mod commands;
 mod concurrency;
 mod mcp;
 mod mcp_protocol;
+mod mcp_python;
 mod read_only;
 mod sharing;
 

@@ -9,8 +9,8 @@ use flate2::Compression;
 use flate2::read::DeflateDecoder;
 use flate2::write::DeflateEncoder;
 
-use super::payload::SharedLesson;
 use super::ShareError;
+use super::payload::SharedLesson;
 
 pub const PREFIX: &str = "devcoach:lesson:";
 /// The longest payload part accepted.
@@ -108,13 +108,12 @@ pub(crate) mod tests_support {
             app_version: "0.1.0".into(),
         }
     }
-
 }
 
 #[cfg(test)]
 mod tests {
-    use super::*;
     use super::tests_support::sample;
+    use super::*;
 
     #[test]
     fn round_trip_is_one_short_line() {
@@ -132,7 +131,10 @@ mod tests {
         assert_eq!(decode_code("devcoach:lesson:x:abc"), Err(ShareError::NotACode));
         assert_eq!(decode_code("devcoach:lesson:1:"), Err(ShareError::NotACode));
         assert_eq!(decode_code("devcoach:lesson:2:abc"), Err(ShareError::NewerFormat("2".into())));
-        assert_eq!(decode_code(&format!("devcoach:lesson:1:{}", "A".repeat(MAX_CODE_CHARS + 1))), Err(ShareError::TooLarge));
+        assert_eq!(
+            decode_code(&format!("devcoach:lesson:1:{}", "A".repeat(MAX_CODE_CHARS + 1))),
+            Err(ShareError::TooLarge)
+        );
         assert_eq!(decode_code("devcoach:lesson:1:A"), Err(ShareError::Damaged));
         let code = encode_code(&sample());
         assert_eq!(decode_code(&code[..code.len() - 20]), Err(ShareError::Damaged));

@@ -21,7 +21,11 @@ fn quoted(s: &str) -> String {
 
 /// Bare when it is safe to read back bare, quoted otherwise.
 fn scalar(s: &str) -> String {
-    if !s.is_empty() && s.bytes().all(|b| b.is_ascii_alphanumeric() || b"_.+:@/-".contains(&b)) { s.to_owned() } else { quoted(s) }
+    if !s.is_empty() && s.bytes().all(|b| b.is_ascii_alphanumeric() || b"_.+:@/-".contains(&b)) {
+        s.to_owned()
+    } else {
+        quoted(s)
+    }
 }
 
 /// Writes the file (LF newlines, final newline).
@@ -135,8 +139,10 @@ pub fn parse_file(text: &str) -> Result<SharedLesson, ShareError> {
         if trimmed.is_empty() || trimmed.starts_with('#') {
             continue;
         }
-        let (key, value) = line.split_once(':').ok_or_else(|| ShareError::BadFile(format!("Cannot read frontmatter line: {line}")))?;
-        let field = parse_field(value).map_err(|()| ShareError::BadFile("This file is not a valid devcoach lesson.".into()))?;
+        let (key, value) =
+            line.split_once(':').ok_or_else(|| ShareError::BadFile(format!("Cannot read frontmatter line: {line}")))?;
+        let field =
+            parse_field(value).map_err(|()| ShareError::BadFile("This file is not a valid devcoach lesson.".into()))?;
         fields.push((key.trim().to_owned(), field));
     }
     if !closed {
@@ -159,8 +165,7 @@ pub fn parse_file(text: &str) -> Result<SharedLesson, ShareError> {
     }
     let categories = match get("categories") {
         Some(Field::List(items)) => items.into_iter().map(|i| i.ok_or_else(invalid)).collect::<Result<Vec<_>, _>>()?,
-        Some(Field::Null) | None => return Err(invalid()),
-        Some(Field::Text(_)) => return Err(invalid()),
+        _ => return Err(invalid()),
     };
     let required = |k: &str| text_of(k).filter(|s| !s.is_empty()).ok_or_else(invalid);
     Ok(SharedLesson {
@@ -175,7 +180,10 @@ pub fn parse_file(text: &str) -> Result<SharedLesson, ShareError> {
         branch: text_of("branch"),
         commit_hash: text_of("commit_hash"),
         repository: text_of("repository"),
-        repository_platform: text_of("repository_platform").map(|p| Platform::parse(&p)).transpose().map_err(|_| invalid())?,
+        repository_platform: text_of("repository_platform")
+            .map(|p| Platform::parse(&p))
+            .transpose()
+            .map_err(|_| invalid())?,
         origin_id: required("origin_id")?,
         origin_timestamp: text_of("origin_timestamp").ok_or_else(invalid)?,
         shared_by: text_of("shared_by"),
@@ -208,17 +216,26 @@ mod tests {
 
     #[test]
     fn unknown_keys_and_comments_are_ignored() {
-        let text = render_file(&sample()).replacen("version: 1\n", "version: 1\n# a comment\nfavourite_colour: teal\n\n", 1);
+        let text =
+            render_file(&sample()).replacen("version: 1\n", "version: 1\n# a comment\nfavourite_colour: teal\n\n", 1);
         assert_eq!(parse_file(&text), Ok(sample()));
     }
 
     #[test]
     fn broken_files_say_why() {
         assert_eq!(parse_file("no front matter"), Err(ShareError::BadFile("Missing frontmatter (--- … ---).".into())));
-        assert_eq!(parse_file("---\nformat: devcoach.lesson\n"), Err(ShareError::BadFile("Frontmatter never closes (missing ---).".into())));
-        assert!(matches!(parse_file("---\nno colon here\n---\n"), Err(ShareError::BadFile(m)) if m.starts_with("Cannot read frontmatter line")));
+        assert_eq!(
+            parse_file("---\nformat: devcoach.lesson\n"),
+            Err(ShareError::BadFile("Frontmatter never closes (missing ---).".into()))
+        );
+        assert!(
+            matches!(parse_file("---\nno colon here\n---\n"), Err(ShareError::BadFile(m)) if m.starts_with("Cannot read frontmatter line"))
+        );
         let missing_title = render_file(&sample()).replace("title: ", "titel: ");
-        assert_eq!(parse_file(&missing_title), Err(ShareError::BadFile("This file is not a valid devcoach lesson.".into())));
+        assert_eq!(
+            parse_file(&missing_title),
+            Err(ShareError::BadFile("This file is not a valid devcoach lesson.".into()))
+        );
         let newer = render_file(&sample()).replace("version: 1", "version: 3");
         assert_eq!(parse_file(&newer), Err(ShareError::NewerFormat("3".into())));
     }

@@ -4,10 +4,10 @@
 
 use serde_json::Value;
 
+use super::ShareError;
 use super::code::{PREFIX, decode_code, is_code_byte};
 use super::file::parse_file;
 use super::payload::{FORMAT, SharedLesson};
-use super::ShareError;
 
 /// The URL to download first, when the whole paste is one http(s) URL that is not a share link
 /// (share links carry their code in the fragment and are decoded locally, never fetched).
@@ -19,6 +19,8 @@ pub fn url_to_fetch(text: &str) -> Option<&str> {
 }
 
 /// What a paste turned out to be.
+// Made once per import and consumed at once: boxing the lesson would buy nothing.
+#[allow(clippy::large_enum_variant)]
 #[derive(Debug, Clone, PartialEq)]
 pub enum SharedInput {
     /// One shared lesson.
@@ -144,7 +146,8 @@ mod tests {
     fn wrapped_codes_are_rejoined() {
         let p = sample();
         let code = encode_code(&p);
-        let wrapped: Vec<String> = code.as_bytes().chunks(60).map(|c| String::from_utf8_lossy(c).into_owned()).collect();
+        let wrapped: Vec<String> =
+            code.as_bytes().chunks(60).map(|c| String::from_utf8_lossy(c).into_owned()).collect();
         assert_eq!(shared(&format!("Hi,\n\n{}\n\nBest,\nAda", wrapped.join("\n  "))), p);
         assert_eq!(shared(&wrapped.join("\r\n")), p);
     }

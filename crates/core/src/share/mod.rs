@@ -35,7 +35,9 @@ pub enum ShareError {
     Empty,
     #[error("This looks like JSON but does not parse — copy it again.")]
     BadJson,
-    #[error("Not a devcoach lesson: expected a devcoach:lesson code, a share link, a .devcoach.md file or a lessons JSON export.")]
+    #[error(
+        "Not a devcoach lesson: expected a devcoach:lesson code, a share link, a .devcoach.md file or a lessons JSON export."
+    )]
     NotALesson,
     #[error("{0}")]
     BadFile(String),

@@ -58,7 +58,13 @@ impl SharedLesson {
     /// What leaves the machine: by default only the lesson itself; with `include_context` also
     /// the task, project, branch and commit, and the repository only when it lives on a public
     /// host (a `local` repository is a path on disk).
-    pub fn from_lesson(l: &Lesson, include_context: bool, shared_by: Option<String>, shared_at: String, app_version: &str) -> Self {
+    pub fn from_lesson(
+        l: &Lesson,
+        include_context: bool,
+        shared_by: Option<String>,
+        shared_at: String,
+        app_version: &str,
+    ) -> Self {
         let ctx = |v: &Option<String>| if include_context { v.clone() } else { None };
         let public_repo = include_context
             && matches!(l.repository_platform, Some(Platform::Github | Platform::Gitlab | Platform::Bitbucket))
@@ -94,7 +100,12 @@ impl SharedLesson {
         lesson.insert("topic_id".into(), json!(self.topic_id));
         lesson.insert("categories".into(), json!(self.categories));
         lesson.insert("level".into(), json!(self.level.as_str()));
-        for (key, value) in [("task_context", &self.task_context), ("project", &self.project), ("branch", &self.branch), ("commit_hash", &self.commit_hash)] {
+        for (key, value) in [
+            ("task_context", &self.task_context),
+            ("project", &self.project),
+            ("branch", &self.branch),
+            ("commit_hash", &self.commit_hash),
+        ] {
             if let Some(v) = value {
                 lesson.insert(key.into(), json!(v));
             }
@@ -138,11 +149,14 @@ impl SharedLesson {
             }
         };
         let categories = match lesson.get("categories") {
-            Some(Value::Array(items)) => items.iter().map(|i| i.as_str().map(str::to_owned)).collect::<Option<Vec<_>>>().ok_or_else(bad)?,
+            Some(Value::Array(items)) => {
+                items.iter().map(|i| i.as_str().map(str::to_owned)).collect::<Option<Vec<_>>>().ok_or_else(bad)?
+            }
             _ => return Err(bad()),
         };
         let level = Level::parse(&string(lesson, "level").ok_or_else(bad)?).map_err(|_| bad())?;
-        let repository_platform = optional(lesson, "repository_platform")?.map(|p| Platform::parse(&p)).transpose().map_err(|_| bad())?;
+        let repository_platform =
+            optional(lesson, "repository_platform")?.map(|p| Platform::parse(&p)).transpose().map_err(|_| bad())?;
         let origin = obj.get("origin").and_then(Value::as_object).ok_or_else(bad)?;
         Ok(Self {
             title: nonempty(lesson, "title")?,
@@ -174,7 +188,10 @@ impl SharedLesson {
 
     /// Whether a stored lesson is this share, imported before.
     pub fn is_same_as(&self, stored: &Lesson) -> bool {
-        stored.imported && stored.title == self.title && stored.topic_id == self.topic_id && stored.shared_by == self.shared_by
+        stored.imported
+            && stored.title == self.title
+            && stored.topic_id == self.topic_id
+            && stored.shared_by == self.shared_by
     }
 
     /// The lesson as stored on import: shared, stamped at import time, never starred or answered.
@@ -252,7 +269,21 @@ mod tests {
         let p = SharedLesson::from_lesson(&lesson(), true, None, "t".into(), "0.1.0");
         let v = p.to_json();
         let keys: Vec<&String> = v["lesson"].as_object().expect("lesson").keys().collect();
-        assert_eq!(keys, ["title", "summary", "body", "topic_id", "categories", "level", "task_context", "project", "branch", "commit_hash"]);
+        assert_eq!(
+            keys,
+            [
+                "title",
+                "summary",
+                "body",
+                "topic_id",
+                "categories",
+                "level",
+                "task_context",
+                "project",
+                "branch",
+                "commit_hash"
+            ]
+        );
         let mut public = lesson();
         public.repository = Some("acme/widgets".into());
         public.repository_platform = Some(Platform::Github);

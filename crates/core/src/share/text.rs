@@ -25,7 +25,9 @@ pub fn card(p: &SharedLesson) -> String {
 /// The line between the card and the code, saying what to do with it.
 pub fn hint(shared_by: Option<&str>) -> String {
     match shared_by {
-        Some(name) => format!("Shared by {name} with devcoach — to keep it, paste this to your agent or run: devcoach import"),
+        Some(name) => {
+            format!("Shared by {name} with devcoach — to keep it, paste this to your agent or run: devcoach import")
+        }
         None => "Shared with devcoach — to keep it, paste this to your agent or run: devcoach import".to_owned(),
     }
 }

@@ -66,13 +66,19 @@ fn course_out(c: &Course, dir: &DataDir) -> CourseOut {
         topic_id: c.topic_id.clone(),
         title: c.title.clone(),
         goal: c.goal.clone(),
-        prerequisites: c.prerequisites.iter().map(|p| PrerequisiteIo { concept: p.concept.clone(), known: p.known }).collect(),
+        prerequisites: c
+            .prerequisites
+            .iter()
+            .map(|p| PrerequisiteIo { concept: p.concept.clone(), known: p.known })
+            .collect(),
         status: c.status.as_str().into(),
         created_at: c.created_at.clone(),
         updated_at: c.updated_at.clone(),
         completed_at: c.completed_at.clone(),
         steps: c.steps.iter().map(step_out).collect(),
-        course_dir: CourseId::parse(&c.id).map(|id| dir.course_dir(&id).to_string_lossy().into_owned()).unwrap_or_default(),
+        course_dir: CourseId::parse(&c.id)
+            .map(|id| dir.course_dir(&id).to_string_lossy().into_owned())
+            .unwrap_or_default(),
     }
 }
 
@@ -202,12 +208,16 @@ fn create(ctx: &Ctx, a: CreateCourseArgs) -> Result<Out<CreatedOut>, ToolError> 
         topic_id: a.topic_id,
         goal: a.goal,
         lesson_id: a.lesson_id.clone(),
-        prerequisites: a.prerequisites.into_iter().map(|p| Prerequisite { concept: p.concept, known: p.known }).collect(),
+        prerequisites: a
+            .prerequisites
+            .into_iter()
+            .map(|p| Prerequisite { concept: p.concept, known: p.known })
+            .collect(),
     };
     let now = ctx.now();
     let dir = ctx.opts.dir.clone();
     let (course, seed) = ctx.with_store(|s| {
-        let course = s.create_course(new, now).map_err(course_error)?;
+        let course = s.create_course(&new, now).map_err(course_error)?;
         let seed = match &a.lesson_id {
             Some(id) => s.lesson(id)?,
             None => None,
@@ -217,7 +227,12 @@ fn create(ctx: &Ctx, a: CreateCourseArgs) -> Result<Out<CreatedOut>, ToolError> 
     let id = CourseId::parse(&course.id).map_err(|e| ToolError::Invalid(e.to_string()))?;
     Ok(CreatedOut {
         document_path: dir.course_document_path(&id).to_string_lossy().into_owned(),
-        seed_context: seed.map(|l| SeedContext { task_context: l.task_context, project: l.project, repository: l.repository, branch: l.branch }),
+        seed_context: seed.map(|l| SeedContext {
+            task_context: l.task_context,
+            project: l.project,
+            repository: l.repository,
+            branch: l.branch,
+        }),
         course: course_out(&course, &dir),
         reply_check: CREATE_CHECK.into(),
     }
@@ -225,7 +240,8 @@ fn create(ctx: &Ctx, a: CreateCourseArgs) -> Result<Out<CreatedOut>, ToolError> 
 }
 
 fn add_step(ctx: &Ctx, a: AddStepArgs) -> Result<Out<StepAddedOut>, ToolError> {
-    let id = CourseId::parse(&a.course_id).map_err(|_| ToolError::NotFound(CourseError::NotFound(a.course_id.clone()).to_string()))?;
+    let id = CourseId::parse(&a.course_id)
+        .map_err(|_| ToolError::NotFound(CourseError::NotFound(a.course_id.clone()).to_string()))?;
     let kind = match a.kind {
         KindArg::Concept => StepKind::Concept,
         KindArg::Example => StepKind::Example,
@@ -238,14 +254,18 @@ fn add_step(ctx: &Ctx, a: AddStepArgs) -> Result<Out<StepAddedOut>, ToolError> {
     check_len("title", &a.title, 300)?;
     let now = ctx.now();
     let dir = ctx.opts.dir.clone();
-    let (course, step) = ctx.with_store(|s| s.add_course_step(&id, &a.title, kind, &a.anchor, a.after, now).map_err(course_error))?;
+    let (course, step) =
+        ctx.with_store(|s| s.add_course_step(&id, &a.title, kind, &a.anchor, a.after, now).map_err(course_error))?;
     Ok(StepAddedOut { course: course_out(&course, &dir), step: step_out(&step) }.into())
 }
 
 fn progress(ctx: &Ctx, a: ProgressArgs) -> Result<Out<CourseOut>, ToolError> {
     let missing = || {
         let step = a.position.map(|p| format!(" step {p}")).unwrap_or_default();
-        ToolError::Verbatim(format!("update_course_progress: course '{}'{step} not found — call get_courses", a.course_id))
+        ToolError::Verbatim(format!(
+            "update_course_progress: course '{}'{step} not found — call get_courses",
+            a.course_id
+        ))
     };
     let id = CourseId::parse(&a.course_id).map_err(|_| missing())?;
     let now = ctx.now();
@@ -277,7 +297,9 @@ fn list(ctx: &Ctx, a: GetCoursesArgs) -> Result<Out<CoursesOut>, ToolError> {
         }),
     };
     let dir = ctx.opts.dir.clone();
-    ctx.with_store(|s| Ok(CoursesOut { courses: s.courses(&filter)?.iter().map(|c| course_out(c, &dir)).collect() }.into()))
+    ctx.with_store(|s| {
+        Ok(CoursesOut { courses: s.courses(&filter)?.iter().map(|c| course_out(c, &dir)).collect() }.into())
+    })
 }
 
 pub(super) fn register(r: &mut Registry) {
@@ -300,5 +322,9 @@ pub(super) fn register(r: &mut Registry) {
          A course completes by itself when every step is done or skipped.",
         progress,
     );
-    r.structured(("get_courses", "Get Courses", READ), "List courses with their steps and progress, optionally filtered.", list);
+    r.structured(
+        ("get_courses", "Get Courses", READ),
+        "List courses with their steps and progress, optionally filtered.",
+        list,
+    );
 }

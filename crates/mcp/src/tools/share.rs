@@ -54,7 +54,8 @@ pub(crate) struct ShareOut {
 
 const TEXT_CHECK: &str = "Reply with `text` exactly as given, as the final message. Put its last line (the \
 devcoach:lesson:1:… code) inside a fenced code block, and never change, shorten or rewrap the code.";
-const LINK_CHECK: &str = "Reply with `link` alone on its own line (one short line before it at most). Do not change it.";
+const LINK_CHECK: &str =
+    "Reply with `link` alone on its own line (one short line before it at most). Do not change it.";
 const FILE_CHECK: &str = "Write `markdown` to `filename` with your file tool (in the workspace unless the user named a \
 path), then confirm the path in one line. Do not print the markdown.";
 
@@ -67,10 +68,16 @@ fn share(ctx: &Ctx, a: ShareArgs) -> Result<Out<ShareOut>, ToolError> {
         None => SharedBy::Default,
         Some(name) => SharedBy::Named(name),
     };
-    let git_user = if by == SharedBy::Default && setting.is_none() { probe::git_user_name(&ctx.opts.cwd) } else { None };
+    let git_user =
+        if by == SharedBy::Default && setting.is_none() { probe::git_user_name(&ctx.opts.cwd) } else { None };
     let shared_by = by.resolve(setting.as_deref(), git_user.as_deref());
-    let payload =
-        SharedLesson::from_lesson(&lesson, a.include_context, shared_by.clone(), lesson_stamp(ctx.now()), &ctx.opts.version);
+    let payload = SharedLesson::from_lesson(
+        &lesson,
+        a.include_context,
+        shared_by.clone(),
+        lesson_stamp(ctx.now()),
+        &ctx.opts.version,
+    );
     let (card_text, code) = text::share_text(&payload);
     let mut out = ShareOut {
         transport: String::new(),
@@ -129,7 +136,8 @@ pub(crate) struct ImportOut {
 const IMPORT_CHECK: &str = "Confirm in one line: the title, who shared it, and that it joined the learner's lessons \
 (feedback works on it; it does not count against the daily limit). If topic_tracked is false, offer to add the topic \
 with add_topic, and add it only if the learner agrees.";
-const EXPORT_CHECK: &str = "Confirm in one line how many lessons were added, and how many were already there or invalid.";
+const EXPORT_CHECK: &str =
+    "Confirm in one line how many lessons were added, and how many were already there or invalid.";
 
 fn import(ctx: &Ctx, a: ImportArgs) -> Result<Out<ImportOut>, ToolError> {
     let fail = |e: &dyn std::fmt::Display| ToolError::Verbatim(format!("import_lesson: {e}"));

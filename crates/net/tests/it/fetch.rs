@@ -16,8 +16,10 @@ struct Server {
 }
 
 fn respond(stream: &mut TcpStream, path: &str, port: u16) {
-    let ok = |body: &str| format!("HTTP/1.1 200 OK\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}", body.len());
-    let redirect = |to: &str| format!("HTTP/1.1 302 Found\r\nLocation: {to}\r\nContent-Length: 0\r\nConnection: close\r\n\r\n");
+    let ok =
+        |body: &str| format!("HTTP/1.1 200 OK\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}", body.len());
+    let redirect =
+        |to: &str| format!("HTTP/1.1 302 Found\r\nLocation: {to}\r\nContent-Length: 0\r\nConnection: close\r\n\r\n");
     let reply = match path {
         "/lesson" => ok("devcoach:lesson:1:abc"),
         p if p.starts_with("/hop/") => {
@@ -117,7 +119,10 @@ fn a_public_url_is_fetched_on_the_vetted_socket() {
     // a rebinding DNS server could answer differently.
     assert_eq!(lookups.load(Ordering::SeqCst), 1);
     // The server saw the name, not the address: the request really went to "lessons.example".
-    assert_eq!(server.hosts.lock().expect("lock").last().map(String::as_str), Some(format!("lessons.example:{}", server.addr.port()).as_str()));
+    assert_eq!(
+        server.hosts.lock().expect("lock").last().map(String::as_str),
+        Some(format!("lessons.example:{}", server.addr.port()).as_str())
+    );
 }
 
 #[test]
@@ -143,6 +148,9 @@ fn status_size_time_and_names() {
     let started = std::time::Instant::now();
     assert_eq!(fetch(&server.url("/slow"), &policy), Err(FetchError::Timeout));
     assert!(started.elapsed() < Duration::from_millis(2900), "the whole operation is bounded");
-    assert_eq!(fetch(&format!("http://nowhere.example:{}/x", server.addr.port()), &policy), Err(FetchError::Unreachable));
+    assert_eq!(
+        fetch(&format!("http://nowhere.example:{}/x", server.addr.port()), &policy),
+        Err(FetchError::Unreachable)
+    );
     assert_eq!(fetch(&format!("http://evil.example:{}/x", server.addr.port()), &policy), Err(FetchError::NotPublic));
 }

@@ -49,7 +49,16 @@ fn our_backup_round_trips_with_courses() {
     let (_t, mut store) = fresh();
     store.seed_demo(now()).expect("demo");
     let course = store
-        .create_course(NewCourse { title: "Borrowing".into(), topic_id: "rust".into(), goal: None, lesson_id: Some("borrow-vs-clone".into()), prerequisites: vec![] }, now())
+        .create_course(
+            &NewCourse {
+                title: "Borrowing".into(),
+                topic_id: "rust".into(),
+                goal: None,
+                lesson_id: Some("borrow-vs-clone".into()),
+                prerequisites: vec![],
+            },
+            now(),
+        )
         .expect("course");
     let id = CourseId::parse(&course.id).expect("id");
     let doc = "<section id=\"step-1\"><pre><code>let x = 1;</code></pre></section><script data-devcoach=\"highlighter\"></script>";
@@ -59,19 +68,31 @@ fn our_backup_round_trips_with_courses() {
     assert_ne!(filled, doc);
 
     let (zip, summary) = store.backup_zip().expect("backup");
-    assert_eq!((summary.lessons, summary.courses, summary.documents, summary.notebook), (devcoach_store::DEMO_LESSON_COUNT, 1, 1, false));
+    assert_eq!(
+        (summary.lessons, summary.courses, summary.documents, summary.notebook),
+        (devcoach_store::DEMO_LESSON_COUNT, 1, 1, false)
+    );
     let mut archive = zip::ZipArchive::new(Cursor::new(&zip)).expect("zip");
-    let names: Vec<String> = (0..archive.len()).map(|i| archive.by_index(i).expect("entry").name().expect("name").into_owned()).collect();
-    assert_eq!(names, ["settings.json", "lessons.json", "knowledge.json", "courses.json", "courses/borrowing/index.html"]);
+    let names: Vec<String> =
+        (0..archive.len()).map(|i| archive.by_index(i).expect("entry").name().expect("name").into_owned()).collect();
+    assert_eq!(
+        names,
+        ["settings.json", "lessons.json", "knowledge.json", "courses.json", "courses/borrowing/index.html"]
+    );
     let mut stored_doc = String::new();
-    std::io::Read::read_to_string(&mut archive.by_name("courses/borrowing/index.html").expect("doc"), &mut stored_doc).expect("read");
+    std::io::Read::read_to_string(&mut archive.by_name("courses/borrowing/index.html").expect("doc"), &mut stored_doc)
+        .expect("read");
     assert_eq!(stored_doc, doc, "backups keep the placeholder, not the library");
 
     let (_t2, mut other) = fresh();
     let out = other.restore_zip(&zip, now()).expect("restore");
     assert_eq!((out.lessons, out.courses), (devcoach_store::DEMO_LESSON_COUNT, 1));
     assert_eq!(other.course(&id).expect("read").expect("course").steps.len(), 1);
-    assert_eq!(other.data_dir().read_course_document(&id).expect("read").as_deref(), Some(filled.as_str()), "refilled on restore");
+    assert_eq!(
+        other.data_dir().read_course_document(&id).expect("read").as_deref(),
+        Some(filled.as_str()),
+        "refilled on restore"
+    );
     assert_eq!(other.profile().expect("profile"), store.profile().expect("profile"));
     assert_eq!(other.settings().expect("settings"), store.settings().expect("settings"));
 }
@@ -110,7 +131,10 @@ fn hostile_archives_change_nothing() {
     assert!(!tmp.path().join("evil.txt").exists() && !tmp.path().parent().expect("parent").join("evil.txt").exists());
 
     assert!(matches!(store.restore_zip(b"not a zip", now()), Err(StoreError::Backup(BackupError::NotAZip(_)))));
-    assert!(matches!(store.restore_zip(&zip_of(&[("other.txt", b"x")]), now()), Err(StoreError::Backup(BackupError::Empty))));
+    assert!(matches!(
+        store.restore_zip(&zip_of(&[("other.txt", b"x")]), now()),
+        Err(StoreError::Backup(BackupError::Empty))
+    ));
     assert!(matches!(
         store.restore_zip(&zip_of(&[("lessons.json", b"[oops")]), now()),
         Err(StoreError::Backup(BackupError::BadJson("lessons.json", _)))

@@ -34,32 +34,47 @@ fn course_error(r: Result<impl std::fmt::Debug, StoreError>) -> CourseError {
 #[test]
 fn ids_are_slugs_made_unique_by_rows_and_folders() {
     let (_t, mut store) = fresh();
-    let a = store.create_course(new("Ownership, in depth!"), now()).expect("create");
+    let a = store.create_course(&new("Ownership, in depth!"), now()).expect("create");
     assert_eq!(a.id, "ownership-in-depth");
     assert_eq!((a.status, a.steps.len()), (CourseStatus::Active, 0));
     assert!(store.data_dir().courses_dir().join("ownership-in-depth").is_dir());
-    let b = store.create_course(new("Ownership in depth"), now()).expect("create");
+    let b = store.create_course(&new("Ownership in depth"), now()).expect("create");
     assert_eq!(b.id, "ownership-in-depth-2");
     std::fs::create_dir_all(store.data_dir().courses_dir().join("ownership-in-depth-3")).expect("stray folder");
-    assert_eq!(store.create_course(new("ownership in depth"), now()).expect("create").id, "ownership-in-depth-4");
+    assert_eq!(store.create_course(&new("ownership in depth"), now()).expect("create").id, "ownership-in-depth-4");
     let mut seeded = new("Seeded");
     seeded.lesson_id = Some("missing".into());
-    assert_eq!(course_error(store.create_course(seeded, now())), CourseError::LessonNotFound("missing".into()));
+    assert_eq!(course_error(store.create_course(&seeded, now())), CourseError::LessonNotFound("missing".into()));
 }
 
 #[test]
 fn steps_need_the_document_and_its_anchors() {
     let (_t, mut store) = fresh();
-    let c = store.create_course(new("Ownership"), now()).expect("create");
+    let c = store.create_course(&new("Ownership"), now()).expect("create");
     let id = CourseId::parse(&c.id).expect("id");
-    assert!(matches!(course_error(store.add_course_step(&id, "One", StepKind::Concept, "step-1", None, now())), CourseError::NoDocument { .. }));
+    assert!(matches!(
+        course_error(store.add_course_step(&id, "One", StepKind::Concept, "step-1", None, now())),
+        CourseError::NoDocument { .. }
+    ));
     write_doc(&store, &id, DOC);
     let (_, s1) = store.add_course_step(&id, "One", StepKind::Concept, "step-1", None, now()).expect("step");
     assert_eq!(s1.position, 1);
-    assert_eq!(course_error(store.add_course_step(&id, "Dup", StepKind::Concept, "step-1", None, now())), CourseError::AnchorTaken("step-1".into()));
-    assert_eq!(course_error(store.add_course_step(&id, "Nope", StepKind::Check, "step-9", None, now())), CourseError::AnchorMissing("step-9".into()));
-    assert_eq!(course_error(store.add_course_step(&id, "Far", StepKind::Check, "step-2", Some(5), now())), CourseError::AfterOutOfRange(1));
-    assert!(matches!(course_error(store.add_course_step(&id, "Bad", StepKind::Check, "Step 2", None, now())), CourseError::BadAnchor(_)));
+    assert_eq!(
+        course_error(store.add_course_step(&id, "Dup", StepKind::Concept, "step-1", None, now())),
+        CourseError::AnchorTaken("step-1".into())
+    );
+    assert_eq!(
+        course_error(store.add_course_step(&id, "Nope", StepKind::Check, "step-9", None, now())),
+        CourseError::AnchorMissing("step-9".into())
+    );
+    assert_eq!(
+        course_error(store.add_course_step(&id, "Far", StepKind::Check, "step-2", Some(5), now())),
+        CourseError::AfterOutOfRange(1)
+    );
+    assert!(matches!(
+        course_error(store.add_course_step(&id, "Bad", StepKind::Check, "Step 2", None, now())),
+        CourseError::BadAnchor(_)
+    ));
     store.add_course_step(&id, "Three", StepKind::Practice, "step-3", None, now()).expect("step");
     // Insert in the middle: later steps move down.
     let (course, s2) = store.add_course_step(&id, "Two", StepKind::Example, "step-2", Some(1), now()).expect("step");
@@ -75,7 +90,7 @@ fn steps_need_the_document_and_its_anchors() {
 #[test]
 fn statuses_complete_and_reopen() {
     let (_t, mut store) = fresh();
-    let id = CourseId::parse(&store.create_course(new("Ownership"), now()).expect("create").id).expect("id");
+    let id = CourseId::parse(&store.create_course(&new("Ownership"), now()).expect("create").id).expect("id");
     write_doc(&store, &id, DOC);
     store.add_course_step(&id, "One", StepKind::Concept, "step-1", None, now()).expect("step");
     store.add_course_step(&id, "Two", StepKind::Check, "step-2", None, now()).expect("step");
@@ -100,12 +115,18 @@ fn statuses_complete_and_reopen() {
 #[test]
 fn documents_behind_links_or_too_large_are_refused() {
     let (tmp, mut store) = fresh();
-    let id = CourseId::parse(&store.create_course(new("Ownership"), now()).expect("create").id).expect("id");
+    let id = CourseId::parse(&store.create_course(&new("Ownership"), now()).expect("create").id).expect("id");
     let secret = tmp.path().join("secret.html");
     std::fs::write(&secret, DOC).expect("secret");
     std::os::unix::fs::symlink(&secret, store.data_dir().course_document_path(&id)).expect("link");
-    assert!(matches!(course_error(store.add_course_step(&id, "One", StepKind::Concept, "step-1", None, now())), CourseError::BadDocument(_)));
+    assert!(matches!(
+        course_error(store.add_course_step(&id, "One", StepKind::Concept, "step-1", None, now())),
+        CourseError::BadDocument(_)
+    ));
     std::fs::remove_file(store.data_dir().course_document_path(&id)).expect("unlink");
     write_doc(&store, &id, &format!("{DOC}{}", " ".repeat(3 * 1024 * 1024)));
-    assert!(matches!(course_error(store.add_course_step(&id, "One", StepKind::Concept, "step-1", None, now())), CourseError::BadDocument(_)));
+    assert!(matches!(
+        course_error(store.add_course_step(&id, "One", StepKind::Concept, "step-1", None, now())),
+        CourseError::BadDocument(_)
+    ));
 }

@@ -21,23 +21,23 @@ fn payload(shared_by: Option<&str>) -> SharedLesson {
 #[test]
 fn ids_duplicates_and_suffixes() {
     let (_t, mut store) = fresh();
-    let first = store.import_shared(payload(Some("Ada")), now()).expect("import");
+    let first = store.import_shared(&payload(Some("Ada")), now()).expect("import");
     assert_eq!((first.counts.inserted, first.topic_tracked), (1, Some(false)));
     let stored = first.lesson.expect("stored");
     assert_eq!(stored.id, "rebase-onto");
     assert!(stored.imported && stored.shared_by.as_deref() == Some("Ada"));
     assert_eq!(stored.timestamp, "2026-11-30T12:00:00Z", "stamped at import time");
 
-    let again = store.import_shared(payload(Some("Ada")), now()).expect("import");
+    let again = store.import_shared(&payload(Some("Ada")), now()).expect("import");
     assert_eq!((again.counts.inserted, again.counts.duplicated), (0, 1));
     assert_eq!(again.lesson.map(|l| l.id).as_deref(), Some("rebase-onto"));
 
     // A different sender's lesson with the same id goes next to it, never over it.
-    let other = store.import_shared(payload(Some("Grace")), now()).expect("import");
+    let other = store.import_shared(&payload(Some("Grace")), now()).expect("import");
     assert_eq!(other.lesson.map(|l| l.id).as_deref(), Some("rebase-onto-shared"));
-    let anon = store.import_shared(payload(None), now()).expect("import");
+    let anon = store.import_shared(&payload(None), now()).expect("import");
     assert_eq!(anon.lesson.map(|l| l.id).as_deref(), Some("rebase-onto-shared-2"));
-    assert_eq!(store.import_shared(payload(None), now()).expect("import").counts.duplicated, 1);
+    assert_eq!(store.import_shared(&payload(None), now()).expect("import").counts.duplicated, 1);
 }
 
 #[test]
@@ -50,7 +50,7 @@ fn an_own_lesson_with_the_same_id_is_never_overwritten_and_ids_run_out() {
         own.imported = false;
         store.put_lesson(&own).expect("own lesson");
     }
-    let out = store.import_shared(p, now()).expect("import");
+    let out = store.import_shared(&p, now()).expect("import");
     assert_eq!((out.counts.invalid, out.lesson, out.topic_tracked), (1, None, Some(true)));
 }
 
@@ -59,7 +59,7 @@ fn imports_never_touch_pacing_or_the_daily_limit() {
     let (_t, mut store) = fresh();
     store.complete_onboarding(&[("git".into(), 5)], &[], now()).expect("onboard");
     store.evaluate_cue(&SessionId::from_payload(Some("s")), false, now()).expect("bump");
-    store.import_shared(payload(Some("Ada")), now()).expect("import");
+    store.import_shared(&payload(Some("Ada")), now()).expect("import");
     assert_eq!(store.nudge_sessions().expect("read").len(), 1);
     assert!(store.rate_limit(now()).allowed);
     assert_eq!(store.stats(now()).expect("stats").lessons_today, 0);

@@ -1,0 +1,52 @@
+//! A client we did not write: the official Python MCP SDK drives the real binary.
+//! `scripts/test.sh` installs it into `target/pyenv` (or set `DEVCOACH_TEST_PYTHON` to a Python
+//! that has the `mcp` package).
+
+use std::path::PathBuf;
+use std::process::Command;
+
+use serde_json::Value;
+
+use crate::{Env, bin};
+
+fn python() -> PathBuf {
+    if let Some(p) = std::env::var_os("DEVCOACH_TEST_PYTHON") {
+        return p.into();
+    }
+    let venv = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../target/pyenv/bin/python");
+    assert!(
+        venv.exists(),
+        "the Python MCP SDK is not installed: run scripts/test.sh (it creates target/pyenv), or set DEVCOACH_TEST_PYTHON"
+    );
+    venv
+}
+
+#[test]
+fn the_python_sdk_can_use_every_part() {
+    let env = Env::new();
+    let script = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../tests/clients/mcp_python_client.py");
+    let out = Command::new(python())
+        .arg(script)
+        .arg(bin())
+        .arg(env.data())
+        .env("HOME", env.tmp.path())
+        .output()
+        .expect("python runs");
+    assert!(out.status.success(), "python client failed:\n{}", String::from_utf8_lossy(&out.stderr));
+    let seen: Value =
+        serde_json::from_slice(&out.stdout).unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&out.stdout)));
+    assert_eq!(seen["server"], "devcoach");
+    assert_eq!(seen["tools"].as_array().map(Vec::len), Some(devcoach_mcp::tool_names().len()));
+    assert_eq!(seen["onboard_error"], false);
+    assert_eq!(seen["logged"]["id"], "py-client");
+    assert_eq!(seen["logged"]["timestamp"], "2026-11-30T12:00:00Z");
+    assert_eq!(seen["feedback"]["confidence"], 4);
+    assert_eq!(seen["bad_is_error"], true);
+    assert!(seen["bad_text"].as_str().is_some_and(|t| t.contains("call get_lessons")));
+    assert_eq!(seen["resources"].as_array().map(Vec::len), Some(10));
+    assert_eq!(seen["briefing"]["taught_topics"], serde_json::json!(["asyncio"]));
+    assert!(seen["prompt_chars"].as_u64().is_some_and(|n| n > 5000));
+    // The database the Python client wrote is the one the CLI reads.
+    let lesson: Value = serde_json::from_slice(&env.run(&["lesson", "py-client", "--json"]).stdout).expect("json");
+    assert_eq!(lesson["feedback"], "know");
+}
