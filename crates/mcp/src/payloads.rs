@@ -131,7 +131,7 @@ pub fn rate_limit(ctx: &Ctx) -> Result<RateLimitOut, ToolError> {
     let now = ctx.now();
     ctx.with_store(|s| {
         let r = s.rate_limit(now);
-        Ok(RateLimitOut { allowed: r.allowed, total_lessons: s.stats(now)?.total_lessons, reason: r.reason })
+        Ok(RateLimitOut { allowed: r.allowed, total_lessons: s.total_lessons()?, reason: r.reason })
     })
 }
 
@@ -149,11 +149,7 @@ pub fn briefing(ctx: &Ctx) -> Result<BriefingOut, ToolError> {
                 notebook_ready,
                 needs_onboarding: !(knowledge_ready && notebook_ready),
             },
-            rate_limit: RateLimitOut {
-                allowed: r.allowed,
-                total_lessons: s.stats(now)?.total_lessons,
-                reason: r.reason,
-            },
+            rate_limit: RateLimitOut { allowed: r.allowed, total_lessons: s.total_lessons()?, reason: r.reason },
             taught_topics: s.taught_topics()?,
             profile: ProfileOut::new(&profile, None),
             compat: s.compat().map(CompatOut::from),

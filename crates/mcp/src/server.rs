@@ -44,8 +44,10 @@ pub async fn serve_stdio(
     let (server_side, proxy_side) = tokio::io::duplex(256 * 1024);
     let (server_read, server_write) = tokio::io::split(server_side);
     let (proxy_read, proxy_write) = tokio::io::split(proxy_side);
-    let out = Arc::new(tokio::sync::Mutex::new(tokio::io::stdout()));
-    let input = tokio::spawn(transport::pump_input(tokio::io::stdin(), proxy_write, Arc::clone(&out)));
+    // On Linux, pipes are driven by the reactor (no blocking-thread hand-off per message).
+    let (stdin, stdout) = rmcp::transport::io::stdio_pipes();
+    let out = Arc::new(tokio::sync::Mutex::new(stdout));
+    let input = tokio::spawn(transport::pump_input(stdin, proxy_write, Arc::clone(&out)));
     let output = tokio::spawn(transport::pump_output(proxy_read, out));
     let service = DevcoachServer::new(opts, on_client).serve((server_read, server_write)).await?;
     service.waiting().await?;

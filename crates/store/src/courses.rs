@@ -330,7 +330,7 @@ impl Store {
 
     /// Courses, most recently updated first.
     pub fn courses(&self, filter: &CourseFilter) -> Result<Vec<Course>> {
-        let mut stmt = self.conn().prepare(&format!(
+        let mut stmt = self.conn().prepare_cached(&format!(
             "SELECT {COURSE_COLUMNS} FROM courses WHERE (?1 IS NULL OR id = ?1) AND (?2 IS NULL OR lesson_id = ?2) \
              AND (?3 IS NULL OR status = ?3) ORDER BY updated_at DESC, id"
         ))?;

@@ -17,7 +17,7 @@ impl Store {
     /// The log, oldest first; one topic's rows when `topic` is given. Rows with a cause this
     /// build does not know (written by a newer build) are skipped.
     pub fn evidence(&self, topic: Option<&str>) -> Result<Vec<Evidence>> {
-        let mut stmt = self.conn().prepare(
+        let mut stmt = self.conn().prepare_cached(
             "SELECT topic, delta, value_after, cause, lesson_id, detail, at FROM ext_evidence \
              WHERE ?1 IS NULL OR topic = ?1 ORDER BY at, id",
         )?;

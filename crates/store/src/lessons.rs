@@ -184,23 +184,34 @@ pub(crate) fn current_rate_limit(conn: &Connection, now: DateTime<Utc>) -> rate_
     read().unwrap_or_else(|e| rate_limit::RateLimit::check_failed(&e))
 }
 
+/// The most-used value per column among own lessons (ties: the most recent wins), in one scan.
 fn usage_defaults(conn: &Connection) -> Result<UsageDefaults> {
-    let most_used = |col: &str| -> rusqlite::Result<Option<String>> {
-        conn.query_row(
-            &format!(
-                "SELECT {col} FROM lessons WHERE imported = 0 AND {col} IS NOT NULL \
-                 GROUP BY {col} ORDER BY COUNT(*) DESC, MAX(timestamp) DESC LIMIT 1"
-            ),
-            [],
-            |r| r.get(0),
-        )
-        .optional()
-    };
+    use std::collections::HashMap;
+    // Per column: value -> (count, newest timestamp).
+    let mut tallies: [HashMap<String, (u32, String)>; 4] = Default::default();
+    let mut stmt = conn.prepare_cached(
+        "SELECT project, repository, branch, repository_platform, timestamp FROM lessons WHERE imported = 0",
+    )?;
+    let mut rows = stmt.query([])?;
+    while let Some(row) = rows.next()? {
+        let ts: String = row.get(4)?;
+        for (i, tally) in tallies.iter_mut().enumerate() {
+            if let Some(v) = row.get::<_, Option<String>>(i)? {
+                let slot = tally.entry(v).or_insert((0, String::new()));
+                slot.0 += 1;
+                if ts > slot.1 {
+                    slot.1.clone_from(&ts);
+                }
+            }
+        }
+    }
+    let mut best = tallies.into_iter().map(|t| t.into_iter().max_by(|a, b| a.1.cmp(&b.1)).map(|(v, _)| v));
+    let mut next = || best.next().flatten();
     Ok(UsageDefaults {
-        project: most_used("project")?,
-        repository: most_used("repository")?,
-        branch: most_used("branch")?,
-        repository_platform: most_used("repository_platform")?.and_then(|p| Platform::parse(&p).ok()),
+        project: next(),
+        repository: next(),
+        branch: next(),
+        repository_platform: next().and_then(|p| Platform::parse(&p).ok()),
     })
 }
 
@@ -233,7 +244,13 @@ impl Store {
     /// resolves any pending cue and restarts pacing. The same id overwrites.
     pub fn log_lesson(&mut self, new: NewLesson, git: &GitContext, now: DateTime<Utc>) -> Result<Lesson> {
         self.write(|tx| {
-            let usage = usage_defaults(tx)?;
+            // Only scan for the learner's usual values when the arguments and git leave a gap.
+            let c = &new.context;
+            let complete = (c.project.is_some() || git.project.is_some())
+                && (c.repository.is_some() || git.repository.is_some())
+                && (c.branch.is_some() || git.branch.is_some())
+                && (c.repository_platform.is_some() || git.repository_platform.is_some());
+            let usage = if complete { UsageDefaults::default() } else { usage_defaults(tx)? };
             let context = resolve_context(new.context.clone(), git, &usage);
             let lesson = NewLesson { context, ..new }.into_lesson(now);
             insert_or_replace(tx, &lesson)?;
@@ -271,7 +288,7 @@ impl Store {
             None => usize::try_from(self.count_lessons(q, now)?).unwrap_or(0),
         };
         let mut out = Vec::with_capacity(expected);
-        let mut stmt = self.conn().prepare(&sql)?;
+        let mut stmt = self.conn().prepare_cached(&sql)?;
         for row in stmt.query_map(params_from_iter(params), row_to_lesson)? {
             out.push(row?);
         }
@@ -283,7 +300,8 @@ impl Store {
         let (clause, params) = where_clause(q, now);
         Ok(self
             .conn()
-            .query_row(&format!("SELECT COUNT(*) FROM lessons {clause}"), params_from_iter(params), |r| r.get(0))?)
+            .prepare_cached(&format!("SELECT COUNT(*) FROM lessons {clause}"))?
+            .query_row(params_from_iter(params), |r| r.get(0))?)
     }
 
     /// True when the lesson exists.
@@ -301,7 +319,7 @@ impl Store {
     /// Deletes several lessons in one transaction; returns how many existed.
     pub fn delete_lessons(&mut self, ids: &[String]) -> Result<usize> {
         self.write(|tx| {
-            let mut stmt = tx.prepare("DELETE FROM lessons WHERE id = ?1")?;
+            let mut stmt = tx.prepare_cached("DELETE FROM lessons WHERE id = ?1")?;
             let mut n = 0;
             for id in ids {
                 n += stmt.execute([id])?;
@@ -310,16 +328,21 @@ impl Store {
         })
     }
 
+    /// Every lesson, shared ones included.
+    pub fn total_lessons(&self) -> Result<i64> {
+        Ok(count_all(self.conn())?)
+    }
+
     /// Every topic any lesson (own or shared) has taught, sorted.
     pub fn taught_topics(&self) -> Result<Vec<String>> {
-        let mut stmt = self.conn().prepare("SELECT DISTINCT topic_id FROM lessons ORDER BY topic_id")?;
+        let mut stmt = self.conn().prepare_cached("SELECT DISTINCT topic_id FROM lessons ORDER BY topic_id")?;
         let rows = stmt.query_map([], |r| r.get(0))?;
         Ok(rows.collect::<rusqlite::Result<Vec<String>>>()?)
     }
 
     /// Every category used by any lesson, sorted.
     pub fn categories(&self) -> Result<Vec<String>> {
-        let mut stmt = self.conn().prepare(
+        let mut stmt = self.conn().prepare_cached(
             "SELECT DISTINCT value FROM lessons, json_each(lessons.categories) \
              WHERE json_valid(lessons.categories) AND json_type(lessons.categories) = 'array' ORDER BY value",
         )?;
