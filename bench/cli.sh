@@ -3,8 +3,8 @@
 # next to the cost of spawning /bin/true. Figures go to docs/PERFORMANCE.md.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-cargo build --release -q -p devcoach
-BIN=$PWD/target/release/devcoach
+cargo build --profile dist -q -p devcoach
+BIN=$PWD/target/dist/devcoach
 WORK=$(mktemp -d)
 trap 'rm -rf "$WORK"' EXIT
 export DEVCOACH_DIR=$WORK/data

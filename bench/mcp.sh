@@ -2,8 +2,8 @@
 # MCP server latency and memory on a 1,000-lesson database (release binary); see bench/mcp.py.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-cargo build --release -q -p devcoach
-BIN=$PWD/target/release/devcoach
+cargo build --profile dist -q -p devcoach
+BIN=$PWD/target/dist/devcoach
 WORK=$(mktemp -d)
 trap 'rm -rf "$WORK"' EXIT
 "$BIN" demo --dir "$WORK/data" >/dev/null

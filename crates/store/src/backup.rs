@@ -45,6 +45,8 @@ pub enum BackupError {
     BadJson(&'static str, String),
     #[error("the backup holds none of settings.json, lessons.json or knowledge.json; nothing was restored")]
     Empty,
+    #[error("the backup lists {0} more than once, so it cannot be trusted; nothing was restored")]
+    Duplicate(String),
 }
 
 /// What a backup holds.
@@ -253,14 +255,23 @@ fn read_entries(bytes: &[u8]) -> Result<Vec<(String, Vec<u8>)>> {
     if archive.len() > MAX_ENTRIES {
         return Err(BackupError::TooLarge.into());
     }
+    // The ZIP reader keeps one entry per name; the directory's own count tells when a name was
+    // listed twice (which one would win is up to each reader, so such an archive is refused).
+    if declared_entries(bytes).is_some_and(|n| n != archive.len()) {
+        return Err(BackupError::Duplicate("an entry name".into()).into());
+    }
     let mut total = 0u64;
-    let mut out = Vec::new();
+    let mut out: Vec<(String, Vec<u8>)> = Vec::new();
     for i in 0..archive.len() {
         let mut entry = archive.by_index(i).map_err(|e| BackupError::NotAZip(e.to_string()))?;
         let Ok(name) = entry.name().map(std::borrow::Cow::into_owned) else { continue };
         let Some(cap) = entry_cap(&name) else { continue };
-        if entry.is_dir() {
+        // A link is never followed or recreated: only plain files are data.
+        if entry.is_dir() || entry.is_symlink() {
             continue;
+        }
+        if out.iter().any(|(n, _)| *n == name) {
+            return Err(BackupError::Duplicate(name).into());
         }
         let mut buf = Vec::new();
         (&mut entry).take(cap + 1).read_to_end(&mut buf).map_err(|e| BackupError::NotAZip(e.to_string()))?;
@@ -274,6 +285,17 @@ fn read_entries(bytes: &[u8]) -> Result<Vec<(String, Vec<u8>)>> {
         out.push((name, buf));
     }
     Ok(out)
+}
+
+/// The entry count the end-of-central-directory record declares (`None` for ZIP64 or when it
+/// cannot be found).
+fn declared_entries(bytes: &[u8]) -> Option<usize> {
+    const EOCD: [u8; 4] = [0x50, 0x4b, 0x05, 0x06];
+    let search_from = bytes.len().saturating_sub(22 + usize::from(u16::MAX));
+    let at = bytes[search_from..].windows(4).rposition(|w| w == EOCD)? + search_from;
+    let total = bytes.get(at + 10..at + 12)?;
+    let total = u16::from_le_bytes([total[0], total[1]]);
+    (total != u16::MAX).then_some(usize::from(total))
 }
 
 fn set_raw(conn: &Connection, key: &str, value: &str) -> rusqlite::Result<()> {

@@ -9,11 +9,27 @@ use rusqlite::types::Value as SqlValue;
 use rusqlite::{Connection, OptionalExtension, Row, Transaction, params, params_from_iter};
 use serde_json::Value;
 
+use crate::error::StoreError;
 use crate::{Result, Store, pacing};
 
 /// The stored column order, also the JSON key order.
 const COLUMNS: &str = "id, timestamp, topic_id, categories, title, level, summary, body, task_context, project, \
     repository, branch, commit_hash, folder, repository_platform, starred, feedback, imported, shared_by";
+/// The list view: the same shape, without the long text and the paths a table never shows.
+const LIST_COLUMNS: &str = "id, timestamp, topic_id, categories, title, level, '' AS summary, NULL AS body, \
+    NULL AS task_context, project, NULL AS repository, branch, commit_hash, NULL AS folder, \
+    NULL AS repository_platform, starred, feedback, imported, shared_by";
+
+/// Which columns a visit reads.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Fields {
+    /// Every field.
+    Full,
+    /// What a list shows: `summary` is empty and `body`, `task_context`, `repository`, `folder`
+    /// and `repository_platform` are `None`.
+    List,
+}
+
 const PLACEHOLDERS: &str = "?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19";
 
 /// What an import of lesson records did.
@@ -271,28 +287,52 @@ impl Store {
 
     /// The lessons matching `q`, in its order (ties: most recently written first).
     pub fn lessons(&self, q: &LessonQuery, now: DateTime<Utc>) -> Result<Vec<Lesson>> {
-        let (clause, mut params) = where_clause(q, now);
-        let dir = match q.order {
-            SortOrder::Asc => "ASC",
-            SortOrder::Desc => "DESC",
-        };
-        let mut sql = format!("SELECT {COLUMNS} FROM lessons {clause} ORDER BY {} {dir}, rowid {dir}", q.sort.column());
-        if q.limit.is_some() || q.offset > 0 {
-            sql.push_str(" LIMIT ? OFFSET ?");
-            params.push(SqlValue::Integer(q.limit.map_or(-1, i64::from)));
-            params.push(SqlValue::Integer(i64::try_from(q.offset).unwrap_or(i64::MAX)));
-        }
         // Sizing the result up front avoids copying a large list while it grows.
         let expected = match q.limit {
             Some(limit) => usize::try_from(limit).unwrap_or(usize::MAX).min(1024),
             None => usize::try_from(self.count_lessons(q, now)?).unwrap_or(0),
         };
         let mut out = Vec::with_capacity(expected);
-        let mut stmt = self.conn().prepare_cached(&sql)?;
-        for row in stmt.query_map(params_from_iter(params), row_to_lesson)? {
-            out.push(row?);
-        }
+        self.visit_lessons(q, now, Fields::Full, |l| {
+            out.push(l);
+            Ok::<(), StoreError>(())
+        })?;
         Ok(out)
+    }
+
+    /// Hands each matching lesson to `f` in order, one at a time, so a long list never sits in
+    /// memory whole.
+    pub fn visit_lessons<E>(
+        &self,
+        q: &LessonQuery,
+        now: DateTime<Utc>,
+        fields: Fields,
+        mut f: impl FnMut(Lesson) -> Result<(), E>,
+    ) -> Result<(), E>
+    where
+        E: From<StoreError>,
+    {
+        let columns = match fields {
+            Fields::Full => COLUMNS,
+            Fields::List => LIST_COLUMNS,
+        };
+        let (clause, mut params) = where_clause(q, now);
+        let dir = match q.order {
+            SortOrder::Asc => "ASC",
+            SortOrder::Desc => "DESC",
+        };
+        let mut sql = format!("SELECT {columns} FROM lessons {clause} ORDER BY {} {dir}, rowid {dir}", q.sort.column());
+        if q.limit.is_some() || q.offset > 0 {
+            sql.push_str(" LIMIT ? OFFSET ?");
+            params.push(SqlValue::Integer(q.limit.map_or(-1, i64::from)));
+            params.push(SqlValue::Integer(i64::try_from(q.offset).unwrap_or(i64::MAX)));
+        }
+        let mut stmt = self.conn().prepare_cached(&sql).map_err(StoreError::from)?;
+        let rows = stmt.query_map(params_from_iter(params), row_to_lesson).map_err(StoreError::from)?;
+        for row in rows {
+            f(row.map_err(StoreError::from)?)?;
+        }
+        Ok(())
     }
 
     /// How many lessons match `q` (ignoring its limit and offset).

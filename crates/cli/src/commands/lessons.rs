@@ -12,9 +12,9 @@ use devcoach_core::time::Period;
 use crate::cli::LessonsArgs;
 use crate::context::Ctx;
 use crate::failure::{UserError, invalid};
-use crate::output::Style;
 use crate::output::style::truncate;
 use crate::output::table::{Column, Table};
+use crate::output::{self, Style};
 
 const TITLE_WIDTH: usize = 48;
 
@@ -73,32 +73,89 @@ pub fn list(ctx: &Ctx, args: &LessonsArgs) -> anyhow::Result<()> {
     let q = query(args)?;
     let Some(store) = ctx.open_existing()? else {
         return if args.json.json {
-            crate::output::json(&Vec::<Lesson>::new())
+            output::print("[]").map_err(Into::into)
         } else {
-            crate::output::print("No lessons found.").map_err(Into::into)
+            output::print("No lessons found.").map_err(Into::into)
         };
     };
-    let lessons = store.lessons(&q, ctx.now)?;
     if args.json.json {
-        crate::output::json(&lessons)?;
+        print_json(&store, &q, ctx)?;
         ctx.read_only_notice(&store);
         return Ok(());
     }
-    if lessons.is_empty() {
-        crate::output::print("No lessons found.")?;
+    // Only what the table shows is kept, so a long list stays small in memory.
+    let mut rows = Vec::new();
+    store.visit_lessons(&q, ctx.now, devcoach_store::Fields::List, |l| {
+        rows.push(ListRow::from(&l));
+        Ok::<(), anyhow::Error>(())
+    })?;
+    if rows.is_empty() {
+        output::print("No lessons found.")?;
         ctx.read_only_notice(&store);
         return Ok(());
     }
-    let total = if q.limit.is_some() { store.count_lessons(&q, ctx.now)? } else { i64::try_from(lessons.len())? };
-    print_list(ctx, &lessons, total)?;
+    let total = if q.limit.is_some() { store.count_lessons(&q, ctx.now)? } else { i64::try_from(rows.len())? };
+    print_list(ctx, &rows, total)?;
     ctx.read_only_notice(&store);
     Ok(())
 }
 
-fn short_commit(l: &Lesson) -> Cow<'_, str> {
-    match &l.commit_hash {
-        Some(c) => Cow::Borrowed(c.get(..7).unwrap_or(c)),
-        None => Cow::Borrowed(""),
+/// The lessons as a pretty JSON array, written one lesson at a time.
+fn print_json(store: &devcoach_store::Store, q: &LessonQuery, ctx: &Ctx) -> anyhow::Result<()> {
+    let mut out = std::io::BufWriter::with_capacity(64 * 1024, std::io::stdout().lock());
+    let mut first = true;
+    let mut buf = Vec::new();
+    store.visit_lessons(q, ctx.now, devcoach_store::Fields::Full, |l| {
+        out.write_all(if first { b"[\n" } else { b",\n" })?;
+        first = false;
+        buf.clear();
+        serde_json::to_writer_pretty(&mut buf, &l)?;
+        for (i, line) in buf.split(|b| *b == b'\n').enumerate() {
+            if i > 0 {
+                out.write_all(b"\n")?;
+            }
+            out.write_all(b"  ")?;
+            out.write_all(line)?;
+        }
+        Ok::<(), anyhow::Error>(())
+    })?;
+    out.write_all(if first { b"[]\n" } else { b"\n]\n" })?;
+    out.flush()?;
+    Ok(())
+}
+
+/// What one table row shows.
+struct ListRow {
+    starred: bool,
+    date: String,
+    topic: String,
+    title: String,
+    level: &'static str,
+    categories: String,
+    project: Option<String>,
+    branch: Option<String>,
+    commit: Option<String>,
+    imported: bool,
+    shared_by: Option<String>,
+}
+
+impl From<&Lesson> for ListRow {
+    fn from(l: &Lesson) -> Self {
+        let icon = feedback_icon(l.feedback);
+        let title = truncate(&l.title, TITLE_WIDTH);
+        Self {
+            starred: l.starred,
+            date: l.timestamp.get(..10).unwrap_or(&l.timestamp).to_owned(),
+            topic: l.topic_id.clone(),
+            title: if icon.is_empty() { title.into_owned() } else { format!("{title} {icon}") },
+            level: l.level.as_str(),
+            categories: l.categories.join(", "),
+            project: l.project.clone(),
+            branch: l.branch.clone(),
+            commit: l.commit_hash.as_deref().map(|c| c.chars().take(7).collect()),
+            imported: l.imported,
+            shared_by: l.shared_by.clone(),
+        }
     }
 }
 
@@ -107,41 +164,28 @@ fn opt(v: Option<&String>) -> Cow<'_, str> {
 }
 
 /// The lessons table, streamed to stdout.
-fn print_list(ctx: &Ctx, lessons: &[Lesson], total: i64) -> anyhow::Result<()> {
-    let meta = lessons.iter().any(|l| l.project.is_some() || l.branch.is_some() || l.commit_hash.is_some());
-    let shared = lessons.iter().any(|l| l.imported);
-    let mut columns: Vec<Column<'_, Lesson>> = vec![
-        Column::new("★", |l: &Lesson| Cow::Borrowed(if l.starred { "★" } else { "" })).fixed(Style::Yellow),
-        Column::new("Date", |l: &Lesson| Cow::Borrowed(l.timestamp.get(..10).unwrap_or(&l.timestamp))),
-        Column::new("Topic", |l: &Lesson| Cow::Borrowed(l.topic_id.as_str())).fixed(Style::Cyan),
-        Column::new("Title", |l: &Lesson| {
-            let icon = feedback_icon(l.feedback);
-            let title = truncate(&l.title, TITLE_WIDTH);
-            match (icon.is_empty(), title) {
-                (true, Cow::Borrowed(_)) => Cow::Borrowed(l.title.as_str()),
-                (true, cut) => cut,
-                (false, t) => Cow::Owned(format!("{t} {icon}")),
-            }
-        }),
-        Column::new("Level", |l: &Lesson| Cow::Borrowed(l.level.as_str())),
-        Column::new("Categories", |l: &Lesson| match l.categories.as_slice() {
-            [] => Cow::Borrowed(""),
-            [one] => Cow::Borrowed(one.as_str()),
-            many => Cow::Owned(many.join(", ")),
-        })
-        .fixed(Style::Dim),
+fn print_list(ctx: &Ctx, rows: &[ListRow], total: i64) -> anyhow::Result<()> {
+    let meta = rows.iter().any(|r| r.project.is_some() || r.branch.is_some() || r.commit.is_some());
+    let shared = rows.iter().any(|r| r.imported);
+    let mut columns: Vec<Column<'_, ListRow>> = vec![
+        Column::new("★", |r: &ListRow| Cow::Borrowed(if r.starred { "★" } else { "" })).fixed(Style::Yellow),
+        Column::new("Date", |r: &ListRow| Cow::Borrowed(r.date.as_str())),
+        Column::new("Topic", |r: &ListRow| Cow::Borrowed(r.topic.as_str())).fixed(Style::Cyan),
+        Column::new("Title", |r: &ListRow| Cow::Borrowed(r.title.as_str())),
+        Column::new("Level", |r: &ListRow| Cow::Borrowed(r.level)),
+        Column::new("Categories", |r: &ListRow| Cow::Borrowed(r.categories.as_str())).fixed(Style::Dim),
     ];
     if meta {
-        columns.push(Column::new("Project", |l: &Lesson| opt(l.project.as_ref())));
-        columns.push(Column::new("Branch", |l: &Lesson| opt(l.branch.as_ref())));
-        columns.push(Column::new("Commit", short_commit).fixed(Style::Dim));
+        columns.push(Column::new("Project", |r: &ListRow| opt(r.project.as_ref())));
+        columns.push(Column::new("Branch", |r: &ListRow| opt(r.branch.as_ref())));
+        columns.push(Column::new("Commit", |r: &ListRow| opt(r.commit.as_ref())).fixed(Style::Dim));
     }
     if shared {
-        columns.push(Column::new("Shared by", |l: &Lesson| {
-            if l.imported { Cow::Borrowed(l.shared_by.as_deref().unwrap_or("anonymous")) } else { Cow::Borrowed("") }
+        columns.push(Column::new("Shared by", |r: &ListRow| {
+            if r.imported { Cow::Borrowed(r.shared_by.as_deref().unwrap_or("anonymous")) } else { Cow::Borrowed("") }
         }));
     }
-    let shown = lessons.len();
+    let shown = rows.len();
     let noun = if total == 1 { "lesson" } else { "lessons" };
     let footer = if i64::try_from(shown).unwrap_or(i64::MAX) < total {
         format!("showing {shown} of {total} {noun}")
@@ -150,7 +194,7 @@ fn print_list(ctx: &Ctx, lessons: &[Lesson], total: i64) -> anyhow::Result<()> {
     };
     let table = Table::new(columns).title("Lessons");
     crate::output::write_stdout(|out| {
-        table.render(lessons, ctx.term.color_out, out)?;
+        table.render(rows, ctx.term.color_out, out)?;
         writeln!(out, "{}", ctx.term.out(Style::Dim, &footer))
     })?;
     Ok(())

@@ -47,6 +47,11 @@ fn demo_learner_reads() {
     assert_snapshot!("lesson_detail", env.transcript(&["lesson", "sqlite-busy-timeout"]));
     assert_snapshot!("lesson_shared_detail", env.transcript(&["lesson", "rust-newtypes"]));
     assert_snapshot!("lesson_json", env.transcript(&["lesson", "git-bisect", "--json"]));
+    // The streamed list is byte for byte what a pretty-printer makes of the same array.
+    let out = String::from_utf8(env.run(&["lessons", "--json"]).stdout).expect("utf-8");
+    let parsed: serde_json::Value = serde_json::from_str(&out).expect("json");
+    assert_eq!(parsed.as_array().map(Vec::len), Some(devcoach_store::DEMO_LESSON_COUNT));
+    assert_eq!(out, format!("{}\n", serde_json::to_string_pretty(&parsed).expect("pretty")));
 }
 
 #[test]

@@ -148,6 +148,14 @@ fn every_tool_resource_and_prompt_through_the_rust_client() {
         c.err("submit_feedback", &call(&client, "submit_feedback", json!({"lesson_id": "mcp-lesson", "feedback": "maybe"})).await, "invalid arguments");
         c.err("submit_feedback", &call(&client, "submit_feedback", json!({"lesson_id": "nope", "feedback": "know"})).await, "not found");
 
+        // One store, one truth: what the CLI writes, the server reads, and back.
+        let cli_lesson: Value = serde_json::from_slice(&env.run(&["lesson", "mcp-lesson", "--json"]).stdout).expect("json");
+        assert_eq!(cli_lesson["feedback"], "know");
+        assert_eq!(cli_lesson["starred"], true);
+        assert!(env.run(&["feedback", "mcp-lesson", "dont_know"]).status.success());
+        let after = c.ok("get_lessons", &call(&client, "get_lessons", json!({"limit": 1})).await);
+        assert_eq!(after["lessons"][0]["feedback"], "dont_know");
+
         c.ok("skip_lesson", &call(&client, "skip_lesson", json!({"reason": "only a question"})).await);
         c.err("skip_lesson", &call(&client, "skip_lesson", json!({"reason": "  "})).await, "reason");
 

@@ -69,3 +69,17 @@ proptest! {
         let _ = parse_shared_input(&format!("---\n{s}"));
     }
 }
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 24, ..ProptestConfig::default() })]
+
+    /// Empty to 50 KB bodies of arbitrary unicode (including emoji, RTL and combining marks).
+    #[test]
+    fn big_and_empty_bodies_round_trip(p in payload(), body in "\\PC{0,2000}", repeat in 0usize..26) {
+        let mut p = p;
+        p.body = Some(body.repeat(repeat));
+        prop_assert_eq!(decode_code(&encode_code(&p)), Ok(p.clone()));
+        let code = encode_code(&p);
+        prop_assert_eq!(parse_shared_input(&render_text(&p, &code)), Ok(SharedInput::Shared(p)));
+    }
+}

@@ -40,6 +40,16 @@ fn respond(stream: &mut TcpStream, path: &str, port: u16) {
             }
             "0\r\n\r\n".to_owned()
         }
+        "/slow-body" => {
+            let _ = stream.write_all(b"HTTP/1.1 200 OK\r\nContent-Length: 100\r\nConnection: close\r\n\r\n");
+            for _ in 0..100 {
+                if stream.write_all(b"x").is_err() {
+                    return;
+                }
+                std::thread::sleep(Duration::from_millis(50));
+            }
+            return;
+        }
         "/slow" => {
             std::thread::sleep(Duration::from_secs(3));
             ok("late")
@@ -148,6 +158,10 @@ fn status_size_time_and_names() {
     let started = std::time::Instant::now();
     assert_eq!(fetch(&server.url("/slow"), &policy), Err(FetchError::Timeout));
     assert!(started.elapsed() < Duration::from_millis(2900), "the whole operation is bounded");
+    // Headers arrive at once, the body trickles for 5 s: the budget covers the body too.
+    let started = std::time::Instant::now();
+    assert_eq!(fetch(&server.url("/slow-body"), &policy), Err(FetchError::Timeout));
+    assert!(started.elapsed() < Duration::from_millis(2900));
     assert_eq!(
         fetch(&format!("http://nowhere.example:{}/x", server.addr.port()), &policy),
         Err(FetchError::Unreachable)

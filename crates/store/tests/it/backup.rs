@@ -143,6 +143,50 @@ fn hostile_archives_change_nothing() {
 }
 
 #[test]
+fn the_committed_hostile_archives_are_refused_or_contained() {
+    let (tmp, mut store) = fresh();
+    let bomb = std::fs::read(fixtures().join("hostile/bomb-1gib.zip")).expect("fixture");
+    let started = std::time::Instant::now();
+    assert!(matches!(store.restore_zip(&bomb, now()), Err(StoreError::Backup(BackupError::EntryTooLarge(..)))));
+    assert!(started.elapsed() < std::time::Duration::from_secs(10), "the bomb stops at the cap");
+
+    let tricks = std::fs::read(fixtures().join("hostile/tricks.zip")).expect("fixture");
+    match store.restore_zip(&tricks, now()) {
+        Err(StoreError::Backup(BackupError::Duplicate(_))) => {}
+        other => panic!("duplicate entries must be refused, got {other:?}"),
+    }
+    assert!(!tmp.path().join("evil.txt").exists());
+    assert!(!std::path::Path::new("/tmp/devcoach-evil-absolute.txt").exists());
+    assert_eq!(store.settings().expect("settings").max_per_day, 2, "nothing was restored");
+
+    // The same tricks without the duplicate: the known entries restore, the rest is ignored.
+    let mut zip = zip::ZipArchive::new(std::io::Cursor::new(&tricks)).expect("zip");
+    let mut entries: Vec<(String, Vec<u8>, bool)> = Vec::new();
+    for i in 0..zip.len() {
+        let mut e = zip.by_index(i).expect("entry");
+        let mut buf = Vec::new();
+        std::io::Read::read_to_end(&mut e, &mut buf).expect("read");
+        entries.push((e.name().expect("name").into_owned(), buf, e.is_symlink()));
+    }
+    entries.pop();
+    let mut out = zip::ZipWriter::new(std::io::Cursor::new(Vec::new()));
+    for (name, bytes, link) in &entries {
+        let options = zip::write::SimpleFileOptions::default();
+        if *link {
+            out.add_symlink(name.as_str(), std::str::from_utf8(bytes).expect("utf-8"), options).expect("link");
+        } else {
+            out.start_file(name.as_str(), options).expect("entry");
+            out.write_all(bytes).expect("write");
+        }
+    }
+    let cleaned = out.finish().expect("finish").into_inner();
+    let result = store.restore_zip(&cleaned, now()).expect("restore");
+    assert_eq!((result.settings, result.lessons), (1, 0));
+    assert!(!store.data_dir().courses_dir().join("linked").exists(), "a link entry is never written");
+    assert!(!tmp.path().join("evil.txt").exists() && !tmp.path().join("evil").exists());
+}
+
+#[test]
 fn the_oldest_knowledge_format_still_restores() {
     let (_t, mut store) = fresh();
     let out = store.restore_zip(&zip_of(&[("knowledge.json", br#"{"rust": 7, "go": 12}"#)]), now()).expect("restore");
