@@ -5,6 +5,7 @@ mod cli;
 mod commands;
 mod context;
 mod failure;
+mod hooks;
 mod output;
 
 use std::process::ExitCode;
@@ -12,6 +13,11 @@ use std::process::ExitCode;
 use clap::Parser;
 
 fn main() -> ExitCode {
+    // Hooks run on every agent stop: dispatch them before clap, logging or any runtime exists.
+    if let Some(hook) = std::env::args_os().nth(1).as_deref().and_then(|a| a.to_str()).and_then(hooks::Hook::parse) {
+        hooks::run(hook);
+        return ExitCode::SUCCESS;
+    }
     let cli = match cli::Cli::try_parse() {
         Ok(cli) => cli,
         Err(e) => {

@@ -47,11 +47,13 @@ pub struct CueDecision {
     pub reason: String,
     /// The number the cued lesson will have (0 when not cueing).
     pub next_lesson_number: i64,
+    /// Silent because there is no profile yet: the stop hook asks for onboarding instead.
+    pub needs_onboarding: bool,
 }
 
 impl CueDecision {
     fn silent(reason: impl Into<String>) -> Self {
-        Self { cue: false, reason: reason.into(), next_lesson_number: 0 }
+        Self { cue: false, reason: reason.into(), next_lesson_number: 0, needs_onboarding: false }
     }
 }
 
@@ -74,7 +76,7 @@ pub fn evaluate<S: PacingState>(state: &mut S, session: &SessionId, plan_mode: b
         return Ok(CueDecision::silent(PLAN_MODE_REASON));
     }
     if !state.is_onboarded()? {
-        return Ok(CueDecision::silent(NOT_ONBOARDED_REASON));
+        return Ok(CueDecision { needs_onboarding: true, ..CueDecision::silent(NOT_ONBOARDED_REASON) });
     }
     if state.has_active_course()? {
         return Ok(CueDecision::silent(COURSE_ACTIVE_REASON));
@@ -97,7 +99,12 @@ pub fn evaluate<S: PacingState>(state: &mut S, session: &SessionId, plan_mode: b
         return Ok(CueDecision::silent(format!("rate limited: {}", rate.reason.as_deref().unwrap_or("denied"))));
     }
     state.mark_cue_pending()?;
-    Ok(CueDecision { cue: true, reason: format!("cue ({pacing})"), next_lesson_number: state.total_lessons()? + 1 })
+    Ok(CueDecision {
+        cue: true,
+        reason: format!("cue ({pacing})"),
+        next_lesson_number: state.total_lessons()? + 1,
+        needs_onboarding: false,
+    })
 }
 
 /// A read-only forecast of the next eligible stop.
@@ -259,8 +266,12 @@ mod tests {
     fn onboarding_gate_comes_first_and_does_not_count() {
         let mut m =
             Mem { settings: Settings { nudge_every: 1, ..Settings::default() }, allowed: true, ..Mem::default() };
-        assert_eq!(stop(&mut m, "a").reason, "onboarding not complete");
+        let d = stop(&mut m, "a");
+        assert_eq!((d.cue, d.needs_onboarding, d.reason.as_str()), (false, true, "onboarding not complete"));
         assert!(m.counters.is_empty());
+        // Plan mode stays quiet even without a profile: no onboarding question mid-plan.
+        let plan = evaluate(&mut m, &SessionId::from_payload(Some("a")), true).unwrap();
+        assert!(!plan.needs_onboarding && !plan.cue);
         assert_eq!(forecast(&mut m, "a").reasons, ["onboarding not complete — no knowledge topics yet"]);
     }
 
@@ -273,7 +284,10 @@ mod tests {
             assert_eq!(d.reason, format!("paced ({i}/5)"));
         }
         let d = stop(&mut m, "a");
-        assert_eq!(d, CueDecision { cue: true, reason: "cue (5/5)".into(), next_lesson_number: 1 });
+        assert_eq!(
+            d,
+            CueDecision { cue: true, reason: "cue (5/5)".into(), next_lesson_number: 1, needs_onboarding: false }
+        );
         assert!(m.pending && m.counters.is_empty());
     }
 

@@ -73,3 +73,40 @@ fn eight_processes_two_hundred_writes_each() {
     assert_eq!(one("SELECT COALESCE(SUM(delta), 0) FROM ext_evidence WHERE cause = 'feedback'"), 0);
     assert_eq!(conn.query_row("PRAGMA integrity_check", [], |r| r.get::<_, String>(0)).expect("check"), "ok");
 }
+
+/// 16 stop hooks at once on one session, several rounds: every hook exits 0 quietly and every
+/// bump lands (the counter ends at exactly the number of stops).
+#[test]
+fn sixteen_concurrent_stop_hooks_all_land() {
+    const HOOKS: usize = 16;
+    const ROUNDS: usize = 5;
+    let env = Arc::new(Env::new());
+    assert!(env.run(&["knowledge-add", "rust"]).status.success());
+    assert!(env.run(&["set", "nudge_every", "1000"]).status.success());
+    let payload = std::fs::read(crate::fixtures().join("ts-0.9.5/hooks/stop-payload.json")).expect("payload");
+    for _ in 0..ROUNDS {
+        let barrier = Arc::new(std::sync::Barrier::new(HOOKS));
+        let hooks: Vec<_> = (0..HOOKS)
+            .map(|_| {
+                let (env, barrier, payload) = (Arc::clone(&env), Arc::clone(&barrier), payload.clone());
+                std::thread::spawn(move || {
+                    barrier.wait();
+                    env.command().arg("stop-hook").write_stdin(payload).output().expect("hook ran")
+                })
+            })
+            .collect();
+        for out in hooks.into_iter().map(|h| h.join().expect("thread")) {
+            assert_eq!(out.status.code(), Some(0));
+            assert!(out.stdout.is_empty() && out.stderr.is_empty(), "{out:?}");
+        }
+    }
+    let conn = rusqlite::Connection::open(env.data().join("coaching.db")).expect("raw");
+    let count: i64 = conn
+        .query_row(
+            "SELECT interactions FROM nudge_state WHERE session_id = '3f2b9c1e-8a7d-4e2b-9c11-5d6e7f8a9b0c'",
+            [],
+            |r| r.get(0),
+        )
+        .expect("counter");
+    assert_eq!(count, i64::try_from(HOOKS * ROUNDS).expect("fits"), "a bump was lost");
+}

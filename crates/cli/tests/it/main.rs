@@ -3,6 +3,7 @@
 
 mod commands;
 mod concurrency;
+mod hooks;
 mod mcp;
 mod mcp_protocol;
 mod mcp_python;

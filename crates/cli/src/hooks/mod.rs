@@ -1,0 +1,265 @@
+//! The agent hooks: run on every agent stop and prompt, so they are dispatched before anything
+//! else (no clap, no async runtime, no logging setup), open one connection, run at most one write
+//! transaction, print one JSON object or nothing, and always exit 0.
+
+pub mod texts;
+
+use std::io::{IsTerminal, Read, Write};
+
+use chrono::{DateTime, Utc};
+use devcoach_core::SessionId;
+use devcoach_store::{DataDir, Store};
+use serde_json::{Value, json};
+
+use self::texts::Client;
+
+/// The hidden subcommands.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Hook {
+    Stop(Client),
+    Prompt(Client),
+    /// The old two-entry layout: the onboarding half.
+    Onboard,
+    /// The old two-entry layout: the lesson half.
+    LessonReady,
+}
+
+impl Hook {
+    pub fn parse(arg: &str) -> Option<Self> {
+        Some(match arg {
+            "stop-hook" => Self::Stop(Client::Claude),
+            "prompt-hook" => Self::Prompt(Client::Claude),
+            "gemini-stop-hook" => Self::Stop(Client::Gemini),
+            "gemini-prompt-hook" => Self::Prompt(Client::Gemini),
+            "codex-stop-hook" => Self::Stop(Client::Codex),
+            "codex-prompt-hook" => Self::Prompt(Client::Codex),
+            "onboard-hook" => Self::Onboard,
+            "lesson-ready" => Self::LessonReady,
+            _ => return None,
+        })
+    }
+
+    fn name(self) -> &'static str {
+        match self {
+            Self::Stop(Client::Claude) => "stop-hook",
+            Self::Prompt(Client::Claude) => "prompt-hook",
+            Self::Stop(Client::Gemini) => "gemini-stop-hook",
+            Self::Prompt(Client::Gemini) => "gemini-prompt-hook",
+            Self::Stop(Client::Codex) => "codex-stop-hook",
+            Self::Prompt(Client::Codex) => "codex-prompt-hook",
+            Self::Onboard => "onboard-hook",
+            Self::LessonReady => "lesson-ready",
+        }
+    }
+}
+
+/// The fields of a hook payload that matter. Anything unreadable reads as absent.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Payload {
+    pub stop_hook_active: bool,
+    pub plan_mode: bool,
+    pub session_id: Option<String>,
+}
+
+/// The most input read from stdin (a Stop payload carries the last reply, which can be long).
+const MAX_INPUT: u64 = 16 * 1024 * 1024;
+
+impl Payload {
+    pub fn parse(input: &[u8]) -> Self {
+        let Ok(Value::Object(obj)) = serde_json::from_slice::<Value>(input) else { return Self::default() };
+        Self {
+            stop_hook_active: obj.get("stop_hook_active") == Some(&Value::Bool(true)),
+            plan_mode: obj.get("permission_mode").and_then(Value::as_str) == Some("plan"),
+            session_id: obj.get("session_id").and_then(Value::as_str).filter(|s| !s.is_empty()).map(str::to_owned),
+        }
+    }
+
+    /// Reads stdin unless it is a terminal (a hook run by hand must never wait for input).
+    fn from_stdin() -> Self {
+        let stdin = std::io::stdin();
+        if stdin.is_terminal() {
+            return Self::default();
+        }
+        let mut buf = Vec::new();
+        let _ = stdin.lock().take(MAX_INPUT).read_to_end(&mut buf);
+        Self::parse(&buf)
+    }
+}
+
+/// What a hook prints.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Outcome {
+    Silent(String),
+    Block { client: Client, reason: String, status: bool, why: String },
+    Prime { client: Client, context: String, why: String },
+}
+
+impl Outcome {
+    fn json(&self) -> Option<Value> {
+        match self {
+            Self::Silent(_) => None,
+            Self::Block { client, reason, status, .. } => {
+                let mut v = json!({ "decision": client.block_word(), "reason": reason });
+                if *status {
+                    v["systemMessage"] = Value::String(texts::CUE_STATUS.into());
+                }
+                Some(v)
+            }
+            Self::Prime { client, context, .. } => Some(json!({
+                "hookSpecificOutput": { "hookEventName": client.prompt_event(), "additionalContext": context }
+            })),
+        }
+    }
+
+    fn why(&self) -> &str {
+        match self {
+            Self::Silent(why) | Self::Block { why, .. } | Self::Prime { why, .. } => why,
+        }
+    }
+}
+
+fn onboarding(client: Client) -> Outcome {
+    Outcome::Block { client, reason: texts::onboarding_cue(), status: false, why: "onboarding cue".into() }
+}
+
+/// Decides a hook from its payload and the data directory.
+pub fn decide(hook: Hook, p: &Payload, dir: &DataDir, now: DateTime<Utc>) -> Outcome {
+    let session = SessionId::from_payload(p.session_id.as_deref());
+    let silent = |why: &str| Outcome::Silent(why.to_owned());
+    if let Hook::Prompt(client) = hook {
+        // The prompt hook only forecasts: it never writes, so it never bumps a counter.
+        if p.plan_mode {
+            return silent("plan mode");
+        }
+        let store = match open(dir) {
+            Ok(store) => store,
+            Err(why) => return Outcome::Silent(why),
+        };
+        return match store.explain_cue(&session, now) {
+            Ok(f) if f.would_cue => Outcome::Prime { client, context: texts::prime(client), why: f.reasons.join("; ") },
+            Ok(f) => Outcome::Silent(f.reasons.join("; ")),
+            Err(e) => silent(&format!("forecast failed: {e}")),
+        };
+    }
+    let client = if let Hook::Stop(c) = hook { c } else { Client::Claude };
+    if p.stop_hook_active {
+        return silent("stop_hook_active: the agent is already answering a hook");
+    }
+    if !dir.db_path().is_file() {
+        // Asking for onboarding must not create the database: the profile does that.
+        return match hook {
+            Hook::LessonReady => silent("no database"),
+            _ if p.plan_mode => silent("plan mode (not counted)"),
+            _ => onboarding(client),
+        };
+    }
+    let mut store = match open(dir) {
+        Ok(store) => store,
+        Err(why) => return Outcome::Silent(why),
+    };
+    if hook == Hook::Onboard {
+        // The legacy onboarding half never looks at pacing.
+        return match store.is_onboarded() {
+            Ok(true) => silent("onboarding complete"),
+            Ok(false) if p.plan_mode => silent("plan mode (not counted)"),
+            Ok(false) => onboarding(client),
+            Err(e) => silent(&format!("database unusable: {e}")),
+        };
+    }
+    match store.evaluate_cue(&session, p.plan_mode, now) {
+        Ok(d) if d.cue => Outcome::Block {
+            client,
+            reason: texts::lesson_cue(client, d.next_lesson_number),
+            status: true,
+            why: d.reason,
+        },
+        Ok(d) if d.needs_onboarding && hook != Hook::LessonReady => onboarding(client),
+        Ok(d) => Outcome::Silent(d.reason),
+        Err(e) => silent(&format!("cue check failed: {e}")),
+    }
+}
+
+/// Opens an existing, writable-schema database, or says why the hook stays quiet.
+fn open(dir: &DataDir) -> Result<Store, String> {
+    match Store::open_existing(dir) {
+        Ok(Some(store)) if store.compat().is_some() => {
+            Err("database belongs to a newer devcoach (read-only): staying quiet".into())
+        }
+        Ok(Some(store)) => Ok(store),
+        Ok(None) => Err("no database".into()),
+        Err(e) => Err(format!("database unusable: {e}")),
+    }
+}
+
+/// The clock: `DEVCOACH_NOW` pins it (tests, demos), otherwise the system time.
+fn now() -> DateTime<Utc> {
+    std::env::var(crate::context::NOW_ENV)
+        .ok()
+        .and_then(|raw| devcoach_core::time::parse_timestamp(&raw).ok())
+        .unwrap_or_else(Utc::now)
+}
+
+/// The hook trace (`DEVCOACH_HOOK_DEBUG=1`), kept under 256 KB.
+fn trace(dir: &DataDir, hook: Hook, session: Option<&str>, message: &str, now: DateTime<Utc>) {
+    const MAX_LOG: u64 = 256 * 1024;
+    if std::env::var_os("DEVCOACH_HOOK_DEBUG").is_none_or(|v| v != "1") || !dir.root().is_dir() {
+        return;
+    }
+    let path = dir.hook_log_path();
+    let too_big = std::fs::metadata(&path).is_ok_and(|m| m.len() > MAX_LOG);
+    let file = std::fs::OpenOptions::new().create(true).append(!too_big).write(true).truncate(too_big).open(&path);
+    if let Ok(mut f) = file {
+        let short: String = session.map_or_else(|| "-".to_owned(), |s| s.chars().take(8).collect());
+        let _ = writeln!(f, "{} {} {short} {message}", devcoach_core::time::iso_ms(now), hook.name());
+    }
+}
+
+/// Runs a hook to completion. Never panics outward, never fails: the exit code is always 0.
+pub fn run(hook: Hook) {
+    // A panic must not put a backtrace in front of the agent.
+    std::panic::set_hook(Box::new(|_| {}));
+    let _ = std::panic::catch_unwind(|| {
+        let payload = Payload::from_stdin();
+        let Ok(dir) = DataDir::from_env() else { return };
+        let now = now();
+        let outcome = decide(hook, &payload, &dir, now);
+        trace(&dir, hook, payload.session_id.as_deref(), outcome.why(), now);
+        if let Some(v) = outcome.json() {
+            let mut out = std::io::stdout().lock();
+            let _ = writeln!(out, "{v}");
+            let _ = out.flush();
+        }
+    });
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn payloads_are_read_leniently() {
+        let p = Payload::parse(br#"{"session_id":"abc","permission_mode":"plan","stop_hook_active":true,"extra":[1]}"#);
+        assert_eq!(p, Payload { stop_hook_active: true, plan_mode: true, session_id: Some("abc".into()) });
+        assert_eq!(Payload::parse(br#"{"stop_hook_active":"true","session_id":5}"#), Payload::default());
+        assert_eq!(Payload::parse(b"garbage"), Payload::default());
+        assert_eq!(Payload::parse(b""), Payload::default());
+        assert_eq!(Payload::parse(b"[]"), Payload::default());
+    }
+
+    #[test]
+    fn names_round_trip() {
+        for name in [
+            "stop-hook",
+            "prompt-hook",
+            "gemini-stop-hook",
+            "gemini-prompt-hook",
+            "codex-stop-hook",
+            "codex-prompt-hook",
+            "onboard-hook",
+            "lesson-ready",
+        ] {
+            assert_eq!(Hook::parse(name).map(Hook::name), Some(name));
+        }
+        assert_eq!(Hook::parse("lessons"), None);
+    }
+}

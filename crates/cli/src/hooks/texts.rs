@@ -1,0 +1,124 @@
+//! What the hooks say to the agent. Cues delegate to the skill and repeat none of its rules; the
+//! only instructions of their own are the short fallback for a client without the skill, and
+//! `skip_lesson` as the way to decline.
+
+use devcoach_core::card::{CARD_BRAND, band};
+use devcoach_core::pacing::{NotebookCheckpoint, notebook_checkpoint};
+
+/// The agent CLI a hook serves.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Client {
+    Claude,
+    Gemini,
+    Codex,
+}
+
+impl Client {
+    /// The word a blocking decision uses.
+    pub fn block_word(self) -> &'static str {
+        match self {
+            Self::Gemini => "deny",
+            Self::Claude | Self::Codex => "block",
+        }
+    }
+
+    /// The prompt event name echoed in `hookSpecificOutput`.
+    pub fn prompt_event(self) -> &'static str {
+        match self {
+            Self::Gemini => "BeforeAgent",
+            Self::Claude | Self::Codex => "UserPromptSubmit",
+        }
+    }
+
+    /// How this client is told to load the skill.
+    fn use_skill(self) -> &'static str {
+        match self {
+            Self::Claude => "Invoke the `devcoach` skill with the Skill tool",
+            Self::Gemini => "Activate the `devcoach` skill with the activate_skill tool",
+            Self::Codex => "Activate the `devcoach` skill",
+        }
+    }
+}
+
+/// The status line some clients show while the stop hook works.
+pub const CUE_STATUS: &str = "🎓 devcoach: seeing whether a lesson is due…";
+
+/// The lesson cue: a lesson is due now; the skill says how.
+pub fn lesson_cue(client: Client, lesson_number: i64) -> String {
+    let notebook = match notebook_checkpoint(lesson_number) {
+        NotebookCheckpoint::Now => format!(
+            "This is lesson #{lesson_number}, a notebook checkpoint: after the learner's feedback, follow \
+             references/calibration.md and mark the notebook (updated after {lesson_number} lessons)."
+        ),
+        NotebookCheckpoint::Next(n) => {
+            format!("Leave the coaching notebook alone this time; the next checkpoint is lesson #{n}.")
+        }
+    };
+    format!(
+        "devcoach: the technical work just finished earns a lesson. Give it now, without acknowledging this \
+         message or announcing what you are doing.\n\n\
+         {}, and follow it to the letter: it holds the whole flow, including how to decline when the work \
+         does not merit a lesson.\n{notebook}\n\n\
+         Without the skill: call get_briefing once; pick ONE topic from this work that is not in taught_topics, \
+         pitched at the learner's confidence; call log_lesson quietly (body: a few short paragraphs tied to the \
+         task, ending with a `💡 *Senior tip:*` line; no bands, no title line); then end your reply with the card \
+         as plain markdown between `{}` and `{}`, opening with `**[Title]** · [category] · [Level]`. \
+         The tool call shows nothing, so the card must be in your reply. If nothing here deserves a lesson, \
+         call skip_lesson with a one-line reason instead and say nothing about it.\n\n\
+         Pacing and the rate limit are already checked. Stay silent about devcoach itself: no narration of its \
+         tools, only the card or nothing.",
+        client.use_skill(),
+        band(CARD_BRAND),
+        band("[topic] · [level]"),
+    )
+}
+
+/// The prime: the next stop will cue, so close this turn with a lesson (or decline).
+pub fn prime(client: Client) -> String {
+    format!(
+        "devcoach: this turn's end will reach the lesson threshold, so settle it within this reply.\n\
+         - Technical work: {} and let it close your reply with the lesson.\n\
+         - Anything else: call the devcoach skip_lesson tool with a one-line reason and say nothing about it.\n\
+         - Either way, never narrate devcoach tool calls or reads.",
+        lowercase_first(client.use_skill())
+    )
+}
+
+fn lowercase_first(s: &str) -> String {
+    let mut chars = s.chars();
+    chars.next().map(|c| c.to_lowercase().chain(chars).collect()).unwrap_or_default()
+}
+
+/// The onboarding cue: no profile yet.
+pub fn onboarding_cue() -> String {
+    "devcoach: this learner has no coaching profile yet. Ask how they would like to build one, and recommend \
+     Automatic first: devcoach reads which projects and stacks their Claude Code history shows (call \
+     get_onboarding for the detected stack and the per-project evidence; prompt text is never read). Offer \
+     Guided (a short conversation about topics and confidence) and Import (restoring a backup) as well, but \
+     let them choose. Once they have, build the profile and save it with the devcoach complete_onboarding MCP \
+     tool (a tool call, not a shell command) before your turn ends."
+        .to_owned()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn cues_delegate_and_name_the_no_op() {
+        for client in [Client::Claude, Client::Gemini, Client::Codex] {
+            let cue = lesson_cue(client, 3);
+            assert!(cue.contains("`devcoach` skill"), "{client:?}");
+            assert!(cue.contains("skip_lesson"));
+            assert!(cue.contains("### ─────────── 🎓 devcoach ───────────"));
+            assert!(cue.contains("next checkpoint is lesson #10"));
+            assert!(prime(client).contains("skip_lesson"));
+        }
+        assert!(lesson_cue(Client::Claude, 1).contains("Skill tool"));
+        assert!(lesson_cue(Client::Gemini, 1).contains("activate_skill"));
+        assert!(!lesson_cue(Client::Codex, 1).contains("Skill tool"));
+        assert!(lesson_cue(Client::Claude, 20).contains("updated after 20 lessons"));
+        assert!(onboarding_cue().contains("complete_onboarding"));
+        assert!(prime(Client::Gemini).starts_with("devcoach: this turn"));
+    }
+}

@@ -1,0 +1,454 @@
+//! The hook subcommands on the real binary: every client × scenario of the decision flow, with
+//! the payloads the clients send, asserting the one JSON object (or silence), exit 0 and what the
+//! database holds afterwards.
+
+use std::collections::BTreeSet;
+use std::path::Path;
+use std::process::Output;
+
+use serde_json::Value;
+
+use crate::{Env, NOW, fixtures};
+
+const STOPS: [&str; 3] = ["stop-hook", "gemini-stop-hook", "codex-stop-hook"];
+const PROMPTS: [&str; 3] = ["prompt-hook", "gemini-prompt-hook", "codex-prompt-hook"];
+const ALL: [&str; 8] = [
+    "stop-hook",
+    "prompt-hook",
+    "gemini-stop-hook",
+    "gemini-prompt-hook",
+    "codex-stop-hook",
+    "codex-prompt-hook",
+    "onboard-hook",
+    "lesson-ready",
+];
+
+fn payload(name: &str) -> Vec<u8> {
+    let path = match name {
+        "claude-stop" => "ts-0.9.5/hooks/stop-payload.json",
+        "claude-stop-active" => "ts-0.9.5/hooks/stop-payload.active.json",
+        "claude-stop-plan" => "ts-0.9.5/hooks/stop-payload.plan.json",
+        "claude-prompt" => "ts-0.9.5/hooks/prompt-payload.json",
+        "claude-stop-full" => "hooks/claude-stop-full.json",
+        "gemini-stop" => "hooks/gemini-after-agent.json",
+        "gemini-prompt" => "hooks/gemini-before-agent.json",
+        "codex-stop" => "hooks/codex-stop.json",
+        "codex-prompt" => "hooks/codex-user-prompt-submit.json",
+        other => panic!("no payload {other}"),
+    };
+    std::fs::read(fixtures().join(path)).expect("payload fixture")
+}
+
+/// The payload a client sends to a hook: each client's own shape.
+fn payload_for(hook: &str) -> Vec<u8> {
+    match hook {
+        "gemini-stop-hook" => payload("gemini-stop"),
+        "gemini-prompt-hook" => payload("gemini-prompt"),
+        "codex-stop-hook" => payload("codex-stop"),
+        "codex-prompt-hook" => payload("codex-prompt"),
+        "prompt-hook" => payload("claude-prompt"),
+        _ => payload("claude-stop"),
+    }
+}
+
+fn with_field(raw: &[u8], key: &str, value: Value) -> Vec<u8> {
+    let mut v: Value = serde_json::from_slice(raw).expect("json payload");
+    v[key] = value;
+    serde_json::to_vec(&v).expect("json")
+}
+
+fn run_hook(env: &Env, hook: &str, stdin: &[u8]) -> Output {
+    env.command().arg(hook).write_stdin(stdin.to_vec()).output().expect("hook ran")
+}
+
+/// Runs a hook and checks the contract every hook keeps: exit 0, nothing on stderr, and stdout
+/// either empty or exactly one JSON object on one line. Returns that object.
+fn hook(env: &Env, hook: &str, stdin: &[u8]) -> Option<Value> {
+    let out = run_hook(env, hook, stdin);
+    contract(hook, &out)
+}
+
+fn contract(hook: &str, out: &Output) -> Option<Value> {
+    assert_eq!(out.status.code(), Some(0), "{hook} exit");
+    assert!(out.stderr.is_empty(), "{hook} wrote to stderr: {}", String::from_utf8_lossy(&out.stderr));
+    if out.stdout.is_empty() {
+        return None;
+    }
+    let text = std::str::from_utf8(&out.stdout).expect("utf-8 stdout");
+    let line = text.strip_suffix('\n').expect("one line ending in a newline");
+    assert!(!line.contains('\n'), "{hook} printed more than one line: {text}");
+    let v: Value = serde_json::from_str(line).expect("stdout is JSON");
+    assert!(v.is_object(), "{hook} printed a non-object: {v}");
+    Some(v)
+}
+
+fn keys(v: &Value) -> BTreeSet<String> {
+    v.as_object().expect("object").keys().cloned().collect()
+}
+
+/// The keys the TypeScript devcoach printed for the same situation.
+fn original_keys(file: &str) -> BTreeSet<String> {
+    let raw = std::fs::read(fixtures().join("ts-0.9.5/hooks").join(file)).expect("stdout fixture");
+    keys(&serde_json::from_slice(&raw).expect("fixture json"))
+}
+
+fn db(env: &Env) -> rusqlite::Connection {
+    rusqlite::Connection::open(env.data().join("coaching.db")).expect("open db")
+}
+
+fn one(env: &Env, sql: &str) -> i64 {
+    db(env).query_row(sql, [], |r| r.get(0)).expect(sql)
+}
+
+fn nudges(env: &Env) -> i64 {
+    one(env, "SELECT COALESCE(SUM(interactions), 0) FROM nudge_state")
+}
+
+fn pending(env: &Env) -> bool {
+    one(env, "SELECT COALESCE(MAX(pending), 0) FROM cue_state") == 1
+}
+
+fn ok(env: &Env, args: &[&str]) {
+    let out = env.run(args);
+    assert!(out.status.success(), "{args:?}: {}", String::from_utf8_lossy(&out.stderr));
+}
+
+/// A learner with a profile and the given pacing.
+fn onboarded(nudge_every: u32) -> Env {
+    let env = Env::new();
+    ok(&env, &["knowledge-add", "rust", "--confidence", "4"]);
+    ok(&env, &["set", "nudge_every", &nudge_every.to_string()]);
+    env
+}
+
+fn trace(env: &Env) -> String {
+    std::fs::read_to_string(env.data().join("hook.log")).unwrap_or_default()
+}
+
+fn block_word(hook: &str) -> &'static str {
+    if hook.starts_with("gemini") { "deny" } else { "block" }
+}
+
+#[test]
+fn without_a_database_stops_ask_for_onboarding_and_create_nothing() {
+    let env = Env::new();
+    for stop in STOPS.into_iter().chain(["onboard-hook"]) {
+        let v = hook(&env, stop, &payload_for(stop)).unwrap_or_else(|| panic!("{stop} stayed silent"));
+        assert_eq!(keys(&v), original_keys("stop-hook.no-db.onboard-cue.stdout"), "{stop}");
+        assert_eq!(v["decision"], block_word(stop), "{stop}");
+        let reason = v["reason"].as_str().expect("reason");
+        assert!(reason.contains("complete_onboarding") && reason.contains("get_onboarding"), "{stop}: {reason}");
+    }
+    assert!(!env.data().exists(), "a hook created the data directory");
+
+    let silent: [(&str, Vec<u8>); 9] = [
+        ("stop-hook", payload("claude-stop-plan")),
+        ("stop-hook", payload("claude-stop-active")),
+        ("codex-stop-hook", with_field(&payload("codex-stop"), "stop_hook_active", true.into())),
+        ("gemini-stop-hook", with_field(&payload("gemini-stop"), "stop_hook_active", true.into())),
+        ("onboard-hook", payload("claude-stop-plan")),
+        ("lesson-ready", payload("claude-stop")),
+        ("prompt-hook", payload("claude-prompt")),
+        ("gemini-prompt-hook", payload("gemini-prompt")),
+        ("codex-prompt-hook", payload("codex-prompt")),
+    ];
+    for (name, stdin) in silent {
+        assert_eq!(hook(&env, name, &stdin), None, "{name}");
+    }
+    assert!(!env.data().exists(), "a silent hook created the data directory");
+}
+
+#[test]
+fn an_empty_profile_gets_the_onboarding_cue_and_nothing_counts() {
+    let env = Env::new();
+    ok(&env, &["set", "nudge_every", "1"]);
+    for stop in STOPS {
+        let v = hook(&env, stop, &payload_for(stop)).expect("onboarding cue");
+        assert!(v.get("systemMessage").is_none(), "the onboarding cue carries no status line");
+        assert!(v["reason"].as_str().is_some_and(|r| r.contains("complete_onboarding")));
+    }
+    assert_eq!(hook(&env, "stop-hook", &payload("claude-stop-plan")), None, "plan mode");
+    assert_eq!(hook(&env, "lesson-ready", &payload("claude-stop")), None, "legacy lesson half");
+    assert!(hook(&env, "onboard-hook", &payload("claude-stop")).is_some(), "legacy onboarding half");
+    for prompt in PROMPTS {
+        assert_eq!(hook(&env, prompt, &payload_for(prompt)), None, "{prompt}");
+    }
+    assert_eq!(nudges(&env), 0, "stops before onboarding must not count");
+    assert!(!pending(&env));
+}
+
+#[test]
+fn each_client_is_paced_then_primed_then_cued() {
+    for (stop, prompt, event) in [
+        ("stop-hook", "prompt-hook", "UserPromptSubmit"),
+        ("gemini-stop-hook", "gemini-prompt-hook", "BeforeAgent"),
+        ("codex-stop-hook", "codex-prompt-hook", "UserPromptSubmit"),
+    ] {
+        let env = onboarded(3);
+        for n in 1..=2 {
+            assert_eq!(hook(&env, stop, &payload_for(stop)), None, "{stop} stop {n} is paced");
+            assert_eq!(nudges(&env), n);
+            assert_eq!(hook(&env, prompt, &payload_for(prompt)).is_some(), n == 2, "{prompt} after stop {n}");
+        }
+        assert_eq!(nudges(&env), 2, "the prompt hook never counts");
+
+        let prime = hook(&env, prompt, &payload_for(prompt)).expect("prime");
+        assert_eq!(keys(&prime), original_keys("prompt-hook.due.prime.stdout"));
+        assert_eq!(prime["hookSpecificOutput"]["hookEventName"], event);
+        let context = prime["hookSpecificOutput"]["additionalContext"].as_str().expect("context");
+        assert!(context.contains("`devcoach` skill") && context.contains("skip_lesson"), "{context}");
+
+        let cue = hook(&env, stop, &payload_for(stop)).expect("the third stop cues");
+        let fixture = format!("{}.due{}.stdout", stop, if stop == "stop-hook" { ".cue" } else { "" });
+        assert_eq!(keys(&cue), original_keys(&fixture), "{stop}");
+        assert_eq!(cue["decision"], block_word(stop));
+        assert!(cue["systemMessage"].as_str().is_some_and(|m| m.starts_with("🎓 devcoach")));
+        let reason = cue["reason"].as_str().expect("reason");
+        assert!(reason.contains("`devcoach` skill") && reason.contains("skip_lesson"), "{reason}");
+        assert!(reason.contains("next checkpoint is lesson #10"), "{reason}");
+        match stop {
+            "gemini-stop-hook" => assert!(reason.contains("activate_skill")),
+            "codex-stop-hook" => assert!(!reason.contains("Skill tool") && !reason.contains("activate_skill")),
+            _ => assert!(reason.contains("Skill tool")),
+        }
+        assert!(pending(&env), "a cue arms the retry window");
+        assert_eq!(nudges(&env), 0, "a cue clears the counters");
+    }
+}
+
+#[test]
+fn an_unanswered_cue_comes_back_after_the_retry_window() {
+    let env = onboarded(5);
+    let stop = payload("claude-stop-full");
+    let cues: Vec<bool> = (0..11).map(|_| hook(&env, "stop-hook", &stop).is_some()).collect();
+    // 5 stops to the first cue, then every 3rd stop while nothing resolves it.
+    let expected = [false, false, false, false, true, false, false, true, false, false, true];
+    assert_eq!(cues, expected);
+    assert!(pending(&env));
+
+    // Logging a lesson resolves the cue: back to the full interval.
+    let conn = db(&env);
+    conn.execute_batch("DELETE FROM nudge_state; UPDATE cue_state SET pending = 0;").expect("resolve");
+    drop(conn);
+    let after: Vec<bool> = (0..5).map(|_| hook(&env, "stop-hook", &stop).is_some()).collect();
+    assert_eq!(after, [false, false, false, false, true]);
+}
+
+#[test]
+fn the_trace_explains_every_decision_and_stays_small() {
+    let env = onboarded(3);
+    let traced = |hook_name: &str, stdin: &[u8]| {
+        let out = env.command().env("DEVCOACH_HOOK_DEBUG", "1").arg(hook_name).write_stdin(stdin.to_vec()).output();
+        contract(hook_name, &out.expect("ran"))
+    };
+    traced("stop-hook", &payload("claude-stop"));
+    traced("stop-hook", &payload("claude-stop-plan"));
+    traced("prompt-hook", &payload("claude-prompt"));
+    traced("stop-hook", &payload("claude-stop"));
+    traced("stop-hook", &payload("claude-stop"));
+    let log = trace(&env);
+    let lines: Vec<&str> = log.lines().collect();
+    assert_eq!(lines.len(), 5, "{log}");
+    let tail = |line: &str| line.split_once(' ').map(|(_, rest)| rest.to_owned()).expect("timestamp");
+    assert!(lines[0].starts_with("2026-11-30T12:00:00.000Z "), "{log}");
+    assert_eq!(tail(lines[0]), "stop-hook 3f2b9c1e paced (1/3)");
+    assert_eq!(tail(lines[1]), "stop-hook 3f2b9c1e plan mode (not counted)");
+    assert_eq!(tail(lines[2]), "prompt-hook 3f2b9c1e pacing: next stop would be 2/3; rate limit: allowed");
+    assert_eq!(tail(lines[4]), "stop-hook 3f2b9c1e cue (3/3)");
+
+    // Without the variable nothing is written.
+    hook(&env, "stop-hook", &payload("claude-stop"));
+    assert_eq!(trace(&env).lines().count(), 5);
+
+    // Past 256 KB the log starts over instead of growing.
+    std::fs::write(env.data().join("hook.log"), "x".repeat(300 * 1024)).expect("fill log");
+    traced("stop-hook", &payload("claude-stop"));
+    let log = trace(&env);
+    assert!(log.len() < 1024 && log.contains("stop-hook 3f2b9c1e"), "{} bytes", log.len());
+    assert_eq!(NOW, "2026-11-30T12:00:00Z", "the trace assertions above pin this clock");
+}
+
+#[test]
+fn a_rate_limited_stop_stays_silent_but_keeps_counting() {
+    let env = onboarded(1);
+    db(&env)
+        .execute(
+            "INSERT INTO lessons (id, timestamp, topic_id, categories, title, level, summary) \
+             VALUES ('recent', '2026-11-30T11:50:00.000Z', 'rust', '[]', 'Borrowing', 'mid', 's')",
+            [],
+        )
+        .expect("recent lesson");
+    let traced = |hook_name: &str, stdin: &[u8]| {
+        let out = env.command().env("DEVCOACH_HOOK_DEBUG", "1").arg(hook_name).write_stdin(stdin.to_vec()).output();
+        contract(hook_name, &out.expect("ran"))
+    };
+    assert_eq!(traced("stop-hook", &payload("claude-stop")), None);
+    assert_eq!(traced("stop-hook", &payload("claude-stop")), None);
+    assert_eq!(traced("prompt-hook", &payload("claude-prompt")), None);
+    assert_eq!(nudges(&env), 2, "denied stops still count");
+    assert!(!pending(&env));
+    let log = trace(&env);
+    assert!(log.lines().all(|l| l.contains("rate limited")), "{log}");
+
+    // Once the gap has passed, the accumulated counter cues at once.
+    let later = env
+        .command()
+        .env("DEVCOACH_NOW", "2026-11-30T16:00:00Z")
+        .arg("stop-hook")
+        .write_stdin(payload("claude-stop"))
+        .output();
+    assert!(contract("stop-hook", &later.expect("ran")).is_some());
+}
+
+#[test]
+fn plan_mode_and_stop_hook_active_never_count() {
+    let env = onboarded(1);
+    let plan_prompt = with_field(&payload("claude-prompt"), "permission_mode", "plan".into());
+    assert_eq!(hook(&env, "prompt-hook", &plan_prompt), None);
+    assert_eq!(
+        hook(&env, "codex-prompt-hook", &with_field(&payload("codex-prompt"), "permission_mode", "plan".into())),
+        None
+    );
+    assert_eq!(hook(&env, "stop-hook", &payload("claude-stop-plan")), None);
+    assert_eq!(hook(&env, "stop-hook", &payload("claude-stop-active")), None);
+    assert_eq!(hook(&env, "lesson-ready", &payload("claude-stop-active")), None);
+    assert_eq!(
+        hook(&env, "gemini-stop-hook", &with_field(&payload("gemini-stop"), "stop_hook_active", true.into())),
+        None
+    );
+    // Only a literal `true` counts as active.
+    assert!(hook(&env, "stop-hook", &with_field(&payload("claude-stop"), "stop_hook_active", "true".into())).is_some());
+    assert!(pending(&env));
+    ok(&env, &["settings"]);
+    db(&env).execute("UPDATE cue_state SET pending = 0", []).expect("reset");
+    let before = nudges(&env);
+    hook(&env, "stop-hook", &payload("claude-stop-plan"));
+    assert_eq!(nudges(&env), before);
+}
+
+#[test]
+fn an_active_course_pauses_cues_without_counting() {
+    let env = onboarded(1);
+    db(&env)
+        .execute(
+            "INSERT INTO courses (id, topic_id, title, status, created_at, updated_at) \
+             VALUES ('c1', 'rust', 'Ownership', 'active', '2026-11-29T10:00:00.000Z', '2026-11-29T10:00:00.000Z')",
+            [],
+        )
+        .expect("course");
+    for stop in STOPS.into_iter().chain(["lesson-ready"]) {
+        assert_eq!(hook(&env, stop, &payload_for(stop)), None, "{stop}");
+    }
+    for prompt in PROMPTS {
+        assert_eq!(hook(&env, prompt, &payload_for(prompt)), None, "{prompt}");
+    }
+    assert_eq!(nudges(&env), 0);
+    assert!(!pending(&env));
+
+    db(&env).execute("UPDATE courses SET status = 'paused'", []).expect("pause");
+    assert!(hook(&env, "prompt-hook", &payload("claude-prompt")).is_some(), "primes again");
+    assert!(hook(&env, "stop-hook", &payload("claude-stop")).is_some(), "cues again");
+}
+
+#[test]
+fn a_database_from_a_newer_devcoach_is_left_alone() {
+    for profile in [true, false] {
+        let env = if profile { onboarded(1) } else { Env::new() };
+        if !profile {
+            ok(&env, &["set", "nudge_every", "1"]);
+        }
+        db(&env).execute_batch("PRAGMA user_version = 7").expect("stamp");
+        let path = env.data().join("coaching.db");
+        let before = std::fs::read(&path).expect("db bytes");
+        for name in ALL {
+            assert_eq!(hook(&env, name, &payload_for(name)), None, "{name} (profile: {profile})");
+        }
+        assert_eq!(std::fs::read(&path).expect("db bytes"), before, "the file changed");
+        assert!(!env.data().join("coaching.db-journal").exists());
+    }
+}
+
+#[test]
+fn a_broken_database_is_silent_and_untouched() {
+    let env = Env::new();
+    std::fs::create_dir_all(env.data()).expect("dir");
+    let path = env.data().join("coaching.db");
+    let junk: Vec<u8> = (0..8192u32).map(|i| (i.wrapping_mul(2_654_435_761) >> 13).to_le_bytes()[0]).collect();
+    std::fs::write(&path, &junk).expect("junk");
+    for name in ALL {
+        assert_eq!(hook(&env, name, &payload_for(name)), None, "{name}");
+    }
+    assert_eq!(std::fs::read(&path).expect("bytes"), junk);
+
+    // A data directory that is a file: still exit 0 and quiet.
+    let file_dir = Env::new();
+    std::fs::write(file_dir.data(), "not a directory").expect("file");
+    for name in ALL {
+        let out = file_dir.command().arg(name).write_stdin(payload_for(name)).output().expect("ran");
+        let v = contract(name, &out);
+        if let Some(v) = v {
+            // With no database to read, a stop may still ask for onboarding; nothing else.
+            assert!(v["reason"].as_str().is_some_and(|r| r.contains("complete_onboarding")), "{name}: {v}");
+        }
+    }
+}
+
+#[test]
+fn garbage_stdin_reads_as_an_anonymous_default_stop() {
+    let env = onboarded(5);
+    let inputs: [&[u8]; 4] = [b"{not json", b"", b"\xff\xfe\x00garbage\x00", b"[1,2,3]"];
+    for stdin in inputs {
+        assert_eq!(hook(&env, "stop-hook", stdin), None);
+    }
+    assert_eq!(one(&env, "SELECT interactions FROM nudge_state WHERE session_id = '__nosession__'"), 4);
+    assert!(hook(&env, "stop-hook", br#"{"session_id": 42}"#).is_some(), "the fifth anonymous stop cues");
+
+    // A huge payload (a long last reply) is read and parsed, not refused.
+    let big = with_field(&payload("claude-stop-full"), "last_assistant_message", "y".repeat(4 << 20).into());
+    let env = onboarded(1);
+    assert!(hook(&env, "stop-hook", &big).is_some(), "a 4 MiB payload is still a stop");
+    // Garbage on a prompt hook is an anonymous forecast: still due (nudge_every = 1).
+    assert!(hook(&env, "prompt-hook", b"\x00\x01").is_some());
+}
+
+#[test]
+fn a_terminal_stdin_is_never_waited_for() {
+    // `script` gives the hook a pseudo-terminal as stdin; a hook that read it would hang until
+    // `timeout` killed it (exit 124).
+    let env = Env::new();
+    let cmd = format!("{} stop-hook", crate::bin().display());
+    let mut child = std::process::Command::new("timeout")
+        .args(["10", "script", "-qec", &cmd, "/dev/null"])
+        .env_clear()
+        .envs(env.vars())
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("script ran");
+    // Keep script's own stdin open and silent, so the terminal never delivers an end of file.
+    let keep_open = child.stdin.take();
+    let out = child.wait_with_output().expect("script finished");
+    drop(keep_open);
+    assert_eq!(out.status.code(), Some(0), "hung or failed: {}", String::from_utf8_lossy(&out.stderr));
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains(r#""decision":"block""#) && text.contains("complete_onboarding"), "{text}");
+}
+
+#[test]
+fn legacy_two_entry_layout() {
+    let env = onboarded(1);
+    assert_eq!(hook(&env, "onboard-hook", &payload("claude-stop")), None, "profile exists");
+    assert_eq!(nudges(&env), 0, "the onboarding half never counts");
+    let cue = hook(&env, "lesson-ready", &payload("claude-stop")).expect("the lesson half cues");
+    assert_eq!(cue["decision"], "block");
+    assert!(cue["reason"].as_str().is_some_and(|r| r.contains("Skill tool")));
+}
+
+#[test]
+fn unknown_hook_names_are_ordinary_usage_errors() {
+    let env = Env::new();
+    let out = run_hook(&env, "stop-hooks", b"{}");
+    assert_eq!(out.status.code(), Some(2));
+    assert!(!Path::new(&env.data()).exists());
+}
