@@ -6,7 +6,8 @@ time, and the peak resident set size measured with `/usr/bin/time -f %M` on one 
 `/bin/true` is measured the same way: it is the floor of spawning any process here.
 
 Usage: bench/run.py [--runs N] [--json OUT] -- NAME=COMMAND [NAME=COMMAND ...]
-       (COMMAND is split on spaces; DEVCOACH_DIR and other environment are inherited)
+       (COMMAND is split on spaces; `COMMAND < FILE` feeds FILE on stdin, as an agent feeds a
+       hook its payload; DEVCOACH_DIR and other environment are inherited)
 """
 import argparse
 import json
@@ -17,18 +18,20 @@ import sys
 import time
 
 
-def measure(argv, runs, warmup=5):
+def measure(argv, runs, stdin=None, warmup=5):
+    def once(cmd, **kw):
+        return subprocess.run(cmd, input=stdin, stdout=subprocess.DEVNULL, check=False, **kw)
     for _ in range(warmup):
-        subprocess.run(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=False)
+        once(argv, stderr=subprocess.DEVNULL)
     samples = []
     for _ in range(runs):
         start = time.perf_counter()
-        proc = subprocess.run(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=False)
+        proc = once(argv, stderr=subprocess.DEVNULL)
         samples.append((time.perf_counter() - start) * 1000)
         if proc.returncode != 0:
             sys.exit(f"{argv} exited {proc.returncode}")
-    timed = subprocess.run(["/usr/bin/time", "-f", "%M", *argv], stdout=subprocess.DEVNULL,
-                           stderr=subprocess.PIPE, text=True, check=False)
+    timed = once(["/usr/bin/time", "-f", "%M", *argv], stderr=subprocess.PIPE)
+    timed.stderr = timed.stderr.decode()
     peak_kib = int(timed.stderr.strip().splitlines()[-1])
     samples.sort()
     return {
@@ -49,7 +52,9 @@ def main():
     results = {}
     for spec in args.commands:
         name, _, command = spec.partition("=")
-        results[name] = measure(command.split(" "), args.runs)
+        command, _, stdin_file = command.partition(" < ")
+        stdin = open(stdin_file, "rb").read() if stdin_file else b""
+        results[name] = measure(command.split(" "), args.runs, stdin)
         r = results[name]
         print(f"{name:<28} median {r['median_ms']:7.3f} ms   p95 {r['p95_ms']:7.3f} ms   peak {r['peak_rss_mib']:6.2f} MiB")
     if args.json:

@@ -109,6 +109,57 @@ pub enum Command {
     },
     /// Fill a sandbox data directory with a realistic demo learner and show around.
     Demo(DemoArgs),
+    /// Wire devcoach into your agents: MCP server, hooks and skill (default: Claude Code and Claude Desktop).
+    Install(InstallArgs),
+    /// Remove what `install` added (default: Claude Code and Claude Desktop).
+    Uninstall(UninstallArgs),
+    /// Check the wiring, the database and the pacing, and say why the next stop would or would not cue.
+    Doctor,
+    /// Build your knowledge profile in the terminal, without an agent.
+    Setup,
+}
+
+#[derive(Debug, Args)]
+pub struct AgentFlags {
+    /// Claude Code (MCP server, Stop and UserPromptSubmit hooks, skill).
+    #[arg(long)]
+    pub claude_code: bool,
+    /// Claude Desktop (MCP server).
+    #[arg(long)]
+    pub claude_desktop: bool,
+    /// Gemini CLI (MCP server, AfterAgent and BeforeAgent hooks, skill).
+    #[arg(long)]
+    pub gemini: bool,
+    /// Codex CLI (MCP server, Stop and UserPromptSubmit hooks, skill).
+    #[arg(long)]
+    pub codex: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct InstallArgs {
+    #[command(flatten)]
+    pub agents: AgentFlags,
+    /// Replace an existing devcoach MCP entry and rewrite the skill even when current.
+    #[arg(long)]
+    pub force: bool,
+    /// Leave the hooks out (no lesson cues; the MCP tools still work).
+    #[arg(long)]
+    pub skip_hook: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct UninstallArgs {
+    #[command(flatten)]
+    pub agents: AgentFlags,
+    /// Every agent.
+    #[arg(long)]
+    pub all: bool,
+    /// Also delete your devcoach data (lessons, profile, settings): asks first.
+    #[arg(long)]
+    pub data: bool,
+    /// Do not ask before deleting the data (needed when not at a terminal).
+    #[arg(long, requires = "data")]
+    pub yes: bool,
 }
 
 #[derive(Debug, Args)]

@@ -1,6 +1,7 @@
 //! The `devcoach` binary: the CLI, and (through its subcommands) the MCP server, the dashboard
 //! and the hooks. All printing happens in this crate.
 
+mod agents;
 mod cli;
 mod commands;
 mod context;

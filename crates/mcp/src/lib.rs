@@ -18,5 +18,7 @@ mod tools;
 mod transport;
 
 pub use ctx::ServerOptions;
+/// The skill files `install` copies are the ones the prompt serves.
+pub use prompt::{REFERENCES as SKILL_REFERENCES, SKILL};
 pub use server::{ClientHook, DevcoachServer, serve_stdio};
 pub use tools::tool_names;

@@ -14,6 +14,32 @@ use crate::schema::{self, SCHEMA_VERSION};
 /// build, so a hook and an MCP server of either build wait for each other the same way).
 pub const BUSY_TIMEOUT: Duration = Duration::from_secs(3);
 
+/// How long a writer keeps trying for the write lock, beyond SQLite's own busy wait. Under heavy
+/// contention (many hooks, servers and CLI writers at once) SQLite's back-off can starve one
+/// writer past `BUSY_TIMEOUT`; retrying the `BEGIN IMMEDIATE` itself (nothing has been done yet
+/// at that point) keeps every write landing.
+pub const WRITE_LOCK_PATIENCE: Duration = Duration::from_secs(15);
+
+/// Starts an IMMEDIATE transaction, retrying while another writer holds the lock.
+fn begin_immediate(conn: &Connection) -> rusqlite::Result<Transaction<'_>> {
+    let deadline = std::time::Instant::now() + WRITE_LOCK_PATIENCE;
+    let mut attempt: u32 = 0;
+    loop {
+        match Transaction::new_unchecked(conn, TransactionBehavior::Immediate) {
+            Err(e)
+                if e.sqlite_error_code() == Some(ErrorCode::DatabaseBusy) && std::time::Instant::now() < deadline =>
+            {
+                attempt += 1;
+                // A short, varying pause so waiting writers do not retry in lockstep.
+                let nanos =
+                    std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.subsec_nanos());
+                std::thread::sleep(Duration::from_millis(u64::from(1 + (nanos ^ attempt.wrapping_mul(7919)) % 20)));
+            }
+            other => return other,
+        }
+    }
+}
+
 /// The compatibility state of a database opened read-only.
 pub type Compat = SchemaTooNew;
 
@@ -22,6 +48,8 @@ pub struct Store {
     conn: Connection,
     dir: DataDir,
     compat: Option<Compat>,
+    /// Opened for reading only: writes are refused before they reach SQLite.
+    read_only: bool,
 }
 
 /// What a database file says about itself, read without creating or changing it.
@@ -53,17 +81,17 @@ impl Store {
     fn open_at(dir: &DataDir, now: DateTime<Utc>) -> Result<Self> {
         let path = dir.db_path();
         let corrupt = |e: rusqlite::Error| classify(e, &path);
-        let mut conn = Connection::open(&path).map_err(corrupt)?;
+        let conn = Connection::open(&path).map_err(corrupt)?;
         conn.busy_timeout(BUSY_TIMEOUT).map_err(corrupt)?;
         conn.pragma_update(None, "mmap_size", 64 * 1024 * 1024).map_err(corrupt)?;
-        let stamp = schema::user_version(&conn).map_err(corrupt)?;
+        let (stamp, additions_pending) = schema::state(&conn).map_err(corrupt)?;
         if stamp > SCHEMA_VERSION {
             drop(conn);
             return Self::open_read_only(dir, stamp);
         }
         let now_ms = devcoach_core::time::iso_ms(now);
-        if stamp < SCHEMA_VERSION || schema::additions_pending(&conn).unwrap_or(true) {
-            let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate).map_err(corrupt)?;
+        if stamp < SCHEMA_VERSION || additions_pending {
+            let tx = begin_immediate(&conn).map_err(corrupt)?;
             // Another process may have upgraded the file while we waited for the lock.
             let stamp = schema::user_version(&tx)?;
             if stamp > SCHEMA_VERSION {
@@ -77,7 +105,29 @@ impl Store {
             schema::apply_additions(&tx, &now_ms).map_err(|e| reclassify(e, &path))?;
             tx.commit()?;
         }
-        Ok(Self { conn, dir: dir.clone(), compat: None })
+        Ok(Self { conn, dir: dir.clone(), compat: None, read_only: false })
+    }
+
+    /// Opens an existing database for reading only (doctor): nothing is upgraded, created or
+    /// locked for writing. A file older than v6 is read as it is. `None` when there is no file.
+    pub fn open_for_reading(dir: &DataDir) -> Result<Option<Self>> {
+        let path = dir.db_path();
+        if !path.is_file() {
+            return Ok(None);
+        }
+        let stamp = {
+            let conn =
+                Connection::open_with_flags(&path, OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX)
+                    .map_err(|e| classify(e, &path))?;
+            conn.busy_timeout(BUSY_TIMEOUT)?;
+            schema::user_version(&conn).map_err(|e| classify(e, &path))?
+        };
+        let mut store = Self::open_read_only(dir, stamp)?;
+        if stamp <= SCHEMA_VERSION {
+            store.compat = None;
+            store.read_only = true;
+        }
+        Ok(Some(store))
     }
 
     fn open_read_only(dir: &DataDir, stamp: i64) -> Result<Self> {
@@ -93,7 +143,7 @@ impl Store {
             upgraded_by: setting_value(&conn, "schema_app_version"),
             min_app: setting_value(&conn, "schema_min_app_version"),
         };
-        Ok(Self { conn, dir: dir.clone(), compat: Some(compat) })
+        Ok(Self { conn, dir: dir.clone(), compat: Some(compat), read_only: true })
     }
 
     /// Reads a database's stamp without creating, locking for write, or changing it.
@@ -134,7 +184,10 @@ impl Store {
         if let Some(compat) = &self.compat {
             return Err(StoreError::SchemaTooNew(compat.clone()));
         }
-        let tx = self.conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
+        if self.read_only {
+            return Err(StoreError::ReadOnly);
+        }
+        let tx = begin_immediate(&self.conn)?;
         let out = f(&tx)?;
         tx.commit()?;
         Ok(out)

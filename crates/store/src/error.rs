@@ -51,6 +51,8 @@ pub enum StoreError {
     Corrupt { path: PathBuf, reason: String },
     #[error("cannot find a home directory; set DEVCOACH_DIR to choose where devcoach keeps its data")]
     NoHome,
+    #[error("this database was opened for reading only; nothing was changed")]
+    ReadOnly,
     #[error("{action} {path}: {source}")]
     Io { action: &'static str, path: PathBuf, source: std::io::Error },
     #[error("database error: {0}")]

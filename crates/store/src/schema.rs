@@ -204,11 +204,23 @@ fn seed_settings(tx: &Transaction<'_>) -> Result<()> {
     Ok(())
 }
 
-/// Whether any of our additions still has to be applied (one indexed lookup on the fast path).
-pub(crate) fn additions_pending(conn: &Connection) -> rusqlite::Result<bool> {
-    match ADDITIONS.last() {
-        Some(last) => Ok(!ledger_has(conn, last.name)?),
-        None => Ok(false),
+/// The stamp, and whether any of our additions still has to be applied: one statement, so
+/// opening an up-to-date file costs one read transaction (every hook pays for it).
+pub(crate) fn state(conn: &Connection) -> rusqlite::Result<(i64, bool)> {
+    let Some(last) = ADDITIONS.last() else { return Ok((user_version(conn)?, false)) };
+    let both = conn.query_row(
+        "SELECT (SELECT user_version FROM pragma_user_version), \
+                EXISTS (SELECT 1 FROM schema_migrations WHERE name = ?1)",
+        [last.name],
+        |r| Ok((r.get(0)?, !r.get::<_, bool>(1)?)),
+    );
+    match both {
+        Ok(state) => Ok(state),
+        // No ledger table yet (a file older than v6, or an empty one).
+        Err(rusqlite::Error::SqliteFailure(_, Some(msg))) if msg.starts_with("no such table") => {
+            Ok((user_version(conn)?, true))
+        }
+        Err(e) => Err(e),
     }
 }
 

@@ -31,7 +31,7 @@ pub fn backup(ctx: &Ctx, file: &Path) -> anyhow::Result<()> {
     ))?)
 }
 
-pub fn restore(ctx: &Ctx, file: &Path) -> anyhow::Result<()> {
+pub(super) fn restore(ctx: &Ctx, file: &Path) -> anyhow::Result<()> {
     let f = std::fs::File::open(file).map_err(|e| invalid(format!("cannot open {}: {e}", file.display())))?;
     let mut bytes = Vec::new();
     f.take(MAX_BACKUP_BYTES + 1)

@@ -4,10 +4,13 @@
 mod backup;
 mod courses;
 mod demo;
+mod doctor;
+mod install;
 mod knowledge;
 mod lessons;
 mod mcp;
 mod settings;
+mod setup;
 mod share;
 mod stats;
 mod welcome;
@@ -43,5 +46,9 @@ pub fn run(command: Option<Command>, ctx: &Ctx) -> anyhow::Result<()> {
         Command::Courses(flag) => courses::list(ctx, flag.json),
         Command::Course { id, json } => courses::show(ctx, &id, json.json),
         Command::Demo(args) => demo::run(ctx, &args),
+        Command::Install(args) => install::install(ctx, &args),
+        Command::Uninstall(args) => install::uninstall(ctx, &args),
+        Command::Doctor => doctor::run(ctx),
+        Command::Setup => setup::run(ctx),
     }
 }

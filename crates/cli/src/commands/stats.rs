@@ -39,6 +39,9 @@ pub fn run(ctx: &Ctx, json: bool) -> anyhow::Result<()> {
         crate::output::json(&StatsJson { stats: &stats, max_per_day: settings.max_per_day, rate_limit: &rate })?;
     } else {
         crate::output::print(&render(ctx, &stats, &settings, &rate))?;
+        if let Some(hint) = crate::agents::skill_hint() {
+            crate::output::note(&ctx.term.err(crate::output::Style::Yellow, &hint));
+        }
     }
     if let Some(s) = &store {
         ctx.read_only_notice(s);

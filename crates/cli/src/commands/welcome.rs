@@ -24,6 +24,14 @@ const COMMANDS: &[(&str, &[(&str, &str)])] = &[
         ],
     ),
     (
+        "Connect",
+        &[
+            ("devcoach install", "wire devcoach into Claude Code (--gemini, --codex for the others)"),
+            ("devcoach doctor", "check the wiring, and why the next stop would or would not cue"),
+            ("devcoach setup", "build your profile here in the terminal"),
+        ],
+    ),
+    (
         "Tune",
         &[
             ("devcoach settings", "pacing and sharing settings (change with `set`)"),
@@ -49,6 +57,9 @@ pub fn run(ctx: &Ctx) -> anyhow::Result<()> {
         }
     }
     out.push_str(&format!("\n{}", t.out(Style::Dim, "Every command takes --help. Read commands take --json.")));
+    if let Some(hint) = crate::agents::skill_hint() {
+        out.push_str(&format!("\n{}", t.out(Style::Yellow, &hint)));
+    }
     Ok(crate::output::print(&out)?)
 }
 

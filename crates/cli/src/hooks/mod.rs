@@ -9,6 +9,8 @@ use std::io::{IsTerminal, Read, Write};
 use chrono::{DateTime, Utc};
 use devcoach_core::SessionId;
 use devcoach_store::{DataDir, Store};
+use serde::Deserialize;
+use serde::de::{Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use serde_json::{Value, json};
 
 use self::texts::Client;
@@ -61,16 +63,79 @@ pub struct Payload {
     pub session_id: Option<String>,
 }
 
+#[derive(Deserialize)]
+struct RawPayload {
+    stop_hook_active: Option<Field>,
+    permission_mode: Option<Field>,
+    session_id: Option<Field>,
+}
+
+/// A payload field of any JSON type: a field of the wrong type reads as absent instead of
+/// failing the whole payload.
+#[derive(Debug, PartialEq)]
+enum Field {
+    Bool(bool),
+    Str(String),
+    Other,
+}
+
+impl<'de> Deserialize<'de> for Field {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = Field;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("any JSON value")
+            }
+            fn visit_bool<E>(self, v: bool) -> Result<Field, E> {
+                Ok(Field::Bool(v))
+            }
+            fn visit_str<E>(self, v: &str) -> Result<Field, E> {
+                Ok(Field::Str(v.to_owned()))
+            }
+            fn visit_string<E>(self, v: String) -> Result<Field, E> {
+                Ok(Field::Str(v))
+            }
+            fn visit_i64<E>(self, _: i64) -> Result<Field, E> {
+                Ok(Field::Other)
+            }
+            fn visit_u64<E>(self, _: u64) -> Result<Field, E> {
+                Ok(Field::Other)
+            }
+            fn visit_f64<E>(self, _: f64) -> Result<Field, E> {
+                Ok(Field::Other)
+            }
+            fn visit_unit<E>(self) -> Result<Field, E> {
+                Ok(Field::Other)
+            }
+            fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Field, A::Error> {
+                while seq.next_element::<IgnoredAny>()?.is_some() {}
+                Ok(Field::Other)
+            }
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Field, A::Error> {
+                while map.next_entry::<IgnoredAny, IgnoredAny>()?.is_some() {}
+                Ok(Field::Other)
+            }
+        }
+        d.deserialize_any(V)
+    }
+}
+
 /// The most input read from stdin (a Stop payload carries the last reply, which can be long).
 const MAX_INPUT: u64 = 16 * 1024 * 1024;
 
 impl Payload {
     pub fn parse(input: &[u8]) -> Self {
-        let Ok(Value::Object(obj)) = serde_json::from_slice::<Value>(input) else { return Self::default() };
+        // Typed, not a `Value`: fields we do not read (a long `last_assistant_message`) are
+        // skipped by the parser without being copied.
+        let Ok(raw) = serde_json::from_slice::<RawPayload>(input) else { return Self::default() };
         Self {
-            stop_hook_active: obj.get("stop_hook_active") == Some(&Value::Bool(true)),
-            plan_mode: obj.get("permission_mode").and_then(Value::as_str) == Some("plan"),
-            session_id: obj.get("session_id").and_then(Value::as_str).filter(|s| !s.is_empty()).map(str::to_owned),
+            stop_hook_active: raw.stop_hook_active == Some(Field::Bool(true)),
+            plan_mode: raw.permission_mode == Some(Field::Str("plan".into())),
+            session_id: match raw.session_id {
+                Some(Field::Str(s)) if !s.is_empty() => Some(s),
+                _ => None,
+            },
         }
     }
 
@@ -244,6 +309,11 @@ mod tests {
         assert_eq!(Payload::parse(b"garbage"), Payload::default());
         assert_eq!(Payload::parse(b""), Payload::default());
         assert_eq!(Payload::parse(b"[]"), Payload::default());
+        // A field of the wrong type is absent; the others still count.
+        let p = Payload::parse(br#"{"stop_hook_active":{"x":[1,{}]},"permission_mode":null,"session_id":"s","n":1.5}"#);
+        assert_eq!(p, Payload { session_id: Some("s".into()), ..Payload::default() });
+        let p = Payload::parse(br#"{"session_id":"a\u00e9b","stop_hook_active":true,"permission_mode":["plan"]}"#);
+        assert_eq!(p, Payload { stop_hook_active: true, plan_mode: false, session_id: Some("aéb".into()) });
     }
 
     #[test]

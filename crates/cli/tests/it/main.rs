@@ -1,6 +1,7 @@
 //! The binary's single integration-test binary: every test runs the real `devcoach` in a
 //! sandboxed data directory with a pinned clock.
 
+mod agents;
 mod commands;
 mod concurrency;
 mod hooks;

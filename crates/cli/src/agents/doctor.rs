@@ -1,0 +1,537 @@
+//! `devcoach doctor`: reads every place devcoach is wired into and the database, changes
+//! nothing, and explains what it finds — ending with why the next agent stop would or would not
+//! cue a lesson.
+
+use std::path::Path;
+
+use chrono::{DateTime, Utc};
+use devcoach_core::SessionId;
+use devcoach_store::{DataDir, Store};
+use serde_json::Value;
+
+use super::config::JsonDoc;
+use super::hook_entries::{self, Found};
+use super::launch::{self, Launch};
+use super::skill::{self, SkillStatus};
+use super::{Agent, Places, codex, hook_plan};
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Level {
+    Ok,
+    Info,
+    Warn,
+    Bad,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Finding {
+    pub level: Level,
+    pub text: String,
+}
+
+#[derive(Debug, Default)]
+pub struct Section {
+    pub title: String,
+    pub findings: Vec<Finding>,
+}
+
+impl Section {
+    fn new(title: &str) -> Self {
+        Self { title: title.to_owned(), findings: Vec::new() }
+    }
+
+    fn add(&mut self, level: Level, text: impl Into<String>) {
+        self.findings.push(Finding { level, text: text.into() });
+    }
+}
+
+/// Everything doctor needs to know about the machine.
+pub struct Inputs<'a> {
+    pub places: &'a Places,
+    pub launch: &'a Launch,
+    pub dir: &'a DataDir,
+    pub now: DateTime<Utc>,
+}
+
+pub fn run(inputs: &Inputs<'_>) -> Vec<Section> {
+    let mut sections = vec![environment(inputs), claude_code(inputs)];
+    if inputs.places.desktop_config.is_file() {
+        sections.push(claude_desktop(inputs));
+    }
+    if inputs.places.gemini_dir.is_dir() {
+        sections.push(gemini(inputs));
+    }
+    if inputs.places.codex_dir.is_dir() {
+        sections.push(codex_section(inputs));
+    }
+    sections.extend(database(inputs));
+    sections
+}
+
+/// How this copy of devcoach was installed, from where it lives.
+pub fn channel(program: &Path) -> &'static str {
+    let text = program.to_string_lossy();
+    if text.contains("/.cargo/bin/") {
+        "cargo install"
+    } else if text.contains("/Cellar/") || text.contains("/homebrew/") || text.contains("/linuxbrew/") {
+        "Homebrew"
+    } else if text.contains("node_modules") || text.contains("/_npx/") {
+        "npm"
+    } else if text.contains("/target/debug/") || text.contains("/target/release/") || text.contains("/target/dist/") {
+        "a source build"
+    } else {
+        "a standalone binary"
+    }
+}
+
+fn environment(inputs: &Inputs<'_>) -> Section {
+    let mut s = Section::new("Environment");
+    let program = &inputs.launch.program;
+    s.add(
+        Level::Ok,
+        format!("devcoach {} at {} ({})", devcoach_core::APP_VERSION, program.display(), channel(program)),
+    );
+    if let Some(caution) = &inputs.launch.caution {
+        s.add(Level::Warn, caution.clone());
+    }
+    s.add(Level::Info, format!("data directory: {}", inputs.dir.root().display()));
+    s
+}
+
+/// Checks one of our hooks' commands: the binary it runs, and whether it is this one.
+fn check_hook_command(s: &mut Section, found: &Found, inputs: &Inputs<'_>) {
+    let Some(program) = launch::program_of(&found.command) else {
+        s.add(Level::Bad, format!("{} hook has an unreadable command: {}", found.event, found.command));
+        return;
+    };
+    if program == "npx" || found.command.contains("npx ") {
+        s.add(
+            Level::Warn,
+            format!(
+                "{} hook runs the TypeScript devcoach through npx (`{}`): run `devcoach install` to use this binary",
+                found.event, found.command
+            ),
+        );
+        return;
+    }
+    let path = Path::new(&program);
+    if path.is_absolute() {
+        if !launch::is_executable(path) {
+            s.add(
+                Level::Bad,
+                format!(
+                    "{} hook runs {program}, which no longer exists: run `devcoach install` to point it here",
+                    found.event
+                ),
+            );
+            return;
+        }
+        if std::fs::canonicalize(path).ok() != std::fs::canonicalize(&inputs.launch.program).ok() {
+            s.add(Level::Info, format!("{} hook runs {program}, another copy of devcoach than this one", found.event));
+        }
+    } else if launch::find_on_path(&program, &std::env::var_os("PATH").unwrap_or_default()).is_none() {
+        s.add(Level::Bad, format!("{} hook runs `{program}`, which is not on PATH", found.event));
+    }
+    if found.timeout.is_none() {
+        s.add(Level::Warn, format!("{} hook has no timeout: run `devcoach install` to add one", found.event));
+    }
+}
+
+fn hooks_report(s: &mut Section, agent: Agent, path: &Path, inputs: &Inputs<'_>, provided_elsewhere: bool) {
+    let places = inputs.places;
+    let doc = match JsonDoc::load_existing(path) {
+        Ok(doc) => doc,
+        Err(e) => {
+            s.add(Level::Bad, e.to_string());
+            return;
+        }
+    };
+    let found = doc.as_ref().map(|d| hook_entries::find(&d.root)).unwrap_or_default();
+    if found.is_empty() {
+        if !provided_elsewhere {
+            s.add(
+                Level::Warn,
+                format!("no devcoach hooks in {}: no lesson cues (run `devcoach install`)", places.show(path)),
+            );
+        }
+        return;
+    }
+    if provided_elsewhere {
+        s.add(
+            Level::Warn,
+            format!(
+                "hooks registered twice (the plugin/extension and {}): every stop counts double; remove the copies \
+                 with `devcoach uninstall` for this agent, then `devcoach install` (it leaves them to the plugin)",
+                places.show(path)
+            ),
+        );
+    }
+    if found.iter().any(|f| f.command.contains("onboard-hook") || f.command.contains("lesson-ready")) {
+        s.add(Level::Warn, "legacy two-entry hook layout: run `devcoach install` to migrate");
+    }
+    for (event, _, _) in hook_plan(agent) {
+        let n = found.iter().filter(|f| f.event == *event).count();
+        match n {
+            0 => s.add(Level::Warn, format!("no {event} hook: run `devcoach install`")),
+            1 => {}
+            n => s.add(
+                Level::Warn,
+                format!("{n} devcoach {event} hooks: each stop counts {n} times; run `devcoach install`"),
+            ),
+        }
+    }
+    for f in &found {
+        check_hook_command(s, f, inputs);
+    }
+    let events: Vec<String> = found.iter().map(|f| f.event.clone()).collect();
+    s.add(Level::Ok, format!("hooks: {} ({})", events.join(", "), places.show(path)));
+}
+
+fn skill_report(s: &mut Section, places: &Places, dir: &Path, hooks_wired: bool) {
+    match skill::status(dir) {
+        SkillStatus::Current => s.add(Level::Ok, format!("skill current ({})", places.show(dir))),
+        SkillStatus::Missing if hooks_wired => {
+            s.add(
+                Level::Bad,
+                format!("skill missing ({}) while hooks are wired: run `devcoach install`", places.show(dir)),
+            );
+        }
+        SkillStatus::Missing => s.add(Level::Info, format!("no skill at {}", places.show(dir))),
+        SkillStatus::Outdated(Some(v)) if v != devcoach_core::APP_VERSION => s.add(
+            Level::Warn,
+            format!(
+                "skill installed by devcoach {v}, this is {}: run `devcoach install` to update it",
+                devcoach_core::APP_VERSION
+            ),
+        ),
+        SkillStatus::Outdated(_) => {
+            s.add(
+                Level::Warn,
+                format!("skill at {} differs from this build's: run `devcoach install --force`", places.show(dir)),
+            );
+        }
+    }
+}
+
+/// Checks an MCP server entry: what it runs, and whether that still exists.
+fn server_report(s: &mut Section, entry: Option<&Value>, file: &str, inputs: &Inputs<'_>) {
+    let Some(entry) = entry else {
+        s.add(Level::Warn, format!("no devcoach MCP server in {file}: run `devcoach install`"));
+        return;
+    };
+    let command = entry.get("command").and_then(Value::as_str).unwrap_or_default();
+    let args: Vec<&str> = entry
+        .get("args")
+        .and_then(Value::as_array)
+        .map(|a| a.iter().filter_map(Value::as_str).collect())
+        .unwrap_or_default();
+    let shown = std::iter::once(command).chain(args.iter().copied()).collect::<Vec<_>>().join(" ");
+    if command == "npx" {
+        s.add(Level::Warn, format!("MCP server runs the TypeScript devcoach (`{shown}`): `devcoach install --force` switches it to this binary"));
+        return;
+    }
+    if command.is_empty() {
+        s.add(Level::Bad, format!("MCP server entry in {file} has no command"));
+        return;
+    }
+    let path = Path::new(command);
+    let resolved = if path.is_absolute() {
+        launch::is_executable(path).then(|| path.to_owned())
+    } else {
+        launch::find_on_path(command, &std::env::var_os("PATH").unwrap_or_default())
+    };
+    let Some(resolved) = resolved else {
+        s.add(
+            Level::Bad,
+            format!("MCP server runs `{command}`, which does not exist (the agent reports \"Failed to spawn process\"): run `devcoach install --force`"),
+        );
+        return;
+    };
+    if !path.is_absolute() {
+        s.add(
+            Level::Warn,
+            format!("MCP server runs the bare name `{command}`: it works only where the agent's PATH finds it"),
+        );
+    }
+    if args.first() != Some(&"mcp") {
+        s.add(
+            Level::Bad,
+            format!("MCP server entry runs `{shown}` without the `mcp` subcommand: run `devcoach install --force`"),
+        );
+        return;
+    }
+    if std::fs::canonicalize(&resolved).ok() == std::fs::canonicalize(&inputs.launch.program).ok() {
+        s.add(Level::Ok, format!("MCP server → {shown} (this binary)"));
+        return;
+    }
+    match super::client_cli::run(&resolved, &["--version"]) {
+        Ok(out) if out.trim() == format!("devcoach {}", devcoach_core::APP_VERSION) => {
+            s.add(Level::Ok, format!("MCP server → {shown} (same version)"));
+        }
+        Ok(out) => s.add(
+            Level::Warn,
+            format!(
+                "MCP server → {shown} is {}, doctor is {}: run `devcoach install --force` from the one you want",
+                out.trim(),
+                devcoach_core::APP_VERSION
+            ),
+        ),
+        Err(_) => s.add(Level::Warn, format!("MCP server → {shown}: could not ask it for its version")),
+    }
+}
+
+fn servers_in(doc: Option<&JsonDoc>) -> Option<&Value> {
+    doc.and_then(|d| d.root.get("mcpServers")).and_then(|s| s.get("devcoach"))
+}
+
+fn claude_code(inputs: &Inputs<'_>) -> Section {
+    let places = inputs.places;
+    let mut s = Section::new("Claude Code");
+    if !places.claude_dir.is_dir() && !places.claude_json.is_file() {
+        s.add(Level::Info, format!("not found ({} does not exist)", places.show(&places.claude_dir)));
+        return s;
+    }
+    let settings = JsonDoc::load_existing(&places.claude_settings());
+    let plugins = match &settings {
+        Ok(Some(doc)) => super::claude_plugins_enabled(&doc.root),
+        _ => Vec::new(),
+    };
+    if !plugins.is_empty() {
+        s.add(Level::Ok, format!("devcoach plugin enabled: {}", plugins.join(", ")));
+    }
+    hooks_report(&mut s, Agent::ClaudeCode, &places.claude_settings(), inputs, !plugins.is_empty());
+    let hooks_wired =
+        !plugins.is_empty() || matches!(&settings, Ok(Some(doc)) if !hook_entries::find(&doc.root).is_empty());
+    if plugins.is_empty() {
+        skill_report(&mut s, places, &places.claude_skill(), hooks_wired);
+    }
+    match JsonDoc::load_existing(&places.claude_json) {
+        Ok(doc) => {
+            let entry = servers_in(doc.as_ref());
+            if entry.is_some() || plugins.is_empty() {
+                server_report(&mut s, entry, &places.show(&places.claude_json), inputs);
+            }
+            if entry.is_some() && !plugins.is_empty() {
+                s.add(
+                    Level::Warn,
+                    "devcoach is registered twice (plugin and ~/.claude.json): two servers, duplicate tools",
+                );
+            }
+        }
+        Err(e) => s.add(Level::Bad, e.to_string()),
+    }
+    s
+}
+
+fn claude_desktop(inputs: &Inputs<'_>) -> Section {
+    let places = inputs.places;
+    let mut s = Section::new("Claude Desktop");
+    match JsonDoc::load_existing(&places.desktop_config) {
+        Ok(doc) => server_report(&mut s, servers_in(doc.as_ref()), &places.show(&places.desktop_config), inputs),
+        Err(e) => s.add(Level::Bad, e.to_string()),
+    }
+    if let Some(error) = last_log_error(&places.desktop_log) {
+        s.add(Level::Warn, format!("last error in {}: {error}", places.show(&places.desktop_log)));
+    }
+    s
+}
+
+/// The last line mentioning an error in the final 256 KB of a log.
+fn last_log_error(path: &Path) -> Option<String> {
+    use std::io::{Read, Seek, SeekFrom};
+    let mut file = std::fs::File::open(path).ok()?;
+    let len = file.metadata().ok()?.len();
+    file.seek(SeekFrom::Start(len.saturating_sub(256 * 1024))).ok()?;
+    let mut bytes = Vec::new();
+    file.read_to_end(&mut bytes).ok()?;
+    let text = String::from_utf8_lossy(&bytes);
+    text.lines().rev().find(|l| l.to_ascii_lowercase().contains("error")).map(|l| l.chars().take(300).collect())
+}
+
+fn gemini(inputs: &Inputs<'_>) -> Section {
+    let places = inputs.places;
+    let mut s = Section::new("Gemini CLI");
+    let extension = places.gemini_extension().is_file();
+    if extension {
+        s.add(Level::Ok, "devcoach extension installed");
+    }
+    match JsonDoc::load_existing(&places.gemini_settings()) {
+        Ok(doc) => {
+            let entry = servers_in(doc.as_ref());
+            if entry.is_some() || !extension {
+                server_report(&mut s, entry, &places.show(&places.gemini_settings()), inputs);
+            }
+            if let Some(doc) = &doc
+                && !super::gemini::hooks_enabled(&doc.root)
+            {
+                s.add(Level::Warn, "hooks are turned off in ~/.gemini/settings.json: run `devcoach install --gemini`");
+            }
+        }
+        Err(e) => s.add(Level::Bad, e.to_string()),
+    }
+    hooks_report(&mut s, Agent::Gemini, &places.gemini_settings(), inputs, extension);
+    if !extension {
+        skill_report(&mut s, places, &places.agents_skill, true);
+    }
+    s.add(
+        Level::Info,
+        "Gemini CLI turns MCP servers and hooks off in folders you have not trusted: if devcoach is silent in a project, trust its folder",
+    );
+    s
+}
+
+fn codex_section(inputs: &Inputs<'_>) -> Section {
+    let places = inputs.places;
+    let mut s = Section::new("Codex CLI");
+    let toml = std::fs::read_to_string(places.codex_config()).unwrap_or_default();
+    match codex::server_command(&toml) {
+        Some(command) => s.add(Level::Ok, format!("MCP server → {command} (~/.codex/config.toml)")),
+        None => s.add(Level::Warn, "no [mcp_servers.devcoach] in ~/.codex/config.toml: run `devcoach install --codex`"),
+    }
+    hooks_report(&mut s, Agent::Codex, &places.codex_hooks(), inputs, false);
+    if let Ok(Some(doc)) = JsonDoc::load_existing(&places.codex_hooks()) {
+        for (event, trust) in codex::trust(&toml, &places.codex_hooks(), &doc.root) {
+            match trust {
+                codex::Trust::Trusted => s.add(Level::Ok, format!("{event} hook approved in Codex")),
+                codex::Trust::Modified => s.add(
+                    Level::Warn,
+                    format!("{event} hook changed since you approved it: Codex will not run it until you approve it again in `codex`"),
+                ),
+                codex::Trust::Untrusted => s.add(
+                    Level::Warn,
+                    format!("{event} hook not approved yet: Codex will not run it until you accept it in `codex`"),
+                ),
+            }
+        }
+    }
+    skill_report(&mut s, places, &places.agents_skill, true);
+    s
+}
+
+fn database(inputs: &Inputs<'_>) -> Vec<Section> {
+    let mut s = Section::new("Database & pacing");
+    let peek = Store::peek(inputs.dir);
+    if !peek.exists {
+        s.add(
+            Level::Warn,
+            format!(
+                "no database yet at {}: your agent offers onboarding at the end of a task (or run `devcoach setup`)",
+                inputs.dir.db_path().display()
+            ),
+        );
+        return vec![s];
+    }
+    let store = match Store::open_for_reading(inputs.dir) {
+        Ok(Some(store)) => store,
+        Ok(None) => return vec![s],
+        Err(e) => {
+            s.add(Level::Bad, e.to_string());
+            return vec![s];
+        }
+    };
+    if let Some(compat) = store.compat() {
+        s.add(Level::Bad, compat.to_string());
+    }
+    let by = peek.upgraded_by.map(|v| format!(", last upgraded by devcoach {v}")).unwrap_or_default();
+    match peek.schema {
+        Some(v) if v < 6 => {
+            s.add(Level::Info, format!("schema v{v}{by}: upgraded to v6 the next time devcoach writes"));
+        }
+        Some(v) => s.add(Level::Ok, format!("schema v{v}{by}")),
+        None => s.add(Level::Bad, "the schema stamp cannot be read"),
+    }
+    if peek.schema.is_some_and(|v| v < 6) {
+        return vec![s];
+    }
+    match store.profile() {
+        Ok(p) if p.knowledge.is_empty() => {
+            s.add(Level::Warn, "no knowledge profile yet: the next stop asks for onboarding");
+        }
+        Ok(p) => s.add(Level::Ok, format!("profile: {}", plural(p.knowledge.len(), "topic"))),
+        Err(e) => s.add(Level::Bad, format!("cannot read the profile: {e}")),
+    }
+    if let Ok(settings) = store.settings() {
+        let every = if settings.nudge_every == 0 {
+            "a cue at every eligible stop".to_owned()
+        } else {
+            format!("a cue every {} stops ({})", settings.nudge_every, settings.nudge_scope.as_str())
+        };
+        s.add(
+            Level::Info,
+            format!(
+                "settings: at most {} lessons a day, {} min apart, {every}",
+                settings.max_per_day, settings.min_gap_minutes
+            ),
+        );
+    }
+    let sessions = store.nudge_sessions().unwrap_or_default();
+    let latest = sessions.iter().max_by(|a, b| a.updated_at.cmp(&b.updated_at));
+    match latest {
+        Some(latest) => s.add(
+            Level::Info,
+            format!(
+                "{} counting, {} in all; latest {} at {} ({})",
+                plural(sessions.len(), "session"),
+                plural(usize::try_from(sessions.iter().map(|n| n.interactions).sum::<i64>()).unwrap_or(0), "stop"),
+                short(&latest.session_id),
+                plural(usize::try_from(latest.interactions).unwrap_or(0), "stop"),
+                latest.updated_at
+            ),
+        ),
+        None => s.add(Level::Info, "no stops counted since the last lesson"),
+    }
+    if let Ok(cue) = store.cue_state() {
+        if cue.pending {
+            s.add(
+                Level::Info,
+                format!("a cue is waiting since {} (retry window armed)", cue.last_cue_at.as_deref().unwrap_or("?")),
+            );
+        }
+        if let Some(reason) = cue.last_skip_reason {
+            s.add(Level::Info, format!("last skipped cue: {reason}"));
+        }
+    }
+    let rate = store.rate_limit(inputs.now);
+    if rate.allowed {
+        s.add(Level::Ok, "rate limit: a lesson is allowed now");
+    } else {
+        s.add(Level::Info, format!("rate limit: {}", rate.reason.unwrap_or_default()));
+    }
+
+    let mut verdict = Section::new("Verdict");
+    let session_id = latest.map(|l| l.session_id.clone());
+    let session = SessionId::from_payload(session_id.as_deref());
+    if store.compat().is_some() {
+        verdict.add(Level::Bad, "hooks stay silent: this database belongs to a newer devcoach");
+    } else {
+        match store.explain_cue(&session, inputs.now) {
+            Ok(f) => {
+                let whose = session_id
+                    .as_deref()
+                    .map_or_else(|| "a new session".to_owned(), |id| format!("session {}", short(id)));
+                if f.would_cue {
+                    verdict.add(Level::Ok, format!("the next stop in {whose} would cue a lesson"));
+                } else {
+                    verdict.add(Level::Info, format!("the next stop in {whose} would stay quiet"));
+                }
+                for reason in f.reasons {
+                    verdict.add(Level::Info, reason);
+                }
+            }
+            Err(e) => verdict.add(Level::Bad, format!("cannot forecast the next stop: {e}")),
+        }
+    }
+    verdict.add(
+        Level::Info,
+        format!("trace every hook decision with DEVCOACH_HOOK_DEBUG=1 → {}", inputs.dir.hook_log_path().display()),
+    );
+    vec![s, verdict]
+}
+
+fn plural(n: usize, noun: &str) -> String {
+    if n == 1 { format!("1 {noun}") } else { format!("{n} {noun}s") }
+}
+
+fn short(session: &str) -> String {
+    session.chars().take(8).collect()
+}

@@ -1,0 +1,184 @@
+//! Wiring devcoach into the agent CLIs: where each keeps its configuration, what devcoach
+//! writes there, and how to read it back. `commands::install` prints what these functions do.
+
+pub mod client_cli;
+pub mod codex;
+pub mod config;
+pub mod doctor;
+pub mod gemini;
+pub mod hook_entries;
+pub mod launch;
+pub mod skill;
+pub mod wire;
+
+use std::path::{Path, PathBuf};
+
+/// The agents devcoach can wire itself into.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Agent {
+    ClaudeCode,
+    ClaudeDesktop,
+    Gemini,
+    Codex,
+}
+
+impl Agent {
+    pub const ALL: [Self; 4] = [Self::ClaudeCode, Self::ClaudeDesktop, Self::Gemini, Self::Codex];
+
+    pub fn label(self) -> &'static str {
+        match self {
+            Self::ClaudeCode => "Claude Code",
+            Self::ClaudeDesktop => "Claude Desktop",
+            Self::Gemini => "Gemini CLI",
+            Self::Codex => "Codex CLI",
+        }
+    }
+}
+
+/// Which agents a command acts on: the ones named, or (none named) Claude Code and Claude Desktop.
+pub fn select(named: &[Agent]) -> Vec<Agent> {
+    if named.is_empty() { vec![Agent::ClaudeCode, Agent::ClaudeDesktop] } else { named.to_vec() }
+}
+
+/// Where every agent keeps its files, from the environment (tests point `HOME` at a sandbox).
+#[derive(Debug, Clone)]
+pub struct Places {
+    pub home: PathBuf,
+    /// Claude Code's directory (`CLAUDE_CONFIG_DIR`, else `~/.claude`).
+    pub claude_dir: PathBuf,
+    /// Claude Code's own state file, where `claude mcp add --scope user` writes.
+    pub claude_json: PathBuf,
+    pub desktop_config: PathBuf,
+    pub desktop_log: PathBuf,
+    pub gemini_dir: PathBuf,
+    pub codex_dir: PathBuf,
+    /// The skill directory Gemini CLI and Codex share.
+    pub agents_skill: PathBuf,
+}
+
+impl Places {
+    pub fn from_env() -> anyhow::Result<Self> {
+        let home = std::env::var_os("HOME")
+            .or_else(|| std::env::var_os("USERPROFILE"))
+            .filter(|h| !h.is_empty())
+            .map(PathBuf::from)
+            .ok_or_else(|| anyhow::anyhow!("HOME is not set: cannot find the agents' configuration files"))?;
+        let var = |name: &str| std::env::var_os(name).filter(|v| !v.is_empty()).map(PathBuf::from);
+        let claude_dir = var("CLAUDE_CONFIG_DIR").unwrap_or_else(|| home.join(".claude"));
+        let claude_json = match var("CLAUDE_CONFIG_DIR") {
+            Some(dir) => dir.join(".claude.json"),
+            None => home.join(".claude.json"),
+        };
+        let (desktop_dir, desktop_logs) = if cfg!(target_os = "macos") {
+            (home.join("Library/Application Support/Claude"), home.join("Library/Logs/Claude"))
+        } else if cfg!(windows) {
+            let appdata = var("APPDATA").unwrap_or_else(|| home.join("AppData/Roaming"));
+            (appdata.join("Claude"), appdata.join("Claude/logs"))
+        } else {
+            let config = var("XDG_CONFIG_HOME").unwrap_or_else(|| home.join(".config"));
+            (config.join("Claude"), config.join("Claude/logs"))
+        };
+        Ok(Self {
+            claude_json,
+            desktop_config: desktop_dir.join("claude_desktop_config.json"),
+            desktop_log: desktop_logs.join("mcp-server-devcoach.log"),
+            gemini_dir: home.join(".gemini"),
+            codex_dir: home.join(".codex"),
+            agents_skill: home.join(".agents/skills/devcoach"),
+            claude_dir,
+            home,
+        })
+    }
+
+    pub fn claude_settings(&self) -> PathBuf {
+        self.claude_dir.join("settings.json")
+    }
+
+    pub fn claude_skill(&self) -> PathBuf {
+        self.claude_dir.join("skills/devcoach")
+    }
+
+    pub fn gemini_settings(&self) -> PathBuf {
+        self.gemini_dir.join("settings.json")
+    }
+
+    /// Present when the devcoach Gemini extension is installed (it brings hooks and skill).
+    pub fn gemini_extension(&self) -> PathBuf {
+        self.gemini_dir.join("extensions/devcoach/gemini-extension.json")
+    }
+
+    pub fn codex_hooks(&self) -> PathBuf {
+        self.codex_dir.join("hooks.json")
+    }
+
+    pub fn codex_config(&self) -> PathBuf {
+        self.codex_dir.join("config.toml")
+    }
+
+    /// `path` with the home directory shown as `~`.
+    pub fn show(&self, path: &Path) -> String {
+        match path.strip_prefix(&self.home) {
+            Ok(rest) if !self.home.as_os_str().is_empty() => format!("~/{}", rest.display()),
+            _ => path.display().to_string(),
+        }
+    }
+}
+
+/// The hooks devcoach registers for an agent: (event, subcommand, timeout in the agent's unit).
+pub fn hook_plan(agent: Agent) -> &'static [(&'static str, &'static str, u64)] {
+    match agent {
+        Agent::ClaudeCode => &[("Stop", "stop-hook", 60), ("UserPromptSubmit", "prompt-hook", 30)],
+        Agent::Gemini => &[("AfterAgent", "gemini-stop-hook", 60_000), ("BeforeAgent", "gemini-prompt-hook", 30_000)],
+        Agent::Codex => &[("Stop", "codex-stop-hook", 60), ("UserPromptSubmit", "codex-prompt-hook", 30)],
+        Agent::ClaudeDesktop => &[],
+    }
+}
+
+/// Whether `settings.json` enables a devcoach Claude Code plugin (which brings its own hooks).
+pub fn claude_plugins_enabled(settings: &serde_json::Map<String, serde_json::Value>) -> Vec<String> {
+    settings
+        .get("enabledPlugins")
+        .and_then(serde_json::Value::as_object)
+        .map(|plugins| {
+            plugins
+                .iter()
+                .filter(|(name, on)| name.starts_with("devcoach@") && truthy(on))
+                .map(|(name, _)| name.clone())
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+fn truthy(v: &serde_json::Value) -> bool {
+    match v {
+        serde_json::Value::Null => false,
+        serde_json::Value::Bool(b) => *b,
+        serde_json::Value::Number(n) => n.as_f64().is_some_and(|f| f != 0.0),
+        serde_json::Value::String(s) => !s.is_empty(),
+        _ => true,
+    }
+}
+
+/// A one-line nudge when an installed skill is from another version, or missing while hooks
+/// that rely on it are wired (shown by the welcome screen and `stats`).
+pub fn skill_hint() -> Option<String> {
+    let places = Places::from_env().ok()?;
+    let wired = |path: &Path| {
+        config::JsonDoc::load_existing(path).ok().flatten().is_some_and(|d| !hook_entries::find(&d.root).is_empty())
+    };
+    let checks = [
+        (places.claude_skill(), wired(&places.claude_settings())),
+        (places.agents_skill.clone(), wired(&places.gemini_settings()) || wired(&places.codex_hooks())),
+    ];
+    checks.into_iter().find_map(|(dir, hooks)| match skill::status(&dir) {
+        skill::SkillStatus::Outdated(Some(v)) if v != devcoach_core::APP_VERSION => Some(format!(
+            "The devcoach skill in {} is from version {v}: run `devcoach install` to update it.",
+            places.show(&dir)
+        )),
+        skill::SkillStatus::Missing if hooks => Some(format!(
+            "Hooks are wired but the devcoach skill is missing from {}: run `devcoach install`.",
+            places.show(&dir)
+        )),
+        _ => None,
+    })
+}

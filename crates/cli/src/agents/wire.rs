@@ -1,0 +1,507 @@
+//! `install` and `uninstall` for each agent: what is written where, reported step by step.
+
+use std::path::Path;
+
+use serde_json::{Map, Value, json};
+
+use super::config::{ConfigError, JsonDoc, Saved};
+use super::hook_entries::{self, Upsert, Wanted};
+use super::launch::Launch;
+use super::skill::{self, SkillStatus};
+use super::{Agent, Places, client_cli, codex, hook_plan};
+
+/// How a step went.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Mark {
+    Done,
+    Unchanged,
+    Skipped,
+    Note,
+    Warn,
+    Failed,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Step {
+    pub mark: Mark,
+    pub text: String,
+}
+
+/// Steps for one agent.
+#[derive(Debug, Default)]
+pub struct Report {
+    pub steps: Vec<Step>,
+}
+
+impl Report {
+    fn push(&mut self, mark: Mark, text: impl Into<String>) {
+        self.steps.push(Step { mark, text: text.into() });
+    }
+
+    pub fn failed(&self) -> bool {
+        self.steps.iter().any(|s| s.mark == Mark::Failed)
+    }
+}
+
+#[derive(Debug, Clone, Copy, Default)]
+pub struct InstallOptions {
+    pub force: bool,
+    pub skip_hook: bool,
+    /// The agent was named on the command line (not just part of the default set).
+    pub explicit: bool,
+}
+
+/// The MCP server entry an agent's JSON configuration should hold.
+fn server_entry(agent: Agent, launch: &Launch) -> Value {
+    let command = launch.program.to_string_lossy();
+    match agent {
+        Agent::ClaudeCode => json!({ "type": "stdio", "command": command, "args": ["mcp"], "env": {} }),
+        _ => json!({ "command": command, "args": ["mcp"] }),
+    }
+}
+
+/// `command args…` of an existing entry, for comparing and showing.
+fn entry_command(entry: &Value) -> String {
+    let mut words = vec![entry.get("command").and_then(Value::as_str).unwrap_or("?").to_owned()];
+    if let Some(args) = entry.get("args").and_then(Value::as_array) {
+        words.extend(args.iter().map(|a| a.as_str().map_or_else(|| a.to_string(), str::to_owned)));
+    }
+    words.join(" ")
+}
+
+fn saved_text(places: &Places, doc: &JsonDoc, saved: &Saved) -> String {
+    match saved {
+        Saved::Unchanged => format!("{} unchanged", places.show(doc.path())),
+        Saved::Written { backup: Some(bak) } => {
+            format!("updated {} (previous version in {})", places.show(doc.path()), places.show(bak))
+        }
+        Saved::Written { backup: None } if doc.was_missing() => format!("created {}", places.show(doc.path())),
+        Saved::Written { backup: None } => format!("updated {}", places.show(doc.path())),
+    }
+}
+
+fn config_failure(report: &mut Report, places: &Places, e: &ConfigError) {
+    let text = e.to_string().replace(&places.home.display().to_string(), "~");
+    report.push(Mark::Failed, text);
+}
+
+pub fn install(agent: Agent, places: &Places, launch: &Launch, opts: InstallOptions) -> Report {
+    let mut report = Report::default();
+    match agent {
+        Agent::ClaudeCode => {
+            mcp_register(&mut report, agent, places, launch, opts);
+            if opts.skip_hook {
+                report.push(Mark::Skipped, "hooks (--skip-hook)");
+            } else {
+                claude_hooks(&mut report, places, launch);
+            }
+            skill_install(&mut report, places, &places.claude_skill(), opts.force);
+        }
+        Agent::ClaudeDesktop => {
+            let dir = places.desktop_config.parent().unwrap_or(Path::new("."));
+            if !opts.explicit && !dir.is_dir() {
+                report.push(
+                    Mark::Skipped,
+                    format!(
+                        "Claude Desktop not found ({} does not exist); use --claude-desktop to write it anyway",
+                        places.show(dir)
+                    ),
+                );
+                return report;
+            }
+            mcp_register(&mut report, agent, places, launch, opts);
+            report.push(Mark::Note, "restart Claude Desktop to load the server");
+        }
+        Agent::Gemini => {
+            mcp_register(&mut report, agent, places, launch, opts);
+            if places.gemini_extension().is_file() {
+                report.push(Mark::Skipped, "hooks and skill: the devcoach Gemini extension provides them");
+            } else {
+                if opts.skip_hook {
+                    report.push(Mark::Skipped, "hooks (--skip-hook)");
+                } else {
+                    json_hooks(&mut report, places, &places.gemini_settings(), agent, launch);
+                }
+                skill_install(&mut report, places, &places.agents_skill, opts.force);
+            }
+            report.push(
+                Mark::Note,
+                "Gemini CLI turns MCP servers and hooks off in folders you have not trusted: trust your project \
+                 folders when it asks, or devcoach stays silent there",
+            );
+        }
+        Agent::Codex => {
+            codex_mcp(&mut report, places, launch, opts.force);
+            if opts.skip_hook {
+                report.push(Mark::Skipped, "hooks (--skip-hook)");
+            } else {
+                json_hooks(&mut report, places, &places.codex_hooks(), agent, launch);
+                report.push(
+                    Mark::Note,
+                    "Codex runs new hooks only after you approve them: start `codex` and accept the devcoach hooks \
+                     when it asks (`devcoach doctor` shows whether they are trusted)",
+                );
+            }
+            skill_install(&mut report, places, &places.agents_skill, opts.force);
+        }
+    }
+    report
+}
+
+/// The JSON file holding an agent's MCP servers, when it keeps them in JSON.
+fn mcp_file(agent: Agent, places: &Places) -> Option<std::path::PathBuf> {
+    match agent {
+        Agent::ClaudeCode => Some(places.claude_json.clone()),
+        Agent::ClaudeDesktop => Some(places.desktop_config.clone()),
+        Agent::Gemini => Some(places.gemini_settings()),
+        Agent::Codex => None,
+    }
+}
+
+/// The agent's own CLI and the arguments to add / remove our server with it.
+fn mcp_cli(agent: Agent, launch: &Launch) -> Option<(&'static str, Vec<String>, Vec<String>)> {
+    let program = launch.program.to_string_lossy().into_owned();
+    match agent {
+        Agent::ClaudeCode => Some((
+            "claude",
+            ["mcp", "add", "--scope", "user", "devcoach", &program, "--", "mcp"].map(str::to_owned).to_vec(),
+            ["mcp", "remove", "--scope", "user", "devcoach"].map(str::to_owned).to_vec(),
+        )),
+        Agent::Gemini => Some((
+            "gemini",
+            ["mcp", "add", "-s", "user", "devcoach", &program, "mcp"].map(str::to_owned).to_vec(),
+            ["mcp", "remove", "-s", "user", "devcoach"].map(str::to_owned).to_vec(),
+        )),
+        Agent::Codex => Some((
+            "codex",
+            ["mcp", "add", "devcoach", "--", &program, "mcp"].map(str::to_owned).to_vec(),
+            ["mcp", "remove", "devcoach"].map(str::to_owned).to_vec(),
+        )),
+        Agent::ClaudeDesktop => None,
+    }
+}
+
+fn mcp_register(report: &mut Report, agent: Agent, places: &Places, launch: &Launch, opts: InstallOptions) {
+    let Some(file) = mcp_file(agent, places) else { return };
+    let mut doc = match JsonDoc::load(&file) {
+        Ok(doc) => doc,
+        Err(e) => return config_failure(report, places, &e),
+    };
+    let wanted = server_entry(agent, launch);
+    let existing = doc.root.get("mcpServers").and_then(|s| s.get("devcoach")).cloned();
+    if let Some(existing) = &existing {
+        if entry_command(existing) == entry_command(&wanted) {
+            report.push(Mark::Unchanged, format!("MCP server already registered ({})", places.show(&file)));
+            return;
+        }
+        if !opts.force {
+            report.push(
+                Mark::Warn,
+                format!(
+                    "an MCP server named devcoach already runs `{}`; kept it (run `devcoach install --force` to point it at this binary)",
+                    entry_command(existing)
+                ),
+            );
+            return;
+        }
+    }
+    if let Some((name, add, remove)) = mcp_cli(agent, launch)
+        && let Some(cli) = client_cli::find(name)
+    {
+        if existing.is_some()
+            && let Err(e) = client_cli::run(&cli, &remove.iter().map(String::as_str).collect::<Vec<_>>())
+        {
+            report.push(Mark::Warn, e);
+        }
+        match client_cli::run(&cli, &add.iter().map(String::as_str).collect::<Vec<_>>()) {
+            Ok(_) => {
+                report.push(
+                    Mark::Done,
+                    format!("MCP server registered with `{name} mcp add` → {}", launch.program.display()),
+                );
+                return;
+            }
+            Err(e) => report.push(Mark::Warn, format!("{e}; writing {} directly instead", places.show(&file))),
+        }
+        // The CLI may have changed the file before failing: start from what is there now.
+        doc = match JsonDoc::load(&file) {
+            Ok(doc) => doc,
+            Err(e) => return config_failure(report, places, &e),
+        };
+    }
+    let Some(servers) = super::config::object_at(&mut doc.root, "mcpServers") else {
+        report.push(Mark::Failed, format!("`mcpServers` in {} is not an object; left unchanged", places.show(&file)));
+        return;
+    };
+    servers.insert("devcoach".into(), wanted);
+    match doc.save() {
+        Ok(saved) => report.push(
+            Mark::Done,
+            format!("MCP server → {} mcp ({})", launch.program.display(), saved_text(places, &doc, &saved)),
+        ),
+        Err(e) => config_failure(report, places, &e),
+    }
+}
+
+fn codex_mcp(report: &mut Report, places: &Places, launch: &Launch, force: bool) {
+    let toml = std::fs::read_to_string(places.codex_config()).unwrap_or_default();
+    let existing = codex::server_command(&toml);
+    let wanted = format!("{} mcp", launch.program.display());
+    if let Some(existing) = &existing {
+        if *existing == wanted {
+            report.push(Mark::Unchanged, "MCP server already registered (~/.codex/config.toml)");
+            return;
+        }
+        if !force {
+            report.push(
+                Mark::Warn,
+                format!("an MCP server named devcoach already runs `{existing}`; kept it (run `devcoach install --codex --force` to replace it)"),
+            );
+            return;
+        }
+    }
+    let Some(cli) = client_cli::find("codex") else {
+        report.push(
+            Mark::Note,
+            format!(
+                "Codex CLI not found on PATH, so its MCP entry is not written (devcoach never edits config.toml). Add this to {}:\n{}",
+                places.show(&places.codex_config()),
+                codex::server_snippet(&launch.program)
+            ),
+        );
+        return;
+    };
+    if existing.is_some()
+        && let Err(e) = client_cli::run(&cli, &["mcp", "remove", "devcoach"])
+    {
+        report.push(Mark::Warn, e);
+    }
+    let program = launch.program.to_string_lossy();
+    match client_cli::run(&cli, &["mcp", "add", "devcoach", "--", &program, "mcp"]) {
+        Ok(_) => report.push(Mark::Done, format!("MCP server registered with `codex mcp add` → {program}")),
+        Err(e) => report.push(
+            Mark::Failed,
+            format!(
+                "{e}. Add this to {} by hand:\n{}",
+                places.show(&places.codex_config()),
+                codex::server_snippet(&launch.program)
+            ),
+        ),
+    }
+}
+
+fn claude_hooks(report: &mut Report, places: &Places, launch: &Launch) {
+    let path = places.claude_settings();
+    match JsonDoc::load(&path) {
+        Ok(doc) => {
+            let plugins = super::claude_plugins_enabled(&doc.root);
+            if !plugins.is_empty() {
+                report.push(Mark::Skipped, format!("hooks: the {} plugin provides them", plugins.join(", ")));
+                return;
+            }
+        }
+        Err(e) => return config_failure(report, places, &e),
+    }
+    json_hooks(report, places, &path, Agent::ClaudeCode, launch);
+}
+
+fn json_hooks(report: &mut Report, places: &Places, path: &Path, agent: Agent, launch: &Launch) {
+    let mut doc = match JsonDoc::load(path) {
+        Ok(doc) => doc,
+        Err(e) => return config_failure(report, places, &e),
+    };
+    let mut outcomes = Vec::new();
+    for (event, sub, timeout) in hook_plan(agent) {
+        let wanted = Wanted { event, command: launch.hook_command(sub), timeout: *timeout };
+        outcomes.push((*event, hook_entries::upsert(&mut doc.root, &wanted)));
+    }
+    let foreign: Vec<&str> = outcomes.iter().filter(|(_, o)| *o == Upsert::Foreign).map(|(e, _)| *e).collect();
+    if !foreign.is_empty() {
+        report.push(
+            Mark::Failed,
+            format!(
+                "`hooks` in {} is not in the expected shape ({}); left unchanged",
+                places.show(path),
+                foreign.join(", ")
+            ),
+        );
+        return;
+    }
+    if outcomes.iter().all(|(_, o)| *o == Upsert::Unchanged) && !doc.changed() {
+        report.push(Mark::Unchanged, format!("hooks already installed, current layout ({})", places.show(path)));
+        return;
+    }
+    match doc.save() {
+        Ok(saved) => {
+            let what: Vec<String> = outcomes
+                .iter()
+                .map(|(event, o)| match o {
+                    Upsert::Replaced(n) => format!("{event} (replaced {n} older)"),
+                    _ => (*event).to_owned(),
+                })
+                .collect();
+            report.push(Mark::Done, format!("hooks {} ({})", what.join(", "), saved_text(places, &doc, &saved)));
+        }
+        Err(e) => config_failure(report, places, &e),
+    }
+}
+
+fn skill_install(report: &mut Report, places: &Places, dir: &Path, force: bool) {
+    let status = skill::status(dir);
+    if status == SkillStatus::Current && !force {
+        report.push(Mark::Unchanged, format!("skill up to date ({})", places.show(dir)));
+        return;
+    }
+    match skill::write(dir) {
+        Ok(()) => report.push(
+            Mark::Done,
+            match status {
+                SkillStatus::Outdated(Some(old)) if old != devcoach_core::APP_VERSION => {
+                    format!("skill updated from {old} to {} ({})", devcoach_core::APP_VERSION, places.show(dir))
+                }
+                SkillStatus::Missing => format!("skill installed ({})", places.show(dir)),
+                _ => format!("skill refreshed ({})", places.show(dir)),
+            },
+        ),
+        Err(e) => report.push(Mark::Failed, format!("cannot write the skill to {}: {e}", places.show(dir))),
+    }
+}
+
+/// Whether an agent's settings file still carries hooks of ours.
+fn has_our_hooks(path: &Path) -> bool {
+    JsonDoc::load_existing(path).ok().flatten().is_some_and(|doc| !hook_entries::find(&doc.root).is_empty())
+}
+
+pub fn uninstall(agent: Agent, places: &Places, all_selected: &[Agent]) -> Report {
+    let mut report = Report::default();
+    match agent {
+        Agent::ClaudeCode => {
+            mcp_unregister(&mut report, agent, places);
+            remove_hooks(&mut report, places, &places.claude_settings());
+            if let Ok(Some(doc)) = JsonDoc::load_existing(&places.claude_settings()) {
+                for plugin in super::claude_plugins_enabled(&doc.root) {
+                    report.push(
+                        Mark::Note,
+                        format!(
+                            "the {plugin} plugin is still enabled: remove it with `claude plugin uninstall {plugin}`"
+                        ),
+                    );
+                }
+            }
+            remove_skill(&mut report, places, &places.claude_skill());
+        }
+        Agent::ClaudeDesktop => mcp_unregister(&mut report, agent, places),
+        Agent::Gemini | Agent::Codex => {
+            if agent == Agent::Gemini {
+                mcp_unregister(&mut report, agent, places);
+                remove_hooks(&mut report, places, &places.gemini_settings());
+                if places.gemini_extension().is_file() {
+                    report.push(Mark::Note, "the devcoach Gemini extension is installed: remove it with `gemini extensions uninstall devcoach`");
+                }
+            } else {
+                codex_unregister(&mut report, places);
+                remove_hooks(&mut report, places, &places.codex_hooks());
+            }
+            // The skill directory is shared: it stays while the other agent still uses it.
+            let (other, other_settings) = if agent == Agent::Gemini {
+                (Agent::Codex, places.codex_hooks())
+            } else {
+                (Agent::Gemini, places.gemini_settings())
+            };
+            if !all_selected.contains(&other) && has_our_hooks(&other_settings) {
+                report.push(
+                    Mark::Skipped,
+                    format!("skill kept ({}): {} still uses it", places.show(&places.agents_skill), other.label()),
+                );
+            } else {
+                remove_skill(&mut report, places, &places.agents_skill);
+            }
+        }
+    }
+    report
+}
+
+fn mcp_unregister(report: &mut Report, agent: Agent, places: &Places) {
+    let Some(file) = mcp_file(agent, places) else { return };
+    let mut doc = match JsonDoc::load_existing(&file) {
+        Ok(Some(doc)) => doc,
+        Ok(None) => return report.push(Mark::Unchanged, "no MCP server entry"),
+        Err(e) => return config_failure(report, places, &e),
+    };
+    if doc.root.get("mcpServers").and_then(|s| s.get("devcoach")).is_none() {
+        return report.push(Mark::Unchanged, "no MCP server entry");
+    }
+    if let Some((name, _, remove)) = mcp_cli(agent, &Launch { program: "devcoach".into(), caution: None })
+        && let Some(cli) = client_cli::find(name)
+    {
+        match client_cli::run(&cli, &remove.iter().map(String::as_str).collect::<Vec<_>>()) {
+            Ok(_) => return report.push(Mark::Done, format!("MCP server removed with `{name} mcp remove`")),
+            Err(e) => report.push(Mark::Warn, format!("{e}; editing {} directly instead", places.show(&file))),
+        }
+        doc = match JsonDoc::load(&file) {
+            Ok(doc) => doc,
+            Err(e) => return config_failure(report, places, &e),
+        };
+    }
+    remove_server(&mut doc.root);
+    match doc.save() {
+        Ok(saved) => report.push(Mark::Done, format!("MCP server removed ({})", saved_text(places, &doc, &saved))),
+        Err(e) => config_failure(report, places, &e),
+    }
+}
+
+/// Drops `mcpServers.devcoach`, and `mcpServers` when that leaves it empty.
+fn remove_server(root: &mut Map<String, Value>) {
+    if let Some(servers) = root.get_mut("mcpServers").and_then(Value::as_object_mut) {
+        servers.remove("devcoach");
+        if servers.is_empty() {
+            root.remove("mcpServers");
+        }
+    }
+}
+
+fn codex_unregister(report: &mut Report, places: &Places) {
+    let toml = std::fs::read_to_string(places.codex_config()).unwrap_or_default();
+    if codex::server_command(&toml).is_none() {
+        return report.push(Mark::Unchanged, "no MCP server entry");
+    }
+    match client_cli::find("codex") {
+        Some(cli) => match client_cli::run(&cli, &["mcp", "remove", "devcoach"]) {
+            Ok(_) => report.push(Mark::Done, "MCP server removed with `codex mcp remove`"),
+            Err(e) => report.push(
+                Mark::Failed,
+                format!("{e}; remove the [mcp_servers.devcoach] table from ~/.codex/config.toml by hand"),
+            ),
+        },
+        None => report.push(
+            Mark::Note,
+            "remove the [mcp_servers.devcoach] table from ~/.codex/config.toml by hand (devcoach never edits it)",
+        ),
+    }
+}
+
+fn remove_hooks(report: &mut Report, places: &Places, path: &Path) {
+    let mut doc = match JsonDoc::load_existing(path) {
+        Ok(Some(doc)) => doc,
+        Ok(None) => return report.push(Mark::Unchanged, "no hooks"),
+        Err(e) => return config_failure(report, places, &e),
+    };
+    let removed = hook_entries::remove_all(&mut doc.root);
+    if removed == 0 {
+        return report.push(Mark::Unchanged, "no hooks");
+    }
+    match doc.save() {
+        Ok(saved) => {
+            report.push(Mark::Done, format!("{removed} hook(s) removed ({})", saved_text(places, &doc, &saved)));
+        }
+        Err(e) => config_failure(report, places, &e),
+    }
+}
+
+fn remove_skill(report: &mut Report, places: &Places, dir: &Path) {
+    match skill::remove(dir) {
+        Ok(true) => report.push(Mark::Done, format!("skill removed ({})", places.show(dir))),
+        Ok(false) => report.push(Mark::Unchanged, "no skill"),
+        Err(e) => report.push(Mark::Failed, format!("cannot remove {}: {e}", places.show(dir))),
+    }
+}

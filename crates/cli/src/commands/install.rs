@@ -1,0 +1,133 @@
+//! `devcoach install` and `devcoach uninstall`.
+
+use std::io::{BufRead, IsTerminal, Write};
+
+use crate::agents::launch::Launch;
+use crate::agents::wire::{self, InstallOptions, Mark, Report};
+use crate::agents::{self, Agent, Places};
+use crate::cli::{AgentFlags, InstallArgs, UninstallArgs};
+use crate::context::Ctx;
+use crate::failure::invalid;
+use crate::output::{self, Style, Term};
+
+/// The agents named by flags, in a fixed order.
+fn named(flags: &AgentFlags) -> Vec<Agent> {
+    [
+        (flags.claude_code, Agent::ClaudeCode),
+        (flags.claude_desktop, Agent::ClaudeDesktop),
+        (flags.gemini, Agent::Gemini),
+        (flags.codex, Agent::Codex),
+    ]
+    .into_iter()
+    .filter_map(|(on, agent)| on.then_some(agent))
+    .collect()
+}
+
+fn selected(flags: &AgentFlags, all: bool) -> Vec<Agent> {
+    if all { Agent::ALL.to_vec() } else { agents::select(&named(flags)) }
+}
+
+fn explicit(flags: &AgentFlags, agent: Agent) -> bool {
+    named(flags).contains(&agent)
+}
+
+fn render(term: Term, out: &mut String, agent: Agent, report: &Report) {
+    out.push_str(&term.out(Style::Bold, agent.label()));
+    out.push('\n');
+    for step in &report.steps {
+        let (glyph, style) = match step.mark {
+            Mark::Done => ("✓", Style::Green),
+            Mark::Unchanged => ("=", Style::Dim),
+            Mark::Skipped => ("–", Style::Dim),
+            Mark::Note => ("•", Style::Cyan),
+            Mark::Warn => ("!", Style::Yellow),
+            Mark::Failed => ("✗", Style::Red),
+        };
+        let mut lines = step.text.lines();
+        let first = lines.next().unwrap_or_default();
+        out.push_str(&format!("  {} {first}\n", term.out(style, glyph)));
+        for line in lines {
+            out.push_str(&format!("      {line}\n"));
+        }
+    }
+}
+
+pub fn install(ctx: &Ctx, args: &InstallArgs) -> anyhow::Result<()> {
+    let places = Places::from_env()?;
+    let launch = Launch::current()?;
+    let agents = selected(&args.agents, false);
+    let mut out = String::new();
+    if let Some(caution) = &launch.caution {
+        out.push_str(&format!("{} {caution}\n\n", ctx.term.out(Style::Yellow, "!")));
+    }
+    let mut failed = false;
+    for agent in agents {
+        let opts =
+            InstallOptions { force: args.force, skip_hook: args.skip_hook, explicit: explicit(&args.agents, agent) };
+        let report = wire::install(agent, &places, &launch, opts);
+        failed |= report.failed();
+        render(ctx.term, &mut out, agent, &report);
+    }
+    if !ctx.dir.db_path().is_file() {
+        out.push_str(
+            "\nNext: finish a task with your agent. devcoach will offer to build your profile then \
+             (or run `devcoach setup` now).\n",
+        );
+    }
+    out.push_str("Check the wiring any time with `devcoach doctor`.\n");
+    output::print(&out)?;
+    if failed {
+        return Err(invalid("some steps failed (marked ✗ above); fix what they name and run `devcoach install` again"));
+    }
+    Ok(())
+}
+
+pub fn uninstall(ctx: &Ctx, args: &UninstallArgs) -> anyhow::Result<()> {
+    let places = Places::from_env()?;
+    let agents = selected(&args.agents, args.all);
+    let mut out = String::new();
+    let mut failed = false;
+    for &agent in &agents {
+        let report = wire::uninstall(agent, &places, &agents);
+        failed |= report.failed();
+        render(ctx.term, &mut out, agent, &report);
+    }
+    output::print(&out)?;
+    if args.data {
+        delete_data(ctx, args.yes)?;
+    }
+    if failed {
+        return Err(invalid(
+            "some steps failed (marked ✗ above); fix what they name and run `devcoach uninstall` again",
+        ));
+    }
+    Ok(())
+}
+
+fn delete_data(ctx: &Ctx, yes: bool) -> anyhow::Result<()> {
+    let root = ctx.dir.root();
+    if !root.exists() {
+        output::print(&format!("No devcoach data at {}.", root.display()))?;
+        return Ok(());
+    }
+    if !yes {
+        if !std::io::stdin().is_terminal() {
+            return Err(invalid(format!(
+                "not deleting {} without confirmation: run again with --yes to delete it",
+                root.display()
+            )));
+        }
+        let mut err = std::io::stderr().lock();
+        write!(err, "Delete {} and everything in it (lessons, profile, settings)? [y/N] ", root.display())?;
+        err.flush()?;
+        let mut answer = String::new();
+        std::io::stdin().lock().read_line(&mut answer)?;
+        if !matches!(answer.trim().to_ascii_lowercase().as_str(), "y" | "yes") {
+            output::print("Data kept.")?;
+            return Ok(());
+        }
+    }
+    std::fs::remove_dir_all(root).map_err(|e| invalid(format!("cannot delete {}: {e}", root.display())))?;
+    output::print(&format!("{} Deleted {}.", ctx.term.out(Style::Green, "✓"), root.display()))?;
+    Ok(())
+}

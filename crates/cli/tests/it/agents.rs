@@ -1,0 +1,429 @@
+//! `install`, `uninstall` and `doctor` in a sandboxed home holding a user's existing agent
+//! configuration: devcoach adds its entries, leaves every other byte alone, and takes back
+//! exactly what it added. (The agents' own CLIs are kept off PATH here, so the JSON files are
+//! edited directly; `agents_real` drives the real CLIs.)
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::process::Output;
+
+use serde_json::{Value, json};
+
+use crate::{Env, bin, transcript};
+
+/// Every file under `root`, with its bytes.
+fn snapshot(root: &Path) -> BTreeMap<PathBuf, Vec<u8>> {
+    fn walk(dir: &Path, root: &Path, out: &mut BTreeMap<PathBuf, Vec<u8>>) {
+        let Ok(entries) = std::fs::read_dir(dir) else { return };
+        for entry in entries.flatten() {
+            let path = entry.path();
+            if path.is_dir() {
+                walk(&path, root, out);
+            } else {
+                let rel = path.strip_prefix(root).expect("under root").to_owned();
+                out.insert(rel, std::fs::read(&path).expect("read"));
+            }
+        }
+    }
+    let mut out = BTreeMap::new();
+    walk(root, root, &mut out);
+    out
+}
+
+fn write(path: &Path, text: &str) {
+    std::fs::create_dir_all(path.parent().expect("parent")).expect("mkdir");
+    std::fs::write(path, text).expect("write");
+}
+
+fn pretty(v: &Value) -> String {
+    format!("{}\n", serde_json::to_string_pretty(v).expect("json"))
+}
+
+fn home(env: &Env) -> PathBuf {
+    env.tmp.path().join("home")
+}
+
+fn read_json(path: &Path) -> Value {
+    serde_json::from_slice(&std::fs::read(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))).expect("json")
+}
+
+/// Runs devcoach with only system directories on PATH (no agent CLIs).
+fn run(env: &Env, args: &[&str]) -> Output {
+    env.command().env("PATH", "/usr/bin:/bin").args(args).output().expect("ran")
+}
+
+fn ok(env: &Env, args: &[&str]) -> String {
+    let out = run(env, args);
+    assert!(out.status.success(), "{args:?}:\n{}", transcript(&out, env.tmp.path()));
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+/// A home where the user already uses all four agents, written the way the agents write
+/// their files (two-space JSON), plus one file in a style of their own.
+fn populated_home(env: &Env) {
+    let h = home(env);
+    write(
+        &h.join(".claude/settings.json"),
+        &pretty(&json!({
+            "model": "opus",
+            "permissions": { "allow": ["Bash(npm test)"] },
+            "hooks": {
+                "Stop": [{ "hooks": [{ "type": "command", "command": "notify-send 'done'" }] }],
+                "PreToolUse": [{ "matcher": "Bash", "hooks": [{ "type": "command", "command": "guard.sh", "timeout": 5 }] }]
+            }
+        })),
+    );
+    write(
+        &h.join(".claude.json"),
+        &pretty(&json!({
+            "numStartups": 42,
+            "projects": { "/home/me/work": { "allowedTools": [] } },
+            "mcpServers": { "github": { "type": "stdio", "command": "gh-mcp", "args": [], "env": {} } }
+        })),
+    );
+    write(
+        &h.join(".config/Claude/claude_desktop_config.json"),
+        // Minified, as a hand edit might leave it.
+        r#"{"mcpServers":{"files":{"command":"fs-mcp","args":["/home/me"]}},"globalShortcut":"Ctrl+Space"}"#,
+    );
+    write(
+        &h.join(".gemini/settings.json"),
+        &pretty(&json!({
+            "security": { "auth": { "selectedType": "gemini-api-key" } },
+            "mcpServers": { "search": { "command": "search-mcp" } },
+            "hooks": { "BeforeTool": [{ "matcher": "write_file", "hooks": [{ "type": "command", "command": "lint" }] }] }
+        })),
+    );
+    write(
+        &h.join(".codex/hooks.json"),
+        &pretty(
+            &json!({ "hooks": { "Stop": [{ "hooks": [{ "type": "command", "command": "say finished", "timeout": 5 }] }] } }),
+        ),
+    );
+    write(&h.join(".codex/config.toml"), "model = \"gpt-5-codex\"\n\n[mcp_servers.docs]\ncommand = \"docs-mcp\"\n");
+    write(&h.join(".agents/skills/other/SKILL.md"), "---\nname: other\ndescription: the user's own skill\n---\n");
+}
+
+const ALL_AGENTS: [&str; 5] = ["install", "--claude-code", "--claude-desktop", "--gemini", "--codex"];
+
+#[test]
+fn install_twice_doctor_then_uninstall_round_trips_every_byte() {
+    let env = Env::new();
+    populated_home(&env);
+    let before = snapshot(&home(&env));
+
+    let first = ok(&env, &ALL_AGENTS);
+    assert!(!first.contains('✗'), "{first}");
+    let h = home(&env);
+    let exe = bin().canonicalize().expect("binary path");
+    let exe = exe.to_str().expect("utf-8");
+
+    // What was added, where.
+    assert_eq!(
+        read_json(&h.join(".claude.json"))["mcpServers"]["devcoach"],
+        json!({ "type": "stdio", "command": exe, "args": ["mcp"], "env": {} })
+    );
+    assert_eq!(read_json(&h.join(".claude.json"))["mcpServers"]["github"]["command"], "gh-mcp");
+    let settings = read_json(&h.join(".claude/settings.json"));
+    assert_eq!(settings["hooks"]["Stop"].as_array().map(Vec::len), Some(2), "user's Stop hook kept, ours appended");
+    assert_eq!(
+        settings["hooks"]["Stop"][1]["hooks"][0],
+        json!({ "type": "command", "command": format!("{exe} stop-hook"), "timeout": 60 })
+    );
+    assert_eq!(settings["hooks"]["UserPromptSubmit"][0]["hooks"][0]["command"], format!("{exe} prompt-hook"));
+    assert_eq!(
+        read_json(&h.join(".config/Claude/claude_desktop_config.json"))["mcpServers"]["devcoach"],
+        json!({ "command": exe, "args": ["mcp"] })
+    );
+    let gemini = read_json(&h.join(".gemini/settings.json"));
+    assert_eq!(gemini["mcpServers"]["devcoach"], json!({ "command": exe, "args": ["mcp"] }));
+    assert_eq!(gemini["hooks"]["AfterAgent"][0]["hooks"][0]["timeout"], 60_000);
+    assert_eq!(gemini["hooks"]["BeforeAgent"][0]["hooks"][0]["command"], format!("{exe} gemini-prompt-hook"));
+    let codex = read_json(&h.join(".codex/hooks.json"));
+    assert_eq!(codex["hooks"]["Stop"][1]["hooks"][0]["command"], format!("{exe} codex-stop-hook"));
+    assert_eq!(
+        codex.as_object().map(|o| o.keys().cloned().collect::<Vec<_>>()),
+        Some(vec!["hooks".to_owned()]),
+        "Codex rejects unknown top-level keys"
+    );
+    assert!(first.contains("[mcp_servers.devcoach]"), "Codex without its CLI: the TOML to paste is shown\n{first}");
+    assert_eq!(
+        std::fs::read_to_string(h.join(".codex/config.toml")).expect("toml"),
+        "model = \"gpt-5-codex\"\n\n[mcp_servers.docs]\ncommand = \"docs-mcp\"\n"
+    );
+    for skill in [".claude/skills/devcoach", ".agents/skills/devcoach"] {
+        let dir = h.join(skill);
+        assert!(dir.join("SKILL.md").is_file() && dir.join("references/calibration.md").is_file(), "{skill}");
+        assert_eq!(
+            std::fs::read_to_string(dir.join(".devcoach-version")).expect("stamp"),
+            format!("{}\n", env!("CARGO_PKG_VERSION"))
+        );
+    }
+    // Backups hold the user's files as they were.
+    assert_eq!(
+        std::fs::read(h.join(".claude/settings.json.bak")).ok().as_ref(),
+        before.get(Path::new(".claude/settings.json"))
+    );
+
+    // Twice changes nothing.
+    let installed = snapshot(&h);
+    let second = ok(&env, &ALL_AGENTS);
+    assert_eq!(snapshot(&h), installed, "the second install changed files:\n{second}");
+    assert!(!second.contains('✓'), "{second}");
+
+    let doctor = run(&env, &["doctor"]);
+    assert_eq!(doctor.status.code(), Some(0));
+    let report = String::from_utf8_lossy(&doctor.stdout);
+    for expected in [
+        "Claude Code",
+        "Claude Desktop",
+        "Gemini CLI",
+        "Codex CLI",
+        "(this binary)",
+        "skill current",
+        "not approved yet",
+    ] {
+        assert!(report.contains(expected), "doctor lacks {expected:?}:\n{report}");
+    }
+
+    let removed = ok(&env, &["uninstall", "--all"]);
+    let after = snapshot(&h);
+    for (path, bytes) in &before {
+        assert_eq!(after.get(path), Some(bytes), "{} differs after uninstall:\n{removed}", path.display());
+    }
+    let extra: Vec<&PathBuf> = after.keys().filter(|p| !before.contains_key(*p)).collect();
+    assert!(extra.iter().all(|p| p.to_string_lossy().ends_with(".bak")), "left behind: {extra:?}");
+}
+
+#[test]
+fn a_malformed_file_is_reported_and_left_alone_while_the_rest_installs() {
+    let env = Env::new();
+    let settings = home(&env).join(".claude/settings.json");
+    write(&settings, "{ \"hooks\": { \"Stop\": [ ");
+    let out = run(&env, &["install", "--claude-code"]);
+    assert_eq!(out.status.code(), Some(1), "{}", transcript(&out, env.tmp.path()));
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("~/.claude/settings.json is not valid JSON") && text.contains("left unchanged"), "{text}");
+    assert_eq!(std::fs::read_to_string(&settings).expect("read"), "{ \"hooks\": { \"Stop\": [ ");
+    assert!(!settings.with_extension("json.bak").exists());
+    assert!(home(&env).join(".claude.json").is_file(), "the MCP entry still went in");
+    assert!(home(&env).join(".claude/skills/devcoach/SKILL.md").is_file(), "the skill still went in");
+
+    let doctor = run(&env, &["doctor"]);
+    assert_eq!(doctor.status.code(), Some(0));
+    assert!(String::from_utf8_lossy(&doctor.stdout).contains("is not valid JSON"));
+    let out = run(&env, &["uninstall", "--claude-code"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(std::fs::read_to_string(&settings).expect("read"), "{ \"hooks\": { \"Stop\": [ ");
+}
+
+#[test]
+fn an_existing_server_entry_is_kept_unless_forced_and_old_hooks_heal() {
+    let env = Env::new();
+    let h = home(&env);
+    write(
+        &h.join(".claude.json"),
+        &pretty(
+            &json!({ "mcpServers": { "devcoach": { "type": "stdio", "command": "npx", "args": ["-y", "devcoach", "mcp"], "env": {} } } }),
+        ),
+    );
+    write(
+        &h.join(".claude/settings.json"),
+        &pretty(&json!({ "hooks": { "Stop": [
+            { "hooks": [{ "type": "command", "command": "npx -y devcoach onboard-hook" }] },
+            { "hooks": [{ "type": "command", "command": "npx -y devcoach lesson-ready", "timeout": 60 }] }
+        ] } })),
+    );
+    let doctor = ok(&env, &["doctor"]);
+    assert!(doctor.contains("legacy two-entry hook layout"), "{doctor}");
+    assert!(doctor.contains("2 devcoach Stop hooks"), "{doctor}");
+    assert!(doctor.contains("runs the TypeScript devcoach"), "{doctor}");
+
+    let out = ok(&env, &["install", "--claude-code"]);
+    assert!(out.contains("already runs `npx -y devcoach mcp`; kept it"), "{out}");
+    assert!(out.contains("Stop (replaced 2 older)"), "{out}");
+    assert_eq!(read_json(&h.join(".claude.json"))["mcpServers"]["devcoach"]["command"], "npx");
+    let stop = &read_json(&h.join(".claude/settings.json"))["hooks"]["Stop"];
+    assert_eq!(stop.as_array().map(Vec::len), Some(1));
+
+    ok(&env, &["install", "--claude-code", "--force"]);
+    let exe = bin().canonicalize().expect("binary");
+    assert_eq!(read_json(&h.join(".claude.json"))["mcpServers"]["devcoach"]["command"], exe.to_str().expect("utf-8"));
+}
+
+#[test]
+fn plugins_and_extensions_bring_their_own_hooks() {
+    let env = Env::new();
+    let h = home(&env);
+    write(
+        &h.join(".claude/settings.json"),
+        &pretty(&json!({ "enabledPlugins": { "devcoach@devcoach": true, "other@x": true } })),
+    );
+    write(
+        &h.join(".gemini/extensions/devcoach/gemini-extension.json"),
+        &pretty(&json!({ "name": "devcoach", "version": "0.1.0" })),
+    );
+    let out = ok(&env, &["install", "--claude-code", "--gemini"]);
+    assert!(out.contains("hooks: the devcoach@devcoach plugin provides them"), "{out}");
+    assert!(out.contains("hooks and skill: the devcoach Gemini extension provides them"), "{out}");
+    assert!(read_json(&h.join(".claude/settings.json")).get("hooks").is_none());
+    assert!(!h.join(".agents/skills/devcoach").exists());
+
+    // Hooks added by hand on top of the plugin: doctor names the double registration.
+    write(
+        &h.join(".claude/settings.json"),
+        &pretty(
+            &json!({ "enabledPlugins": { "devcoach@devcoach": true }, "hooks": { "Stop": [{ "hooks": [{ "type": "command", "command": "devcoach stop-hook", "timeout": 60 }] }] } }),
+        ),
+    );
+    let doctor = ok(&env, &["doctor"]);
+    assert!(doctor.contains("hooks registered twice"), "{doctor}");
+}
+
+#[test]
+fn skip_hook_moved_binaries_and_missing_desktop() {
+    let env = Env::new();
+    let h = home(&env);
+    let out = ok(&env, &["install", "--skip-hook"]);
+    assert!(out.contains("hooks (--skip-hook)") && out.contains("Claude Desktop not found"), "{out}");
+    assert!(!h.join(".claude/settings.json").exists());
+    assert!(!h.join(".config/Claude").exists(), "no Desktop config is created for a Desktop that is not there");
+
+    // Hooks that point at a binary that is gone: doctor says so, install heals them.
+    write(
+        &h.join(".claude/settings.json"),
+        &pretty(
+            &json!({ "hooks": { "Stop": [{ "hooks": [{ "type": "command", "command": "/gone/devcoach stop-hook", "timeout": 60 }] }] } }),
+        ),
+    );
+    let doctor = ok(&env, &["doctor"]);
+    assert!(doctor.contains("runs /gone/devcoach, which no longer exists"), "{doctor}");
+    assert!(doctor.contains("no UserPromptSubmit hook"), "{doctor}");
+    ok(&env, &["install", "--claude-code"]);
+    let doctor = ok(&env, &["doctor"]);
+    assert!(!doctor.contains("no longer exists"), "{doctor}");
+}
+
+#[test]
+fn uninstall_data_needs_a_yes_away_from_a_terminal() {
+    let env = Env::new();
+    ok(&env, &["knowledge-add", "rust"]);
+    let out = run(&env, &["uninstall", "--data"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("run again with --yes"),
+        "{}",
+        transcript(&out, env.tmp.path())
+    );
+    assert!(env.data().join("coaching.db").is_file());
+    let out = ok(&env, &["uninstall", "--data", "--yes"]);
+    assert!(out.contains("Deleted"), "{out}");
+    assert!(!env.data().exists());
+    let out = run(&env, &["uninstall", "--yes"]);
+    assert_eq!(out.status.code(), Some(2), "--yes only goes with --data");
+}
+
+/// Doctor on a learner mid-session, pinned as a snapshot (paths replaced).
+#[test]
+fn doctor_explains_the_next_stop() {
+    let env = Env::new();
+    ok(&env, &["knowledge-add", "rust", "--confidence", "4"]);
+    ok(&env, &["set", "nudge_every", "3"]);
+    ok(&env, &["install", "--claude-code"]);
+    let payload = std::fs::read(crate::fixtures().join("ts-0.9.5/hooks/stop-payload.json")).expect("payload");
+    for _ in 0..2 {
+        let out = env.command().arg("stop-hook").write_stdin(payload.clone()).output().expect("hook");
+        assert!(out.status.success());
+    }
+    let out = run(&env, &["doctor"]);
+    let exe = bin().canonicalize().expect("binary");
+    let text = transcript(&out, env.tmp.path())
+        .replace(exe.to_str().expect("utf-8"), "[BIN]")
+        .replace(env!("CARGO_PKG_VERSION"), "[VERSION]");
+    insta::assert_snapshot!(text);
+}
+
+fn setup(env: &Env, answers: &str) -> Output {
+    env.command().arg("setup").write_stdin(answers.as_bytes().to_vec()).output().expect("setup ran")
+}
+
+#[test]
+fn setup_by_hand() {
+    let env = Env::new();
+    let out = setup(&env, "\n2\nrust 4\nsql 11\nkubernetes\n\nBackend: rust, sql, nope\nno colon\n\n25\n3\n120\n");
+    assert!(out.status.success(), "{}", transcript(&out, env.tmp.path()));
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("Please type a whole number from 1 to 20"), "{text}");
+    assert!(text.contains("Saved 3 topics in 1 group, at most 3 lessons a day, 120 min apart"), "{text}");
+    let profile: Value = serde_json::from_slice(&env.run(&["profile", "--json"]).stdout).expect("profile json");
+    let conf = |t: &str| {
+        profile["knowledge"]
+            .as_array()
+            .and_then(|k| k.iter().find(|e| e["topic"] == t))
+            .and_then(|e| e["confidence"].as_i64())
+    };
+    assert_eq!((conf("rust"), conf("sql"), conf("kubernetes")), (Some(4), Some(10), Some(5)));
+    let settings: Value = serde_json::from_slice(&env.run(&["settings", "--json"]).stdout).expect("settings json");
+    assert_eq!((settings["max_per_day"].as_i64(), settings["min_gap_minutes"].as_i64()), (Some(3), Some(120)));
+    assert!(env.data().join("learning-state.md").is_file(), "the notebook placeholder");
+}
+
+#[test]
+fn setup_from_history_and_from_a_backup() {
+    // Automatic: a Claude Code history that points at a Rust project.
+    let env = Env::new();
+    let project = env.tmp.path().join("work/api");
+    write(&project.join("Cargo.toml"), "[package]\nname = \"api\"\n");
+    let claude = env.tmp.path().join("claude");
+    write(&claude.join(".claude.json"), &pretty(&json!({ "projects": { project.to_str().expect("utf-8"): {} } })));
+    write(
+        &claude.join("history.jsonl"),
+        &format!(
+            "{}\n",
+            json!({ "display": "fix it", "project": project.to_str().expect("utf-8"), "timestamp": 1_764_460_800_000_i64 })
+        ),
+    );
+    // Enter (no backup), Enter (automatic), 7 for rust, one extra, no groups, default pacing.
+    let out = setup(&env, "\n\n7\nhtmx\n\n\n\n");
+    assert!(out.status.success(), "{}", transcript(&out, env.tmp.path()));
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("Found 1 topic") && text.contains("  rust ["), "{text}");
+    let profile: Value = serde_json::from_slice(&env.run(&["profile", "--json"]).stdout).expect("profile json");
+    assert_eq!(
+        profile["knowledge"],
+        json!([{ "topic": "htmx", "confidence": 5 }, { "topic": "rust", "confidence": 7 }])
+    );
+
+    // Restore: the TypeScript devcoach's backup brings the whole profile.
+    let env = Env::new();
+    let zip = crate::fixtures().join("ts-0.9.5/devcoach-backup.zip");
+    let out = setup(&env, &format!("{}\n", zip.display()));
+    assert!(out.status.success(), "{}", transcript(&out, env.tmp.path()));
+    assert!(String::from_utf8_lossy(&out.stdout).contains("came with the backup"));
+    let profile: Value = serde_json::from_slice(&env.run(&["profile", "--json"]).stdout).expect("profile json");
+    assert!(profile["knowledge"].as_array().is_some_and(|k| !k.is_empty()));
+
+    // Stopping half-way saves nothing.
+    let env = Env::new();
+    let out = setup(&env, "\n2\nrust 4\n");
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("nothing was saved"));
+    assert!(!env.data().join("coaching.db").exists());
+}
+
+#[test]
+fn an_old_or_missing_skill_is_pointed_out() {
+    let env = Env::new();
+    ok(&env, &["install", "--claude-code"]);
+    let skill = home(&env).join(".claude/skills/devcoach");
+    std::fs::write(skill.join(".devcoach-version"), "0.0.1\n").expect("stamp");
+    let hint =
+        "The devcoach skill in ~/.claude/skills/devcoach is from version 0.0.1: run `devcoach install` to update it.";
+    assert!(ok(&env, &[]).contains(hint));
+    let stats = run(&env, &["stats"]);
+    assert!(String::from_utf8_lossy(&stats.stderr).contains(hint));
+    std::fs::remove_dir_all(&skill).expect("remove");
+    assert!(ok(&env, &[]).contains("Hooks are wired but the devcoach skill is missing"));
+    ok(&env, &["install", "--claude-code"]);
+    assert!(!ok(&env, &[]).contains("skill"), "no hint once the skill is current");
+}
