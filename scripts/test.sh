@@ -4,7 +4,10 @@
 #
 # Installs (once, skipped when present):
 #   - Debian's chromium, for the browser tests (share codes decoded by DecompressionStream);
-#   - the official Python MCP SDK in target/pyenv, for the "client we did not write" test.
+#   - the official Python MCP SDK in target/pyenv, for the "client we did not write" test;
+#   - Node.js and npm (Debian's) when missing, then the real agent CLIs (Claude Code, Gemini
+#     CLI, Codex CLI, the MCPB packer) at the versions pinned in tests/clients/agents, into
+#     target/agents, for the install/plugin tests against the agents themselves.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -34,6 +37,21 @@ if [ -z "${DEVCOACH_TEST_PYTHON:-}" ] && ! target/pyenv/bin/python -c 'import mc
   echo "installing the Python MCP SDK into target/pyenv (client interop test)…" >&2
   python3 -m venv target/pyenv
   target/pyenv/bin/pip install -q 'mcp==2.3.0'
+fi
+
+# target/agents/.installed holds a copy of the lock once an install has finished.
+if [ -z "${DEVCOACH_TEST_AGENTS:-}" ] && ! cmp -s tests/clients/agents/package-lock.json target/agents/.installed; then
+  if ! command -v npm >/dev/null 2>&1; then
+    echo "installing Node.js and npm (agent CLI tests)…" >&2
+    as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -q nodejs npm >/dev/null \
+      || { as_root apt-get update -q >/dev/null && as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -q nodejs npm >/dev/null; }
+  fi
+  echo "installing the agent CLIs into target/agents (Claude Code, Gemini CLI, Codex CLI, mcpb)…" >&2
+  rm -rf target/agents
+  mkdir -p target/agents
+  cp tests/clients/agents/package.json tests/clients/agents/package-lock.json target/agents/
+  (cd target/agents && npm ci --no-audit --no-fund --loglevel=error)
+  cp tests/clients/agents/package-lock.json target/agents/.installed
 fi
 
 cargo build --workspace --locked --all-targets

@@ -117,6 +117,12 @@ pub enum Command {
     Doctor,
     /// Build your knowledge profile in the terminal, without an agent.
     Setup,
+    /// Write the plugin, extension and registry packages under a directory (for releases).
+    #[command(hide = true, name = "write-packages")]
+    WritePackages {
+        /// The repository root, or a staging directory.
+        dir: std::path::PathBuf,
+    },
 }
 
 #[derive(Debug, Args)]

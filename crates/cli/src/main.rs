@@ -8,6 +8,7 @@ mod context;
 mod failure;
 mod hooks;
 mod output;
+mod packaging;
 
 use std::process::ExitCode;
 

@@ -18,7 +18,9 @@ mod tools;
 mod transport;
 
 pub use ctx::ServerOptions;
+/// The prompt's name and title (packaging manifests list it).
+pub use prompt::{NAME as PROMPT_NAME, TITLE as PROMPT_TITLE};
 /// The skill files `install` copies are the ones the prompt serves.
 pub use prompt::{REFERENCES as SKILL_REFERENCES, SKILL};
 pub use server::{ClientHook, DevcoachServer, serve_stdio};
-pub use tools::tool_names;
+pub use tools::{tool_names, tool_summaries};

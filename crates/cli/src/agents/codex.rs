@@ -180,7 +180,11 @@ fn recorded_hash(toml: &str, key: &str) -> Option<String> {
 
 /// For each devcoach hook in `hooks.json`: its event and whether Codex will run it.
 pub fn trust(toml: &str, hooks_file: &Path, hooks: &Map<String, Value>) -> Vec<(String, Trust)> {
-    let file = hooks_file.to_string_lossy();
+    // Codex keys approvals by the file's resolved path; HOME may be spelled another way.
+    let mut files = vec![hooks_file.to_string_lossy().into_owned()];
+    if let Ok(real) = std::fs::canonicalize(hooks_file) {
+        files.push(real.to_string_lossy().into_owned());
+    }
     let Some(events) = hooks.get("hooks").and_then(Value::as_object) else { return Vec::new() };
     let mut out = Vec::new();
     for (event, groups) in events {
@@ -191,8 +195,10 @@ pub fn trust(toml: &str, hooks_file: &Path, hooks: &Map<String, Value>) -> Vec<(
                 if !hook.get("command").and_then(Value::as_str).is_some_and(super::hook_entries::is_ours) {
                     continue;
                 }
-                let key = format!("{file}:{}:{g}:{h}", event_label(event));
-                let status = match recorded_hash(toml, &key) {
+                let recorded = files
+                    .iter()
+                    .find_map(|file| recorded_hash(toml, &format!("{file}:{}:{g}:{h}", event_label(event))));
+                let status = match recorded {
                     Some(hash) if hash == hook_hash(event, group, hook) => Trust::Trusted,
                     Some(_) => Trust::Modified,
                     None => Trust::Untrusted,

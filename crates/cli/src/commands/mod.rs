@@ -50,5 +50,10 @@ pub fn run(command: Option<Command>, ctx: &Ctx) -> anyhow::Result<()> {
         Command::Uninstall(args) => install::uninstall(ctx, &args),
         Command::Doctor => doctor::run(ctx),
         Command::Setup => setup::run(ctx),
+        Command::WritePackages { dir } => {
+            let n = crate::packaging::write(&dir)?;
+            crate::output::print(&format!("{n} package files written under {}", dir.display()))?;
+            Ok(())
+        }
     }
 }

@@ -2,12 +2,14 @@
 //! sandboxed data directory with a pinned clock.
 
 mod agents;
+mod agents_real;
 mod commands;
 mod concurrency;
 mod hooks;
 mod mcp;
 mod mcp_protocol;
 mod mcp_python;
+mod packages;
 mod read_only;
 mod sharing;
 

@@ -10,7 +10,7 @@ use crate::{Env, bin};
 
 /// Sends `lines` to a fresh `devcoach mcp`, closes stdin, and returns every stdout line as JSON
 /// plus stderr.
-fn exchange(env: &Env, lines: &[String]) -> (Vec<Value>, String) {
+pub(crate) fn exchange(env: &Env, lines: &[String]) -> (Vec<Value>, String) {
     let mut child = Command::new(bin())
         .arg("mcp")
         .env_clear()
@@ -42,14 +42,14 @@ fn exchange(env: &Env, lines: &[String]) -> (Vec<Value>, String) {
     (out, String::from_utf8_lossy(&output.stderr).into_owned())
 }
 
-fn init() -> Vec<String> {
+pub(crate) fn init() -> Vec<String> {
     vec![
         json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "probe", "version": "9.9"}}}).to_string(),
         json!({"jsonrpc": "2.0", "method": "notifications/initialized"}).to_string(),
     ]
 }
 
-fn by_id(out: &[Value], id: i64) -> &Value {
+pub(crate) fn by_id(out: &[Value], id: i64) -> &Value {
     out.iter().find(|m| m["id"] == json!(id)).unwrap_or_else(|| panic!("no answer to request {id}: {out:#?}"))
 }
 

@@ -236,6 +236,20 @@ pub fn tool_names() -> Vec<String> {
     Registry::new().defs.iter().map(|d| d.tool.name.to_string()).collect()
 }
 
+/// Every tool's name, title and description, in registration order (packaging manifests list
+/// them; a test keeps those lists equal to this).
+pub fn tool_summaries() -> Vec<(String, String, String)> {
+    Registry::new()
+        .defs
+        .iter()
+        .map(|d| {
+            let title = d.tool.title.clone().unwrap_or_default();
+            let description = d.tool.description.as_deref().unwrap_or_default().to_owned();
+            (d.tool.name.to_string(), title, description)
+        })
+        .collect()
+}
+
 /// Limits on text an agent sends, so a runaway argument cannot bloat the database.
 pub(crate) fn check_len(field: &str, value: &str, max_chars: usize) -> Result<(), ToolError> {
     let n = value.chars().count();

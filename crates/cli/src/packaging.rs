@@ -1,0 +1,273 @@
+//! The files of every package that wires devcoach into an agent without `devcoach install`:
+//! the Claude Code plugin (and the marketplace entry that lists it), the Gemini CLI extension,
+//! the Claude Desktop extension manifest and the MCP Registry entry.
+//!
+//! One source of truth: versions, hook events and timeouts, the skill, and the tool list all
+//! come from the code the binary runs. `devcoach write-packages <dir>` writes them; a test fails
+//! when the committed copies drift from what this module produces.
+
+use std::path::{Path, PathBuf};
+
+use serde_json::{Value, json};
+
+use crate::agents::{Agent, hook_plan};
+
+/// One file of a package.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PackageFile {
+    /// Relative to the repository root.
+    pub path: PathBuf,
+    pub bytes: Vec<u8>,
+    pub executable: bool,
+}
+
+/// The directories this module owns entirely (nothing else may live in them).
+pub const OWNED_DIRS: [&str; 3] = ["packaging/claude-plugin", "packaging/gemini-extension", "packaging/claude-desktop"];
+
+const REPOSITORY: &str = "https://github.com/devcoach-rs/devcoach";
+const DESCRIPTION: &str =
+    "A local, private coach: turns the work your agent finishes into short lessons sized to what you know.";
+/// The MCP Registry allows at most 100 characters.
+const REGISTRY_DESCRIPTION: &str =
+    "Local, private coach: turns finished agent work into short lessons sized to what you know";
+const REGISTRY_NAME: &str = "io.github.devcoach-rs/devcoach";
+/// The npm wrapper that carries the binary (see the distribution docs).
+const NPM_PACKAGE: &str = "@devcoach-rs/devcoach";
+const LAUNCHER: &str = include_str!("../../../assets/packaging/devcoach-launch");
+const COMMANDS: [(&str, &str); 5] = [
+    ("course.md", include_str!("../../../assets/packaging/commands/course.md")),
+    ("import.md", include_str!("../../../assets/packaging/commands/import.md")),
+    ("setup.md", include_str!("../../../assets/packaging/commands/setup.md")),
+    ("share.md", include_str!("../../../assets/packaging/commands/share.md")),
+    ("ui.md", include_str!("../../../assets/packaging/commands/ui.md")),
+];
+
+fn json_file(path: &str, value: &Value) -> PackageFile {
+    let mut bytes = serde_json::to_vec_pretty(value).unwrap_or_default();
+    bytes.push(b'\n');
+    PackageFile { path: path.into(), bytes, executable: false }
+}
+
+fn text_file(path: String, text: &str, executable: bool) -> PackageFile {
+    PackageFile { path: path.into(), bytes: text.as_bytes().to_vec(), executable }
+}
+
+fn skill_files(root: &str) -> Vec<PackageFile> {
+    let mut files = vec![text_file(format!("{root}/skills/devcoach/SKILL.md"), devcoach_mcp::SKILL, false)];
+    for (name, text) in devcoach_mcp::SKILL_REFERENCES {
+        files.push(text_file(format!("{root}/skills/devcoach/references/{name}"), text, false));
+    }
+    files
+}
+
+/// `hooks/hooks.json` for an agent, each hook running the launcher found under `root_var`.
+fn hooks_json(agent: Agent, launcher: &str) -> Value {
+    let mut events = serde_json::Map::new();
+    for (event, sub, timeout) in hook_plan(agent) {
+        events.insert(
+            (*event).to_owned(),
+            json!([{ "hooks": [{ "type": "command", "command": format!("\"{launcher}\" {sub}"), "timeout": timeout }] }]),
+        );
+    }
+    json!({ "hooks": events })
+}
+
+fn claude_plugin() -> Vec<PackageFile> {
+    let root = "packaging/claude-plugin";
+    let launcher = "${CLAUDE_PLUGIN_ROOT}/bin/devcoach-launch";
+    let mut files = vec![
+        json_file(
+            &format!("{root}/.claude-plugin/plugin.json"),
+            &json!({
+                "name": "devcoach",
+                "version": devcoach_core::APP_VERSION,
+                "description": DESCRIPTION,
+                "author": { "name": "devcoach contributors", "url": REPOSITORY },
+                "homepage": REPOSITORY,
+                // Claude Code rejects the whole plugin when this is not a string.
+                "repository": REPOSITORY,
+                "license": "MIT",
+                "keywords": ["learning", "coaching", "mcp", "lessons"]
+            }),
+        ),
+        json_file(
+            &format!("{root}/.mcp.json"),
+            &json!({ "mcpServers": { "devcoach": { "type": "stdio", "command": launcher, "args": ["mcp"] } } }),
+        ),
+        json_file(&format!("{root}/hooks/hooks.json"), &hooks_json(Agent::ClaudeCode, launcher)),
+        text_file(format!("{root}/bin/devcoach-launch"), LAUNCHER, true),
+    ];
+    for (name, text) in COMMANDS {
+        files.push(text_file(format!("{root}/commands/{name}"), text, false));
+    }
+    files.extend(skill_files(root));
+    files
+}
+
+/// The marketplace that lets `claude plugin marketplace add devcoach-rs/devcoach` find the plugin.
+fn marketplace() -> PackageFile {
+    json_file(
+        ".claude-plugin/marketplace.json",
+        &json!({
+            "name": "devcoach",
+            "owner": { "name": "devcoach contributors", "url": REPOSITORY },
+            "plugins": [{
+                "name": "devcoach",
+                "source": "./packaging/claude-plugin",
+                "description": DESCRIPTION,
+                "version": devcoach_core::APP_VERSION
+            }]
+        }),
+    )
+}
+
+fn gemini_extension() -> Vec<PackageFile> {
+    let root = "packaging/gemini-extension";
+    let mut files = vec![
+        json_file(
+            &format!("{root}/gemini-extension.json"),
+            &json!({
+                "name": "devcoach",
+                "version": devcoach_core::APP_VERSION,
+                "description": DESCRIPTION,
+                "mcpServers": {
+                    "devcoach": { "command": "${extensionPath}${/}bin${/}devcoach-launch", "args": ["mcp"] }
+                }
+            }),
+        ),
+        // Gemini reads extension hooks from this file only (never from the manifest).
+        json_file(
+            &format!("{root}/hooks/hooks.json"),
+            &hooks_json(Agent::Gemini, "${extensionPath}/bin/devcoach-launch"),
+        ),
+        text_file(format!("{root}/bin/devcoach-launch"), LAUNCHER, true),
+    ];
+    files.extend(skill_files(root));
+    files
+}
+
+/// The Claude Desktop extension manifest; the release script packs it with the binary.
+fn desktop_manifest() -> PackageFile {
+    let tools: Vec<Value> = devcoach_mcp::tool_summaries()
+        .into_iter()
+        .map(|(name, _, description)| json!({ "name": name, "description": first_sentence(&description) }))
+        .collect();
+    json_file(
+        "packaging/claude-desktop/manifest.json",
+        &json!({
+            "manifest_version": "0.4",
+            "name": "devcoach",
+            "display_name": "devcoach",
+            "version": devcoach_core::APP_VERSION,
+            "description": DESCRIPTION,
+            "author": { "name": "devcoach contributors", "url": REPOSITORY },
+            "homepage": REPOSITORY,
+            "repository": { "type": "git", "url": REPOSITORY },
+            "license": "MIT",
+            "keywords": ["learning", "coaching", "lessons"],
+            "server": {
+                "type": "binary",
+                "entry_point": "bin/devcoach",
+                "mcp_config": {
+                    "command": "${__dirname}/bin/devcoach",
+                    "args": ["mcp"],
+                    "platform_overrides": { "win32": { "command": "${__dirname}/bin/devcoach.exe", "args": ["mcp"] } }
+                }
+            },
+            "tools": tools,
+            "prompts": [{
+                "name": devcoach_mcp::PROMPT_NAME,
+                "description": devcoach_mcp::PROMPT_TITLE,
+                "text": "The devcoach skill and its references, as served by the devcoach_instructions prompt."
+            }],
+            "compatibility": { "platforms": ["darwin", "win32", "linux"] }
+        }),
+    )
+}
+
+fn first_sentence(text: &str) -> String {
+    let line = text.lines().next().unwrap_or_default();
+    match line.find(". ") {
+        Some(end) => line[..=end].to_owned(),
+        None => line.to_owned(),
+    }
+}
+
+fn registry_entry() -> PackageFile {
+    json_file(
+        "packaging/server.json",
+        &json!({
+            "$schema": "https://static.modelcontextprotocol.io/schemas/2025-12-11/server.schema.json",
+            "name": REGISTRY_NAME,
+            "title": "devcoach",
+            "description": REGISTRY_DESCRIPTION,
+            "version": devcoach_core::APP_VERSION,
+            "repository": { "url": REPOSITORY, "source": "github" },
+            "websiteUrl": REPOSITORY,
+            "packages": [{
+                "registryType": "npm",
+                "identifier": NPM_PACKAGE,
+                "version": devcoach_core::APP_VERSION,
+                "transport": { "type": "stdio" },
+                "packageArguments": [{ "type": "positional", "value": "mcp" }]
+            }]
+        }),
+    )
+}
+
+/// Every generated file.
+pub fn files() -> Vec<PackageFile> {
+    let mut files = claude_plugin();
+    files.push(marketplace());
+    files.extend(gemini_extension());
+    files.push(desktop_manifest());
+    files.push(registry_entry());
+    files
+}
+
+/// Writes every package under `root` (the repository root, or a staging directory).
+pub fn write(root: &Path) -> std::io::Result<usize> {
+    let files = files();
+    for dir in OWNED_DIRS {
+        let dir = root.join(dir);
+        if dir.exists() {
+            std::fs::remove_dir_all(&dir)?;
+        }
+    }
+    for file in &files {
+        let path = root.join(&file.path);
+        if let Some(parent) = path.parent() {
+            std::fs::create_dir_all(parent)?;
+        }
+        std::fs::write(&path, &file.bytes)?;
+        #[cfg(unix)]
+        if file.executable {
+            use std::os::unix::fs::PermissionsExt;
+            std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755))?;
+        }
+    }
+    Ok(files.len())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn registry_description_fits() {
+        assert!(REGISTRY_DESCRIPTION.chars().count() <= 100);
+    }
+
+    #[test]
+    fn hooks_use_each_agents_units() {
+        let claude = hooks_json(Agent::ClaudeCode, "L");
+        assert_eq!(
+            claude["hooks"]["Stop"][0]["hooks"][0],
+            json!({ "type": "command", "command": "\"L\" stop-hook", "timeout": 60 })
+        );
+        let gemini = hooks_json(Agent::Gemini, "L");
+        assert_eq!(gemini["hooks"]["AfterAgent"][0]["hooks"][0]["timeout"], 60_000);
+        // devcoach recognises its own plugin hooks (doctor, install's double-registration check).
+        assert!(crate::agents::hook_entries::is_ours("\"${CLAUDE_PLUGIN_ROOT}/bin/devcoach-launch\" stop-hook"));
+    }
+}

@@ -1,0 +1,273 @@
+//! The real agent CLIs (Claude Code, Gemini CLI, Codex CLI, the MCPB packer), installed from npm
+//! by `scripts/test.sh` into `target/agents`, against what `devcoach install` writes and what
+//! the packages contain. Offline: no API keys, nothing leaves the machine; each run gets its own
+//! home directory.
+
+use std::io::{BufRead, BufReader, Write};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+use std::time::Duration;
+
+use serde_json::{Value, json};
+
+use crate::{Env, bin, transcript};
+
+fn target() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../target")
+}
+
+/// The agents' `node_modules/.bin`.
+fn clients() -> PathBuf {
+    let dir = std::env::var_os("DEVCOACH_TEST_AGENTS")
+        .map_or_else(|| target().join("agents/node_modules/.bin"), PathBuf::from);
+    assert!(
+        dir.join("claude").exists() && dir.join("gemini").exists() && dir.join("codex").exists(),
+        "the agent CLIs are not installed: run scripts/test.sh (it installs them into target/agents), or set DEVCOACH_TEST_AGENTS"
+    );
+    dir
+}
+
+/// A sandbox outside the temporary directory (Codex refuses to set up there).
+fn sandbox() -> Env {
+    let root = target().join("agent-homes");
+    std::fs::create_dir_all(&root).expect("sandbox root");
+    let env = Env { tmp: tempfile::Builder::new().prefix("home-").tempdir_in(root).expect("sandbox") };
+    std::fs::create_dir_all(env.tmp.path().join("home")).expect("home");
+    std::fs::create_dir_all(env.tmp.path().join("tmp")).expect("tmp");
+    env
+}
+
+fn path_var() -> String {
+    format!("{}:/usr/local/bin:/usr/bin:/bin", clients().display())
+}
+
+/// An agent CLI (or devcoach) run in the sandbox, with the agents' offline switches.
+fn agent(env: &Env, program: &str) -> Command {
+    let program = if program == "devcoach" { bin() } else { clients().join(program) };
+    let mut cmd = Command::new(program);
+    cmd.env_clear()
+        .envs(env.vars())
+        .env("PATH", path_var())
+        .env("CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC", "1")
+        .env("GEMINI_CLI_TRUST_WORKSPACE", "true")
+        .env("NO_COLOR", "1")
+        .current_dir(env.tmp.path().join("home"))
+        .stdin(Stdio::null());
+    cmd
+}
+
+fn run(env: &Env, program: &str, args: &[&str]) -> Output {
+    agent(env, program).args(args).output().unwrap_or_else(|e| panic!("{program}: {e}"))
+}
+
+fn text(out: &Output) -> String {
+    format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr))
+}
+
+fn ok(env: &Env, program: &str, args: &[&str]) -> String {
+    let out = run(env, program, args);
+    assert!(out.status.success(), "{program} {args:?}:\n{}", transcript(&out, env.tmp.path()));
+    text(&out)
+}
+
+fn exe() -> String {
+    bin().canonicalize().expect("binary").to_string_lossy().into_owned()
+}
+
+#[test]
+fn claude_code_starts_the_installed_server_and_loads_the_skill() {
+    let env = sandbox();
+    let out = ok(&env, "devcoach", &["install", "--claude-code"]);
+    assert!(out.contains("registered with `claude mcp add`"), "{out}");
+    assert!(ok(&env, "devcoach", &["install", "--claude-code"]).contains("MCP server already registered"));
+
+    let listed = ok(&env, "claude", &["mcp", "list"]);
+    assert!(listed.contains(&format!("devcoach: {} mcp - ✔ Connected", exe())), "{listed}");
+
+    // Claude Code reports its skills and servers before it first talks to the network.
+    let init = claude_init(&env);
+    assert!(init["skills"].as_array().is_some_and(|s| s.iter().any(|n| n == "devcoach")), "{init}");
+    assert!(init["mcp_servers"].as_array().is_some_and(|s| s.iter().any(|m| m["name"] == "devcoach")), "{init}");
+
+    let out = ok(&env, "devcoach", &["uninstall", "--claude-code"]);
+    assert!(out.contains("removed with `claude mcp remove`"), "{out}");
+    assert!(!ok(&env, "claude", &["mcp", "list"]).contains("devcoach"));
+}
+
+/// The `system/init` event of a headless Claude Code run, read before it gives up on the
+/// (absent) network.
+fn claude_init(env: &Env) -> Value {
+    let mut child = agent(env, "claude")
+        .args(["-p", "hello", "--output-format", "stream-json", "--verbose"])
+        .env("ANTHROPIC_API_KEY", "sk-ant-test-offline")
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("claude");
+    let (tx, rx) = std::sync::mpsc::channel();
+    let stdout = child.stdout.take().expect("stdout");
+    std::thread::spawn(move || {
+        for line in BufReader::new(stdout).lines().map_while(Result::ok) {
+            if let Ok(v) = serde_json::from_str::<Value>(&line)
+                && v["type"] == "system"
+                && v["subtype"] == "init"
+            {
+                let _ = tx.send(v);
+                return;
+            }
+        }
+    });
+    let init = rx.recv_timeout(Duration::from_mins(1));
+    let _ = child.kill();
+    let _ = child.wait();
+    init.expect("claude printed no init event")
+}
+
+#[test]
+fn gemini_cli_starts_the_server_and_lists_the_skill() {
+    let env = sandbox();
+    let out = ok(&env, "devcoach", &["install", "--gemini"]);
+    assert!(out.contains("registered with `gemini mcp add`"), "{out}");
+    let listed = ok(&env, "gemini", &["mcp", "list"]);
+    assert!(listed.contains(&format!("✓ devcoach: {} mcp (stdio) - Connected", exe())), "{listed}");
+    assert!(!listed.contains("Invalid configuration"), "Gemini rejected part of settings.json:\n{listed}");
+    let skills = ok(&env, "gemini", &["skills", "list"]);
+    assert!(skills.contains("devcoach"), "{skills}");
+    ok(&env, "devcoach", &["uninstall", "--gemini"]);
+    assert!(!ok(&env, "gemini", &["mcp", "list"]).contains("devcoach"));
+}
+
+/// Codex's own view of its hooks, from `codex app-server`.
+fn codex_hooks(env: &Env) -> Vec<Value> {
+    let home = env.tmp.path().join("home");
+    let mut child = agent(env, "codex")
+        .arg("app-server")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("codex");
+    let mut stdin = child.stdin.take().expect("stdin");
+    let messages = [
+        json!({ "jsonrpc": "2.0", "id": 1, "method": "initialize", "params": { "clientInfo": { "name": "devcoach-tests", "version": "0" } } }),
+        json!({ "jsonrpc": "2.0", "method": "initialized" }),
+        json!({ "jsonrpc": "2.0", "id": 2, "method": "hooks/list", "params": { "cwds": [home] } }),
+    ];
+    for m in messages {
+        writeln!(stdin, "{m}").expect("write");
+    }
+    let (tx, rx) = std::sync::mpsc::channel();
+    let stdout = child.stdout.take().expect("stdout");
+    std::thread::spawn(move || {
+        for line in BufReader::new(stdout).lines().map_while(Result::ok) {
+            if let Ok(v) = serde_json::from_str::<Value>(&line)
+                && v["id"] == 2
+            {
+                let _ = tx.send(v);
+                return;
+            }
+        }
+    });
+    let answer = rx.recv_timeout(Duration::from_mins(1));
+    drop(stdin);
+    let _ = child.kill();
+    let _ = child.wait();
+    let answer = answer.expect("codex app-server did not answer hooks/list");
+    answer["result"]["data"][0]["hooks"].as_array().cloned().unwrap_or_default()
+}
+
+#[test]
+fn codex_registers_the_server_and_agrees_on_hook_approval() {
+    let env = sandbox();
+    let out = ok(&env, "devcoach", &["install", "--codex"]);
+    assert!(out.contains("registered with `codex mcp add`"), "{out}");
+    let servers: Value = serde_json::from_str(&ok(&env, "codex", &["mcp", "list", "--json"])).expect("json");
+    let ours = servers.as_array().and_then(|s| s.iter().find(|s| s["name"] == "devcoach")).expect("listed");
+    assert_eq!(
+        (ours["transport"]["command"].as_str(), ours["transport"]["args"].clone()),
+        (Some(exe().as_str()), json!(["mcp"]))
+    );
+
+    let hooks = codex_hooks(&env);
+    let commands: Vec<&str> = hooks.iter().filter_map(|h| h["command"].as_str()).collect();
+    assert_eq!(commands, [format!("{} codex-prompt-hook", exe()), format!("{} codex-stop-hook", exe())]);
+    assert!(hooks.iter().all(|h| h["trustStatus"] == "untrusted"));
+    assert!(ok(&env, "devcoach", &["doctor"]).contains("Stop hook not approved yet"));
+
+    // Approve them as Codex records it; doctor then agrees with Codex that they are trusted.
+    let config = env.tmp.path().join("home/.codex/config.toml");
+    let mut toml = std::fs::read_to_string(&config).expect("config.toml");
+    for h in &hooks {
+        toml.push_str(&format!(
+            "\n[hooks.state.\"{}\"]\ntrusted_hash = \"{}\"\n",
+            h["key"].as_str().expect("key"),
+            h["currentHash"].as_str().expect("hash")
+        ));
+    }
+    std::fs::write(&config, toml).expect("write");
+    assert!(codex_hooks(&env).iter().all(|h| h["trustStatus"] == "trusted"));
+    let doctor = ok(&env, "devcoach", &["doctor"]);
+    assert!(
+        doctor.contains("Stop hook approved in Codex") && doctor.contains("UserPromptSubmit hook approved in Codex"),
+        "{doctor}"
+    );
+
+    // A hook that moves needs approving again: both sides see it.
+    let hooks_file = env.tmp.path().join("home/.codex/hooks.json");
+    let moved = std::fs::read_to_string(&hooks_file)
+        .expect("hooks")
+        .replace("codex-stop-hook\",\n            \"timeout\": 60", "codex-stop-hook\",\n            \"timeout\": 61");
+    std::fs::write(&hooks_file, moved).expect("write");
+    assert!(codex_hooks(&env).iter().any(|h| h["trustStatus"] == "modified"));
+    assert!(ok(&env, "devcoach", &["doctor"]).contains("Stop hook changed since you approved it"));
+
+    let out = ok(&env, "devcoach", &["uninstall", "--codex"]);
+    assert!(out.contains("removed with `codex mcp remove`"), "{out}");
+    assert!(codex_hooks(&env).is_empty());
+}
+
+fn repo() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+#[test]
+fn the_packages_pass_each_agents_own_validator() {
+    let env = sandbox();
+    let plugin = repo().join("packaging/claude-plugin");
+    let out = ok(&env, "claude", &["plugin", "validate", plugin.to_str().expect("utf-8")]);
+    assert!(out.contains("✔ Validation passed") && !out.contains("warning"), "{out}");
+    let extension = repo().join("packaging/gemini-extension");
+    let out = ok(&env, "gemini", &["extensions", "validate", extension.to_str().expect("utf-8")]);
+    assert!(out.contains("successfully validated") && !out.contains("Warning"), "{out}");
+    let manifest = repo().join("packaging/claude-desktop/manifest.json");
+    let out = ok(&env, "mcpb", &["validate", manifest.to_str().expect("utf-8")]);
+    assert!(out.contains("Manifest schema validation passes!"), "{out}");
+}
+
+/// The plugin as Claude Code loads it: its launcher finds devcoach on PATH, the server
+/// connects, and the hooks, commands and skill are all there.
+#[test]
+fn claude_code_loads_the_plugin() {
+    let env = sandbox();
+    let bin_dir = env.tmp.path().join("bin");
+    std::fs::create_dir_all(&bin_dir).expect("bin");
+    std::os::unix::fs::symlink(bin(), bin_dir.join("devcoach")).expect("link");
+    let plugin = repo().join("packaging/claude-plugin");
+    let with_plugin = |args: &[&str]| {
+        let out = agent(&env, "claude")
+            .env("PATH", format!("{}:{}", bin_dir.display(), path_var()))
+            .arg("--plugin-dir")
+            .arg(&plugin)
+            .args(args)
+            .output()
+            .expect("claude");
+        assert!(out.status.success(), "{}", transcript(&out, env.tmp.path()));
+        text(&out)
+    };
+    let details = with_plugin(&["plugin", "details", "devcoach"]);
+    for expected in ["Hooks (2)", "Stop", "UserPromptSubmit", "MCP servers (1)", "devcoach"] {
+        assert!(details.contains(expected), "{expected:?} missing:\n{details}");
+    }
+    let listed = with_plugin(&["mcp", "list"]);
+    assert!(listed.contains("✔ Connected") && listed.contains("devcoach-launch mcp"), "{listed}");
+}

@@ -1,0 +1,153 @@
+//! The committed plugin, extension and registry packages are exactly what the binary generates
+//! (so a version bump, a new tool or a changed hook cannot leave them behind), and the Desktop
+//! manifest lists the tools the live server offers.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use serde_json::{Value, json};
+
+use crate::Env;
+use crate::mcp_protocol::{by_id, exchange, init};
+
+fn repo() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+/// The directories and files `write-packages` owns.
+const OWNED: [&str; 5] = [
+    "packaging/claude-plugin",
+    "packaging/gemini-extension",
+    "packaging/claude-desktop",
+    "packaging/server.json",
+    ".claude-plugin/marketplace.json",
+];
+
+fn tree(root: &Path) -> BTreeMap<PathBuf, (Vec<u8>, bool)> {
+    fn walk(path: &Path, root: &Path, out: &mut BTreeMap<PathBuf, (Vec<u8>, bool)>) {
+        if path.is_dir() {
+            for entry in std::fs::read_dir(path).expect("dir").flatten() {
+                walk(&entry.path(), root, out);
+            }
+        } else if path.is_file() {
+            #[cfg(unix)]
+            let executable = {
+                use std::os::unix::fs::PermissionsExt;
+                std::fs::metadata(path).expect("meta").permissions().mode() & 0o111 != 0
+            };
+            #[cfg(not(unix))]
+            let executable = false;
+            let rel = path.strip_prefix(root).expect("under root").to_owned();
+            out.insert(rel, (std::fs::read(path).expect("read"), executable));
+        }
+    }
+    let mut out = BTreeMap::new();
+    for owned in OWNED {
+        walk(&root.join(owned), root, &mut out);
+    }
+    out
+}
+
+#[test]
+fn committed_packages_match_what_the_binary_generates() {
+    let env = Env::new();
+    let staging = env.tmp.path().join("staging");
+    let out = env.run(&["write-packages", staging.to_str().expect("utf-8")]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let generated = tree(&staging);
+    let committed = tree(&repo());
+    assert!(!generated.is_empty());
+    let names = |t: &BTreeMap<PathBuf, (Vec<u8>, bool)>| t.keys().cloned().collect::<Vec<_>>();
+    assert_eq!(names(&committed), names(&generated), "run `cargo run -- write-packages .` and commit the result");
+    for (path, (bytes, executable)) in &generated {
+        let (have, have_exec) = &committed[path];
+        assert!(have == bytes, "{} is out of date: run `cargo run -- write-packages .` and commit it", path.display());
+        assert_eq!(have_exec, executable, "{}: executable bit", path.display());
+    }
+}
+
+fn read_json(path: &Path) -> Value {
+    serde_json::from_slice(&std::fs::read(path).expect("read")).expect("json")
+}
+
+#[test]
+fn the_desktop_manifest_lists_the_live_tools_and_prompt() {
+    let env = Env::new();
+    let mut lines = init();
+    lines.push(json!({"jsonrpc": "2.0", "id": 2, "method": "tools/list"}).to_string());
+    lines.push(json!({"jsonrpc": "2.0", "id": 3, "method": "prompts/list"}).to_string());
+    let (out, _) = exchange(&env, &lines);
+    let live: Vec<Value> =
+        by_id(&out, 2)["result"]["tools"].as_array().expect("tools").iter().map(|t| t["name"].clone()).collect();
+    let prompts: Vec<Value> =
+        by_id(&out, 3)["result"]["prompts"].as_array().expect("prompts").iter().map(|p| p["name"].clone()).collect();
+    let manifest = read_json(&repo().join("packaging/claude-desktop/manifest.json"));
+    let declared: Vec<Value> = manifest["tools"].as_array().expect("tools").iter().map(|t| t["name"].clone()).collect();
+    assert_eq!(declared, live);
+    let declared: Vec<Value> =
+        manifest["prompts"].as_array().expect("prompts").iter().map(|p| p["name"].clone()).collect();
+    assert_eq!(declared, prompts);
+    assert_eq!(manifest["version"], env!("CARGO_PKG_VERSION"));
+}
+
+#[test]
+fn versions_and_hooks_agree_across_packages() {
+    let version = env!("CARGO_PKG_VERSION");
+    let root = repo();
+    assert_eq!(read_json(&root.join("packaging/claude-plugin/.claude-plugin/plugin.json"))["version"], version);
+    assert!(read_json(&root.join("packaging/claude-plugin/.claude-plugin/plugin.json"))["repository"].is_string());
+    assert_eq!(read_json(&root.join("packaging/gemini-extension/gemini-extension.json"))["version"], version);
+    let server = read_json(&root.join("packaging/server.json"));
+    assert_eq!((server["version"].as_str(), server["packages"][0]["version"].as_str()), (Some(version), Some(version)));
+    assert_eq!(
+        read_json(&root.join(".claude-plugin/marketplace.json"))["plugins"][0]["source"],
+        "./packaging/claude-plugin"
+    );
+
+    // The plugin's hooks run the same subcommands with the same timeouts `install` writes.
+    let hooks = read_json(&root.join("packaging/claude-plugin/hooks/hooks.json"));
+    let stop = hooks["hooks"]["Stop"][0]["hooks"][0].clone();
+    assert_eq!(
+        (stop["timeout"].as_u64(), stop["command"].as_str().map(|c| c.ends_with(" stop-hook"))),
+        (Some(60), Some(true))
+    );
+    let gemini = read_json(&root.join("packaging/gemini-extension/hooks/hooks.json"));
+    assert_eq!(gemini["hooks"]["BeforeAgent"][0]["hooks"][0]["timeout"], 30_000);
+
+    // The skill mirrors are the skill.
+    for dir in ["packaging/claude-plugin/skills/devcoach", "packaging/gemini-extension/skills/devcoach"] {
+        assert_eq!(
+            std::fs::read(root.join(dir).join("SKILL.md")).expect("skill"),
+            std::fs::read(root.join("assets/SKILL.md")).expect("asset")
+        );
+    }
+}
+
+/// The launcher: runs the devcoach it finds, and keeps hooks silent when there is none.
+#[cfg(unix)]
+#[test]
+fn the_launcher_finds_devcoach_or_stays_out_of_the_way() {
+    let env = Env::new();
+    let launcher = repo().join("packaging/claude-plugin/bin/devcoach-launch");
+    let bin_dir = env.tmp.path().join("bin");
+    std::fs::create_dir_all(&bin_dir).expect("dir");
+    std::os::unix::fs::symlink(crate::bin(), bin_dir.join("devcoach")).expect("link");
+    let run = |path: &str, args: &[&str]| {
+        std::process::Command::new("/bin/sh")
+            .arg(&launcher)
+            .args(args)
+            .env_clear()
+            .env("PATH", path)
+            .env("HOME", env.tmp.path().join("home"))
+            .env("DEVCOACH_DIR", env.data())
+            .output()
+            .expect("launcher ran")
+    };
+    let found = run(&format!("{}:/usr/bin:/bin", bin_dir.display()), &["--version"]);
+    assert_eq!(String::from_utf8_lossy(&found.stdout).trim(), format!("devcoach {}", env!("CARGO_PKG_VERSION")));
+    let hook = run("/usr/bin:/bin", &["stop-hook"]);
+    assert_eq!((hook.status.code(), hook.stdout.is_empty(), hook.stderr.is_empty()), (Some(0), true, true));
+    let mcp = run("/usr/bin:/bin", &["mcp"]);
+    assert_eq!(mcp.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&mcp.stderr).contains("was not found"));
+}
