@@ -151,3 +151,23 @@ fn the_launcher_finds_devcoach_or_stays_out_of_the_way() {
     assert_eq!(mcp.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&mcp.stderr).contains("was not found"));
 }
+
+/// `server.json` against the MCP Registry's published schema (a copy in tests/fixtures/schemas),
+/// plus the registry rules the schema does not spell out.
+#[test]
+fn the_registry_entry_follows_the_registry_schema() {
+    let root = repo();
+    let schema = read_json(&root.join("tests/fixtures/schemas/server.schema.2025-12-11.json"));
+    let server = read_json(&root.join("packaging/server.json"));
+    assert_eq!(server["$schema"], schema["$id"]);
+    let validator = jsonschema::validator_for(&schema).expect("schema compiles");
+    let errors: Vec<String> =
+        validator.iter_errors(&server).map(|e| format!("{} at {}", e, e.instance_path())).collect();
+    assert!(errors.is_empty(), "{errors:#?}");
+    // The validator really checks: a description over the limit is refused.
+    let mut long = server.clone();
+    long["description"] = Value::String("x".repeat(101));
+    assert!(!validator.is_valid(&long));
+    assert!(server["name"].as_str().is_some_and(|n| n.starts_with("io.github.devcoach-rs/")), "GitHub namespace");
+    assert_ne!(server["packages"][0]["version"], "latest");
+}
