@@ -117,12 +117,30 @@ pub enum Command {
     Doctor,
     /// Build your knowledge profile in the terminal, without an agent.
     Setup,
+    /// Open the local dashboard (lessons, knowledge map, courses, progress, settings) on 127.0.0.1.
+    Ui(UiArgs),
     /// Write the plugin, extension and registry packages under a directory (for releases).
     #[command(hide = true, name = "write-packages")]
     WritePackages {
         /// The repository root, or a staging directory.
         dir: std::path::PathBuf,
     },
+}
+
+#[derive(Debug, Args)]
+pub struct UiArgs {
+    /// The port on 127.0.0.1.
+    #[arg(long, default_value_t = 7860)]
+    pub port: u16,
+    /// Also open it in your browser.
+    #[arg(short, long)]
+    pub open: bool,
+    /// Stop the dashboard running on this port.
+    #[arg(long, conflicts_with_all = ["open", "demo"])]
+    pub stop: bool,
+    /// Show the demo learner (a sandbox; your data is not touched).
+    #[arg(long)]
+    pub demo: bool,
 }
 
 #[derive(Debug, Args)]

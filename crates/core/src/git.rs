@@ -79,6 +79,23 @@ pub fn parse_remote(remote: &str) -> Remote {
     }
 }
 
+/// The web page of a commit on a hosted platform (`owner/repo` + hash), when there is one.
+pub fn commit_url(platform: Platform, repository: &str, hash: &str) -> Option<String> {
+    let safe = |s: &str| {
+        !s.is_empty() && s.chars().all(|c| c.is_ascii_alphanumeric() || "-_./".contains(c)) && !s.contains("..")
+    };
+    let hash = hash.trim();
+    if !safe(repository) || !hash.chars().all(|c| c.is_ascii_hexdigit()) || hash.len() < 7 {
+        return None;
+    }
+    Some(match platform {
+        Platform::Github => format!("https://github.com/{repository}/commit/{hash}"),
+        Platform::Gitlab => format!("https://gitlab.com/{repository}/-/commit/{hash}"),
+        Platform::Bitbucket => format!("https://bitbucket.org/{repository}/commits/{hash}"),
+        Platform::Local => return None,
+    })
+}
+
 fn strip_scheme(url: &str) -> Option<&str> {
     ["https://", "http://", "ssh://"]
         .iter()
@@ -186,5 +203,26 @@ mod tests {
         assert_eq!(ctx.repository_platform, Some(Platform::Github));
         assert_eq!(ctx.repository, None);
         assert_eq!(ctx.folder, None);
+    }
+
+    #[test]
+    fn commit_pages() {
+        let h = "0123456789abcdef0123456789abcdef01234567";
+        assert_eq!(
+            commit_url(Platform::Github, "me/app", h).as_deref(),
+            Some(&*format!("https://github.com/me/app/commit/{h}"))
+        );
+        assert_eq!(
+            commit_url(Platform::Gitlab, "g/sub/app", h).as_deref(),
+            Some(&*format!("https://gitlab.com/g/sub/app/-/commit/{h}"))
+        );
+        assert_eq!(
+            commit_url(Platform::Bitbucket, "t/app", "abc1234").as_deref(),
+            Some("https://bitbucket.org/t/app/commits/abc1234")
+        );
+        assert_eq!(commit_url(Platform::Local, "me/app", h), None);
+        assert_eq!(commit_url(Platform::Github, "me/app\"evil", h), None);
+        assert_eq!(commit_url(Platform::Github, "../x", h), None);
+        assert_eq!(commit_url(Platform::Github, "me/app", "not-a-hash"), None);
     }
 }

@@ -17,6 +17,18 @@ const NOTEBOOK: &str = "# devcoach — Coaching Notebook\n\n\
 ## How they learn best\nShort lessons tied to the task just done, with one concrete tip. Prefers examples over theory.\n\n\
 ## Watch for\nSecurity and Redis lessons were hard to follow: go slower, start from the failure that happened.\n";
 
+/// The demo directory, seeded when it holds no demo yet (for `ui --demo`).
+pub fn ensure(ctx: &Ctx) -> anyhow::Result<DataDir> {
+    let root = default_dir();
+    let dir = DataDir::new(&root);
+    if !(root.join(MARKER).is_file() && dir.db_path().is_file()) {
+        prepare(&root, ctx)?;
+        Store::open(&dir)?.seed_demo(ctx.now)?;
+        dir.write_notebook(NOTEBOOK)?;
+    }
+    Ok(dir)
+}
+
 pub fn default_dir() -> PathBuf {
     std::env::temp_dir().join("devcoach-demo")
 }

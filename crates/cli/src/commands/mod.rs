@@ -13,6 +13,7 @@ mod settings;
 mod setup;
 mod share;
 mod stats;
+mod ui;
 mod welcome;
 
 use crate::cli::Command;
@@ -50,6 +51,7 @@ pub fn run(command: Option<Command>, ctx: &Ctx) -> anyhow::Result<()> {
         Command::Uninstall(args) => install::uninstall(ctx, &args),
         Command::Doctor => doctor::run(ctx),
         Command::Setup => setup::run(ctx),
+        Command::Ui(args) => ui::run(ctx, &args),
         Command::WritePackages { dir } => {
             let n = crate::packaging::write(&dir)?;
             crate::output::print(&format!("{n} package files written under {}", dir.display()))?;

@@ -67,3 +67,27 @@ pub fn write_stdout(f: impl FnOnce(&mut io::BufWriter<io::StdoutLock<'static>>) 
     f(&mut out)?;
     out.flush()
 }
+
+/// `text` as a clickable link (OSC 8) where the terminal shows them, else `text` alone.
+pub fn link(term: Term, url: &str, text: &str) -> String {
+    if term.color_out && hyperlinks_supported() {
+        format!("\x1b]8;;{url}\x07{text}\x1b]8;;\x07")
+    } else {
+        text.to_owned()
+    }
+}
+
+/// `FORCE_HYPERLINK=1/0` decides; else the terminals known to show OSC 8 links.
+fn hyperlinks_supported() -> bool {
+    let var = |k: &str| std::env::var(k).ok().filter(|v| !v.is_empty());
+    if let Some(force) = var("FORCE_HYPERLINK") {
+        return force != "0";
+    }
+    if var("TERM").as_deref() == Some("dumb") {
+        return false;
+    }
+    matches!(var("TERM_PROGRAM").as_deref(), Some("iTerm.app" | "vscode" | "ghostty" | "WezTerm"))
+        || var("TERM").as_deref() == Some("xterm-kitty")
+        || var("WT_SESSION").is_some()
+        || var("VTE_VERSION").and_then(|v| v.parse::<u32>().ok()).is_some_and(|v| v >= 5000)
+}

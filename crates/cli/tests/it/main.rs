@@ -12,6 +12,7 @@ mod mcp_python;
 mod packages;
 mod read_only;
 mod sharing;
+mod ui;
 
 use std::path::{Path, PathBuf};
 use std::process::Output;

@@ -1,0 +1,122 @@
+//! `devcoach ui`: the local dashboard.
+
+use std::io::IsTerminal;
+use std::process::{Command, Stdio};
+
+use devcoach_web::Options;
+
+use crate::cli::UiArgs;
+use crate::context::Ctx;
+use crate::failure::invalid;
+use crate::output::{self, Style};
+
+pub fn run(ctx: &Ctx, args: &UiArgs) -> anyhow::Result<()> {
+    let port = args.port;
+    let url = format!("http://localhost:{port}");
+    if args.stop {
+        let text = if devcoach_net::dashboard::stop(port) {
+            format!("Stopped the devcoach dashboard on port {port}.")
+        } else {
+            format!("No devcoach dashboard is running on port {port}.")
+        };
+        return Ok(output::print(&text)?);
+    }
+    let dir = if args.demo { super::demo::ensure(ctx)? } else { ctx.dir.clone() };
+    let listener = match std::net::TcpListener::bind(("127.0.0.1", port)) {
+        Ok(listener) => listener,
+        Err(e) if e.kind() == std::io::ErrorKind::AddrInUse => {
+            if devcoach_net::dashboard::ping(port).is_some() {
+                output::print(&format!(
+                    "{} devcoach dashboard already running at {}\n  (stop it with `devcoach ui --stop --port {port}`)",
+                    ctx.term.out(Style::Yellow, "!"),
+                    output::link(ctx.term, &url, &url)
+                ))?;
+                if args.open {
+                    open_browser(&url);
+                }
+                return Ok(());
+            }
+            return Err(invalid(format!("port {port} is used by another program: choose another with --port")));
+        }
+        Err(e) if e.kind() == std::io::ErrorKind::PermissionDenied => {
+            return Err(invalid(format!(
+                "port {port} needs administrator rights: use a port from 1024 up (the default is 7860)"
+            )));
+        }
+        Err(e) => return Err(invalid(format!("cannot listen on 127.0.0.1:{port}: {e}"))),
+    };
+    listener.set_nonblocking(true)?;
+    let options = Options {
+        dir,
+        now: std::env::var_os(crate::context::NOW_ENV).map(|_| ctx.now),
+        version: devcoach_core::APP_VERSION.to_owned(),
+    };
+    let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build()?;
+    runtime.block_on(async move {
+        let listener = tokio::net::TcpListener::from_std(listener)?;
+        let mut text = format!("devcoach UI running at {}", output::link(ctx.term, &url, &url));
+        if args.demo {
+            text.push_str(&format!("\n  showing the demo learner ({})", options.dir.root().display()));
+        }
+        if std::io::stdout().is_terminal() {
+            text.push_str("\nPress Ctrl+C to stop");
+        }
+        output::print(&text)?;
+        if args.open {
+            open_browser(&url);
+        }
+        devcoach_web::serve(listener, options, stop_signal()).await?;
+        anyhow::Ok(())
+    })
+}
+
+/// Resolves on the first SIGINT, SIGTERM or SIGHUP (Ctrl+C elsewhere); a second one ends the
+/// process at once with 130.
+async fn stop_signal() {
+    first_signal().await;
+    tokio::spawn(async {
+        first_signal().await;
+        std::process::exit(130);
+    });
+}
+
+#[cfg(unix)]
+async fn first_signal() {
+    use tokio::signal::unix::{SignalKind, signal};
+    let (Ok(mut int), Ok(mut term), Ok(mut hup)) =
+        (signal(SignalKind::interrupt()), signal(SignalKind::terminate()), signal(SignalKind::hangup()))
+    else {
+        let _ = tokio::signal::ctrl_c().await;
+        return;
+    };
+    tokio::select! {
+        _ = int.recv() => {}
+        _ = term.recv() => {}
+        _ = hup.recv() => {}
+    }
+}
+
+#[cfg(not(unix))]
+async fn first_signal() {
+    let _ = tokio::signal::ctrl_c().await;
+}
+
+/// Opens `url` in the default browser, without waiting for it.
+fn open_browser(url: &str) {
+    let mut cmd = if cfg!(target_os = "macos") {
+        let mut c = Command::new("open");
+        c.arg(url);
+        c
+    } else if cfg!(windows) {
+        let mut c = Command::new("cmd");
+        c.args(["/c", "start", "", url]);
+        c
+    } else {
+        let mut c = Command::new("xdg-open");
+        c.arg(url);
+        c
+    };
+    if cmd.stdin(Stdio::null()).stdout(Stdio::null()).stderr(Stdio::null()).spawn().is_err() {
+        output::note(&format!("Could not open a browser: visit {url}"));
+    }
+}

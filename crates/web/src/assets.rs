@@ -1,0 +1,58 @@
+//! Every static file the pages use, embedded at build time (the dashboard works offline and
+//! ships as one binary). Served from `/static/<name>`; anything not listed is a 404, so no path
+//! ever reaches the file system.
+
+use axum::extract::Path;
+use axum::http::{StatusCode, header};
+use axum::response::{IntoResponse, Response};
+
+macro_rules! asset {
+    ($name:literal) => {
+        ($name, include_bytes!(concat!("../../../assets/static/", $name)).as_slice())
+    };
+}
+
+const FILES: &[(&str, &[u8])] = &[
+    asset!("app.css"),
+    asset!("app.js"),
+    asset!("theme.js"),
+    asset!("course-viewer.js"),
+    asset!("favicon.svg"),
+    asset!("vendor/highlight.min.js"),
+    asset!("vendor/highlight.LICENSE.txt"),
+];
+
+/// The script injected into course documents (and nothing else).
+pub(crate) const COURSE_FRAME_JS: &str = include_str!("../../../assets/static/course-frame.js");
+
+/// The share landing page (also published as a static page).
+pub(crate) const LESSON_PAGE: &str = include_str!("../../../site/lesson.html");
+
+/// The dashboard's stylesheet (for tests that check the palette).
+pub fn palette_css() -> &'static str {
+    include_str!("../../../assets/static/app.css")
+}
+
+fn content_type(name: &str) -> &'static str {
+    match name.rsplit('.').next().unwrap_or_default() {
+        "css" => "text/css; charset=utf-8",
+        "js" | "mjs" => "text/javascript; charset=utf-8",
+        "json" => "application/json",
+        "svg" => "image/svg+xml",
+        "png" => "image/png",
+        "woff2" => "font/woff2",
+        "woff" => "font/woff",
+        "ico" => "image/x-icon",
+        "txt" => "text/plain; charset=utf-8",
+        _ => "application/octet-stream",
+    }
+}
+
+pub(crate) async fn serve(Path(name): Path<String>) -> Response {
+    match FILES.iter().find(|(n, _)| *n == name) {
+        Some((name, bytes)) => {
+            ([(header::CONTENT_TYPE, content_type(name)), (header::CACHE_CONTROL, "no-cache")], *bytes).into_response()
+        }
+        None => (StatusCode::NOT_FOUND, "Not Found").into_response(),
+    }
+}

@@ -1,0 +1,180 @@
+//! The knowledge map: topics by group, confidence edits, groups.
+
+use askama::Template;
+use axum::extract::{Path, State};
+use axum::http::HeaderMap;
+use devcoach_core::knowledge::{GroupTarget, OTHER_GROUP};
+
+use super::{Fields, html, same_site, see_other};
+use crate::error::{WebError, WebResult};
+use crate::pool;
+use crate::state::SharedState;
+use crate::views::{Chrome, enc};
+
+pub(crate) struct TopicRow {
+    pub topic: String,
+    pub topic_path: String,
+    pub confidence: i64,
+    pub tier: &'static str,
+}
+
+pub(crate) struct GroupView {
+    pub name: String,
+    pub name_path: String,
+    pub removable: bool,
+    pub topics: Vec<TopicRow>,
+}
+
+#[derive(Template)]
+#[template(path = "knowledge.html")]
+struct Page {
+    c: Chrome,
+    groups: Vec<GroupView>,
+    group_names: Vec<String>,
+    /// total, today, max per day, this week
+    stats: (i64, i64, i64, i64),
+    rate_allowed: bool,
+    rate_reason: String,
+}
+
+fn tier(confidence: i64) -> &'static str {
+    match confidence {
+        7.. => "high",
+        4..=6 => "mid",
+        _ => "low",
+    }
+}
+
+pub(crate) async fn page(State(state): State<SharedState>) -> WebResult {
+    let now = state.now();
+    let loaded = pool::read(&state, move |s| {
+        let profile = s.profile()?;
+        let stats = s.stats(now)?;
+        let settings = s.settings()?;
+        let rate = s.rate_limit(now);
+        Ok((Chrome::new(Some(s), "knowledge"), profile, stats, settings.max_per_day, rate))
+    })
+    .await?;
+    let Some((c, profile, stats, max, rate)) = loaded else {
+        return html(&Page {
+            c: Chrome::new(None, "knowledge"),
+            groups: Vec::new(),
+            group_names: vec![OTHER_GROUP.to_owned()],
+            stats: (0, 0, 2, 0),
+            rate_allowed: true,
+            rate_reason: "a lesson is allowed now".into(),
+        });
+    };
+    let mut group_names: Vec<String> = profile.groups.iter().map(|g| g.name.clone()).collect();
+    group_names.push(OTHER_GROUP.to_owned());
+    let mut groups: Vec<GroupView> = group_names
+        .iter()
+        .map(|name| GroupView {
+            name: name.clone(),
+            name_path: enc(name),
+            removable: name != OTHER_GROUP,
+            topics: Vec::new(),
+        })
+        .collect();
+    let mut entries = profile.knowledge.clone();
+    entries.sort_by(|a, b| b.confidence.cmp(&a.confidence).then_with(|| a.topic.cmp(&b.topic)));
+    for e in entries {
+        let group = profile.group_of(&e.topic).to_owned();
+        let row =
+            TopicRow { topic_path: enc(&e.topic), tier: tier(e.confidence), confidence: e.confidence, topic: e.topic };
+        if let Some(g) = groups.iter_mut().find(|g| g.name == group) {
+            g.topics.push(row);
+        }
+    }
+    // An empty "Other" says nothing; an empty named group can still be deleted.
+    groups.retain(|g| g.removable || !g.topics.is_empty());
+    let page = Page {
+        c,
+        groups,
+        group_names,
+        stats: (stats.total_lessons, stats.lessons_today, max, stats.lessons_this_week),
+        rate_allowed: rate.allowed,
+        rate_reason: rate.reason.unwrap_or_else(|| "a lesson is allowed now".into()),
+    };
+    html(&page)
+}
+
+/// A group field: absent leaves the grouping alone; empty or `Other` means no group.
+fn group_target(raw: Option<&str>) -> Option<GroupTarget> {
+    raw.map(GroupTarget::parse)
+}
+
+pub(crate) async fn upsert(State(state): State<SharedState>, headers: HeaderMap, form: Fields) -> WebResult {
+    same_site(&headers)?;
+    let topic = form.get("topic").unwrap_or_default().trim().to_owned();
+    if topic.is_empty() {
+        return Err(WebError::BadRequest("a topic needs a name".into()));
+    }
+    let confidence = form.get("confidence").and_then(|c| c.trim().parse::<i64>().ok()).unwrap_or(5);
+    let group = group_target(form.get("group"));
+    let now = state.now();
+    pool::write(&state, move |s| Ok(s.set_topic(&topic, confidence, group.as_ref(), now)?)).await?;
+    Ok(see_other(form.get("next"), "/knowledge"))
+}
+
+pub(crate) async fn remove(
+    State(state): State<SharedState>,
+    headers: HeaderMap,
+    Path(topic): Path<String>,
+    form: Fields,
+) -> WebResult {
+    same_site(&headers)?;
+    pool::write(&state, move |s| Ok(s.remove_topic(&topic)?)).await?;
+    Ok(see_other(form.get("next"), "/knowledge"))
+}
+
+pub(crate) async fn assign(
+    State(state): State<SharedState>,
+    headers: HeaderMap,
+    Path(topic): Path<String>,
+    form: Fields,
+) -> WebResult {
+    same_site(&headers)?;
+    let target = GroupTarget::parse(form.get("group").unwrap_or_default());
+    let found = pool::write(&state, move |s| Ok(s.assign_group(&topic, &target)?)).await?;
+    if !found {
+        return Err(WebError::NotFound("Topic not found"));
+    }
+    Ok(see_other(form.get("next"), "/knowledge"))
+}
+
+pub(crate) async fn delta(
+    State(state): State<SharedState>,
+    headers: HeaderMap,
+    Path(topic): Path<String>,
+    form: Fields,
+) -> WebResult {
+    same_site(&headers)?;
+    let Some(delta) = form.get("delta").and_then(|d| d.trim().parse::<i64>().ok()) else {
+        return Err(WebError::BadRequest("delta must be a whole number".into()));
+    };
+    let now = state.now();
+    pool::write(&state, move |s| Ok(s.update_knowledge(&topic, delta, now)?)).await?;
+    Ok(see_other(form.get("next"), "/knowledge"))
+}
+
+pub(crate) async fn add_group(State(state): State<SharedState>, headers: HeaderMap, form: Fields) -> WebResult {
+    same_site(&headers)?;
+    let name = form.get("group_name").unwrap_or_default().trim().to_owned();
+    if name.is_empty() || name == OTHER_GROUP {
+        return Err(WebError::BadRequest(format!("a group needs a name other than {OTHER_GROUP}")));
+    }
+    pool::write(&state, move |s| Ok(s.add_group(&name)?)).await?;
+    Ok(see_other(form.get("next"), "/knowledge"))
+}
+
+pub(crate) async fn remove_group(
+    State(state): State<SharedState>,
+    headers: HeaderMap,
+    Path(name): Path<String>,
+    form: Fields,
+) -> WebResult {
+    same_site(&headers)?;
+    pool::write(&state, move |s| Ok(s.remove_group(&name)?)).await?;
+    Ok(see_other(form.get("next"), "/knowledge"))
+}

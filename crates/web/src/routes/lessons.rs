@@ -1,0 +1,739 @@
+//! The lessons list, a lesson, and what can be done to lessons: star, feedback, delete, share,
+//! export and import.
+
+use std::collections::HashMap;
+
+use askama::Template;
+use axum::extract::{FromRequest, Multipart, Path, Query, Request, State};
+use axum::http::{HeaderMap, header};
+use axum::response::{IntoResponse, Redirect};
+use devcoach_core::Lesson;
+use devcoach_core::feedback::FeedbackChoice;
+use devcoach_core::lesson::{Feedback, Level};
+use devcoach_core::query::{FeedbackFilter, LessonQuery, SortColumn, SortOrder};
+use devcoach_core::settings::{SettingKey, SettingUpdate};
+use devcoach_core::share::payload::{SharedBy, SharedLesson};
+use devcoach_core::share::{SharedInput, file, parse_shared_input, text, url_to_fetch};
+use devcoach_core::time::{Period, lesson_stamp};
+use devcoach_store::{CourseFilter, Fields as Columns};
+
+use super::{Fields, attachment, html, same_site, see_other};
+use crate::error::{WebError, WebResult};
+use crate::state::SharedState;
+use crate::views::{Chrome, enc, full_date, short_date};
+use crate::{markdown, pool};
+
+/// Lessons per page.
+pub(crate) const PAGE_SIZE: u64 = 25;
+const PAGE_SIZE_U32: u32 = 25;
+
+/// The list's query string, as typed (echoed into the form and the links).
+#[derive(Debug, Clone, Default)]
+pub(crate) struct ListParams {
+    pub search: String,
+    pub period: String,
+    pub level: String,
+    pub feedback: String,
+    pub category: String,
+    pub date_from: String,
+    pub date_to: String,
+    pub project: String,
+    pub repository: String,
+    pub branch: String,
+    pub commit: String,
+    pub shared_by: String,
+    pub imported: String,
+    pub starred: String,
+    pub sort: String,
+    pub order: String,
+    pub page: u64,
+}
+
+/// Filters in the order they appear in links and chips.
+const FILTER_KEYS: [&str; 14] = [
+    "search",
+    "period",
+    "level",
+    "feedback",
+    "category",
+    "date_from",
+    "date_to",
+    "project",
+    "repository",
+    "branch",
+    "commit",
+    "shared_by",
+    "imported",
+    "starred",
+];
+
+impl ListParams {
+    pub fn from_map(q: &HashMap<String, String>) -> Self {
+        let get = |k: &str| q.get(k).map(|v| v.trim().to_owned()).unwrap_or_default();
+        Self {
+            search: get("search"),
+            period: get("period"),
+            level: get("level"),
+            feedback: get("feedback"),
+            category: get("category"),
+            date_from: get("date_from"),
+            date_to: get("date_to"),
+            project: get("project"),
+            repository: get("repository"),
+            branch: get("branch"),
+            commit: get("commit"),
+            shared_by: get("shared_by"),
+            imported: get("imported"),
+            starred: get("starred"),
+            sort: get("sort"),
+            order: get("order"),
+            page: q.get("page").and_then(|p| p.trim().parse().ok()).unwrap_or(1),
+        }
+    }
+
+    fn value(&self, key: &str) -> &str {
+        match key {
+            "search" => &self.search,
+            "period" => &self.period,
+            "level" => &self.level,
+            "feedback" => &self.feedback,
+            "category" => &self.category,
+            "date_from" => &self.date_from,
+            "date_to" => &self.date_to,
+            "project" => &self.project,
+            "repository" => &self.repository,
+            "branch" => &self.branch,
+            "commit" => &self.commit,
+            "shared_by" => &self.shared_by,
+            "imported" => &self.imported,
+            "starred" => &self.starred,
+            "sort" => &self.sort,
+            "order" => &self.order,
+            _ => "",
+        }
+    }
+
+    /// Whether a filter narrows the list (an `all` period does not).
+    fn active(&self, key: &str) -> bool {
+        let v = self.value(key);
+        match key {
+            "period" => !v.is_empty() && v != "all",
+            "starred" => v == "1",
+            _ => !v.is_empty(),
+        }
+    }
+
+    pub fn more_open(&self) -> bool {
+        ["date_from", "date_to", "project", "repository", "branch", "commit", "shared_by", "imported", "starred"]
+            .iter()
+            .any(|k| self.active(k))
+    }
+
+    /// `/lessons?…` with these filters, `sort`/`order`, a page, minus one filter.
+    fn url(&self, without: Option<&str>, sort: Option<(&str, &str)>, page: u64) -> String {
+        let mut parts: Vec<String> = FILTER_KEYS
+            .iter()
+            .filter(|k| Some(**k) != without && self.active(k))
+            .map(|k| format!("{k}={}", enc(self.value(k))))
+            .collect();
+        let (s, o) = sort.unwrap_or((&self.sort, &self.order));
+        if !s.is_empty() {
+            parts.push(format!("sort={}", enc(s)));
+        }
+        if !o.is_empty() {
+            parts.push(format!("order={}", enc(o)));
+        }
+        if page > 1 {
+            parts.push(format!("page={page}"));
+        }
+        if parts.is_empty() { "/lessons".into() } else { format!("/lessons?{}", parts.join("&")) }
+    }
+
+    /// The query the store runs. Values it cannot read are ignored (a hand-edited URL never
+    /// fails the page).
+    pub fn query(&self) -> LessonQuery {
+        let mut q = LessonQuery {
+            period: Period::parse(&self.period),
+            level: Level::parse(&self.level).ok(),
+            feedback: FeedbackFilter::parse(&self.feedback),
+            category: Some(self.category.clone()).filter(|c| !c.is_empty()),
+            project: Some(self.project.clone()).filter(|c| !c.is_empty()),
+            repository: Some(self.repository.clone()).filter(|c| !c.is_empty()),
+            branch: Some(self.branch.clone()).filter(|c| !c.is_empty()),
+            commit: Some(self.commit.clone()).filter(|c| !c.is_empty()),
+            shared_by: Some(self.shared_by.clone()).filter(|c| !c.is_empty()),
+            imported: match self.imported.as_str() {
+                "1" => Some(true),
+                "0" => Some(false),
+                _ => None,
+            },
+            starred: (self.starred == "1").then_some(true),
+            sort: SortColumn::parse_or_default(&self.sort),
+            order: SortOrder::parse_or_default(&self.order),
+            ..LessonQuery::default()
+        };
+        q.set_search(&self.search);
+        if !self.date_from.is_empty() {
+            let _ = q.dates.set_from(&self.date_from);
+        }
+        if !self.date_to.is_empty() {
+            let _ = q.dates.set_to(&self.date_to);
+        }
+        q
+    }
+
+    fn chips(&self) -> Vec<Chip> {
+        FILTER_KEYS
+            .iter()
+            .filter(|k| self.active(k))
+            .map(|k| {
+                let v = self.value(k);
+                let label = match *k {
+                    "search" => format!("“{v}”"),
+                    "starred" => "★ starred".to_owned(),
+                    "imported" if v == "1" => "🤝 shared with me".to_owned(),
+                    "imported" => "mine only".to_owned(),
+                    "shared_by" | "date_from" => format!("from {v}"),
+                    "date_to" => format!("until {v}"),
+                    "feedback" => feedback_label(v).to_owned(),
+                    _ => v.to_owned(),
+                };
+                Chip { label, remove: self.url(Some(k), None, 1) }
+            })
+            .collect()
+    }
+}
+
+fn feedback_label(raw: &str) -> &'static str {
+    match raw {
+        "know" => "✓ knew it",
+        "understood" => "💡 understood",
+        "dont_know" => "✗ couldn't follow",
+        "none" => "no answer yet",
+        _ => "feedback",
+    }
+}
+
+pub(crate) fn feedback_badge(f: Option<Feedback>) -> Option<(&'static str, &'static str, &'static str)> {
+    f.map(|f| match f {
+        Feedback::Know => ("✓", "knew it", "fb-know"),
+        Feedback::Understood => ("💡", "understood", "fb-understood"),
+        Feedback::DontKnow => ("✗", "couldn't follow", "fb-dont_know"),
+    })
+}
+
+pub(crate) struct Chip {
+    pub label: String,
+    pub remove: String,
+}
+
+pub(crate) struct Column {
+    pub label: &'static str,
+    pub url: String,
+    pub arrow: &'static str,
+}
+
+pub(crate) struct Row {
+    pub id: String,
+    pub id_path: String,
+    pub when: String,
+    pub when_full: String,
+    pub topic: String,
+    pub title: String,
+    pub level: &'static str,
+    pub feedback: Option<(&'static str, &'static str, &'static str)>,
+    pub categories: String,
+    pub starred: bool,
+    pub shared_by: Option<String>,
+}
+
+impl Row {
+    fn from(l: Lesson) -> Self {
+        Self {
+            id_path: enc(&l.id),
+            when: short_date(&l.timestamp),
+            when_full: full_date(&l.timestamp),
+            level: l.level.as_str(),
+            feedback: feedback_badge(l.feedback),
+            categories: l.categories.join(", "),
+            id: l.id,
+            topic: l.topic_id,
+            title: l.title,
+            starred: l.starred,
+            shared_by: l.shared_by,
+        }
+    }
+}
+
+#[derive(Template)]
+#[template(path = "lessons.html")]
+struct ListPage {
+    c: Chrome,
+    f: ListParams,
+    rows: Vec<Row>,
+    total: u64,
+    page: u64,
+    pages: u64,
+    first_n: u64,
+    last_n: u64,
+    prev_url: Option<String>,
+    next_url: Option<String>,
+    columns: Vec<Column>,
+    chips: Vec<Chip>,
+    categories: Vec<String>,
+    periods: [(&'static str, &'static str); 5],
+    levels: [&'static str; 3],
+    feedbacks: [(&'static str, &'static str); 4],
+    filtered: bool,
+    here: String,
+    import_open: bool,
+    import_error: Option<&'static str>,
+}
+
+pub(crate) async fn list(State(state): State<SharedState>, Query(raw): Query<HashMap<String, String>>) -> WebResult {
+    let params = ListParams::from_map(&raw);
+    let import_open = raw.get("import").is_some_and(|v| v == "1") || raw.contains_key("error");
+    let import_error = match raw.get("error").map(String::as_str) {
+        Some("invalid") => Some("That is not a lesson devcoach can read: paste the whole code, link or card."),
+        Some("cross") => Some("The import came from another site and was refused."),
+        _ => None,
+    };
+    let now = state.now();
+    let query = params.query();
+    let wanted = params.page;
+    let loaded = pool::read(&state, move |s| {
+        let total = u64::try_from(s.count_lessons(&query, now)?).unwrap_or(0);
+        let pages = total.div_ceil(PAGE_SIZE).max(1);
+        let page = wanted.clamp(1, pages);
+        let q = LessonQuery { limit: Some(PAGE_SIZE_U32), offset: (page - 1) * PAGE_SIZE, ..query };
+        let mut rows = Vec::with_capacity(25);
+        s.visit_lessons(&q, now, Columns::List, |l| {
+            rows.push(Row::from(l));
+            Ok::<_, devcoach_store::StoreError>(())
+        })?;
+        Ok((Chrome::new(Some(s), "lessons"), total, page, pages, rows, s.categories()?))
+    })
+    .await?;
+    let (c, total, page, pages, rows, categories) =
+        loaded.unwrap_or_else(|| (Chrome::new(None, "lessons"), 0, 1, 1, Vec::new(), Vec::new()));
+    let sort = SortColumn::parse_or_default(&params.sort);
+    let order = SortOrder::parse_or_default(&params.order);
+    let columns = [
+        ("Date", SortColumn::Timestamp),
+        ("Topic", SortColumn::TopicId),
+        ("Title", SortColumn::Title),
+        ("Level", SortColumn::Level),
+        ("Feedback", SortColumn::Feedback),
+    ]
+    .into_iter()
+    .map(|(label, col)| {
+        let current = col == sort;
+        let next_order = if current && order == SortOrder::Desc { "asc" } else { "desc" };
+        Column {
+            label,
+            url: params.url(None, Some((col.column(), next_order)), 1),
+            arrow: match (current, order) {
+                (false, _) => "",
+                (true, SortOrder::Desc) => " ↓",
+                (true, SortOrder::Asc) => " ↑",
+            },
+        }
+    })
+    .collect();
+    let page_view = ListPage {
+        here: params.url(None, None, page),
+        prev_url: (page > 1).then(|| params.url(None, None, page - 1)),
+        next_url: (page < pages).then(|| params.url(None, None, page + 1)),
+        first_n: if total == 0 { 0 } else { (page - 1) * PAGE_SIZE + 1 },
+        last_n: (page * PAGE_SIZE).min(total),
+        chips: params.chips(),
+        filtered: params.query().is_filtered(),
+        c,
+        rows,
+        total,
+        page,
+        pages,
+        columns,
+        categories,
+        periods: [
+            ("all", "Any time"),
+            ("today", "Today"),
+            ("week", "This week"),
+            ("month", "This month"),
+            ("year", "This year"),
+        ],
+        levels: ["junior", "mid", "senior"],
+        feedbacks: [
+            ("know", "✓ knew it"),
+            ("understood", "💡 understood"),
+            ("dont_know", "✗ couldn't follow"),
+            ("none", "no answer yet"),
+        ],
+        f: params,
+        import_open,
+        import_error,
+    };
+    html(&page_view)
+}
+
+#[derive(Template)]
+#[template(path = "lesson.html")]
+struct DetailPage {
+    c: Chrome,
+    l: Lesson,
+    id_path: String,
+    level: &'static str,
+    categories: String,
+    when: String,
+    git: Vec<(String, Option<String>)>,
+    body_html: String,
+    banner: Option<&'static str>,
+    share_open: bool,
+    share_name: String,
+    current_feedback: &'static str,
+    feedback_choices: [(&'static str, &'static str, &'static str); 3],
+    course: Option<(String, String, usize, usize)>,
+    here: String,
+}
+
+pub(crate) async fn detail(
+    State(state): State<SharedState>,
+    Path(id): Path<String>,
+    Query(q): Query<HashMap<String, String>>,
+) -> WebResult {
+    let lookup = id.clone();
+    let found = pool::read(&state, move |s| {
+        let Some(lesson) = s.lesson(&lookup)? else { return Ok(None) };
+        let course = s
+            .courses(&CourseFilter { lesson_id: Some(lookup.clone()), ..CourseFilter::default() })?
+            .into_iter()
+            .next()
+            .map(|c| {
+                let done = c.steps.iter().filter(|st| st.status.as_str() != "todo").count();
+                (c.id, c.title, done, c.steps.len())
+            });
+        let share_name = s.settings()?.share_name.unwrap_or_default();
+        Ok(Some((Chrome::new(Some(s), "lessons"), lesson, course, share_name)))
+    })
+    .await?
+    .flatten();
+    let Some((c, l, course, share_name)) = found else { return Err(WebError::NotFound("Lesson not found")) };
+    let mut git = Vec::new();
+    if let Some(p) = &l.project {
+        git.push((format!("project {p}"), None));
+    }
+    if let Some(b) = &l.branch {
+        git.push((format!("branch {b}"), None));
+    }
+    if let Some(h) = &l.commit_hash {
+        let url = match (l.repository_platform, l.repository.as_deref()) {
+            (Some(platform), Some(repo)) => devcoach_core::git::commit_url(platform, repo, h),
+            _ => None,
+        };
+        git.push((format!("commit {}", h.chars().take(7).collect::<String>()), url));
+    }
+    if let Some(t) = &l.task_context {
+        git.push((format!("task: {t}"), None));
+    }
+    let page = DetailPage {
+        id_path: enc(&l.id),
+        level: l.level.as_str(),
+        categories: l.categories.join(", "),
+        when: full_date(&l.timestamp),
+        body_html: markdown::to_html(l.body.as_deref().unwrap_or_default()),
+        banner: match q.get("imported").map(String::as_str) {
+            Some("1") => Some("Imported: the lesson is in your list now."),
+            Some("dup") => Some("You already had this lesson; nothing was added."),
+            _ => None,
+        },
+        share_open: q.get("share").is_some_and(|v| v == "1"),
+        current_feedback: l.feedback.map_or("", Feedback::as_str),
+        feedback_choices: [
+            ("know", "✓", "Knew it"),
+            ("understood", "💡", "Understood"),
+            ("dont_know", "✗", "Couldn't follow"),
+        ],
+        here: format!("/lessons/{}", enc(&l.id)),
+        git,
+        course,
+        share_name,
+        c,
+        l,
+    };
+    html(&page)
+}
+
+pub(crate) async fn star(
+    State(state): State<SharedState>,
+    headers: HeaderMap,
+    Path(id): Path<String>,
+    form: Fields,
+) -> WebResult {
+    same_site(&headers)?;
+    let on = form.get("starred") == Some("1");
+    let next = form.get("next").map(str::to_owned);
+    let found = pool::write(&state, move |s| Ok(s.set_star(&id, on)?)).await?;
+    if !found {
+        return Err(WebError::NotFound("Lesson not found"));
+    }
+    Ok(see_other(next.as_deref(), "/lessons"))
+}
+
+pub(crate) async fn feedback(
+    State(state): State<SharedState>,
+    headers: HeaderMap,
+    Path(id): Path<String>,
+    form: Fields,
+) -> WebResult {
+    same_site(&headers)?;
+    let raw = form.get("feedback").unwrap_or_default();
+    let choice = if raw.is_empty() { Some(FeedbackChoice(None)) } else { FeedbackChoice::parse(raw) };
+    let Some(choice) = choice else {
+        return Err(WebError::BadRequest(format!(
+            "feedback must be know, understood, dont_know or clear, not {raw:?}"
+        )));
+    };
+    let next = form.get("next").map(str::to_owned);
+    let now = state.now();
+    let outcome = pool::write(&state, move |s| Ok(s.record_feedback(&id, choice, now)?)).await?;
+    if outcome.is_none() {
+        return Err(WebError::NotFound("Lesson not found"));
+    }
+    Ok(see_other(next.as_deref(), "/lessons"))
+}
+
+pub(crate) async fn delete(State(state): State<SharedState>, headers: HeaderMap, form: Fields) -> WebResult {
+    same_site(&headers)?;
+    let ids: Vec<String> = form.all("id").map(str::to_owned).collect();
+    let next = form.get("next").map(str::to_owned);
+    if !ids.is_empty() {
+        pool::write(&state, move |s| Ok(s.delete_lessons(&ids)?)).await?;
+    }
+    Ok(see_other(next.as_deref(), "/lessons"))
+}
+
+/// What a share request asks for.
+struct ShareRequest {
+    name: Option<String>,
+    include_context: bool,
+    persist: bool,
+    format: String,
+}
+
+impl ShareRequest {
+    fn from_pairs(get: impl Fn(&str) -> Option<String>) -> Self {
+        Self {
+            name: get("name"),
+            include_context: get("include_context").is_some_and(|v| v == "1" || v == "on" || v == "true"),
+            persist: get("persist").is_some_and(|v| v == "1"),
+            format: get("format").unwrap_or_default(),
+        }
+    }
+}
+
+pub(crate) async fn share_get(
+    State(state): State<SharedState>,
+    headers: HeaderMap,
+    Path(id): Path<String>,
+    Query(q): Query<HashMap<String, String>>,
+) -> WebResult {
+    same_site(&headers)?;
+    share(state, id, ShareRequest::from_pairs(|k| q.get(k).cloned())).await
+}
+
+pub(crate) async fn share_post(
+    State(state): State<SharedState>,
+    headers: HeaderMap,
+    Path(id): Path<String>,
+    form: Fields,
+) -> WebResult {
+    same_site(&headers)?;
+    share(state, id, ShareRequest::from_pairs(|k| form.get(k).map(str::to_owned))).await
+}
+
+async fn share(state: SharedState, id: String, req: ShareRequest) -> WebResult {
+    let now = state.now();
+    let persist_name = req.name.clone().filter(|n| req.persist && !n.trim().is_empty());
+    let payload = pool::write(&state, move |s| {
+        let Some(lesson) = s.lesson(&id)? else { return Ok(None) };
+        if let Some(name) = &persist_name {
+            s.apply_setting(&SettingUpdate::new(SettingKey::ShareName, name)?)?;
+        }
+        let setting = s.settings()?.share_name;
+        let by = match req.name.as_deref().map(str::trim) {
+            Some("") => SharedBy::Anonymous,
+            Some(name) => SharedBy::Named(name.to_owned()),
+            None => SharedBy::Default,
+        };
+        let shared_by = by.resolve(setting.as_deref(), None);
+        Ok(Some(SharedLesson::from_lesson(
+            &lesson,
+            req.include_context,
+            shared_by,
+            lesson_stamp(now),
+            devcoach_core::APP_VERSION,
+        )))
+    })
+    .await?
+    .ok_or(WebError::NotFoundText("Lesson not found"))?;
+    let (share_text, code) = text::share_text(&payload);
+    let plain = |body: String| {
+        ([(header::CONTENT_TYPE, "text/plain; charset=utf-8"), (header::CACHE_CONTROL, "no-store")], body)
+            .into_response()
+    };
+    Ok(match req.format.as_str() {
+        "text" => plain(share_text),
+        "link" => plain(text::link(&code)),
+        "md" => attachment("text/markdown; charset=utf-8", &file::file_name(&payload), file::render_file(&payload)),
+        _ => {
+            // The data the page's copy buttons read.
+            let esc =
+                |s: &str| s.replace('&', "&amp;").replace('"', "&quot;").replace('<', "&lt;").replace('>', "&gt;");
+            let fragment = format!(
+                "<div id=\"share-payloads\" data-text=\"{}\" data-link=\"{}\" data-file-name=\"{}\"></div>",
+                esc(&share_text),
+                esc(&text::link(&code)),
+                esc(&file::file_name(&payload))
+            );
+            axum::response::Html(fragment).into_response()
+        }
+    })
+}
+
+pub(crate) async fn export(State(state): State<SharedState>) -> WebResult {
+    let now = state.now();
+    let lessons = pool::read(&state, move |s| Ok(s.lessons(&LessonQuery::default(), now)?)).await?.unwrap_or_default();
+    let mut body = serde_json::to_vec_pretty(&lessons).map_err(|e| WebError::Internal(e.to_string()))?;
+    body.push(b'\n');
+    Ok(attachment("application/json", "devcoach-lessons.json", body))
+}
+
+/// An import's input, from a multipart upload (a file wins over pasted text) or a plain form.
+async fn import_input(req: Request) -> Result<(String, String), WebError> {
+    let multipart = req
+        .headers()
+        .get(header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|ct| ct.starts_with("multipart/form-data"));
+    if multipart {
+        let mut form = Multipart::from_request(req, &()).await.map_err(|e| WebError::BadRequest(e.to_string()))?;
+        let (mut from, mut text, mut file) = (String::new(), String::new(), String::new());
+        while let Some(field) = form.next_field().await.map_err(|e| WebError::BadRequest(e.to_string()))? {
+            let name = field.name().unwrap_or_default().to_owned();
+            let bytes = field.bytes().await.map_err(|e| WebError::BadRequest(e.to_string()))?;
+            let value = String::from_utf8_lossy(&bytes).into_owned();
+            match name.as_str() {
+                "from" => from = value,
+                "text" => text = value,
+                "file" => file = value,
+                _ => {}
+            }
+        }
+        Ok((from, if file.trim().is_empty() { text } else { file }))
+    } else {
+        let fields =
+            Fields::from_request(req, &()).await.map_err(|_| WebError::BadRequest("unreadable form".into()))?;
+        Ok((fields.get("from").unwrap_or_default().to_owned(), fields.get("text").unwrap_or_default().to_owned()))
+    }
+}
+
+pub(crate) async fn import(State(state): State<SharedState>, req: Request) -> WebResult {
+    let cross = crate::guard::is_cross_site(req.headers());
+    let (from, raw) = import_input(req).await?;
+    let from_lessons = from != "settings";
+    let invalid = || {
+        if from_lessons {
+            Redirect::to("/lessons?import=1&error=invalid").into_response()
+        } else {
+            Redirect::to("/settings?imported=0&skipped=0&invalid=1").into_response()
+        }
+    };
+    if cross {
+        return Ok(Redirect::to(if from_lessons { "/lessons?import=1&error=cross" } else { "/settings?error=cross" })
+            .into_response());
+    }
+    let text = match url_to_fetch(&raw).map(str::to_owned) {
+        Some(url) => {
+            let fetched =
+                tokio::task::spawn_blocking(move || devcoach_net::fetch(&url, &devcoach_net::FetchPolicy::default()))
+                    .await
+                    .map_err(|e| WebError::Internal(e.to_string()))?;
+            match fetched {
+                Ok(body) => body,
+                Err(_) => return Ok(invalid()),
+            }
+        }
+        None => raw,
+    };
+    let Ok(input) = parse_shared_input(&text) else { return Ok(invalid()) };
+    let now = state.now();
+    let outcome = pool::write(&state, move |s| Ok(s.import_input(input, now)?)).await?;
+    if let (true, Some(lesson)) = (outcome.shared, outcome.lesson.as_ref()) {
+        let flag = if outcome.counts.inserted > 0 { "1" } else { "dup" };
+        return Ok(Redirect::to(&format!("/lessons/{}?imported={flag}", enc(&lesson.id))).into_response());
+    }
+    if outcome.shared {
+        return Ok(invalid());
+    }
+    Ok(Redirect::to(&format!(
+        "/settings?imported={}&skipped={}&invalid={}",
+        outcome.counts.inserted, outcome.counts.duplicated, outcome.counts.invalid
+    ))
+    .into_response())
+}
+
+#[derive(Template)]
+#[template(path = "import_preview.html")]
+struct PreviewPage {
+    c: Chrome,
+    error: Option<String>,
+    code: String,
+    title: String,
+    topic: String,
+    level: &'static str,
+    categories: String,
+    summary: String,
+    body_html: String,
+    shared_by: Option<String>,
+}
+
+pub(crate) async fn preview(State(state): State<SharedState>, Query(q): Query<HashMap<String, String>>) -> WebResult {
+    let Some(code) = q.get("code").map(|c| c.trim().to_owned()).filter(|c| !c.is_empty()) else {
+        return Ok(Redirect::to("/lessons?import=1").into_response());
+    };
+    let c = pool::read(&state, |s| Ok(Chrome::new(Some(s), "lessons")))
+        .await?
+        .unwrap_or_else(|| Chrome::new(None, "lessons"));
+    let mut page = PreviewPage {
+        c,
+        error: None,
+        code: code.clone(),
+        title: String::new(),
+        topic: String::new(),
+        level: "mid",
+        categories: String::new(),
+        summary: String::new(),
+        body_html: String::new(),
+        shared_by: None,
+    };
+    // A preview only decodes: a URL to fetch is refused here (importing it is a POST).
+    match url_to_fetch(&code).map_or_else(
+        || parse_shared_input(&code).map_err(|e| e.to_string()),
+        |_| Err("This is a web address, not a lesson code: import it from the lessons page to fetch it.".to_owned()),
+    ) {
+        Ok(SharedInput::Shared(p)) => {
+            page.body_html = markdown::to_html(p.body.as_deref().unwrap_or_default());
+            page.level = p.level.as_str();
+            page.categories = p.categories.join(", ");
+            page.title = p.title;
+            page.topic = p.topic_id;
+            page.summary = p.summary;
+            page.shared_by = p.shared_by;
+        }
+        Ok(SharedInput::Lessons(_)) => {
+            page.error = Some("This is a lessons export, not one shared lesson: import it from Settings.".into());
+        }
+        Err(e) => page.error = Some(e),
+    }
+    html(&page)
+}

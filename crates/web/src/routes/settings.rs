@@ -1,0 +1,178 @@
+//! Settings, backup and restore, the coaching notebook.
+
+use std::collections::HashMap;
+
+use askama::Template;
+use axum::extract::{Multipart, Query, State};
+use axum::http::HeaderMap;
+use axum::response::{IntoResponse, Redirect};
+use devcoach_core::settings::{SettingKey, SettingUpdate, Settings};
+
+use super::{Fields, attachment, html, same_site, see_other};
+use crate::error::{WebError, WebResult};
+use crate::pool;
+use crate::state::SharedState;
+use crate::views::Chrome;
+
+#[derive(Template)]
+#[template(path = "settings.html")]
+struct Page {
+    c: Chrome,
+    s: Settings,
+    scope: &'static str,
+    theme: &'static str,
+    home: &'static str,
+    share_name: String,
+    notebook: String,
+    flashes: Vec<(&'static str, String)>,
+}
+
+fn plural(n: &str, one: &str, many: &str) -> String {
+    if n == "1" { format!("1 {one}") } else { format!("{n} {many}") }
+}
+
+fn flashes(q: &HashMap<String, String>) -> Vec<(&'static str, String)> {
+    let mut out = Vec::new();
+    if let Some(imported) = q.get("imported") {
+        let zero = String::from("0");
+        let skipped = q.get("skipped").unwrap_or(&zero);
+        let invalid = q.get("invalid").unwrap_or(&zero);
+        let mut text = format!("Imported {}", plural(imported, "lesson", "lessons"));
+        if skipped != "0" {
+            text.push_str(&format!(", {skipped} already there"));
+        }
+        if let Some(groups) = q.get("groups").filter(|g| *g != "0") {
+            text.push_str(&format!(", {}", plural(groups, "new group", "new groups")));
+        }
+        if q.get("notebook").is_some_and(|n| n == "1") {
+            text.push_str(", and the coaching notebook");
+        }
+        text.push('.');
+        out.push(("ok", text));
+        if invalid != "0" {
+            out.push(("error", format!("{} could not be read.", plural(invalid, "entry", "entries"))));
+        }
+    }
+    if q.get("notebook_saved").is_some() {
+        out.push(("ok", "Notebook saved.".into()));
+    }
+    if q.get("saved").is_some() {
+        out.push(("ok", "Settings saved.".into()));
+    }
+    if let Some(why) = q.get("invalid_setting") {
+        out.push(("error", format!("Not saved: {why}")));
+    }
+    if q.get("error").is_some_and(|e| e == "cross") {
+        out.push(("error", "That came from another site and was refused.".into()));
+    }
+    if q.get("error").is_some_and(|e| e == "backup") {
+        out.push(("error", "That file is not a devcoach backup (or is damaged); nothing was changed.".into()));
+    }
+    out
+}
+
+pub(crate) async fn page(State(state): State<SharedState>, Query(q): Query<HashMap<String, String>>) -> WebResult {
+    let dir = state.dir.clone();
+    let loaded = pool::read(&state, |s| Ok((Chrome::new(Some(s), "settings"), s.settings()?))).await?;
+    let (c, s) = loaded.unwrap_or_else(|| (Chrome::new(None, "settings"), Settings::default()));
+    let notebook = tokio::task::spawn_blocking(move || dir.read_notebook().unwrap_or_default())
+        .await
+        .map_err(|e| WebError::Internal(e.to_string()))?;
+    let page = Page {
+        scope: s.nudge_scope.as_str(),
+        theme: s.ui_theme.as_str(),
+        home: s.ui_home.as_str(),
+        share_name: s.share_name.clone().unwrap_or_default(),
+        notebook,
+        flashes: flashes(&q),
+        c,
+        s,
+    };
+    html(&page)
+}
+
+pub(crate) async fn save(State(state): State<SharedState>, headers: HeaderMap, form: Fields) -> WebResult {
+    same_site(&headers)?;
+    let mut updates = Vec::new();
+    let mut problems = Vec::new();
+    for (key, name) in [
+        (SettingKey::MaxPerDay, "max_per_day"),
+        (SettingKey::MinGapMinutes, "min_gap_minutes"),
+        (SettingKey::NudgeEvery, "nudge_every"),
+        (SettingKey::NudgeScope, "nudge_scope"),
+        (SettingKey::UiTheme, "ui_theme"),
+        (SettingKey::UiHome, "ui_home"),
+        (SettingKey::ShareName, "share_name"),
+    ] {
+        let Some(value) = form.get(name) else { continue };
+        match SettingUpdate::new(key, value.trim()) {
+            Ok(update) => updates.push(update),
+            Err(e) => problems.push(e.to_string()),
+        }
+    }
+    pool::write(&state, move |s| {
+        for u in &updates {
+            s.apply_setting(u)?;
+        }
+        Ok(())
+    })
+    .await?;
+    if problems.is_empty() {
+        Ok(Redirect::to("/settings?saved=1").into_response())
+    } else {
+        Ok(Redirect::to(&format!("/settings?invalid_setting={}", crate::views::enc(&problems.join("; "))))
+            .into_response())
+    }
+}
+
+pub(crate) async fn export(State(state): State<SharedState>) -> WebResult {
+    let zip = pool::write(&state, |s| Ok(s.backup_zip()?.0)).await?;
+    Ok(attachment("application/zip", "devcoach-backup.zip", zip))
+}
+
+pub(crate) async fn import(State(state): State<SharedState>, headers: HeaderMap, mut form: Multipart) -> WebResult {
+    if crate::guard::is_cross_site(&headers) {
+        return Ok(Redirect::to("/settings?error=cross").into_response());
+    }
+    let mut bytes = Vec::new();
+    while let Some(field) = form.next_field().await.map_err(|e| WebError::BadRequest(e.to_string()))? {
+        if field.name() == Some("file") {
+            bytes = field.bytes().await.map_err(|e| WebError::BadRequest(e.to_string()))?.to_vec();
+        }
+    }
+    let now = state.now();
+    let outcome = pool::write(&state, move |s| match s.restore_zip(&bytes, now) {
+        Ok(o) => Ok(Some(o)),
+        Err(devcoach_store::StoreError::Backup(_)) => Ok(None),
+        Err(e) => Err(e.into()),
+    })
+    .await?;
+    let Some(o) = outcome else { return Ok(Redirect::to("/settings?error=backup").into_response()) };
+    Ok(Redirect::to(&format!(
+        "/settings?imported={}&skipped={}&invalid={}&groups={}&notebook={}",
+        o.lessons,
+        o.skipped,
+        o.invalid,
+        o.groups,
+        u8::from(o.learning_state > 0)
+    ))
+    .into_response())
+}
+
+pub(crate) async fn notebook_download(State(state): State<SharedState>) -> WebResult {
+    let dir = state.dir.clone();
+    let text = tokio::task::spawn_blocking(move || dir.read_notebook().unwrap_or_default())
+        .await
+        .map_err(|e| WebError::Internal(e.to_string()))?;
+    Ok(attachment("text/markdown; charset=utf-8", "devcoach-notebook.md", text))
+}
+
+pub(crate) async fn notebook_save(State(state): State<SharedState>, headers: HeaderMap, form: Fields) -> WebResult {
+    same_site(&headers)?;
+    let content = form.get("content").unwrap_or_default().replace("\r\n", "\n");
+    let dir = state.dir.clone();
+    tokio::task::spawn_blocking(move || dir.write_notebook(&content))
+        .await
+        .map_err(|e| WebError::Internal(e.to_string()))??;
+    Ok(see_other(form.get("next"), "/settings?notebook_saved=1"))
+}

@@ -1,0 +1,246 @@
+//! Knowledge, courses, settings, progress and the read-only mode.
+
+use devcoach_core::course::{CourseId, StepKind};
+use devcoach_store::NewCourse;
+
+use crate::{Server, fixtures, now};
+
+fn confidence(s: &Server, topic: &str) -> Option<i64> {
+    s.store().profile().expect("profile").knowledge.iter().find(|k| k.topic == topic).map(|k| k.confidence)
+}
+
+#[test]
+fn the_knowledge_map_and_its_edits() {
+    let s = Server::demo();
+    let page = s.get("/knowledge").text();
+    assert!(
+        page.contains("Knowledge map") && page.contains("href=\"/lessons?search=rust\""),
+        "topics link to their lessons"
+    );
+    assert!(page.contains("Next lesson:"), "rate limit state");
+
+    s.post("/knowledge", &[("topic", "htmx"), ("confidence", "3"), ("group", "Languages")]).see_other("/knowledge");
+    assert_eq!(confidence(&s, "htmx"), Some(3));
+    assert_eq!(s.store().profile().expect("profile").group_of("htmx"), "Languages");
+    s.post("/knowledge", &[("topic", "elm"), ("confidence", "not a number")]);
+    assert_eq!(confidence(&s, "elm"), Some(5), "an unreadable confidence means 5");
+    assert_eq!(s.post("/knowledge", &[("topic", "  ")]).status, 400);
+
+    s.post("/knowledge/htmx", &[("delta", "1")]).see_other("/knowledge");
+    assert_eq!(confidence(&s, "htmx"), Some(4));
+    assert_eq!(s.post("/knowledge/htmx", &[("delta", "up")]).status, 400);
+    s.post("/knowledge/htmx/group", &[("group", "Other")]).see_other("/knowledge");
+    assert_eq!(s.store().profile().expect("profile").group_of("htmx"), "Other");
+    assert_eq!(s.post("/knowledge/nope/group", &[("group", "Data")]).status, 404);
+    s.post("/knowledge/htmx/delete", &[]).see_other("/knowledge");
+    assert_eq!(confidence(&s, "htmx"), None);
+
+    s.post("/groups", &[("group_name", "Frontend")]).see_other("/knowledge");
+    assert!(s.get("/knowledge").text().contains("Frontend"));
+    assert_eq!(s.post("/groups", &[("group_name", "Other")]).status, 400);
+    assert_eq!(s.post("/groups", &[("group_name", "")]).status, 400);
+    s.post("/groups/Frontend/delete", &[]).see_other("/knowledge");
+    assert!(!s.get("/knowledge").text().contains("Frontend"));
+
+    for (path, fields) in [
+        ("/knowledge", vec![("topic", "x")]),
+        ("/knowledge/rust", vec![("delta", "1")]),
+        ("/knowledge/rust/group", vec![("group", "Data")]),
+        ("/knowledge/rust/delete", vec![]),
+        ("/groups", vec![("group_name", "G")]),
+        ("/groups/Data/delete", vec![]),
+    ] {
+        assert_eq!(s.post_from(path, &fields, "cross-site").status, 403, "{path}");
+    }
+    assert_eq!(confidence(&s, "rust"), Some(7), "refused edits changed nothing");
+}
+
+fn with_course(s: &Server) -> String {
+    let mut store = s.store();
+    let course = store
+        .create_course(
+            &NewCourse {
+                title: "Ownership in depth".into(),
+                topic_id: "rust".into(),
+                goal: Some("Read borrow errors without guessing".into()),
+                lesson_id: Some("borrow-vs-clone".into()),
+                prerequisites: Vec::new(),
+            },
+            now(),
+        )
+        .expect("course");
+    let id = CourseId::parse(&course.id).expect("id");
+    std::fs::write(
+        s.data().course_document_path(&id),
+        "<!doctype html><title>Ownership</title><section id=\"step-1\">One <pre><code class=\"language-rust\">let a = 1;</code></pre></section>\
+         <section id=\"step-2\">Two</section><script data-devcoach=\"highlighter\"></script>",
+    )
+    .expect("document");
+    store.add_course_step(&id, "Moves", StepKind::Concept, "step-1", None, now()).expect("step 1");
+    store.add_course_step(&id, "Borrows", StepKind::Practice, "step-2", None, now()).expect("step 2");
+    course.id
+}
+
+#[test]
+fn courses_their_document_and_steps() {
+    let s = Server::demo();
+    assert!(s.get("/courses").text().contains("No courses yet."));
+    let id = with_course(&s);
+    let list = s.get("/courses").text();
+    assert!(list.contains("Ownership in depth") && list.contains("0/2"), "{list}");
+    let page = s.get(&format!("/courses/{id}")).text();
+    assert!(page.contains("id=\"course-frame\"") && page.contains("sandbox=\"allow-scripts allow-forms\""));
+    assert!(page.contains(&format!("src=\"/courses/{id}/index.html#step-1\"")), "the first step to do");
+    assert!(s.get(&format!("/courses/{id}?step=2")).text().contains("index.html#step-2"));
+
+    let doc = s.get(&format!("/courses/{id}/index.html"));
+    assert_eq!(doc.status, 200);
+    assert_eq!(
+        doc.header("content-security-policy"),
+        "sandbox allow-scripts allow-forms; default-src 'none'; script-src 'unsafe-inline' 'unsafe-eval'; style-src 'unsafe-inline'; \
+         img-src data:; font-src data:; form-action 'none'; base-uri 'none'; frame-ancestors 'self'"
+    );
+    for (h, v) in [
+        ("referrer-policy", "no-referrer"),
+        ("x-content-type-options", "nosniff"),
+        ("cache-control", "no-cache"),
+        ("content-type", "text/html; charset=utf-8"),
+    ] {
+        assert_eq!(doc.header(h), v, "{h}");
+    }
+    let body = doc.text();
+    assert!(body.contains("devcoach:course") && body.contains("data-embedded"), "the frame script is appended");
+    let on_disk =
+        std::fs::read_to_string(s.data().course_document_path(&CourseId::parse(&id).expect("id"))).expect("doc");
+    assert!(body.starts_with(&on_disk), "the file is served as it is, then the script");
+    assert!(!on_disk.contains("devcoach:course"), "serving never changes the file");
+
+    assert_eq!(s.get("/courses/Bad_Id/index.html").status, 404);
+    assert_eq!(s.get("/courses/no-such-course/index.html").status, 404);
+    assert_eq!(s.get("/courses/no-such-course").status, 404);
+    assert!(s.get("/courses/no-such-course").text().contains("<h1>Course not found</h1>"));
+
+    s.post(&format!("/courses/{id}/steps/1"), &[("status", "done"), ("next", &format!("/courses/{id}?step=2"))])
+        .see_other(&format!("/courses/{id}?step=2"));
+    assert!(s.get("/courses").text().contains("1/2"));
+    assert_eq!(s.post(&format!("/courses/{id}/steps/1"), &[("status", "finished")]).status, 400);
+    assert_eq!(s.post(&format!("/courses/{id}/steps/9"), &[("status", "done")]).status, 404);
+    assert_eq!(s.post_from(&format!("/courses/{id}/steps/2"), &[("status", "done")], "cross-site").status, 403);
+    assert!(
+        s.get("/lessons/borrow-vs-clone").text().contains("Course: Ownership in depth"),
+        "the seed lesson links its course"
+    );
+
+    assert_eq!(s.post_from("/courses/delete", &[("id", &id)], "cross-site").status, 403);
+    s.post("/courses/delete", &[("id", &id)]).see_other("/courses");
+    assert!(s.get("/courses").text().contains("No courses yet."));
+}
+
+#[test]
+fn settings_backup_restore_and_notebook() {
+    let s = Server::demo();
+    let page = s.get("/settings").text();
+    assert!(page.contains("name=\"max_per_day\"") && page.contains("Coaching notebook"));
+
+    s.post(
+        "/settings",
+        &[
+            ("max_per_day", "5"),
+            ("min_gap_minutes", "30"),
+            ("nudge_every", "4"),
+            ("nudge_scope", "global"),
+            ("ui_theme", "dark"),
+            ("ui_home", "lessons"),
+            ("share_name", "  Ada  "),
+        ],
+    )
+    .see_other("/settings?saved=1");
+    let set = s.store().settings().expect("settings");
+    assert_eq!(
+        (set.max_per_day, set.min_gap_minutes, set.nudge_every, set.share_name.as_deref()),
+        (5, 30, 4, Some("Ada"))
+    );
+    assert!(
+        s.get("/lessons").text().contains("<meta name=\"devcoach-theme\" content=\"dark\">"),
+        "every page carries the theme"
+    );
+    let bad = s.post("/settings", &[("max_per_day", "99"), ("nudge_scope", "planet")]);
+    assert_eq!(bad.status, 303);
+    assert!(bad.header("location").starts_with("/settings?invalid_setting="));
+    assert_eq!(s.store().settings().expect("settings").max_per_day, 5, "a refused value is not stored");
+    assert!(s.get(bad.header("location")).text().contains("Not saved"));
+
+    let zip = s.get("/settings/export");
+    assert_eq!(
+        (zip.header("content-type"), zip.header("content-disposition")),
+        ("application/zip", "attachment; filename=\"devcoach-backup.zip\"")
+    );
+    assert!(zip.body.starts_with(b"PK"));
+
+    // The TypeScript devcoach's backup restores into an empty dashboard.
+    let fresh = Server::empty();
+    let backup = std::fs::read(fixtures().join("ts-0.9.5/devcoach-backup.zip")).expect("fixture");
+    let r = fresh.upload("/settings/import", &[("file", Some("devcoach-backup.zip"), &backup)]);
+    assert_eq!(r.status, 303);
+    let location = r.header("location").to_owned();
+    assert!(location.starts_with("/settings?imported=5&skipped=0&invalid=0"), "{location}");
+    assert!(fresh.get(&location).text().contains("Imported 5 lessons"));
+    assert_eq!(fresh.store().total_lessons().expect("count"), 5);
+    let again = fresh.upload("/settings/import", &[("file", Some("devcoach-backup.zip"), &backup)]);
+    assert!(again.header("location").starts_with("/settings?imported=0&skipped=5"), "restoring twice adds nothing");
+    let junk = fresh.upload("/settings/import", &[("file", Some("x.zip"), b"not a zip")]);
+    assert_eq!(junk.header("location"), "/settings?error=backup");
+
+    s.post("/settings/notebook", &[("content", "# Notes\r\nLikes examples.\r\n")])
+        .see_other("/settings?notebook_saved=1");
+    assert_eq!(s.data().read_notebook().expect("notebook"), "# Notes\nLikes examples.\n");
+    let md = s.get("/settings/notebook/download");
+    assert_eq!(md.header("content-disposition"), "attachment; filename=\"devcoach-notebook.md\"");
+    assert_eq!(md.text(), "# Notes\nLikes examples.\n");
+    assert_eq!(s.post_from("/settings/notebook", &[("content", "x")], "cross-site").status, 403);
+    assert_eq!(s.post_from("/settings", &[("max_per_day", "1")], "cross-site").status, 403);
+}
+
+#[test]
+fn the_progress_page_draws_from_lessons_and_evidence() {
+    let s = Server::demo();
+    let page = s.get("/progress");
+    assert_eq!(page.status, 200);
+    let html = page.text();
+    assert_eq!(html.matches("<svg class=\"plot\"").count(), 4, "four charts");
+    assert!(
+        html.contains("Lessons per week")
+            && html.contains("How lessons landed")
+            && html.contains("Confidence over time")
+    );
+    assert!(html.contains("/10 now"), "confidence lines from the evidence log");
+    assert!(Server::empty().get("/progress").text().contains("Nothing to plot yet."));
+}
+
+#[test]
+fn a_newer_database_is_shown_but_never_written() {
+    let s = Server::demo();
+    stamp_newer(&s);
+    let page = s.get("/lessons");
+    assert_eq!(page.status, 200);
+    assert!(page.text().contains("Read-only."), "the banner says why");
+    let ping: serde_json::Value = serde_json::from_slice(&s.get("/ping").body).expect("json");
+    assert_eq!(ping["compat"]["dbSchema"], 7);
+    let bytes = std::fs::read(s.data().db_path()).expect("db");
+    for (path, fields) in [
+        ("/lessons/redis-ttl-jitter/star", vec![("starred", "1")]),
+        ("/knowledge", vec![("topic", "x")]),
+        ("/settings", vec![("max_per_day", "3")]),
+    ] {
+        let r = s.post(path, &fields);
+        assert_eq!(r.status, 503, "{path}");
+        assert!(r.text().contains("Read-only database"));
+    }
+    assert_eq!(std::fs::read(s.data().db_path()).expect("db"), bytes, "the file is untouched");
+}
+
+/// Stamps the database as written by a newer devcoach (schema 7).
+fn stamp_newer(s: &Server) {
+    let conn = rusqlite::Connection::open(s.data().db_path()).expect("raw connection");
+    conn.execute_batch("PRAGMA user_version = 7").expect("stamp");
+}

@@ -1,0 +1,325 @@
+//! Every route's status, headers, redirects, guard and 404s; the lesson routes in depth.
+
+use devcoach_core::query::LessonQuery;
+use serde_json::Value;
+
+use crate::{Server, enc, fixtures, now};
+
+fn share_code() -> String {
+    let v: Value =
+        serde_json::from_slice(&std::fs::read(fixtures().join("share/share-codes-public.json")).expect("fixture"))
+            .expect("json");
+    v[0]["code"].as_str().expect("code").to_owned()
+}
+
+#[test]
+fn static_files_ping_and_shutdown() {
+    let s = Server::empty();
+    let css = s.get("/static/app.css");
+    assert_eq!(
+        (css.status, css.header("content-type"), css.header("cache-control")),
+        (200, "text/css; charset=utf-8", "no-cache")
+    );
+    assert_eq!(s.get("/static/vendor/highlight.min.js").header("content-type"), "text/javascript; charset=utf-8");
+    for bad in [
+        "/static/nope.css",
+        "/static/../Cargo.toml",
+        "/static/%2e%2e/%2e%2e/Cargo.toml",
+        "/static/vendor/../../../../etc/passwd",
+    ] {
+        assert_eq!(s.get(bad).status, 404, "{bad}");
+    }
+
+    let ping = s.get("/ping");
+    assert_eq!(ping.status, 200);
+    let body: Value = serde_json::from_slice(&ping.body).expect("json");
+    assert_eq!(
+        (body["ok"].as_bool(), body["version"].as_str(), body["compat"].is_null()),
+        (Some(true), Some("9.9.9-test"), true)
+    );
+    for (name, value) in [
+        ("access-control-allow-origin", "https://ultimaphoenix.github.io"),
+        ("access-control-allow-methods", "GET, OPTIONS"),
+        ("access-control-allow-private-network", "true"),
+        ("cache-control", "no-store"),
+        ("vary", "Origin"),
+    ] {
+        assert_eq!(ping.header(name), value, "{name}");
+    }
+    let pre = s.options("/ping");
+    assert_eq!((pre.status, pre.header("access-control-allow-private-network")), (204, "true"));
+    // No other route answers cross-origin reads.
+    assert_eq!(s.get("/lessons").header("access-control-allow-origin"), "");
+    assert!(!s.data().db_path().exists(), "reading never creates the database");
+
+    assert_eq!(s.get("/shutdown").status, 405);
+    assert_eq!(s.post_from("/shutdown", &[], "cross-site").status, 403);
+    let bye = s.post("/shutdown", &[]);
+    assert_eq!((bye.status, bye.text()), (200, r#"{"ok":true}"#.to_owned()));
+    std::thread::sleep(std::time::Duration::from_millis(400));
+    let gone = ureq::get(&format!("{}/ping", s.base)).call();
+    assert!(gone.is_err(), "the server stopped after POST /shutdown");
+}
+
+#[test]
+fn home_redirects_by_setting_and_content() {
+    let empty = Server::empty();
+    let r = empty.get("/");
+    assert_eq!((r.status, r.header("location")), (302, "/knowledge"));
+    let demo = Server::demo();
+    assert_eq!(demo.get("/").header("location"), "/lessons");
+    demo.post("/settings", &[("ui_home", "knowledge")]).see_other("/settings?saved=1");
+    assert_eq!(demo.get("/").header("location"), "/knowledge");
+    assert_eq!(demo.get("/no/such/page").status, 404);
+}
+
+#[test]
+fn the_lessons_list_filters_sorts_and_pages() {
+    let s = Server::demo();
+    let page = s.get("/lessons");
+    assert_eq!(page.status, 200);
+    let html = page.text();
+    assert!(html.contains("Lessons <span class=\"muted count\">30</span>"), "count");
+    assert!(html.contains("1–25 of 30 · page 1 of 2"), "paged by 25");
+    assert!(html.contains("href=\"/lessons?page=2\""), "next page link");
+    let p2 = s.get("/lessons?page=2").text();
+    assert!(p2.contains("26–30 of 30 · page 2 of 2"));
+    assert!(s.get("/lessons?page=99").text().contains("page 2 of 2"), "a page past the end is clamped");
+    assert!(s.get("/lessons?page=abc").text().contains("page 1 of 2"));
+
+    // Multi-word search: every word must match somewhere.
+    let found = s.get("/lessons?search=jitter%20expiry").text();
+    assert!(found.contains("Add jitter to cache expiry") && found.contains("of 1 ·"), "{found}");
+    assert!(found.contains("“jitter expiry”"), "a chip names the search");
+    let none = s.get("/lessons?search=jitter%20zebra").text();
+    assert!(none.contains("No lesson matches these filters."));
+
+    let expect_count = |query: &str, q: LessonQuery| {
+        let n = s.store().count_lessons(&q, now()).expect("count");
+        let html = s.get(&format!("/lessons?{query}")).text();
+        if n == 0 {
+            assert!(html.contains("No lesson matches"), "{query}");
+        } else {
+            assert!(html.contains(&format!(" of {n} · page")), "{query}: expected {n}");
+        }
+    };
+    expect_count("starred=1", LessonQuery { starred: Some(true), ..LessonQuery::default() });
+    expect_count("imported=1", LessonQuery { imported: Some(true), ..LessonQuery::default() });
+    expect_count("imported=0", LessonQuery { imported: Some(false), ..LessonQuery::default() });
+    expect_count(
+        "level=senior",
+        LessonQuery { level: Some(devcoach_core::lesson::Level::Senior), ..LessonQuery::default() },
+    );
+    expect_count(
+        "period=week",
+        LessonQuery { period: Some(devcoach_core::time::Period::Week), ..LessonQuery::default() },
+    );
+    expect_count(
+        "feedback=none",
+        LessonQuery { feedback: Some(devcoach_core::query::FeedbackFilter::Missing), ..LessonQuery::default() },
+    );
+    expect_count("shared_by=Grace", LessonQuery { shared_by: Some("Grace".into()), ..LessonQuery::default() });
+    let mut ranged = LessonQuery::default();
+    ranged.dates.set_from("2026-11-20").expect("date");
+    ranged.dates.set_to("2026-11-25").expect("date");
+    expect_count("date_from=2026-11-20&date_to=2026-11-25", ranged);
+
+    // Sorting: the column link flips the order; unknown values fall back to time.
+    let asc = s.get("/lessons?sort=title&order=asc").text();
+    let titles: Vec<&str> = asc
+        .split("class=\"title\" href=\"")
+        .skip(1)
+        .map(|t| t.split('>').nth(1).unwrap_or("").split('<').next().unwrap_or(""))
+        .collect();
+    let mut sorted = titles.clone();
+    sorted.sort_unstable();
+    assert_eq!(titles, sorted, "sorted by title");
+    let amp = |url: &str| url.replace('&', "&#38;");
+    assert!(asc.contains(&amp("href=\"/lessons?sort=title&order=desc\"")), "clicking the sorted column flips it");
+    assert_eq!(s.get("/lessons?sort=evil;drop&order=sideways").status, 200);
+
+    // Chips remove one filter and keep the others.
+    let both = s.get("/lessons?starred=1&level=mid").text();
+    assert!(both.contains("href=\"/lessons?starred=1\""), "removing level keeps starred");
+    assert!(both.contains("href=\"/lessons?level=mid\""), "removing starred keeps level");
+
+    let fresh = Server::empty();
+    assert!(fresh.get("/lessons").text().contains("No lessons yet."));
+    assert!(!fresh.data().db_path().exists());
+}
+
+#[test]
+fn a_lesson_page_and_404() {
+    let s = Server::demo();
+    assert!(!s.get("/lessons/redis-ttl-jitter").text().contains("aria-pressed=\"true\""), "no answer yet");
+    s.store()
+        .record_feedback(
+            "redis-ttl-jitter",
+            devcoach_core::feedback::FeedbackChoice(Some(devcoach_core::lesson::Feedback::Understood)),
+            now(),
+        )
+        .expect("feedback");
+    let page = s.get("/lessons/redis-ttl-jitter");
+    assert_eq!(page.status, 200);
+    let html = page.text();
+    assert!(html.contains("<h1>Add jitter to cache expiry</h1>"));
+    assert!(html.contains("class=\"markdown\""));
+    assert!(html.contains("aria-pressed=\"true\""), "the recorded feedback is shown pressed");
+    let missing = s.get("/lessons/no-such-lesson");
+    assert_eq!(missing.status, 404);
+    assert!(missing.text().contains("<h1>Lesson not found</h1>"));
+    assert!(s.get("/lessons/redis-ttl-jitter?imported=dup").text().contains("You already had this lesson"));
+    assert!(s.get("/lessons/redis-ttl-jitter?share=1").text().contains("id=\"share\" open"));
+
+    // A GitHub commit becomes a link; hostile markdown stays inert.
+    let mut store = s.store();
+    let mut l = store.lesson("redis-ttl-jitter").expect("read").expect("lesson");
+    l.id = "hostile".into();
+    l.repository = Some("octo/app".into());
+    l.repository_platform = Some(devcoach_core::lesson::Platform::Github);
+    l.commit_hash = Some("0123456789abcdef0123456789abcdef01234567".into());
+    l.body = Some("<script>alert(1)</script>\n\n[x](javascript:alert(1)) ![t](https://tracker.example/p.gif)".into());
+    store.put_lesson(&l).expect("put");
+    let html = s.get("/lessons/hostile").text();
+    assert!(html.contains("href=\"https://github.com/octo/app/commit/0123456789abcdef0123456789abcdef01234567\""));
+    assert!(!html.contains("<script>alert") && html.contains("&lt;script&gt;"));
+    assert!(!html.contains("href=\"javascript") && !html.contains("<img"), "{html}");
+}
+
+#[test]
+fn star_feedback_and_delete() {
+    let s = Server::demo();
+    let id = "redis-ttl-jitter";
+    s.post(&format!("/lessons/{id}/star"), &[("starred", "1"), ("next", "/lessons?page=2")])
+        .see_other("/lessons?page=2");
+    assert!(s.store().lesson(id).expect("read").expect("lesson").starred);
+    s.post(&format!("/lessons/{id}/star"), &[("starred", "0"), ("next", "//evil.example/x")]).see_other("/lessons");
+    assert!(!s.store().lesson(id).expect("read").expect("lesson").starred);
+    assert_eq!(s.post_from(&format!("/lessons/{id}/star"), &[("starred", "1")], "cross-site").status, 403);
+    assert!(!s.store().lesson(id).expect("read").expect("lesson").starred, "refused means unchanged");
+    assert_eq!(s.post("/lessons/nope/star", &[("starred", "1")]).status, 404);
+
+    s.post(&format!("/lessons/{id}/feedback"), &[("feedback", "dont_know"), ("next", &format!("/lessons/{id}"))])
+        .see_other(&format!("/lessons/{id}"));
+    assert_eq!(
+        s.store().lesson(id).expect("read").expect("lesson").feedback.map(devcoach_core::lesson::Feedback::as_str),
+        Some("dont_know")
+    );
+    s.post(&format!("/lessons/{id}/feedback"), &[("feedback", "")]);
+    assert_eq!(s.store().lesson(id).expect("read").expect("lesson").feedback, None, "an empty value clears");
+    assert_eq!(s.post(&format!("/lessons/{id}/feedback"), &[("feedback", "maybe")]).status, 400);
+    assert_eq!(s.post("/lessons/nope/feedback", &[("feedback", "know")]).status, 404);
+
+    assert_eq!(s.post_from("/lessons/delete", &[("id", id)], "same-site").status, 403);
+    s.post("/lessons/delete", &[("id", id), ("id", "borrow-vs-clone"), ("next", "/lessons")]).see_other("/lessons");
+    assert_eq!(s.store().total_lessons().expect("count"), 28);
+}
+
+#[test]
+fn share_in_every_format() {
+    let s = Server::demo();
+    let base = "/lessons/redis-ttl-jitter/share";
+    let text = s.get(&format!("{base}?format=text&name=Ada"));
+    assert_eq!(text.header("content-type"), "text/plain; charset=utf-8");
+    let body = text.text();
+    assert!(body.contains("Shared by Ada with devcoach"), "{body}");
+    let code = body.lines().last().expect("code line");
+    assert!(code.starts_with("devcoach:lesson:1:"));
+    let decoded = devcoach_core::share::code::decode_code(code).expect("decodes");
+    assert_eq!(
+        (decoded.title.as_str(), decoded.project.as_deref()),
+        ("Add jitter to cache expiry", None),
+        "no context unless asked"
+    );
+    let with = s.get(&format!("{base}?format=link&include_context=1")).text();
+    assert!(with.starts_with("https://") && with.contains("#devcoach:lesson:1:"));
+    let payload = devcoach_core::share::code::decode_code(with.split('#').nth(1).expect("fragment")).expect("decodes");
+    assert_eq!(payload.project.as_deref(), Some("demo-app"));
+    assert!(payload.task_context.is_some());
+
+    let md = s.get(&format!("{base}?format=md"));
+    assert_eq!(md.header("content-type"), "text/markdown; charset=utf-8");
+    assert!(md.header("content-disposition").starts_with("attachment; filename=\"redis-ttl-jitter.devcoach.md\""));
+    assert!(md.text().starts_with("---\nformat: devcoach.lesson\n"));
+    assert!(s.get(base).text().contains("id=\"share-payloads\""));
+
+    // POST with persist keeps the name as the default.
+    let posted = s.post(base, &[("name", "Grace Hopper"), ("persist", "1"), ("format", "text")]);
+    assert!(posted.text().contains("Shared by Grace Hopper"));
+    assert_eq!(s.store().settings().expect("settings").share_name.as_deref(), Some("Grace Hopper"));
+    assert!(
+        s.get(&format!("{base}?format=text")).text().contains("Shared by Grace Hopper"),
+        "the saved name is the default"
+    );
+    assert!(
+        s.get(&format!("{base}?format=text&name=")).text().contains("Shared with devcoach"),
+        "empty name: anonymous"
+    );
+
+    assert_eq!(s.get("/lessons/nope/share?format=text").status, 404);
+    assert_eq!(s.get_with(&format!("{base}?format=text"), &[("sec-fetch-site", "cross-site")]).status, 403);
+}
+
+#[test]
+fn export_and_every_kind_of_import() {
+    let s = Server::demo();
+    let export = s.get("/lessons/export");
+    assert_eq!(export.header("content-type"), "application/json");
+    assert_eq!(export.header("content-disposition"), "attachment; filename=\"devcoach-lessons.json\"");
+    let lessons: Value = serde_json::from_slice(&export.body).expect("json");
+    assert_eq!(lessons.as_array().map(Vec::len), Some(30));
+
+    let code = share_code();
+    let first = s.post("/lessons/import", &[("from", "lessons"), ("text", &code)]);
+    assert_eq!(first.status, 303);
+    let location = first.header("location").to_owned();
+    assert!(location.starts_with("/lessons/") && location.ends_with("?imported=1"), "{location}");
+    let again = s.post("/lessons/import", &[("from", "lessons"), ("text", &format!("look at this: {code}"))]);
+    assert!(again.header("location").ends_with("?imported=dup"), "{:?}", again.headers);
+
+    // A file upload wins over pasted text; a .devcoach.md file imports.
+    let fresh = Server::empty();
+    let md = s.get("/lessons/borrow-vs-clone/share?format=md").body;
+    let up = fresh.upload(
+        "/lessons/import",
+        &[("from", None, b"lessons"), ("text", None, b"garbage"), ("file", Some("x.devcoach.md"), &md)],
+    );
+    assert!(up.header("location").ends_with("?imported=1"), "{}", up.text());
+    // A lessons export (the kind /lessons/export writes) reports counts on Settings.
+    let up = fresh.upload(
+        "/lessons/import",
+        &[("from", None, b"settings"), ("file", Some("devcoach-lessons.json"), &export.body)],
+    );
+    // The lesson imported above from its share keeps its place.
+    assert_eq!(up.header("location"), "/settings?imported=29&skipped=1&invalid=0");
+
+    s.post("/lessons/import", &[("from", "lessons"), ("text", "not a lesson")])
+        .see_other("/lessons?import=1&error=invalid");
+    s.post("/lessons/import", &[("from", "settings"), ("text", "not a lesson")])
+        .see_other("/settings?imported=0&skipped=0&invalid=1");
+    // A URL that is not on the public internet is never fetched.
+    s.post("/lessons/import", &[("from", "lessons"), ("text", &format!("{}/lessons/export", s.base))])
+        .see_other("/lessons?import=1&error=invalid");
+    let before = s.store().total_lessons().expect("count");
+    s.post_from("/lessons/import", &[("from", "lessons"), ("text", &code)], "cross-site")
+        .see_other("/lessons?import=1&error=cross");
+    assert_eq!(s.store().total_lessons().expect("count"), before);
+    assert!(s.get("/lessons?import=1&error=invalid").text().contains("That is not a lesson devcoach can read"));
+}
+
+#[test]
+fn the_import_preview_only_reads() {
+    let s = Server::empty();
+    let code = share_code();
+    let page = s.get(&format!("/lessons/import?code={}", enc(&code)));
+    assert_eq!(page.status, 200);
+    let html = page.text();
+    assert!(html.contains("Add to my lessons") && html.contains("Nothing is saved until you add it"), "{html}");
+    assert!(!s.data().db_path().exists(), "a preview writes nothing");
+    let bad = s.get("/lessons/import?code=devcoach%3Alesson%3A1%3AAAAA").text();
+    assert!(bad.contains("damaged or incomplete"), "{bad}");
+    let url = s.get("/lessons/import?code=https%3A%2F%2Fexample.com%2Fx").text();
+    assert!(url.contains("web address"), "a preview never fetches");
+    let r = s.get("/lessons/import");
+    assert_eq!((r.status, r.header("location")), (303, "/lessons?import=1"));
+}
