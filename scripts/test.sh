@@ -3,11 +3,13 @@
 # Used by the README and by .ci/run.
 #
 # Installs (once, skipped when present):
-#   - Debian's chromium, for the browser tests (share codes decoded by DecompressionStream);
+#   - Debian's chromium and its emoji font, for the browser tests (share codes decoded by
+#     DecompressionStream; the dashboard driven by Playwright, screenshots in target/screenshots);
 #   - the official Python MCP SDK in target/pyenv, for the "client we did not write" test;
 #   - Node.js and npm (Debian's) when missing, then the real agent CLIs (Claude Code, Gemini
 #     CLI, Codex CLI, the MCPB packer) at the versions pinned in tests/clients/agents, into
-#     target/agents, for the install/plugin tests against the agents themselves.
+#     target/agents, for the install/plugin tests against the agents themselves, and
+#     playwright-core (tests/browser) into target/browser.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -27,10 +29,19 @@ as_root() {
   fi
 }
 
-if [ -z "${DEVCOACH_TEST_CHROMIUM:-}" ] && ! [ -x /usr/bin/chromium ]; then
+apt_install() {
+  as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -q "$@" >/dev/null \
+    || { as_root apt-get update -q >/dev/null && as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -q "$@" >/dev/null; }
+}
+
+if [ -z "${DEVCOACH_TEST_CHROMIUM:-}" ] && ! { [ -x /usr/bin/chromium ] && [ -d /usr/share/fonts/truetype/noto ]; }; then
   echo "installing chromium (browser tests)…" >&2
-  as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -q chromium >/dev/null \
-    || { as_root apt-get update -q >/dev/null && as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -q chromium >/dev/null; }
+  apt_install chromium fonts-noto-color-emoji
+fi
+
+if ! command -v npm >/dev/null 2>&1 && { [ -z "${DEVCOACH_TEST_AGENTS:-}" ] || [ -z "${DEVCOACH_TEST_BROWSER:-}" ]; }; then
+  echo "installing Node.js and npm (agent CLI and browser tests)…" >&2
+  apt_install nodejs npm
 fi
 
 if [ -z "${DEVCOACH_TEST_PYTHON:-}" ] && ! target/pyenv/bin/python -c 'import mcp' >/dev/null 2>&1; then
@@ -41,17 +52,22 @@ fi
 
 # target/agents/.installed holds a copy of the lock once an install has finished.
 if [ -z "${DEVCOACH_TEST_AGENTS:-}" ] && ! cmp -s tests/clients/agents/package-lock.json target/agents/.installed; then
-  if ! command -v npm >/dev/null 2>&1; then
-    echo "installing Node.js and npm (agent CLI tests)…" >&2
-    as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -q nodejs npm >/dev/null \
-      || { as_root apt-get update -q >/dev/null && as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -q nodejs npm >/dev/null; }
-  fi
   echo "installing the agent CLIs into target/agents (Claude Code, Gemini CLI, Codex CLI, mcpb)…" >&2
   rm -rf target/agents
   mkdir -p target/agents
   cp tests/clients/agents/package.json tests/clients/agents/package-lock.json target/agents/
   (cd target/agents && npm ci --no-audit --no-fund --loglevel=error)
   cp tests/clients/agents/package-lock.json target/agents/.installed
+fi
+
+# target/browser/.installed likewise, for playwright-core.
+if [ -z "${DEVCOACH_TEST_BROWSER:-}" ] && ! cmp -s tests/browser/package-lock.json target/browser/.installed; then
+  echo "installing playwright-core into target/browser (dashboard browser test)…" >&2
+  rm -rf target/browser
+  mkdir -p target/browser
+  cp tests/browser/package.json tests/browser/package-lock.json target/browser/
+  (cd target/browser && npm ci --no-audit --no-fund --loglevel=error)
+  cp tests/browser/package-lock.json target/browser/.installed
 fi
 
 cargo build --workspace --locked --all-targets

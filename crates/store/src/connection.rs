@@ -174,6 +174,13 @@ impl Store {
         &self.dir
     }
 
+    /// A number that changes whenever another connection (any process) commits to the file.
+    /// Only meaningful compared with an earlier value from this same connection; the dashboard
+    /// keys its caches on it.
+    pub fn data_version(&self) -> Result<i64> {
+        Ok(self.conn.query_row("PRAGMA data_version", [], |r| r.get(0))?)
+    }
+
     pub(crate) fn conn(&self) -> &Connection {
         &self.conn
     }

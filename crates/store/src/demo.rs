@@ -7,6 +7,9 @@ use devcoach_core::feedback::FeedbackChoice;
 use devcoach_core::lesson::{Feedback, Level, Platform};
 use devcoach_core::time::lesson_stamp;
 
+use devcoach_core::course::{CourseId, StepKind, StepStatus};
+
+use crate::courses::NewCourse;
 use crate::{Result, Store};
 
 /// How many lessons the demo holds.
@@ -492,6 +495,62 @@ impl Store {
         }
         // A couple of manual adjustments, as a learner would make on the knowledge page.
         self.update_knowledge("security", 1, now - Duration::days(2))?;
+        self.seed_demo_course(now - Duration::days(1))?;
+        Ok(())
+    }
+
+    /// One course grown from a lesson, a step in: what an agent builds with the course tools.
+    fn seed_demo_course(&mut self, at: DateTime<Utc>) -> Result<()> {
+        let new = NewCourse {
+            title: "Cache expiry that never stampedes".into(),
+            topic_id: "redis".into(),
+            goal: Some("Set TTLs so a busy cache never sends every request to the database at once.".into()),
+            lesson_id: Some("redis-ttl-jitter".into()),
+            prerequisites: Vec::new(),
+        };
+        let course = self.create_course(&new, at)?;
+        let id = CourseId::parse(&course.id)?;
+        let path = self.data_dir().course_document_path(&id);
+        std::fs::write(&path, DEMO_COURSE_DOCUMENT)
+            .map_err(|e| crate::StoreError::io("cannot write the demo course", &path, e))?;
+        for (title, kind, anchor) in [
+            ("Why keys expire together", StepKind::Concept, "why"),
+            ("Spread the expiry", StepKind::Example, "jitter"),
+            ("Check yourself", StepKind::Check, "check"),
+        ] {
+            self.add_course_step(&id, title, kind, anchor, None, at)?;
+        }
+        self.set_step_status(&id, 1, StepStatus::Done, at + Duration::minutes(20))?;
         Ok(())
     }
 }
+
+/// The demo course's document: plain HTML, as an agent writes it.
+const DEMO_COURSE_DOCUMENT: &str = r#"<!doctype html>
+<html lang="en">
+<head><meta charset="utf-8"><title>Cache expiry that never stampedes</title>
+<style>body { font: 16px/1.6 system-ui, sans-serif; margin: 1.25rem; } pre { padding: 0.75rem; border: 1px solid #8884; border-radius: 8px; overflow-x: auto; }</style>
+</head>
+<body>
+<h1>Cache expiry that never stampedes</h1>
+<section id="why">
+  <h2>Why keys expire together</h2>
+  <p>Keys written in the same burst (a deploy, a warm-up job) get the same TTL, so they also
+  vanish in the same second. Every request that misses then rebuilds the value at once, and the
+  database takes the whole load: a cache stampede.</p>
+</section>
+<section id="jitter">
+  <h2>Spread the expiry</h2>
+  <p>Add a random share to each TTL so expiries spread over a window instead of a point:</p>
+  <pre><code class="language-python">ttl = base_ttl + random.randint(0, base_ttl // 10)
+redis.set(key, value, ex=ttl)</code></pre>
+  <p>Ten percent of the base TTL is a common start; widen it when misses still cluster.</p>
+</section>
+<section id="check">
+  <h2>Check yourself</h2>
+  <p>Ten thousand keys are written at 09:00 with a one-hour TTL and 10% jitter. Over which
+  window do they expire, and why does that protect the database?</p>
+</section>
+</body>
+</html>
+"#;

@@ -20,6 +20,11 @@ const LIST_COLUMNS: &str = "id, timestamp, topic_id, categories, title, level, '
     NULL AS task_context, project, NULL AS repository, branch, commit_hash, NULL AS folder, \
     NULL AS repository_platform, starred, feedback, imported, shared_by";
 
+/// Where a lesson sits in the table. Valid only while nothing commits: a `VACUUM` may renumber
+/// rows, so holders key what they keep on [`Store::data_version`].
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
+pub struct RowKey(i64);
+
 /// Which columns a visit reads.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Fields {
@@ -335,6 +340,42 @@ impl Store {
         Ok(())
     }
 
+    /// The row keys of the lessons matching `q`, in its order (limit and offset apply). Cheaper
+    /// than reading the lessons: a list can remember the keys of a whole result and read only
+    /// the page it shows with [`Store::lessons_by_key`].
+    pub fn lesson_keys(&self, q: &LessonQuery, now: DateTime<Utc>) -> Result<Vec<RowKey>> {
+        let (clause, mut params) = where_clause(q, now);
+        let dir = match q.order {
+            SortOrder::Asc => "ASC",
+            SortOrder::Desc => "DESC",
+        };
+        let mut sql = format!("SELECT rowid FROM lessons {clause} ORDER BY {} {dir}, rowid {dir}", q.sort.column());
+        if q.limit.is_some() || q.offset > 0 {
+            sql.push_str(" LIMIT ? OFFSET ?");
+            params.push(SqlValue::Integer(q.limit.map_or(-1, i64::from)));
+            params.push(SqlValue::Integer(i64::try_from(q.offset).unwrap_or(i64::MAX)));
+        }
+        let mut stmt = self.conn().prepare_cached(&sql)?;
+        let keys = stmt.query_map(params_from_iter(params), |r| r.get(0).map(RowKey))?;
+        Ok(keys.collect::<rusqlite::Result<_>>()?)
+    }
+
+    /// The lessons with these keys, in the order given; keys of rows gone since are skipped.
+    pub fn lessons_by_key(&self, keys: &[RowKey], fields: Fields) -> Result<Vec<Lesson>> {
+        let columns = match fields {
+            Fields::Full => COLUMNS,
+            Fields::List => LIST_COLUMNS,
+        };
+        let mut stmt = self.conn().prepare_cached(&format!("SELECT {columns} FROM lessons WHERE rowid = ?1"))?;
+        let mut out = Vec::with_capacity(keys.len());
+        for key in keys {
+            if let Some(lesson) = stmt.query_row([key.0], row_to_lesson).optional()? {
+                out.push(lesson);
+            }
+        }
+        Ok(out)
+    }
+
     /// How many lessons match `q` (ignoring its limit and offset).
     pub fn count_lessons(&self, q: &LessonQuery, now: DateTime<Utc>) -> Result<i64> {
         let (clause, params) = where_clause(q, now);
@@ -382,18 +423,16 @@ impl Store {
 
     /// Every category used by any lesson, sorted.
     pub fn categories(&self) -> Result<Vec<String>> {
-        let mut stmt = self.conn().prepare_cached(
-            "SELECT DISTINCT value FROM lessons, json_each(lessons.categories) \
-             WHERE json_valid(lessons.categories) AND json_type(lessons.categories) = 'array' ORDER BY value",
-        )?;
-        let rows = stmt.query_map([], |r| r.get::<_, SqlValue>(0))?;
-        Ok(rows
-            .filter_map(|v| match v {
-                Ok(SqlValue::Text(s)) => Some(Ok(s)),
-                Ok(_) => None,
-                Err(e) => Some(Err(e)),
-            })
-            .collect::<rusqlite::Result<Vec<String>>>()?)
+        // Lessons share a few dozen distinct category lists: read those, split them here.
+        let mut stmt = self.conn().prepare_cached("SELECT DISTINCT categories FROM lessons")?;
+        let mut rows = stmt.query([])?;
+        let mut all = std::collections::BTreeSet::new();
+        while let Some(row) = rows.next()? {
+            if let rusqlite::types::ValueRef::Text(raw) = row.get_ref(0)? {
+                all.extend(lesson::categories_from_column(&String::from_utf8_lossy(raw)));
+            }
+        }
+        Ok(all.into_iter().collect())
     }
 
     /// The most-used project, repository, branch and platform among own lessons.

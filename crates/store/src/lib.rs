@@ -34,7 +34,7 @@ pub use connection::{Compat, Peek, Store};
 pub use courses::{CourseFilter, HIGHLIGHTER, NewCourse};
 pub use demo::DEMO_LESSON_COUNT;
 pub use error::{SchemaTooNew, StoreError};
-pub use lessons::{Fields, ImportCounts};
+pub use lessons::{Fields, ImportCounts, RowKey};
 pub use pacing::{CueState, NudgeSession};
 pub use paths::DataDir;
 pub use schema::{ADDITIONS, SCHEMA_MIN_APP_VERSION, SCHEMA_VERSION};

@@ -56,3 +56,9 @@ pub(crate) async fn serve(Path(name): Path<String>) -> Response {
         None => (StatusCode::NOT_FOUND, "Not Found").into_response(),
     }
 }
+
+/// `/favicon.ico`, which browsers ask for on pages that name no icon (the share page when it is
+/// opened from the dashboard): the same icon, so the console stays clean.
+pub(crate) async fn favicon() -> Response {
+    serve(Path("favicon.svg".to_owned())).await
+}

@@ -9,6 +9,7 @@
 //! - markdown from lessons is rendered with raw HTML escaped and unsafe links dropped.
 
 mod assets;
+mod cache;
 mod error;
 mod guard;
 mod markdown;
@@ -30,6 +31,13 @@ pub use state::Shutdown;
 
 /// The default port (the same the TypeScript dashboard uses).
 pub const DEFAULT_PORT: u16 = 7860;
+
+/// The runtime the dashboard is meant to run on. Database work runs on its blocking pool, one
+/// connection per thread, so the pool is kept as small as the connections worth keeping open:
+/// more threads would only open more connections and hold more memory, not answer faster.
+pub fn runtime() -> std::io::Result<tokio::runtime::Runtime> {
+    tokio::runtime::Builder::new_multi_thread().max_blocking_threads(pool::IDLE).enable_all().build()
+}
 
 /// How the dashboard runs.
 #[derive(Debug, Clone)]

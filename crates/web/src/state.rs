@@ -8,11 +8,13 @@ use devcoach_store::DataDir;
 use tokio::sync::watch;
 
 use crate::Options;
+use crate::cache::Cache;
 use crate::pool::Pool;
 
 pub(crate) struct AppState {
     pub dir: DataDir,
     pub pool: Pool,
+    pub cache: Cache,
     pub fixed_now: Option<DateTime<Utc>>,
     pub version: String,
     pub shutdown: Shutdown,
@@ -22,6 +24,7 @@ impl AppState {
     pub fn new(options: Options, shutdown: Shutdown) -> Self {
         Self {
             pool: Pool::new(options.dir.clone()),
+            cache: Cache::new(options.dir.clone()),
             dir: options.dir,
             fixed_now: options.now,
             version: options.version,

@@ -14,6 +14,7 @@ use super::hook_entries::{self, Found};
 use super::launch::{self, Launch};
 use super::skill::{self, SkillStatus};
 use super::{Agent, Places, codex, hook_plan};
+use crate::output::plural;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Level {
@@ -526,10 +527,6 @@ fn database(inputs: &Inputs<'_>) -> Vec<Section> {
         format!("trace every hook decision with DEVCOACH_HOOK_DEBUG=1 → {}", inputs.dir.hook_log_path().display()),
     );
     vec![s, verdict]
-}
-
-fn plural(n: usize, noun: &str) -> String {
-    if n == 1 { format!("1 {noun}") } else { format!("{n} {noun}s") }
 }
 
 fn short(session: &str) -> String {

@@ -15,10 +15,16 @@ pub fn backup(ctx: &Ctx, file: &Path) -> anyhow::Result<()> {
     let tmp = file.with_extension("zip.tmp");
     std::fs::write(&tmp, &bytes).map_err(|e| invalid(format!("cannot write {}: {e}", tmp.display())))?;
     std::fs::rename(&tmp, file).map_err(|e| invalid(format!("cannot write {}: {e}", file.display())))?;
-    let mut parts =
-        vec![format!("{} lessons", summary.lessons), format!("{} topics in {} groups", summary.topics, summary.groups)];
+    let mut parts = vec![
+        output::plural(summary.lessons, "lesson"),
+        format!("{} in {}", output::plural(summary.topics, "topic"), output::plural(summary.groups, "group")),
+    ];
     if summary.courses > 0 {
-        parts.push(format!("{} courses ({} documents)", summary.courses, summary.documents));
+        parts.push(format!(
+            "{} ({})",
+            output::plural(summary.courses, "course"),
+            output::plural(summary.documents, "document")
+        ));
     }
     if summary.notebook {
         parts.push("the coaching notebook".into());

@@ -51,7 +51,7 @@ pub fn run(ctx: &Ctx, args: &UiArgs) -> anyhow::Result<()> {
         now: std::env::var_os(crate::context::NOW_ENV).map(|_| ctx.now),
         version: devcoach_core::APP_VERSION.to_owned(),
     };
-    let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build()?;
+    let runtime = devcoach_web::runtime()?;
     runtime.block_on(async move {
         let listener = tokio::net::TcpListener::from_std(listener)?;
         let mut text = format!("devcoach UI running at {}", output::link(ctx.term, &url, &url));

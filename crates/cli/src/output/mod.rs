@@ -69,6 +69,11 @@ pub fn write_stdout(f: impl FnOnce(&mut io::BufWriter<io::StdoutLock<'static>>) 
 }
 
 /// `text` as a clickable link (OSC 8) where the terminal shows them, else `text` alone.
+/// "1 course", "3 courses".
+pub fn plural(n: usize, noun: &str) -> String {
+    if n == 1 { format!("1 {noun}") } else { format!("{n} {noun}s") }
+}
+
 pub fn link(term: Term, url: &str, text: &str) -> String {
     if term.color_out && hyperlinks_supported() {
         format!("\x1b]8;;{url}\x07{text}\x1b]8;;\x07")

@@ -3,6 +3,7 @@
 
 mod agents;
 mod agents_real;
+mod browser;
 mod commands;
 mod concurrency;
 mod hooks;

@@ -69,8 +69,8 @@ fn backup_and_restore_round_trip_and_the_original_backup() {
 
 #[test]
 fn courses_list_and_detail() {
+    assert_snapshot!("courses_none", Env::new().transcript(&["courses"]));
     let env = Env::demo();
-    assert_snapshot!("courses_none", env.transcript(&["courses"]));
     let conn = rusqlite::Connection::open(env.data().join("coaching.db")).expect("raw");
     conn.execute_batch(
         "INSERT INTO courses (id, lesson_id, topic_id, title, goal, prerequisites, status, created_at, updated_at) VALUES \

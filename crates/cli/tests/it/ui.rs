@@ -6,7 +6,7 @@ use std::time::{Duration, Instant};
 
 use crate::{Env, bin};
 
-fn free_port() -> u16 {
+pub(crate) fn free_port() -> u16 {
     std::net::TcpListener::bind("127.0.0.1:0").expect("bind").local_addr().expect("addr").port()
 }
 
@@ -18,7 +18,7 @@ fn http_get(port: u16, path: &str) -> Option<String> {
     Some(out)
 }
 
-fn start(env: &Env, port: u16) -> Child {
+pub(crate) fn start(env: &Env, port: u16) -> Child {
     let child = Command::new(bin())
         .args(["ui", "--port", &port.to_string()])
         .env_clear()

@@ -70,14 +70,22 @@ fn our_backup_round_trips_with_courses() {
     let (zip, summary) = store.backup_zip().expect("backup");
     assert_eq!(
         (summary.lessons, summary.courses, summary.documents, summary.notebook),
-        (devcoach_store::DEMO_LESSON_COUNT, 1, 1, false)
+        (devcoach_store::DEMO_LESSON_COUNT, 2, 2, false),
+        "the demo's course and this one"
     );
     let mut archive = zip::ZipArchive::new(Cursor::new(&zip)).expect("zip");
     let names: Vec<String> =
         (0..archive.len()).map(|i| archive.by_index(i).expect("entry").name().expect("name").into_owned()).collect();
     assert_eq!(
         names,
-        ["settings.json", "lessons.json", "knowledge.json", "courses.json", "courses/borrowing/index.html"]
+        [
+            "settings.json",
+            "lessons.json",
+            "knowledge.json",
+            "courses.json",
+            "courses/borrowing/index.html",
+            "courses/cache-expiry-that-never-stampedes/index.html"
+        ]
     );
     let mut stored_doc = String::new();
     std::io::Read::read_to_string(&mut archive.by_name("courses/borrowing/index.html").expect("doc"), &mut stored_doc)
@@ -86,7 +94,7 @@ fn our_backup_round_trips_with_courses() {
 
     let (_t2, mut other) = fresh();
     let out = other.restore_zip(&zip, now()).expect("restore");
-    assert_eq!((out.lessons, out.courses), (devcoach_store::DEMO_LESSON_COUNT, 1));
+    assert_eq!((out.lessons, out.courses), (devcoach_store::DEMO_LESSON_COUNT, 2));
     assert_eq!(other.course(&id).expect("read").expect("course").steps.len(), 1);
     assert_eq!(
         other.data_dir().read_course_document(&id).expect("read").as_deref(),

@@ -161,6 +161,14 @@ fn star_delete_and_taught_topics() {
     assert_eq!(store.delete_lessons(&["a".into(), "zzz".into()]).expect("bulk"), 1);
     assert_eq!(store.taught_topics().expect("topics"), ["git", "rust"]);
     assert_eq!(store.categories().expect("categories"), ["git", "mem%ory", "rust"]);
+    // Lists written by other tools: not an array, or holding more than names.
+    let mut odd = lesson("odd", 2);
+    odd.id = "odd".into();
+    store.put_lesson(&odd).expect("put");
+    let conn = rusqlite::Connection::open(store.data_dir().db_path()).expect("raw");
+    conn.execute("UPDATE lessons SET categories = '[\"zeta\", 3, null]' WHERE id = 'odd'", []).expect("odd");
+    conn.execute("UPDATE lessons SET categories = 'not json' WHERE id = 'b'", []).expect("bad");
+    assert_eq!(store.categories().expect("categories"), ["rust", "zeta"]);
 }
 
 #[test]
@@ -239,4 +247,38 @@ fn odd_rows_written_by_other_tools_still_read() {
     let odd = store.lesson("odd").expect("read").expect("exists");
     assert!(odd.categories.is_empty());
     assert_eq!((odd.level, odd.feedback, odd.repository_platform), (Level::Mid, None, None));
+}
+
+#[test]
+fn row_keys_read_back_what_the_query_lists() {
+    let (_t, store) = seeded();
+    let mut searched = LessonQuery::default();
+    searched.set_search("borrow");
+    let queries = [
+        LessonQuery::default(),
+        LessonQuery { sort: SortColumn::Title, order: SortOrder::Asc, ..LessonQuery::default() },
+        LessonQuery { imported: Some(false), limit: Some(2), offset: 1, ..LessonQuery::default() },
+        LessonQuery { feedback: Some(FeedbackFilter::Missing), ..LessonQuery::default() },
+        LessonQuery { period: Some(Period::Week), ..LessonQuery::default() },
+        searched,
+    ];
+    for q in queries {
+        let listed: Vec<Lesson> = {
+            let mut out = Vec::new();
+            store
+                .visit_lessons(&q, now(), devcoach_store::Fields::List, |l| {
+                    out.push(l);
+                    Ok::<_, devcoach_store::StoreError>(())
+                })
+                .expect("visit");
+            out
+        };
+        let keys = store.lesson_keys(&q, now()).expect("keys");
+        assert_eq!(store.lessons_by_key(&keys, devcoach_store::Fields::List).expect("by key"), listed, "{q:?}");
+    }
+    // A key whose row is gone is skipped.
+    let mut store = store;
+    let keys = store.lesson_keys(&LessonQuery::default(), now()).expect("keys");
+    store.delete_lesson("b").expect("delete");
+    assert_eq!(store.lessons_by_key(&keys, devcoach_store::Fields::List).expect("by key").len(), keys.len() - 1);
 }

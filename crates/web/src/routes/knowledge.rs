@@ -3,6 +3,7 @@
 use askama::Template;
 use axum::extract::{Path, State};
 use axum::http::HeaderMap;
+use chrono::{DateTime, Utc};
 use devcoach_core::knowledge::{GroupTarget, OTHER_GROUP};
 
 use super::{Fields, html, same_site, see_other};
@@ -47,24 +48,29 @@ fn tier(confidence: i64) -> &'static str {
 
 pub(crate) async fn page(State(state): State<SharedState>) -> WebResult {
     let now = state.now();
-    let loaded = pool::read(&state, move |s| {
-        let profile = s.profile()?;
-        let stats = s.stats(now)?;
-        let settings = s.settings()?;
-        let rate = s.rate_limit(now);
-        Ok((Chrome::new(Some(s), "knowledge"), profile, stats, settings.max_per_day, rate))
-    })
-    .await?;
-    let Some((c, profile, stats, max, rate)) = loaded else {
-        return html(&Page {
+    // Counts and the rate limit move with the clock by the minute at most.
+    let key = format!("knowledge|{}", now.format("%Y-%m-%dT%H:%M"));
+    let shared = state.clone();
+    let rendered = pool::blocking(move || shared.cache.page(&shared.pool, key, |s| render(s, now))).await?;
+    match rendered {
+        Some(page) => Ok(super::kept_html(&page)),
+        None => html(&Page {
             c: Chrome::new(None, "knowledge"),
             groups: Vec::new(),
             group_names: vec![OTHER_GROUP.to_owned()],
             stats: (0, 0, 2, 0),
             rate_allowed: true,
             rate_reason: "a lesson is allowed now".into(),
-        });
-    };
+        }),
+    }
+}
+
+fn render(s: &devcoach_store::Store, now: DateTime<Utc>) -> Result<String, WebError> {
+    let profile = s.profile()?;
+    let stats = s.stats(now)?;
+    let max = s.settings()?.max_per_day;
+    let rate = s.rate_limit(now);
+    let c = Chrome::new(Some(s), "knowledge");
     let mut group_names: Vec<String> = profile.groups.iter().map(|g| g.name.clone()).collect();
     group_names.push(OTHER_GROUP.to_owned());
     let mut groups: Vec<GroupView> = group_names
@@ -96,7 +102,7 @@ pub(crate) async fn page(State(state): State<SharedState>) -> WebResult {
         rate_allowed: rate.allowed,
         rate_reason: rate.reason.unwrap_or_else(|| "a lesson is allowed now".into()),
     };
-    html(&page)
+    super::render(&page)
 }
 
 /// A group field: absent leaves the grouping alone; empty or `Other` means no group.

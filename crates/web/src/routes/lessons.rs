@@ -15,7 +15,7 @@ use devcoach_core::settings::{SettingKey, SettingUpdate};
 use devcoach_core::share::payload::{SharedBy, SharedLesson};
 use devcoach_core::share::{SharedInput, file, parse_shared_input, text, url_to_fetch};
 use devcoach_core::time::{Period, lesson_stamp};
-use devcoach_store::{CourseFilter, Fields as Columns};
+use devcoach_store::CourseFilter;
 
 use super::{Fields, attachment, html, same_site, see_other};
 use crate::error::{WebError, WebResult};
@@ -24,8 +24,8 @@ use crate::views::{Chrome, enc, full_date, short_date};
 use crate::{markdown, pool};
 
 /// Lessons per page.
-pub(crate) const PAGE_SIZE: u64 = 25;
-const PAGE_SIZE_U32: u32 = 25;
+pub(crate) const PAGE_ROWS: usize = 25;
+const PAGE_SIZE: u64 = PAGE_ROWS as u64;
 
 /// The list's query string, as typed (echoed into the form and the links).
 #[derive(Debug, Clone, Default)]
@@ -248,7 +248,7 @@ pub(crate) struct Row {
 }
 
 impl Row {
-    fn from(l: Lesson) -> Self {
+    pub(crate) fn from(l: Lesson) -> Self {
         Self {
             id_path: enc(&l.id),
             when: short_date(&l.timestamp),
@@ -270,7 +270,7 @@ impl Row {
 struct ListPage {
     c: Chrome,
     f: ListParams,
-    rows: Vec<Row>,
+    rows: Vec<std::sync::Arc<Row>>,
     total: u64,
     page: u64,
     pages: u64,
@@ -299,23 +299,23 @@ pub(crate) async fn list(State(state): State<SharedState>, Query(raw): Query<Has
         _ => None,
     };
     let now = state.now();
-    let query = params.query();
-    let wanted = params.page;
-    let loaded = pool::read(&state, move |s| {
-        let total = u64::try_from(s.count_lessons(&query, now)?).unwrap_or(0);
-        let pages = total.div_ceil(PAGE_SIZE).max(1);
-        let page = wanted.clamp(1, pages);
-        let q = LessonQuery { limit: Some(PAGE_SIZE_U32), offset: (page - 1) * PAGE_SIZE, ..query };
-        let mut rows = Vec::with_capacity(25);
-        s.visit_lessons(&q, now, Columns::List, |l| {
-            rows.push(Row::from(l));
-            Ok::<_, devcoach_store::StoreError>(())
-        })?;
-        Ok((Chrome::new(Some(s), "lessons"), total, page, pages, rows, s.categories()?))
-    })
-    .await?;
-    let (c, total, page, pages, rows, categories) =
-        loaded.unwrap_or_else(|| (Chrome::new(None, "lessons"), 0, 1, 1, Vec::new(), Vec::new()));
+    let fetch = |page: u64| {
+        let (shared, query) = (state.clone(), params.query());
+        let skip = usize::try_from(page.saturating_sub(1).saturating_mul(PAGE_SIZE)).unwrap_or(usize::MAX);
+        pool::blocking(move || shared.cache.listing(&shared.pool, &query, now, skip, PAGE_ROWS))
+    };
+    let mut listing = fetch(params.page.max(1)).await?;
+    let total = listing.as_ref().map_or(0, |l| l.total as u64);
+    let pages = total.div_ceil(PAGE_SIZE).max(1);
+    let page = params.page.clamp(1, pages);
+    if page != params.page.max(1) && total > 0 {
+        // Past the end (a stale link, a hand-edited URL): show the last page.
+        listing = fetch(page).await?;
+    }
+    let (c, categories, rows) = match listing {
+        Some(l) => (l.frame.chrome.clone(), l.frame.categories.clone(), l.rows),
+        None => (Chrome::new(None, "lessons"), Vec::new(), Vec::new()),
+    };
     let sort = SortColumn::parse_or_default(&params.sort);
     let order = SortOrder::parse_or_default(&params.order);
     let columns = [

@@ -2,7 +2,7 @@
 
 mod courses;
 mod knowledge;
-mod lessons;
+pub(crate) mod lessons;
 mod progress;
 mod settings;
 mod system;
@@ -23,6 +23,7 @@ const UPLOAD_LIMIT: usize = 64 * 1024 * 1024;
 pub(crate) fn router(state: SharedState) -> Router {
     Router::new()
         .route("/static/{*path}", get(crate::assets::serve))
+        .route("/favicon.ico", get(crate::assets::favicon))
         .route("/ping", get(system::ping).options(system::ping_preflight))
         .route("/shutdown", post(system::shutdown).get(system::shutdown_get))
         .route("/", get(system::home))
@@ -87,8 +88,16 @@ fn attachment(content_type: &'static str, file_name: &str, body: impl Into<axum:
 
 /// Renders a template into a page response.
 fn html(page: &impl askama::Template) -> Result<Response, WebError> {
-    let body = page.render().map_err(|e| WebError::Internal(format!("page rendering failed: {e}")))?;
-    Ok(axum::response::Html(body).into_response())
+    Ok(axum::response::Html(render(page)?).into_response())
+}
+
+fn render(page: &impl askama::Template) -> Result<String, WebError> {
+    page.render().map_err(|e| WebError::Internal(format!("page rendering failed: {e}")))
+}
+
+/// A page the cache kept.
+fn kept_html(page: &std::sync::Arc<String>) -> Response {
+    axum::response::Html(page.as_str().to_owned()).into_response()
 }
 
 /// A form's fields, keeping repeated names (`id=a&id=b`).

@@ -84,7 +84,8 @@ fn with_course(s: &Server) -> String {
 #[test]
 fn courses_their_document_and_steps() {
     let s = Server::demo();
-    assert!(s.get("/courses").text().contains("No courses yet."));
+    assert!(s.get("/courses").text().contains("Cache expiry that never stampedes"), "the demo's course");
+    assert!(Server::empty().get("/courses").text().contains("No courses yet."));
     let id = with_course(&s);
     let list = s.get("/courses").text();
     assert!(list.contains("Ownership in depth") && list.contains("0/2"), "{list}");
@@ -133,7 +134,7 @@ fn courses_their_document_and_steps() {
 
     assert_eq!(s.post_from("/courses/delete", &[("id", &id)], "cross-site").status, 403);
     s.post("/courses/delete", &[("id", &id)]).see_other("/courses");
-    assert!(s.get("/courses").text().contains("No courses yet."));
+    assert!(!s.get("/courses").text().contains("Ownership in depth"));
 }
 
 #[test]

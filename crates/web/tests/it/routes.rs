@@ -21,6 +21,8 @@ fn static_files_ping_and_shutdown() {
         (200, "text/css; charset=utf-8", "no-cache")
     );
     assert_eq!(s.get("/static/vendor/highlight.min.js").header("content-type"), "text/javascript; charset=utf-8");
+    let icon = s.get("/favicon.ico");
+    assert_eq!((icon.status, icon.header("content-type")), (200, "image/svg+xml"));
     for bad in [
         "/static/nope.css",
         "/static/../Cargo.toml",
@@ -322,4 +324,53 @@ fn the_import_preview_only_reads() {
     assert!(url.contains("web address"), "a preview never fetches");
     let r = s.get("/lessons/import");
     assert_eq!((r.status, r.header("location")), (303, "/lessons?import=1"));
+}
+
+#[test]
+fn the_list_follows_every_writer_while_remembering_answers() {
+    let s = Server::demo();
+    let count = |query: &str| {
+        let html = s.get(&format!("/lessons?{query}")).text();
+        // "1–25 of 30 · page 1 of 2", or the empty state.
+        html.split(" · page ")
+            .next()
+            .filter(|head| head.len() < html.len())
+            .and_then(|head| head.rsplit(" of ").next())
+            .and_then(|n| n.parse::<u32>().ok())
+            .unwrap_or(0)
+    };
+    assert_eq!(count(""), 30);
+    assert_eq!(count("search=elsewhere"), 0);
+    assert!(s.get("/progress").text().contains(" 30 in all."));
+    assert!(!s.get("/knowledge").text().contains("zig-comptime"));
+
+    // Another connection (as another process would) adds a lesson: the remembered answers go.
+    let mut store = s.store();
+    let mut l = store.lesson("redis-ttl-jitter").expect("read").expect("lesson");
+    l.id = "written-elsewhere".into();
+    l.title = "Written elsewhere".into();
+    store.put_lesson(&l).expect("put");
+    assert_eq!((count(""), count("search=elsewhere")), (31, 1));
+    assert!(s.get("/progress").text().contains(" 31 in all."), "a kept page is dropped on change");
+    store.set_topic("zig-comptime", 4, None, now()).expect("topic");
+    assert!(s.get("/knowledge").text().contains("zig-comptime"));
+
+    // A raw SQL delete, as the TypeScript build does it.
+    let conn = rusqlite::Connection::open(s.data().db_path()).expect("open");
+    conn.execute("DELETE FROM lessons WHERE id = 'written-elsewhere'", []).expect("delete");
+    assert_eq!((count(""), count("search=elsewhere")), (30, 0));
+    drop(conn);
+
+    // The dashboard's own writes are seen too.
+    let starred = count("starred=1");
+    s.post("/lessons/redis-ttl-jitter/star", &[("starred", "1")]);
+    assert_eq!(count("starred=1"), starred + 1);
+
+    // The file deleted, then created again by someone else.
+    drop(store);
+    std::fs::remove_file(s.data().db_path()).expect("remove");
+    assert!(s.get("/lessons").text().contains("No lessons yet."));
+    let mut fresh = s.store();
+    fresh.put_lesson(&l).expect("put");
+    assert_eq!((count(""), count("search=elsewhere")), (1, 1));
 }

@@ -1,0 +1,137 @@
+//! The dashboard in a real browser: headless Chromium (Debian's) driven by Playwright
+//! (`tests/browser/dashboard.cjs`, installed into `target/browser` by `scripts/test.sh`). Every
+//! page in light and dark, the clicks people make, no console error anywhere; screenshots land
+//! in `target/screenshots` (CI keeps them as artifacts). This side owns the server and checks
+//! what the clicks wrote to the database.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use serde_json::Value;
+
+use crate::ui::{free_port, start};
+use crate::{Env, fixtures};
+
+fn target() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../target")
+}
+
+fn playwright() -> PathBuf {
+    let dir =
+        std::env::var_os("DEVCOACH_TEST_BROWSER").map_or_else(|| target().join("browser/node_modules"), PathBuf::from);
+    assert!(
+        dir.join("playwright-core").is_dir(),
+        "playwright-core is not installed: run scripts/test.sh (it installs it into target/browser), or set DEVCOACH_TEST_BROWSER to a node_modules folder"
+    );
+    dir
+}
+
+fn chromium() -> PathBuf {
+    let path =
+        std::env::var_os("DEVCOACH_TEST_CHROMIUM").map_or_else(|| PathBuf::from("/usr/bin/chromium"), PathBuf::from);
+    assert!(path.exists(), "Chromium is not installed: run scripts/test.sh, or set DEVCOACH_TEST_CHROMIUM");
+    path
+}
+
+fn lesson_row(db: &Path, id: &str) -> Option<(i64, Option<String>, i64)> {
+    let conn = rusqlite::Connection::open(db).expect("db");
+    conn.query_row("SELECT starred, feedback, imported FROM lessons WHERE id = ?1", [id], |r| {
+        Ok((r.get(0)?, r.get(1)?, r.get(2)?))
+    })
+    .ok()
+}
+
+#[test]
+fn every_page_and_every_click_in_chromium() {
+    let env = Env::demo();
+    let db = env.data().join("coaching.db");
+    let count = || -> i64 {
+        rusqlite::Connection::open(&db)
+            .expect("db")
+            .query_row("SELECT COUNT(*) FROM lessons", [], |r| r.get(0))
+            .expect("count")
+    };
+    let before = count();
+    assert_eq!(
+        lesson_row(&db, "redis-ttl-jitter").map(|r| (r.0, r.1)),
+        Some((0, None)),
+        "the demo starts unstarred, unanswered"
+    );
+    let codes: Value =
+        serde_json::from_slice(&std::fs::read(fixtures().join("share/share-codes-public.json")).expect("fixture"))
+            .expect("json");
+    let code = codes[0]["code"].as_str().expect("code");
+
+    let port = free_port();
+    let mut server = start(&env, port);
+    let shots = target().join("screenshots");
+    let _ = std::fs::remove_dir_all(&shots);
+    let run = Command::new("node")
+        .arg(Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/browser/dashboard.cjs"))
+        .env("NODE_PATH", playwright())
+        .env("DASHBOARD", format!("http://127.0.0.1:{port}"))
+        .env("SCREENSHOTS", &shots)
+        .env("SHARE_CODE", code)
+        .env("CHROMIUM", chromium())
+        .output()
+        .expect("node runs (scripts/test.sh installs Node.js)");
+    let _ = server.kill();
+    let _ = server.wait();
+    let stdout = String::from_utf8_lossy(&run.stdout);
+    let report: Value = stdout.lines().rev().find_map(|l| serde_json::from_str(l).ok()).unwrap_or_else(|| {
+        panic!("no report from the browser run:\n{stdout}\n{}", String::from_utf8_lossy(&run.stderr))
+    });
+    assert_eq!(report["problems"], Value::Array(Vec::new()), "the browser saw problems: {report:#}");
+    assert!(run.status.success(), "{report:#}");
+    let seen = &report["seen"];
+
+    // Star, feedback and confidence reached the database, and the pages showed them.
+    assert_eq!(seen["starred_in_list"], 1, "{seen:#}");
+    assert_eq!(seen["feedback_pressed"], "true", "{seen:#}");
+    let (starred, feedback, _) = lesson_row(&db, "redis-ttl-jitter").expect("lesson");
+    assert_eq!((starred, feedback.as_deref()), (1, Some("understood")));
+    let confidence: i64 = rusqlite::Connection::open(&db)
+        .expect("db")
+        .query_row("SELECT confidence FROM knowledge WHERE topic = 'browser-testing'", [], |r| r.get(0))
+        .expect("the topic was added");
+    assert_eq!(confidence, 6, "added at 5, raised once");
+
+    // The import went through the preview and landed on the new lesson.
+    assert_eq!(count(), before + 1, "exactly one lesson was imported");
+    let url = seen["after_import_url"].as_str().expect("url");
+    let id = url.trim_start_matches("/lessons/").split('?').next().expect("id");
+    assert_eq!(lesson_row(&db, id).map(|r| r.2), Some(1), "{url} is an imported lesson");
+    assert_eq!(seen["after_import_title"], codes[0]["payload"]["lesson"]["title"], "{seen:#}");
+    for theme in ["light", "dark"] {
+        assert_eq!(
+            seen[format!("landing_title_{theme}")],
+            codes[0]["payload"]["lesson"]["title"],
+            "the share page decoded the card"
+        );
+        assert_eq!(seen[format!("landing_local_{theme}")], true, "the share page found the dashboard");
+    }
+
+    // The course frame followed the step.
+    let anchor = seen["course_anchor"].as_str().expect("anchor");
+    assert!(seen["course_frame_url"].as_str().is_some_and(|u| u.ends_with(&format!("#{anchor}"))), "{seen:#}");
+
+    assert_eq!(seen["theme_after_setting"]["attr"], "dark", "{seen:#}");
+
+    for page in [
+        "lessons",
+        "lesson",
+        "knowledge",
+        "courses",
+        "course",
+        "settings",
+        "progress",
+        "import-preview",
+        "share-landing",
+    ] {
+        for theme in ["light", "dark"] {
+            let shot = shots.join(format!("{page}-{theme}.png"));
+            let size = std::fs::metadata(&shot).map_or(0, |m| m.len());
+            assert!(size > 10_000, "{} is missing or blank ({size} bytes)", shot.display());
+        }
+    }
+}

@@ -1,0 +1,177 @@
+// Drives a running dashboard in headless Chromium: every page in light and dark, and the
+// things people do there (star, feedback, confidence, import through the preview, a course
+// step, the share landing page). Started by crates/cli/tests/it/browser.rs, which owns the
+// server and the database and checks what these clicks wrote.
+//
+// Environment: DASHBOARD (base URL), SCREENSHOTS (folder), SHARE_CODE, CHROMIUM (binary).
+// Prints one JSON object with what it saw; exits 1 with the reasons on any failure, including
+// any console error, uncaught exception or failed response.
+"use strict";
+
+const { chromium } = require("playwright-core");
+const fs = require("node:fs");
+const path = require("node:path");
+
+const base = process.env.DASHBOARD;
+const out = process.env.SCREENSHOTS;
+const code = process.env.SHARE_CODE;
+const problems = [];
+const seen = {};
+
+function check(ok, what) {
+  if (!ok) problems.push(what);
+  return ok;
+}
+
+function watch(page, label) {
+  page.on("console", (m) => {
+    if (m.type() === "error") problems.push(`${label()}: console error: ${m.text()}`);
+  });
+  page.on("pageerror", (e) => problems.push(`${label()}: uncaught: ${e.message}`));
+  page.on("response", (r) => {
+    if (r.status() >= 400) problems.push(`${label()}: ${r.status()} for ${r.url()}`);
+  });
+}
+
+/// Relative luminance of a computed `rgb(...)` colour.
+function luminance(css) {
+  const [r, g, b] = (css.match(/[\d.]+/g) || ["0", "0", "0"]).slice(0, 3).map((v) => {
+    const c = Number(v) / 255;
+    return c <= 0.03928 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4;
+  });
+  return 0.2126 * r + 0.7152 * g + 0.0722 * b;
+}
+
+async function visit(page, theme, name, url, state) {
+  state.at = `${name} (${theme})`;
+  const response = await page.goto(base + url, { waitUntil: "networkidle" });
+  check(response && response.status() === 200, `${state.at}: status ${response && response.status()}`);
+  const look = await page.evaluate(() => ({
+    theme: document.documentElement.getAttribute("data-theme"),
+    background: getComputedStyle(document.body).backgroundColor,
+    title: document.title,
+  }));
+  const light = luminance(look.background);
+  check(theme === "light" ? light > 0.7 : light < 0.1, `${state.at}: background ${look.background} does not read as ${theme}`);
+  await page.screenshot({ path: path.join(out, `${name}-${theme}.png`), fullPage: true });
+  return look;
+}
+
+async function main() {
+  fs.mkdirSync(out, { recursive: true });
+  const browser = await chromium.launch({
+    executablePath: process.env.CHROMIUM || "/usr/bin/chromium",
+    args: [
+      "--no-sandbox",
+      "--disable-gpu",
+      "--disable-quic",
+      "--no-first-run",
+      "--disable-background-networking",
+      "--disable-component-update",
+      "--disable-sync",
+    ],
+  });
+  try {
+    for (const theme of ["light", "dark"]) {
+      const context = await browser.newContext({ colorScheme: theme, viewport: { width: 1280, height: 860 } });
+      const page = await context.newPage();
+      const state = { at: "" };
+      watch(page, () => state.at);
+
+      await visit(page, theme, "lessons", "/lessons", state);
+      await visit(page, theme, "lesson", "/lessons/redis-ttl-jitter", state);
+      await visit(page, theme, "knowledge", "/knowledge", state);
+      await visit(page, theme, "courses", "/courses", state);
+      const course = await page.getAttribute("a[href^='/courses/']", "href");
+      check(Boolean(course), "courses: no course to open");
+      await visit(page, theme, "course", course, state);
+      await visit(page, theme, "settings", "/settings", state);
+      await visit(page, theme, "progress", "/progress", state);
+      check((await page.locator("svg").count()) >= 4, `progress (${theme}): fewer than four plots`);
+      await visit(page, theme, "import-preview", `/lessons/import?code=${encodeURIComponent(code)}`, state);
+      await visit(page, theme, "share-landing", `/lesson#${code}`, state);
+      await page.waitForSelector("#card:not([hidden]) #title", { timeout: 10000 }).catch(() => {
+        problems.push(`share landing (${theme}): the card did not render`);
+      });
+      seen[`landing_title_${theme}`] = await page.locator("#title").innerText();
+      seen[`landing_local_${theme}`] = await page.locator("#local").isVisible();
+
+      if (theme === "light") {
+        // Star a lesson from the list.
+        state.at = "star";
+        await page.goto(`${base}/lessons`, { waitUntil: "networkidle" });
+        const row = page.locator("tr", { has: page.locator("a[href='/lessons/redis-ttl-jitter']") });
+        await Promise.all([page.waitForNavigation(), row.locator("button.star").click()]);
+        seen.starred_in_list = await page
+          .locator("tr", { has: page.locator("a[href='/lessons/redis-ttl-jitter']") })
+          .locator("button.star.on")
+          .count();
+
+        // Feedback on the lesson page.
+        state.at = "feedback";
+        await page.goto(`${base}/lessons/redis-ttl-jitter`, { waitUntil: "networkidle" });
+        await Promise.all([page.waitForNavigation(), page.click("button[name=feedback][value=understood]")]);
+        seen.feedback_pressed = await page.getAttribute("button[name=feedback][value=understood]", "aria-pressed");
+
+        // Confidence: add a topic at 5, raise it once.
+        state.at = "confidence";
+        await page.goto(`${base}/knowledge`, { waitUntil: "networkidle" });
+        await page.fill("input[name=topic]", "browser-testing");
+        await page.fill("input[name=confidence]", "5");
+        await Promise.all([page.waitForNavigation(), page.click("button:has-text('Save topic')")]);
+        await Promise.all([page.waitForNavigation(), page.click("button[aria-label='Raise browser-testing']")]);
+        seen.knowledge_text = await page.locator("main").innerText();
+
+        // Import a share code: preview first (it writes nothing), then add.
+        state.at = "import";
+        await page.goto(`${base}/lessons/import?code=${encodeURIComponent(code)}`, { waitUntil: "networkidle" });
+        await Promise.all([page.waitForNavigation(), page.click("button:has-text('Add to my lessons')")]);
+        seen.after_import_url = page.url().replace(base, "");
+        seen.after_import_title = await page.locator("h1").first().innerText();
+
+        // A course step: the frame moves to the step and the list follows.
+        state.at = "course step";
+        await page.goto(base + course, { waitUntil: "networkidle" });
+        const link = page.locator("a[data-step-link]").nth(1);
+        const anchor = await link.evaluate((a) => a.closest("li").getAttribute("data-anchor"));
+        await link.click();
+        await page.waitForFunction(
+          (a) => document.querySelector("#course-steps li.current")?.getAttribute("data-anchor") === a,
+          anchor,
+          { timeout: 10000 },
+        );
+        await page.waitForTimeout(300);
+        const frame = page.frames().find((f) => f.url().includes("/index.html"));
+        seen.course_anchor = anchor;
+        seen.course_frame_url = frame ? frame.url().replace(base, "") : null;
+        seen.course_frame_text = frame ? (await frame.locator("body").innerText()).slice(0, 400) : "";
+        await page.screenshot({ path: path.join(out, "course-step-light.png"), fullPage: true });
+
+        // The theme setting wins over the system preference (then back to following it).
+        state.at = "theme setting";
+        await page.goto(`${base}/settings`, { waitUntil: "networkidle" });
+        await page.selectOption("select[name=ui_theme]", "dark");
+        await Promise.all([page.waitForNavigation(), page.click("button:has-text('Save settings')")]);
+        await page.goto(`${base}/lessons`, { waitUntil: "networkidle" });
+        seen.theme_after_setting = await page.evaluate(() => ({
+          attr: document.documentElement.getAttribute("data-theme"),
+          background: getComputedStyle(document.body).backgroundColor,
+        }));
+        check(luminance(seen.theme_after_setting.background) < 0.1, "the dark setting did not darken a light system");
+        await page.goto(`${base}/settings`, { waitUntil: "networkidle" });
+        await page.selectOption("select[name=ui_theme]", "system");
+        await Promise.all([page.waitForNavigation(), page.click("button:has-text('Save settings')")]);
+      }
+      await context.close();
+    }
+  } finally {
+    await browser.close();
+  }
+  console.log(JSON.stringify({ problems, seen }));
+  process.exit(problems.length ? 1 : 0);
+}
+
+main().catch((e) => {
+  console.log(JSON.stringify({ problems: [...problems, `crashed: ${e.stack || e}`], seen }));
+  process.exit(1);
+});
