@@ -1,7 +1,8 @@
 """Drives `devcoach mcp` with the official Python MCP SDK and prints what it saw as JSON.
 
-Usage: python mcp_python_client.py <devcoach binary> <data dir>
+Usage: python mcp_python_client.py <devcoach binary> <data dir> [review]
 Run by the Rust test `mcp_python::the_python_sdk_can_use_every_part`, which checks the output.
+With `review`, it comes back two days later and goes through the review queue instead.
 """
 import asyncio
 import json
@@ -12,10 +13,20 @@ from mcp import ClientSession, StdioServerParameters
 from mcp.client.stdio import stdio_client
 
 
-async def main(binary: str, data_dir: str) -> None:
+async def review(session: ClientSession, seen: dict) -> None:
+    due = await session.call_tool("get_due_reviews", {})
+    seen["due"] = due.structured_content
+    card = due.structured_content["cards"][0]
+    graded = await session.call_tool("grade_review", {"lesson_id": card["lesson_id"], "grade": "hard"})
+    seen["graded"] = graded.structured_content
+    after = await session.read_resource("devcoach://reviews/due")
+    seen["due_after"] = json.loads(after.contents[0].text)
+
+
+async def main(binary: str, data_dir: str, mode: str) -> None:
     env = {
         "DEVCOACH_DIR": data_dir,
-        "DEVCOACH_NOW": "2026-11-30T12:00:00Z",
+        "DEVCOACH_NOW": "2026-12-02T12:00:00Z" if mode == "review" else "2026-11-30T12:00:00Z",
         "HOME": os.environ.get("HOME", data_dir),
         "PATH": os.environ.get("PATH", ""),
     }
@@ -25,6 +36,10 @@ async def main(binary: str, data_dir: str) -> None:
         async with ClientSession(read, write) as session:
             init = await session.initialize()
             seen["server"] = init.server_info.name
+            if mode == "review":
+                await review(session, seen)
+                print(json.dumps(seen))
+                return
             seen["protocol"] = init.protocol_version
             tools = await session.list_tools()
             seen["tools"] = sorted(t.name for t in tools.tools)
@@ -39,6 +54,7 @@ async def main(binary: str, data_dir: str) -> None:
                     "id": "py-client", "topic_id": "asyncio", "categories": ["python", "asyncio"],
                     "title": "Gather, don't await in a loop", "level": "mid", "summary": "Run coroutines together.",
                     "body": "Use asyncio.gather.\n\n💡 *Senior tip:* bound concurrency with a semaphore.",
+                    "review": {"question": "How do you run three coroutines at once?", "answer": "asyncio.gather(a(), b(), c())."},
                 },
             )
             seen["logged"] = logged.structured_content
@@ -57,4 +73,4 @@ async def main(binary: str, data_dir: str) -> None:
 
 
 if __name__ == "__main__":
-    asyncio.run(main(sys.argv[1], sys.argv[2]))
+    asyncio.run(main(sys.argv[1], sys.argv[2], sys.argv[3] if len(sys.argv) > 3 else ""))

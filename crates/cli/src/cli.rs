@@ -119,11 +119,71 @@ pub enum Command {
     Setup,
     /// Open the local dashboard (lessons, knowledge map, courses, progress, settings) on 127.0.0.1.
     Ui(UiArgs),
+    /// Review what you learned, one card at a time, just before you would forget it.
+    Review(ReviewArgs),
     /// Write the plugin, extension and registry packages under a directory (for releases).
     #[command(hide = true, name = "write-packages")]
     WritePackages {
         /// The repository root, or a staging directory.
         dir: std::path::PathBuf,
+    },
+}
+
+#[derive(Debug, Args)]
+pub struct ReviewArgs {
+    #[command(subcommand)]
+    pub command: Option<ReviewCommand>,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum ReviewCommand {
+    /// List the cards due now (without their answers).
+    Due {
+        /// At most this many.
+        #[arg(long, default_value_t = 20)]
+        limit: u32,
+        #[command(flatten)]
+        json: JsonFlag,
+    },
+    /// Grade one card without the interactive review: again, hard, good or easy (or 1-4).
+    Grade {
+        /// The lesson's id.
+        id: String,
+        grade: String,
+        #[command(flatten)]
+        json: JsonFlag,
+    },
+    /// Show how FSRS schedules a card reviewed with these grades (default parameters, no fuzz).
+    #[command(after_help = "Example: devcoach review schedule --ratings 3,3,1,4 --elapsed-days 0,1,3,10 --json")]
+    Schedule {
+        /// Grades, comma-separated: 1 again, 2 hard, 3 good, 4 easy.
+        #[arg(long, value_delimiter = ',', required = true)]
+        ratings: Vec<String>,
+        /// Whole days since the review before, one per grade (the first is ignored).
+        #[arg(long = "elapsed-days", value_delimiter = ',', required = true)]
+        elapsed_days: Vec<u32>,
+        /// The recall probability to schedule for.
+        #[arg(long, default_value_t = 0.9)]
+        retention: f64,
+        #[command(flatten)]
+        json: JsonFlag,
+    },
+    /// Show or change the review settings.
+    Settings {
+        /// The recall probability reviews aim for (0.7-0.99; higher means more reviews).
+        #[arg(long)]
+        retention: Option<f64>,
+        /// When the agent offers a review instead of a new lesson: off, alternate or reviews_first.
+        #[arg(long)]
+        mix: Option<String>,
+        #[command(flatten)]
+        json: JsonFlag,
+    },
+    /// Write every card to a tab-separated file Anki imports (File > Import).
+    Export {
+        /// The file to write.
+        #[arg(long)]
+        anki: std::path::PathBuf,
     },
 }
 

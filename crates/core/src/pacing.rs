@@ -49,11 +49,14 @@ pub struct CueDecision {
     pub next_lesson_number: i64,
     /// Silent because there is no profile yet: the stop hook asks for onboarding instead.
     pub needs_onboarding: bool,
+    /// Set (by the store) when this cue offers a review instead of a new lesson: how many
+    /// cards are due.
+    pub review_due: Option<i64>,
 }
 
 impl CueDecision {
     fn silent(reason: impl Into<String>) -> Self {
-        Self { cue: false, reason: reason.into(), next_lesson_number: 0, needs_onboarding: false }
+        Self { cue: false, reason: reason.into(), next_lesson_number: 0, needs_onboarding: false, review_due: None }
     }
 }
 
@@ -104,6 +107,7 @@ pub fn evaluate<S: PacingState>(state: &mut S, session: &SessionId, plan_mode: b
         reason: format!("cue ({pacing})"),
         next_lesson_number: state.total_lessons()? + 1,
         needs_onboarding: false,
+        review_due: None,
     })
 }
 
@@ -286,7 +290,13 @@ mod tests {
         let d = stop(&mut m, "a");
         assert_eq!(
             d,
-            CueDecision { cue: true, reason: "cue (5/5)".into(), next_lesson_number: 1, needs_onboarding: false }
+            CueDecision {
+                cue: true,
+                reason: "cue (5/5)".into(),
+                next_lesson_number: 1,
+                needs_onboarding: false,
+                review_due: None
+            }
         );
         assert!(m.pending && m.counters.is_empty());
     }

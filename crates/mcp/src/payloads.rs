@@ -253,3 +253,50 @@ pub fn notebook(ctx: &Ctx) -> Result<String, ToolError> {
 pub fn lesson(ctx: &Ctx, id: &str) -> Result<Option<LessonOut>, ToolError> {
     ctx.with_store(|s| Ok(s.lesson(id)?.as_ref().map(LessonOut::from)))
 }
+
+/// A due review card, without its answer (the agent asks first).
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct DueCardOut {
+    pub lesson_id: String,
+    pub title: String,
+    pub topic_id: String,
+    pub question: String,
+    pub due: String,
+    /// The predicted chance the learner still recalls it (absent before the first review).
+    pub predicted_recall: Option<f64>,
+    /// Times reviewed so far.
+    pub reviews: i64,
+}
+
+/// The review queue.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct DueReviewsOut {
+    /// Cards due now, in all.
+    pub total_due: i64,
+    pub cards: Vec<DueCardOut>,
+}
+
+/// The due queue (`get_due_reviews`, `devcoach://reviews/due`). Lessons that have no card yet
+/// (written by the TypeScript build, imported) get one first.
+pub fn due_reviews(ctx: &Ctx, limit: u32) -> Result<DueReviewsOut, ToolError> {
+    let now = ctx.now();
+    ctx.with_store(|s| {
+        s.ensure_review_cards(now)?;
+        let (due, total_due) = s.due_reviews(now, limit)?;
+        Ok(DueReviewsOut {
+            total_due,
+            cards: due
+                .into_iter()
+                .map(|d| DueCardOut {
+                    lesson_id: d.card.lesson_id,
+                    title: d.title,
+                    topic_id: d.topic,
+                    question: d.card.question,
+                    due: d.card.due,
+                    predicted_recall: d.retrievability,
+                    reviews: d.card.reps,
+                })
+                .collect(),
+        })
+    })
+}

@@ -64,6 +64,13 @@ const RESOURCES: &[(&str, &str, &str, &str, &str)] = &[
         "Onboarding status and the detected stack (same as the get_onboarding tool).",
         JSON,
     ),
+    (
+        "devcoach://reviews/due",
+        "reviews-due",
+        "Due Reviews",
+        "Up to 10 review cards due now, without answers (same as the get_due_reviews tool).",
+        JSON,
+    ),
 ];
 
 pub fn list() -> Vec<Resource> {
@@ -113,6 +120,7 @@ pub fn read(ctx: &Ctx, uri: &str) -> Option<ResourceContents> {
             Err(e) => json!({ "allowed": false, "reason": format!("Rate limit check unavailable: {e}") }).to_string(),
         },
         "devcoach://briefing" => json_text(payloads::briefing(ctx)),
+        "devcoach://reviews/due" => json_text(payloads::due_reviews(ctx, 10)),
         "devcoach://context" => json_text(payloads::context(ctx)),
         "devcoach://onboarding" => json_text(payloads::onboarding(ctx)),
         other => {

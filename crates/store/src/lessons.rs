@@ -4,6 +4,7 @@ use chrono::{DateTime, Utc};
 use devcoach_core::git::{GitContext, UsageDefaults, resolve_context};
 use devcoach_core::lesson::{self, Feedback, Level, NewLesson, Platform};
 use devcoach_core::query::{FeedbackFilter, LessonQuery, SortOrder};
+use devcoach_core::review::CardText;
 use devcoach_core::{Lesson, rate_limit};
 use rusqlite::types::Value as SqlValue;
 use rusqlite::{Connection, OptionalExtension, Row, Transaction, params, params_from_iter};
@@ -263,7 +264,15 @@ impl Store {
     /// Saves a lesson the agent just taught (`log_lesson`): stamped `now`, its context filled from
     /// the arguments, then `git`, then the most-used values of the learner's own lessons. Saving
     /// resolves any pending cue and restarts pacing. The same id overwrites.
-    pub fn log_lesson(&mut self, new: NewLesson, git: &GitContext, now: DateTime<Utc>) -> Result<Lesson> {
+    /// Saves a lesson the agent just taught, with its review card: the agent's question and
+    /// answer when given, else one derived from the lesson (an existing card is kept).
+    pub fn log_lesson(
+        &mut self,
+        new: NewLesson,
+        review: Option<&CardText>,
+        git: &GitContext,
+        now: DateTime<Utc>,
+    ) -> Result<Lesson> {
         self.write(|tx| {
             // Only scan for the learner's usual values when the arguments and git leave a gap.
             let c = &new.context;
@@ -275,6 +284,10 @@ impl Store {
             let context = resolve_context(new.context.clone(), git, &usage);
             let lesson = NewLesson { context, ..new }.into_lesson(now);
             insert_or_replace(tx, &lesson)?;
+            match review {
+                Some(text) => crate::reviews::put_card(tx, &lesson.id, text, &lesson.timestamp, now)?,
+                None => crate::reviews::add_derived_card(tx, &lesson, now)?,
+            }
             pacing::reset_nudge(tx)?;
             Ok(lesson)
         })
@@ -394,7 +407,10 @@ impl Store {
 
     /// True when a lesson was deleted.
     pub fn delete_lesson(&mut self, id: &str) -> Result<bool> {
-        self.write(|tx| Ok(tx.execute("DELETE FROM lessons WHERE id = ?1", [id])? > 0))
+        self.write(|tx| {
+            crate::reviews::forget_card(tx, id)?;
+            Ok(tx.execute("DELETE FROM lessons WHERE id = ?1", [id])? > 0)
+        })
     }
 
     /// Deletes several lessons in one transaction; returns how many existed.
@@ -403,6 +419,7 @@ impl Store {
             let mut stmt = tx.prepare_cached("DELETE FROM lessons WHERE id = ?1")?;
             let mut n = 0;
             for id in ids {
+                crate::reviews::forget_card(tx, id)?;
                 n += stmt.execute([id])?;
             }
             Ok(n)

@@ -24,6 +24,7 @@ mod notebook;
 mod pacing;
 mod paths;
 pub mod probe;
+mod reviews;
 mod schema;
 mod settings;
 mod sharing;
@@ -37,6 +38,7 @@ pub use error::{SchemaTooNew, StoreError};
 pub use lessons::{Fields, ImportCounts, RowKey};
 pub use pacing::{CueState, NudgeSession};
 pub use paths::DataDir;
+pub use reviews::{DueReview, GradeOutcome, ReviewRecord};
 pub use schema::{ADDITIONS, SCHEMA_MIN_APP_VERSION, SCHEMA_VERSION};
 pub use sharing::ImportOutcome;
 

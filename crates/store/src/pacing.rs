@@ -132,7 +132,16 @@ impl PacingState for SqlPacing<'_> {
 impl Store {
     /// Decides one agent stop (the stop hook), in one IMMEDIATE transaction.
     pub fn evaluate_cue(&mut self, session: &SessionId, plan_mode: bool, now: DateTime<Utc>) -> Result<CueDecision> {
-        self.write(|tx| pacing::evaluate(&mut SqlPacing { conn: tx, now }, session, plan_mode))
+        self.write(|tx| {
+            let mut d = pacing::evaluate(&mut SqlPacing { conn: tx, now }, session, plan_mode)?;
+            if d.cue {
+                d.review_due = crate::reviews::choose_offer(tx, now)?;
+                if let Some(due) = d.review_due {
+                    d.reason = format!("{}; offering a review ({due} due)", d.reason);
+                }
+            }
+            Ok(d)
+        })
     }
 
     /// Forecasts the next stop without changing anything (doctor, the prompt hook).

@@ -116,9 +116,10 @@ pub struct Addition {
 }
 
 /// Our additions, applied in order. Append only.
-pub const ADDITIONS: &[Addition] = &[Addition {
-    name: "rs-1-evidence",
-    sql: "
+pub const ADDITIONS: &[Addition] = &[
+    Addition {
+        name: "rs-1-evidence",
+        sql: "
 CREATE TABLE IF NOT EXISTS ext_evidence (
     id          INTEGER PRIMARY KEY AUTOINCREMENT,
     topic       TEXT NOT NULL,
@@ -131,7 +132,43 @@ CREATE TABLE IF NOT EXISTS ext_evidence (
 );
 CREATE INDEX IF NOT EXISTS idx_ext_evidence_topic_at ON ext_evidence (topic, at);
 ",
-}];
+    },
+    Addition {
+        name: "rs-2-reviews",
+        sql: "
+CREATE TABLE IF NOT EXISTS ext_review_cards (
+    lesson_id   TEXT PRIMARY KEY,
+    question    TEXT NOT NULL,
+    answer      TEXT NOT NULL,
+    source      TEXT NOT NULL,
+    stability   REAL,
+    difficulty  REAL,
+    due         TEXT NOT NULL,
+    last_review TEXT,
+    reps        INTEGER NOT NULL DEFAULT 0,
+    lapses      INTEGER NOT NULL DEFAULT 0,
+    created_at  TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS idx_ext_review_cards_due ON ext_review_cards (due, lesson_id);
+CREATE TABLE IF NOT EXISTS ext_review_log (
+    id             INTEGER PRIMARY KEY AUTOINCREMENT,
+    lesson_id      TEXT NOT NULL,
+    grade          INTEGER NOT NULL,
+    reviewed_at    TEXT NOT NULL,
+    elapsed_days   INTEGER NOT NULL,
+    interval_days  INTEGER NOT NULL,
+    retrievability REAL,
+    stability      REAL NOT NULL,
+    difficulty     REAL NOT NULL
+);
+CREATE INDEX IF NOT EXISTS idx_ext_review_log_lesson ON ext_review_log (lesson_id, reviewed_at);
+CREATE TABLE IF NOT EXISTS ext_settings (
+    key   TEXT PRIMARY KEY,
+    value TEXT NOT NULL
+);
+",
+    },
+];
 
 pub(crate) fn user_version(conn: &Connection) -> rusqlite::Result<i64> {
     conn.pragma_query_value(None, "user_version", |r| r.get(0))

@@ -9,6 +9,7 @@ mod install;
 mod knowledge;
 mod lessons;
 mod mcp;
+mod review;
 mod settings;
 mod setup;
 mod share;
@@ -52,6 +53,7 @@ pub fn run(command: Option<Command>, ctx: &Ctx) -> anyhow::Result<()> {
         Command::Doctor => doctor::run(ctx),
         Command::Setup => setup::run(ctx),
         Command::Ui(args) => ui::run(ctx, &args),
+        Command::Review(args) => review::run(ctx, args),
         Command::WritePackages { dir } => {
             let n = crate::packaging::write(&dir)?;
             crate::output::print(&format!("{n} package files written under {}", dir.display()))?;

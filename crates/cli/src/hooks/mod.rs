@@ -234,7 +234,10 @@ pub fn decide(hook: Hook, p: &Payload, dir: &DataDir, now: DateTime<Utc>) -> Out
     match store.evaluate_cue(&session, p.plan_mode, now) {
         Ok(d) if d.cue => Outcome::Block {
             client,
-            reason: texts::lesson_cue(client, d.next_lesson_number),
+            reason: match d.review_due {
+                Some(due) => texts::review_cue(client, due),
+                None => texts::lesson_cue(client, d.next_lesson_number),
+            },
             status: true,
             why: d.reason,
         },

@@ -452,3 +452,45 @@ fn unknown_hook_names_are_ordinary_usage_errors() {
     assert_eq!(out.status.code(), Some(2));
     assert!(!Path::new(&env.data()).exists());
 }
+
+#[test]
+fn due_review_cards_take_every_other_cue() {
+    let env = onboarded(1);
+    // A lesson from two days ago, with the card the review commands give it: due since yesterday.
+    db(&env)
+        .execute(
+            "INSERT INTO lessons (id, timestamp, topic_id, categories, title, level, summary, body) VALUES \
+             ('old-one', '2026-11-28T09:00:00Z', 'rust', '[\"rust\"]', 'Borrow, then clone', 'mid', 'Borrow first.', 'Body.')",
+            [],
+        )
+        .expect("lesson");
+    ok(&env, &["review", "due"]);
+    let stop = |env: &Env| {
+        let out = env
+            .command()
+            .env("DEVCOACH_HOOK_DEBUG", "1")
+            .arg("stop-hook")
+            .write_stdin(payload_for("stop-hook"))
+            .output();
+        let cue = contract("stop-hook", &out.expect("hook ran")).expect("cue");
+        db(env).execute("UPDATE cue_state SET pending = 0", []).expect("answer the cue");
+        cue["reason"].as_str().expect("reason").to_owned()
+    };
+    let first = stop(&env);
+    assert!(first.contains("1 review card is due") && first.contains("get_due_reviews"), "{first}");
+    assert!(first.contains("grade_review") && first.contains("skip_lesson"), "{first}");
+    assert!(trace(&env).contains("offering a review (1 due)"), "{}", trace(&env));
+    let second = stop(&env);
+    assert!(second.contains("earns a lesson") && !second.contains("get_due_reviews"), "alternate: {second}");
+    assert!(stop(&env).contains("get_due_reviews"), "and a review again");
+
+    ok(&env, &["review", "settings", "--mix", "off"]);
+    assert!(stop(&env).contains("earns a lesson"));
+    ok(&env, &["review", "settings", "--mix", "reviews_first"]);
+    assert!(stop(&env).contains("get_due_reviews"));
+    assert!(stop(&env).contains("get_due_reviews"), "every cue while cards are due");
+
+    // Once graded the card is not due, and lessons come back.
+    ok(&env, &["review", "grade", "old-one", "good"]);
+    assert!(stop(&env).contains("earns a lesson"));
+}

@@ -143,6 +143,32 @@ fn every_tool_resource_and_prompt_through_the_rust_client() {
         c.ok("star_lesson", &call(&client, "star_lesson", json!({"lesson_id": "mcp-lesson", "starred": true})).await);
         c.err("star_lesson", &call(&client, "star_lesson", json!({"lesson_id": "nope", "starred": true})).await, "call get_lessons");
 
+        // Reviews: the demo's lessons are due (a day after each), the new one is not yet.
+        let mut with_card = lesson.clone();
+        with_card["id"] = json!("mcp-review");
+        with_card["review"] = json!({"question": "What does the MCP test check?", "answer": "Every tool over the wire."});
+        c.ok("log_lesson", &call(&client, "log_lesson", with_card.clone()).await);
+        with_card["review"] = json!({"question": " ", "answer": "x"});
+        c.err("log_lesson", &call(&client, "log_lesson", with_card).await, "question");
+        let due = c.ok("get_due_reviews", &call(&client, "get_due_reviews", json!({"limit": 2})).await);
+        assert_eq!(due["cards"].as_array().map(Vec::len), Some(2));
+        assert!(due["total_due"].as_i64().is_some_and(|n| n >= 25), "{due}");
+        assert!(due["cards"][0].get("answer").is_none() && due["cards"][0]["question"].is_string(), "answers stay hidden");
+        c.err("get_due_reviews", &call(&client, "get_due_reviews", json!({"limit": "many"})).await, "invalid arguments");
+        let first = due["cards"][0]["lesson_id"].as_str().expect("id").to_owned();
+        let graded = c.ok("grade_review", &call(&client, "grade_review", json!({"lesson_id": first, "grade": "good"})).await);
+        assert_eq!((graded["grade"].clone(), graded["next_review_in_days"].clone()), (json!("good"), json!(2)));
+        assert!(graded["expected_answer"].as_str().is_some_and(|a| !a.is_empty()));
+        c.err("grade_review", &call(&client, "grade_review", json!({"lesson_id": "nope", "grade": "good"})).await, "not found");
+        c.err("grade_review", &call(&client, "grade_review", json!({"lesson_id": first, "grade": "perfect"})).await, "invalid arguments");
+        let card = c.ok(
+            "add_review_card",
+            &call(&client, "add_review_card", json!({"lesson_id": "git-bisect", "question": "How does bisect find a bad commit?", "answer": "Binary search over history."})).await,
+        );
+        assert_eq!(card["source"], "agent");
+        c.err("add_review_card", &call(&client, "add_review_card", json!({"lesson_id": "git-bisect", "question": "q", "answer": "x".repeat(2001)})).await, "answer");
+        c.err("add_review_card", &call(&client, "add_review_card", json!({"lesson_id": "nope", "question": "q", "answer": "a"})).await, "not found");
+
         let fb = c.ok("submit_feedback", &call(&client, "submit_feedback", json!({"lesson_id": "mcp-lesson", "feedback": "know"})).await);
         assert_eq!((fb["delta"].clone(), fb["confidence"].clone()), (json!(1), json!(8)));
         c.err("submit_feedback", &call(&client, "submit_feedback", json!({"lesson_id": "mcp-lesson", "feedback": "maybe"})).await, "invalid arguments");
@@ -153,8 +179,9 @@ fn every_tool_resource_and_prompt_through_the_rust_client() {
         assert_eq!(cli_lesson["feedback"], "know");
         assert_eq!(cli_lesson["starred"], true);
         assert!(env.run(&["feedback", "mcp-lesson", "dont_know"]).status.success());
-        let after = c.ok("get_lessons", &call(&client, "get_lessons", json!({"limit": 1})).await);
-        assert_eq!(after["lessons"][0]["feedback"], "dont_know");
+        let after = c.ok("get_lessons", &call(&client, "get_lessons", json!({"limit": 2})).await);
+        let mine = after["lessons"].as_array().and_then(|l| l.iter().find(|l| l["id"] == "mcp-lesson")).expect("listed");
+        assert_eq!(mine["feedback"], "dont_know");
 
         c.ok("skip_lesson", &call(&client, "skip_lesson", json!({"reason": "only a question"})).await);
         c.err("skip_lesson", &call(&client, "skip_lesson", json!({"reason": "  "})).await, "reason");
@@ -276,7 +303,7 @@ fn every_tool_resource_and_prompt_through_the_rust_client() {
 
         // Resources: every listed one reads, none reports an error on a healthy database.
         let resources = client.list_all_resources().await.expect("resources/list");
-        assert_eq!(resources.len(), 10);
+        assert_eq!(resources.len(), 11);
         for r in &resources {
             let read = client.read_resource(ReadResourceRequestParams::new(r.uri.clone())).await.expect("resources/read");
             let ResourceContents::TextResourceContents { text, mime_type, .. } = &read.contents[0] else { panic!("text") };

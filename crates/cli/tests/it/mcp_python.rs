@@ -43,10 +43,28 @@ fn the_python_sdk_can_use_every_part() {
     assert_eq!(seen["feedback"]["confidence"], 4);
     assert_eq!(seen["bad_is_error"], true);
     assert!(seen["bad_text"].as_str().is_some_and(|t| t.contains("call get_lessons")));
-    assert_eq!(seen["resources"].as_array().map(Vec::len), Some(10));
+    assert_eq!(seen["resources"].as_array().map(Vec::len), Some(11));
     assert_eq!(seen["briefing"]["taught_topics"], serde_json::json!(["asyncio"]));
     assert!(seen["prompt_chars"].as_u64().is_some_and(|n| n > 5000));
     // The database the Python client wrote is the one the CLI reads.
     let lesson: Value = serde_json::from_slice(&env.run(&["lesson", "py-client", "--json"]).stdout).expect("json");
     assert_eq!(lesson["feedback"], "know");
+
+    // Two days later the card the client wrote with the lesson is due; grading it through the
+    // SDK schedules it and empties the queue the resource shows.
+    let out = Command::new(python())
+        .arg(PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../tests/clients/mcp_python_client.py"))
+        .arg(bin())
+        .arg(env.data())
+        .arg("review")
+        .env("HOME", env.tmp.path())
+        .output()
+        .expect("python runs");
+    assert!(out.status.success(), "python client failed:\n{}", String::from_utf8_lossy(&out.stderr));
+    let seen: Value = serde_json::from_slice(&out.stdout).expect("json");
+    assert_eq!(seen["due"]["total_due"], 1, "{seen}");
+    assert_eq!(seen["due"]["cards"][0]["question"], "How do you run three coroutines at once?");
+    assert_eq!(seen["graded"]["expected_answer"], "asyncio.gather(a(), b(), c()).");
+    assert_eq!(seen["graded"]["grade"], "hard");
+    assert_eq!(seen["due_after"]["total_due"], 0);
 }

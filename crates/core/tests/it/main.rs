@@ -1,6 +1,7 @@
 //! The core's integration tests: formats checked against data the TypeScript devcoach made, and
 //! property tests of the codecs.
 
+mod fsrs_reference;
 mod share_browser;
 mod share_fixtures;
 mod share_props;

@@ -93,6 +93,19 @@ pub(crate) struct LogLessonArgs {
     pub folder: Option<String>,
     #[serde(default)]
     pub repository_platform: Option<PlatformArg>,
+    /// The lesson's review card: a question that makes the learner recall the key idea, and the
+    /// answer to compare with. It comes back for review just before it would be forgotten.
+    /// Without it, a card is made from the title and summary.
+    #[serde(default)]
+    pub review: Option<ReviewArg>,
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+pub(crate) struct ReviewArg {
+    /// At most 500 characters; not yes/no, no answer hidden in it.
+    pub question: String,
+    /// One to three sentences; at most 2000 characters.
+    pub answer: String,
 }
 
 #[derive(Debug, Serialize, JsonSchema)]
@@ -134,6 +147,7 @@ fn log_lesson(ctx: &Ctx, a: LogLessonArgs) -> Result<Out<LoggedLesson>, ToolErro
     if a.body.trim().is_empty() {
         return Err(ToolError::Invalid("`body` must hold the lesson text".into()));
     }
+    let review = a.review.as_ref().map(|r| super::reviews::card_text(&r.question, &r.answer)).transpose()?;
     let id = LessonId::new(a.id)
         .map_err(|_| ToolError::Invalid("`id` must not be empty: use a kebab-case slug of the title".into()))?;
     let new = NewLesson {
@@ -156,7 +170,7 @@ fn log_lesson(ctx: &Ctx, a: LogLessonArgs) -> Result<Out<LoggedLesson>, ToolErro
     };
     let git = probe::git_context(&ctx.opts.cwd);
     let now = ctx.now();
-    let lesson = ctx.with_store(|s| Ok(s.log_lesson(new, &git, now)?))?;
+    let lesson = ctx.with_store(|s| Ok(s.log_lesson(new, review.as_ref(), &git, now)?))?;
     Ok(Out {
         value: LoggedLesson { lesson: LessonOut::from(&lesson), reply_check: LOG_REPLY_CHECK.into() },
         lead: Some(format!("Lesson saved. {LOG_REPLY_CHECK}")),

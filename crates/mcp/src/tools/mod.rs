@@ -8,6 +8,7 @@ mod courses;
 mod knowledge;
 mod lessons;
 mod onboarding;
+mod reviews;
 mod settings;
 mod share;
 mod ui;
@@ -138,6 +139,7 @@ impl Registry {
         onboarding::register_reads(&mut r);
         share::register(&mut r);
         courses::register(&mut r);
+        reviews::register(&mut r);
         r
     }
 

@@ -203,7 +203,7 @@ fn log_lesson_stamps_fills_context_and_resets_pacing() {
         folder: Some("/w".into()),
         ..GitContext::default()
     };
-    let saved = store.log_lesson(new, &git, now()).expect("log");
+    let saved = store.log_lesson(new, None, &git, now()).expect("log");
     assert_eq!(saved.timestamp, "2026-11-30T12:00:00Z");
     assert_eq!(saved.project.as_deref(), Some("usual"), "usage default ignores shared lessons");
     assert_eq!(saved.repository_platform, Some(Platform::Gitlab));

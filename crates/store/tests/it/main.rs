@@ -8,6 +8,7 @@ mod knowledge;
 mod lessons;
 mod pacing;
 mod probe;
+mod reviews;
 mod schema;
 mod sharing;
 

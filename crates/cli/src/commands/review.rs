@@ -1,0 +1,271 @@
+//! `review`: the interactive review, the due list, grading, the schedule explainer, settings
+//! and the Anki export.
+
+use std::borrow::Cow;
+use std::io::{BufRead, Write};
+
+use devcoach_core::fsrs::{Grade, Scheduler};
+use devcoach_core::review::{ReviewMix, ReviewSettings};
+use devcoach_store::{DueReview, GradeOutcome};
+use serde_json::json;
+
+use crate::cli::{ReviewArgs, ReviewCommand};
+use crate::context::Ctx;
+use crate::failure::invalid;
+use crate::output::table::{Column, Table};
+use crate::output::{self, Style};
+
+pub fn run(ctx: &Ctx, args: ReviewArgs) -> anyhow::Result<()> {
+    match args.command {
+        None => interactive(ctx),
+        Some(ReviewCommand::Due { limit, json }) => due(ctx, limit, json.json),
+        Some(ReviewCommand::Grade { id, grade: raw, json }) => grade(ctx, &id, &raw, json.json),
+        Some(ReviewCommand::Schedule { ratings, elapsed_days, retention, json }) => {
+            schedule(&ratings, &elapsed_days, retention, json.json)
+        }
+        Some(ReviewCommand::Settings { retention, mix, json }) => settings(ctx, retention, mix.as_deref(), json.json),
+        Some(ReviewCommand::Export { anki }) => export(ctx, &anki),
+    }
+}
+
+fn recall(r: Option<f64>) -> String {
+    r.map_or_else(|| "new".to_owned(), |r| format!("{:.0}%", r * 100.0))
+}
+
+fn due(ctx: &Ctx, limit: u32, json: bool) -> anyhow::Result<()> {
+    let now = ctx.now;
+    let (cards, total) = match ctx.open_existing()? {
+        Some(mut store) => {
+            store.ensure_review_cards(now)?;
+            store.due_reviews(now, limit.max(1))?
+        }
+        None => (Vec::new(), 0),
+    };
+    if json {
+        return output::json(&json!({
+            "total_due": total,
+            "cards": cards.iter().map(|d| json!({
+                "lesson_id": d.card.lesson_id, "title": d.title, "topic_id": d.topic, "question": d.card.question,
+                "due": d.card.due, "predicted_recall": d.retrievability, "reviews": d.card.reps,
+            })).collect::<Vec<_>>(),
+        }));
+    }
+    if cards.is_empty() {
+        output::print("Nothing to review now. Cards come back a day after their lesson, then as FSRS schedules them.")?;
+        return Ok(());
+    }
+    let table = Table::new(vec![
+        Column::new("Lesson", |d: &DueReview| Cow::Borrowed(d.card.lesson_id.as_str())).fixed(Style::Cyan),
+        Column::new("Question", |d: &DueReview| Cow::Borrowed(d.card.question.as_str())),
+        Column::new("Recall", |d: &DueReview| Cow::Owned(recall(d.retrievability))),
+        Column::new("Due", |d: &DueReview| Cow::Borrowed(d.card.due.get(..10).unwrap_or(&d.card.due)))
+            .fixed(Style::Dim),
+    ])
+    .title("Due for review");
+    output::print(&table.to_string(&cards, ctx.term.color_out))?;
+    if total > i64::try_from(cards.len()).unwrap_or(i64::MAX) {
+        output::print(&format!("{total} due in all. Run `devcoach review` to go through them."))?;
+    } else {
+        output::print("Run `devcoach review` to go through them.")?;
+    }
+    Ok(())
+}
+
+fn outcome_json(o: &GradeOutcome) -> serde_json::Value {
+    json!({
+        "lesson_id": o.card.lesson_id, "grade": o.grade.as_str(), "expected_answer": o.card.answer,
+        "next_review_in_days": o.graded.step.interval, "due": o.card.due,
+        "stability": o.graded.step.memory.stability, "difficulty": o.graded.step.memory.difficulty,
+        "predicted_recall": (o.graded.reps > 1).then_some(o.graded.step.retrievability),
+    })
+}
+
+fn next_in(days: u32) -> String {
+    if days == 1 { "tomorrow".to_owned() } else { format!("in {days} days") }
+}
+
+fn grade(ctx: &Ctx, id: &str, raw: &str, json: bool) -> anyhow::Result<()> {
+    let g = Grade::parse(raw).map_err(|e| invalid(e.to_string()))?;
+    let mut store = ctx.open()?;
+    let outcome = store
+        .grade_review(id, g, ctx.now)?
+        .ok_or_else(|| invalid(format!("no lesson with id '{id}' — run `devcoach review due` to see the cards")))?;
+    if json {
+        return output::json(&outcome_json(&outcome));
+    }
+    output::print(&format!(
+        "{} Graded {}: back {}.",
+        ctx.term.out(Style::Green, "✓"),
+        g.as_str(),
+        next_in(outcome.graded.step.interval)
+    ))?;
+    Ok(())
+}
+
+fn schedule(ratings: &[String], elapsed: &[u32], retention: f64, json: bool) -> anyhow::Result<()> {
+    if ratings.len() != elapsed.len() {
+        return Err(invalid(format!(
+            "--ratings has {} values and --elapsed-days {}: give one elapsed-days value per rating",
+            ratings.len(),
+            elapsed.len()
+        )));
+    }
+    let grades =
+        ratings.iter().map(|r| Grade::parse(r)).collect::<Result<Vec<_>, _>>().map_err(|e| invalid(e.to_string()))?;
+    let scheduler = Scheduler::with_retention(retention).map_err(|e| invalid(e.to_string()))?;
+    let history: Vec<(u32, Grade)> = elapsed.iter().copied().zip(grades.iter().copied()).collect();
+    let steps = scheduler.replay(history.iter().copied());
+    if json {
+        return output::json(
+            &steps
+                .iter()
+                .zip(&history)
+                .enumerate()
+                .map(|(i, (s, (days, g)))| {
+                    json!({
+                        "review": i + 1, "rating": g.number(), "elapsed_days": if i == 0 { 0 } else { *days },
+                        "retrievability": s.retrievability, "interval_days": s.interval,
+                        "stability": s.memory.stability, "difficulty": s.memory.difficulty,
+                    })
+                })
+                .collect::<Vec<_>>(),
+        );
+    }
+    let mut text = format!("FSRS-6, default parameters, desired retention {retention}, no fuzz\n");
+    for (i, (s, (days, g))) in steps.iter().zip(&history).enumerate() {
+        let when = if i == 0 {
+            "first review".to_owned()
+        } else {
+            format!("{days} d later, recall {:.0}%", s.retrievability * 100.0)
+        };
+        text.push_str(&format!(
+            "{:>2}. {:<5} ({when}) → next in {} d · stability {:.2} d · difficulty {:.2}\n",
+            i + 1,
+            g.as_str(),
+            s.interval,
+            s.memory.stability,
+            s.memory.difficulty
+        ));
+    }
+    output::print(text.trim_end())?;
+    Ok(())
+}
+
+fn settings(ctx: &Ctx, retention: Option<f64>, mix: Option<&str>, json: bool) -> anyhow::Result<()> {
+    let mut current = match ctx.open_existing()? {
+        Some(store) => store.review_settings()?,
+        None => ReviewSettings::default(),
+    };
+    if retention.is_some() || mix.is_some() {
+        if let Some(r) = retention {
+            Scheduler::with_retention(r).map_err(|e| invalid(e.to_string()))?;
+            current.retention = r;
+        }
+        if let Some(m) = mix {
+            current.mix = ReviewMix::parse(m)
+                .ok_or_else(|| invalid(format!("--mix is off, alternate or reviews_first, not '{m}'")))?;
+        }
+        ctx.open()?.set_review_settings(&current)?;
+    }
+    if json {
+        return output::json(&json!({ "retention": current.retention, "mix": current.mix.as_str() }));
+    }
+    output::print(&format!(
+        "retention  {}  (the recall probability reviews aim for)\nmix        {}  (when the agent offers a review instead of a new lesson)",
+        current.retention,
+        current.mix.as_str()
+    ))?;
+    Ok(())
+}
+
+/// Anki's plain-text import: a header naming the separator, then question, answer, tags.
+fn export(ctx: &Ctx, file: &std::path::Path) -> anyhow::Result<()> {
+    let mut store = ctx.open_existing()?.ok_or_else(|| invalid("no lessons yet, so no cards to export"))?;
+    store.ensure_review_cards(ctx.now)?;
+    let cards = store.all_review_cards()?;
+    let field = |s: &str| s.replace(['\t', '\r'], " ").replace('\n', "<br>");
+    let mut text = String::from("#separator:tab\n#html:true\n#tags column:3\n");
+    for (card, topic) in &cards {
+        let tag: String = topic.chars().map(|c| if c.is_whitespace() { '_' } else { c }).collect();
+        text.push_str(&format!("{}\t{}\tdevcoach {}\n", field(&card.question), field(&card.answer), tag));
+    }
+    let tmp = file.with_extension("txt.tmp");
+    std::fs::write(&tmp, text).map_err(|e| invalid(format!("cannot write {}: {e}", tmp.display())))?;
+    std::fs::rename(&tmp, file).map_err(|e| invalid(format!("cannot write {}: {e}", file.display())))?;
+    output::print(&format!(
+        "{} Wrote {} to {} (in Anki: File > Import).",
+        ctx.term.out(Style::Green, "✓"),
+        output::plural(cards.len(), "card"),
+        file.display()
+    ))?;
+    Ok(())
+}
+
+fn interactive(ctx: &Ctx) -> anyhow::Result<()> {
+    let stdin = std::io::stdin();
+    let stdout = std::io::stdout();
+    session(ctx, &mut stdin.lock(), &mut stdout.lock())
+}
+
+/// One card at a time: the question, the learner's own answer (or just Enter), the expected
+/// answer, a grade. Line-based, so it also runs from a script.
+fn session(ctx: &Ctx, input: &mut impl BufRead, out: &mut impl Write) -> anyhow::Result<()> {
+    let Some(mut store) = ctx.open_existing()? else {
+        writeln!(out, "No lessons yet, so nothing to review.")?;
+        return Ok(());
+    };
+    store.ensure_review_cards(ctx.now)?;
+    let paint = |style: Style, text: &str| style.paint(text, ctx.term.color_out);
+    let mut done = 0;
+    let mut line = String::new();
+    loop {
+        let (cards, total) = store.due_reviews(ctx.now, 1)?;
+        let Some(card) = cards.into_iter().next() else {
+            if done == 0 {
+                writeln!(out, "Nothing to review now. Cards come back a day after their lesson.")?;
+            } else {
+                writeln!(
+                    out,
+                    "{} All caught up: {} reviewed.",
+                    paint(Style::Green, "✓"),
+                    output::plural(done, "card")
+                )?;
+            }
+            return Ok(());
+        };
+        writeln!(
+            out,
+            "\n{} {}  {}",
+            paint(Style::Dim, &format!("[{total} due]")),
+            paint(Style::Cyan, &card.topic),
+            paint(Style::Dim, &card.title)
+        )?;
+        writeln!(out, "{}", paint(Style::Bold, &card.card.question))?;
+        write!(out, "Your answer (Enter to just show it, q to stop): ")?;
+        out.flush()?;
+        line.clear();
+        if input.read_line(&mut line)? == 0 || line.trim() == "q" {
+            writeln!(out, "\nStopped; {} reviewed.", output::plural(done, "card"))?;
+            return Ok(());
+        }
+        writeln!(out, "{} {}", paint(Style::Green, "Expected:"), card.card.answer)?;
+        let g = loop {
+            write!(out, "How did it go? 1 again · 2 hard · 3 good · 4 easy (q to stop): ")?;
+            out.flush()?;
+            line.clear();
+            if input.read_line(&mut line)? == 0 || line.trim() == "q" {
+                writeln!(out, "\nStopped; {} reviewed.", output::plural(done, "card"))?;
+                return Ok(());
+            }
+            match Grade::parse(&line) {
+                Ok(g) => break g,
+                Err(_) => writeln!(out, "Type 1, 2, 3 or 4 (or again, hard, good, easy).")?,
+            }
+        };
+        let outcome = store
+            .grade_review(&card.card.lesson_id, g, ctx.now)?
+            .ok_or_else(|| invalid("the lesson was deleted while you reviewed it"))?;
+        done += 1;
+        writeln!(out, "{} back {}.", paint(Style::Dim, g.as_str()), next_in(outcome.graded.step.interval))?;
+    }
+}

@@ -1,0 +1,82 @@
+//! `devcoach review`: the schedule explainer against the reference, the due list, an
+//! interactive session driven through stdin, grading, settings and the Anki export.
+
+use insta::assert_snapshot;
+use serde_json::Value;
+
+use crate::{Env, fixtures};
+
+#[test]
+fn schedule_prints_the_reference_steps() {
+    let env = Env::new();
+    let out = env.run(&["review", "schedule", "--ratings", "3,3,1,4", "--elapsed-days", "0,1,3,10", "--json"]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let got: Value = serde_json::from_slice(&out.stdout).expect("json");
+    let vectors: Value = serde_json::from_str(
+        &std::fs::read_to_string(fixtures().join("fsrs/reference-vectors.json")).expect("vectors"),
+    )
+    .expect("json");
+    let want = &vectors["cases"][0];
+    assert_eq!(want["name"], "cli example");
+    for (i, step) in want["steps"].as_array().expect("steps").iter().enumerate() {
+        assert_eq!(got[i]["interval_days"], step["interval"], "review {i}");
+        for key in ["stability", "difficulty", "retrievability"] {
+            let (a, b) = (got[i][key].as_f64().expect("number"), step[key].as_f64().expect("number"));
+            assert!((a - b).abs() < 1e-6, "review {i} {key}: {a} vs {b}");
+        }
+    }
+    assert_snapshot!(
+        "review_schedule",
+        env.transcript(&["review", "schedule", "--ratings", "good,good,again,easy", "--elapsed-days", "0,1,3,10"])
+    );
+    assert_snapshot!(
+        "review_schedule_mismatch",
+        env.transcript(&["review", "schedule", "--ratings", "3,3", "--elapsed-days", "0"])
+    );
+    assert_snapshot!(
+        "review_schedule_bad_grade",
+        env.transcript(&["review", "schedule", "--ratings", "3,7", "--elapsed-days", "0,1"])
+    );
+}
+
+#[test]
+fn due_interactive_grade_and_export() {
+    let empty = Env::new();
+    assert_snapshot!("review_due_nothing", empty.transcript(&["review", "due"]));
+    assert!(!empty.data().join("coaching.db").exists(), "reading never creates the database");
+
+    let env = Env::demo();
+    let due: Value =
+        serde_json::from_slice(&env.run(&["review", "due", "--limit", "3", "--json"]).stdout).expect("json");
+    assert_eq!(due["cards"].as_array().map(Vec::len), Some(3));
+    let total = due["total_due"].as_i64().expect("total");
+    assert!(total >= 25, "the demo's lessons are a day old or more: {due}");
+    assert_snapshot!("review_due", env.transcript(&["review", "due", "--limit", "3"]));
+
+    // Two cards through the interactive review: an answer then good; Enter then again; then stop.
+    let out =
+        env.command().arg("review").write_stdin("jitter spreads expiry\n3\n\nagain\nq\n").output().expect("review");
+    assert!(out.status.success());
+    assert_snapshot!("review_session", String::from_utf8_lossy(&out.stdout));
+    let after: Value = serde_json::from_slice(&env.run(&["review", "due", "--json"]).stdout).expect("json");
+    assert_eq!(after["total_due"].as_i64(), Some(total - 2), "graded cards leave the queue, even one graded again");
+
+    let graded: Value =
+        serde_json::from_slice(&env.run(&["review", "grade", "git-bisect", "easy", "--json"]).stdout).expect("json");
+    assert_eq!((graded["grade"].as_str(), graded["next_review_in_days"].as_u64()), (Some("easy"), Some(8)));
+    assert_snapshot!("review_grade_missing", env.transcript(&["review", "grade", "nope", "good"]));
+    assert_snapshot!("review_grade_bad", env.transcript(&["review", "grade", "git-bisect", "meh"]));
+
+    assert_snapshot!(
+        "review_settings",
+        env.transcript(&["review", "settings", "--retention", "0.85", "--mix", "reviews_first"])
+    );
+    assert_snapshot!("review_settings_bad", env.transcript(&["review", "settings", "--retention", "0.5"]));
+
+    assert!(env.run(&["review", "export", "--anki", "cards.txt"]).status.success());
+    let anki = std::fs::read_to_string(env.tmp.path().join("cards.txt")).expect("export");
+    let lines: Vec<&str> = anki.lines().collect();
+    assert_eq!(lines[..3], ["#separator:tab", "#html:true", "#tags column:3"]);
+    assert_eq!(lines.len() - 3, devcoach_store::DEMO_LESSON_COUNT);
+    assert!(lines[3..].iter().all(|l| l.split('\t').count() == 3 && l.contains("\tdevcoach ")), "{anki}");
+}

@@ -1,0 +1,149 @@
+//! Review tools: the due queue, grading an answer, and writing a card for a lesson.
+
+use devcoach_core::fsrs::Grade;
+use devcoach_core::review::CardText;
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+use super::{Out, READ, Registry, WRITE};
+use crate::ctx::{Ctx, ToolError};
+use crate::payloads;
+use crate::tools::lessons::not_found;
+
+#[derive(Debug, Deserialize, JsonSchema)]
+pub(crate) struct DueArgs {
+    /// How many due cards to return (1-50, default 5).
+    #[serde(default)]
+    pub limit: Option<u32>,
+}
+
+#[derive(Debug, Clone, Copy, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub(crate) enum GradeArg {
+    /// Could not recall it.
+    Again,
+    /// Recalled it, with real effort or only in part.
+    Hard,
+    /// Recalled it.
+    Good,
+    /// Recalled it at once, fully.
+    Easy,
+}
+
+impl From<GradeArg> for Grade {
+    fn from(g: GradeArg) -> Self {
+        match g {
+            GradeArg::Again => Grade::Again,
+            GradeArg::Hard => Grade::Hard,
+            GradeArg::Good => Grade::Good,
+            GradeArg::Easy => Grade::Easy,
+        }
+    }
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+pub(crate) struct GradeArgs {
+    pub lesson_id: String,
+    /// Your judgement of the learner's answer against the expected one.
+    pub grade: GradeArg,
+}
+
+#[derive(Debug, Serialize, JsonSchema)]
+pub(crate) struct GradedOut {
+    pub lesson_id: String,
+    pub grade: String,
+    /// Show this to the learner now, after their answer.
+    pub expected_answer: String,
+    /// Days until this card comes back.
+    pub next_review_in_days: u32,
+    pub due: String,
+    /// Days until recall is predicted to fall to 90 %.
+    pub stability: f64,
+    /// How hard this card is for the learner (1-10).
+    pub difficulty: f64,
+    /// The predicted chance of recall just before this review (absent for a first review).
+    pub predicted_recall: Option<f64>,
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+pub(crate) struct CardArgs {
+    pub lesson_id: String,
+    /// One question that makes the learner recall the lesson's key idea in their own words (not
+    /// yes/no, no answer hidden in it). At most 500 characters.
+    pub question: String,
+    /// The answer you will compare theirs with: one to three sentences. At most 2000 characters.
+    pub answer: String,
+}
+
+#[derive(Debug, Serialize, JsonSchema)]
+pub(crate) struct CardOut {
+    pub lesson_id: String,
+    pub question: String,
+    pub answer: String,
+    /// `agent` (written by you) or `derived` (made from the lesson's title and summary).
+    pub source: String,
+    pub due: String,
+}
+
+pub(crate) fn card_text(question: &str, answer: &str) -> Result<CardText, ToolError> {
+    CardText::new(question, answer).map_err(|e| ToolError::Invalid(format!("{e}. Rewrite the card and call again.")))
+}
+
+pub(super) fn register(r: &mut Registry) {
+    r.structured(
+        ("get_due_reviews", "Get Due Reviews", READ),
+        "The review cards due now, most overdue first, without their answers. To review: ask one question, let the \
+         learner answer in their own words, then call grade_review with your grade and show the expected answer it \
+         returns.",
+        |ctx: &Ctx, a: DueArgs| {
+            let limit = a.limit.unwrap_or(5).clamp(1, 50);
+            Ok(payloads::due_reviews(ctx, limit)?.into())
+        },
+    );
+    r.structured(
+        ("grade_review", "Grade Review", WRITE),
+        "Grade the learner's answer to a review question: again (could not recall), hard (with effort or in part), \
+         good (recalled), easy (at once, fully). Schedules the next review and returns the expected answer to show.",
+        |ctx: &Ctx, a: GradeArgs| {
+            let now = ctx.now();
+            let grade = Grade::from(a.grade);
+            let outcome = ctx
+                .with_store(|s| Ok(s.grade_review(&a.lesson_id, grade, now)?))?
+                .ok_or_else(|| not_found(&a.lesson_id))?;
+            Ok(GradedOut {
+                lesson_id: a.lesson_id,
+                grade: grade.as_str().into(),
+                expected_answer: outcome.card.answer,
+                next_review_in_days: outcome.graded.step.interval,
+                due: outcome.card.due,
+                stability: outcome.graded.step.memory.stability,
+                difficulty: outcome.graded.step.memory.difficulty,
+                predicted_recall: (outcome.graded.reps > 1).then_some(outcome.graded.step.retrievability),
+            }
+            .into())
+        },
+    );
+    r.structured(
+        ("add_review_card", "Add Review Card", WRITE),
+        "Write (or rewrite) the review card of a lesson: a recall question and the answer to compare with. Lessons \
+         logged without one get a card made from their title and summary; use this to give older lessons a better one.",
+        |ctx: &Ctx, a: CardArgs| {
+            let text = card_text(&a.question, &a.answer)?;
+            let now = ctx.now();
+            let card = ctx.with_store(|s| {
+                if !s.set_review_card(&a.lesson_id, &text, now)? {
+                    return Ok(None);
+                }
+                Ok(s.review_card(&a.lesson_id)?)
+            })?;
+            let card = card.ok_or_else(|| not_found(&a.lesson_id))?;
+            Ok(Out::from(CardOut {
+                lesson_id: card.lesson_id,
+                question: card.question,
+                answer: card.answer,
+                source: card.source.as_str().into(),
+                due: card.due,
+            }))
+        },
+    );
+}

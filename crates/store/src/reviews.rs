@@ -1,0 +1,387 @@
+//! Review cards and their log (`ext_review_cards`, `ext_review_log`) and the review settings
+//! (`ext_settings`): our own tables, which the TypeScript build never reads. Cards hang off
+//! lessons by id and every read joins `lessons`, so a lesson the TypeScript build deleted
+//! simply has no card any more (the row is cleaned up on the next write).
+
+use chrono::{DateTime, Utc};
+use devcoach_core::fsrs::{Grade, Memory};
+use devcoach_core::review::{self, CardSource, CardText, Graded, ReviewCard, ReviewMix, ReviewSettings};
+use devcoach_core::time::iso_ms;
+use rusqlite::{Connection, OptionalExtension, Row, Transaction, params};
+
+use crate::{Result, Store};
+
+const CARD_COLUMNS: &str =
+    "c.lesson_id, c.question, c.answer, c.source, c.stability, c.difficulty, c.due, c.last_review, c.reps, c.lapses";
+
+fn row_to_card(row: &Row<'_>) -> rusqlite::Result<ReviewCard> {
+    let stability: Option<f64> = row.get(4)?;
+    let difficulty: Option<f64> = row.get(5)?;
+    Ok(ReviewCard {
+        lesson_id: row.get(0)?,
+        question: row.get(1)?,
+        answer: row.get(2)?,
+        source: CardSource::parse(&row.get::<_, String>(3)?),
+        memory: stability.zip(difficulty).map(|(stability, difficulty)| Memory { stability, difficulty }),
+        due: row.get(6)?,
+        last_review: row.get(7)?,
+        reps: row.get(8)?,
+        lapses: row.get(9)?,
+    })
+}
+
+/// A card that is due, with what a reviewer needs to place it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct DueReview {
+    pub card: ReviewCard,
+    pub title: String,
+    pub topic: String,
+    /// The predicted recall now (`None` before the first review).
+    pub retrievability: Option<f64>,
+}
+
+/// A graded card: the card as it is now, and what the grade did.
+#[derive(Debug, Clone, PartialEq)]
+pub struct GradeOutcome {
+    pub card: ReviewCard,
+    pub graded: Graded,
+    pub grade: Grade,
+    pub topic: String,
+}
+
+/// One row of the review log.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ReviewRecord {
+    pub lesson_id: String,
+    pub grade: Grade,
+    pub reviewed_at: String,
+    pub elapsed_days: i64,
+    pub interval_days: i64,
+    /// The predicted recall just before the review (`None` for a first review).
+    pub retrievability: Option<f64>,
+    pub stability: f64,
+    pub difficulty: f64,
+}
+
+pub(crate) fn forget_card(tx: &Transaction<'_>, lesson_id: &str) -> rusqlite::Result<()> {
+    tx.prepare_cached("DELETE FROM ext_review_cards WHERE lesson_id = ?1")?.execute([lesson_id])?;
+    Ok(())
+}
+
+/// Gives every lesson without a card a derived one, and drops cards whose lesson is gone.
+fn fill_cards(tx: &Transaction<'_>, now: DateTime<Utc>) -> rusqlite::Result<usize> {
+    tx.execute("DELETE FROM ext_review_cards WHERE lesson_id NOT IN (SELECT id FROM lessons)", [])?;
+    let missing: Vec<(String, String, String, String, String, Option<String>)> = {
+        let mut stmt = tx.prepare_cached(
+            "SELECT id, timestamp, title, topic_id, summary, body FROM lessons l \
+             WHERE NOT EXISTS (SELECT 1 FROM ext_review_cards c WHERE c.lesson_id = l.id)",
+        )?;
+        let rows = stmt.query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?, r.get(5)?)))?;
+        rows.collect::<rusqlite::Result<_>>()?
+    };
+    let created = iso_ms(now);
+    let mut insert = tx.prepare_cached(
+        "INSERT OR IGNORE INTO ext_review_cards (lesson_id, question, answer, source, due, created_at) \
+         VALUES (?1, ?2, ?3, 'derived', ?4, ?5)",
+    )?;
+    for (id, timestamp, title, topic, summary, body) in &missing {
+        let text = CardText::derived_from(title, topic, summary, body.as_deref());
+        insert.execute(params![id, text.question(), text.answer(), review::first_due(timestamp, now), created])?;
+    }
+    Ok(missing.len())
+}
+
+/// Sets a lesson's card text (the agent's), keeping its schedule; creates the card if needed.
+pub(crate) fn put_card(
+    tx: &Transaction<'_>,
+    lesson_id: &str,
+    text: &CardText,
+    timestamp: &str,
+    now: DateTime<Utc>,
+) -> rusqlite::Result<()> {
+    tx.prepare_cached(
+        "INSERT INTO ext_review_cards (lesson_id, question, answer, source, due, created_at) \
+         VALUES (?1, ?2, ?3, 'agent', ?4, ?5) \
+         ON CONFLICT (lesson_id) DO UPDATE SET question = excluded.question, answer = excluded.answer, source = 'agent'",
+    )?
+    .execute(params![lesson_id, text.question(), text.answer(), review::first_due(timestamp, now), iso_ms(now)])?;
+    Ok(())
+}
+
+/// A derived card for `lesson`, unless it has one.
+pub(crate) fn add_derived_card(
+    tx: &Transaction<'_>,
+    lesson: &devcoach_core::Lesson,
+    now: DateTime<Utc>,
+) -> rusqlite::Result<()> {
+    let text = CardText::derived(lesson);
+    tx.prepare_cached(
+        "INSERT OR IGNORE INTO ext_review_cards (lesson_id, question, answer, source, due, created_at) \
+         VALUES (?1, ?2, ?3, 'derived', ?4, ?5)",
+    )?
+    .execute(params![
+        lesson.id,
+        text.question(),
+        text.answer(),
+        review::first_due(&lesson.timestamp, now),
+        iso_ms(now)
+    ])?;
+    Ok(())
+}
+
+/// `ext_settings` key of the tables' signature at the last complete fill.
+const CARDS_SIGNATURE: &str = "cards_signature";
+
+struct Signature {
+    text: String,
+    top_has_card: bool,
+}
+
+fn cards_signature(conn: &Connection) -> rusqlite::Result<Signature> {
+    conn.query_row(
+        "SELECT (SELECT COUNT(*) FROM lessons), (SELECT COUNT(*) FROM ext_review_cards), \
+         (SELECT MAX(rowid) FROM lessons), \
+         COALESCE((SELECT EXISTS (SELECT 1 FROM ext_review_cards c WHERE c.lesson_id = l.id) \
+                   FROM lessons l ORDER BY l.rowid DESC LIMIT 1), 1)",
+        [],
+        |r| {
+            let (lessons, cards, top): (i64, i64, Option<i64>) = (r.get(0)?, r.get(1)?, r.get(2)?);
+            Ok(Signature { text: format!("{lessons}:{cards}:{}", top.unwrap_or(0)), top_has_card: r.get(3)? })
+        },
+    )
+}
+
+fn read_setting(conn: &Connection, key: &str) -> rusqlite::Result<Option<String>> {
+    conn.prepare_cached("SELECT value FROM ext_settings WHERE key = ?1")?.query_row([key], |r| r.get(0)).optional()
+}
+
+fn write_setting(conn: &Connection, key: &str, value: &str) -> rusqlite::Result<()> {
+    conn.prepare_cached(
+        "INSERT INTO ext_settings (key, value) VALUES (?1, ?2) ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+    )?
+    .execute(params![key, value])?;
+    Ok(())
+}
+
+/// `ext_settings` key remembering what the last cue offered (`review` or `lesson`).
+const LAST_OFFER: &str = "review_last_offer";
+
+/// For a cue that is due anyway: whether it offers a review instead of a lesson (and how many
+/// cards are due), remembering the choice for the alternation. Inside the cue's transaction.
+pub(crate) fn choose_offer(tx: &Transaction<'_>, now: DateTime<Utc>) -> rusqlite::Result<Option<i64>> {
+    let settings = read_settings(tx)?;
+    if settings.mix == ReviewMix::Off {
+        return Ok(None);
+    }
+    let due: i64 = tx
+        .prepare_cached("SELECT COUNT(*) FROM ext_review_cards WHERE due <= ?1")?
+        .query_row([iso_ms(now)], |r| r.get(0))?;
+    let last_was_review = read_setting(tx, LAST_OFFER)?.as_deref() == Some("review");
+    let offer = review::offer_review(settings.mix, due, last_was_review);
+    write_setting(tx, LAST_OFFER, if offer { "review" } else { "lesson" })?;
+    Ok(offer.then_some(due))
+}
+
+fn read_settings(conn: &Connection) -> rusqlite::Result<ReviewSettings> {
+    let mut s = ReviewSettings::default();
+    let mut stmt = conn.prepare_cached("SELECT key, value FROM ext_settings WHERE key LIKE 'review_%'")?;
+    let rows = stmt.query_map([], |r| Ok((r.get::<_, String>(0)?, r.get::<_, String>(1)?)))?;
+    for row in rows {
+        let (key, value) = row?;
+        match key.as_str() {
+            "review_retention" => {
+                if let Some(r) = value.parse::<f64>().ok().filter(|r| (0.7..=0.99).contains(r)) {
+                    s.retention = r;
+                }
+            }
+            "review_mix" => s.mix = ReviewMix::parse(&value).unwrap_or_default(),
+            _ => {}
+        }
+    }
+    Ok(s)
+}
+
+impl Store {
+    /// Cards for every lesson that lacks one (lessons logged without a card, imported, or
+    /// written by the TypeScript build); returns how many were made. Nothing on a read-only
+    /// database.
+    pub fn ensure_review_cards(&mut self, now: DateTime<Utc>) -> Result<usize> {
+        if self.compat().is_some() {
+            return Ok(0);
+        }
+        // Most calls find nothing to do. A signature of the tables (counts, the newest lesson's
+        // rowid, whether that lesson has a card) tells without reading every row: any lesson
+        // added since the last fill moves it (a new lesson always takes the highest rowid), and
+        // so does a deletion.
+        let signature = cards_signature(self.conn())?;
+        if signature.top_has_card
+            && read_setting(self.conn(), CARDS_SIGNATURE)?.as_deref() == Some(signature.text.as_str())
+        {
+            return Ok(0);
+        }
+        self.write(|tx| {
+            let made = fill_cards(tx, now)?;
+            let after = cards_signature(tx)?;
+            write_setting(tx, CARDS_SIGNATURE, &after.text)?;
+            Ok(made)
+        })
+    }
+
+    /// Sets the card of a lesson from the agent's question and answer; `false` when there is no
+    /// such lesson.
+    pub fn set_review_card(&mut self, lesson_id: &str, text: &CardText, now: DateTime<Utc>) -> Result<bool> {
+        self.write(|tx| {
+            let Some(lesson) = crate::lessons::lesson_by_id(tx, lesson_id)? else { return Ok(false) };
+            put_card(tx, lesson_id, text, &lesson.timestamp, now)?;
+            Ok(true)
+        })
+    }
+
+    /// A lesson's card.
+    pub fn review_card(&self, lesson_id: &str) -> Result<Option<ReviewCard>> {
+        Ok(self
+            .conn()
+            .prepare_cached(&format!(
+                "SELECT {CARD_COLUMNS} FROM ext_review_cards c JOIN lessons l ON l.id = c.lesson_id WHERE c.lesson_id = ?1"
+            ))?
+            .query_row([lesson_id], row_to_card)
+            .optional()?)
+    }
+
+    /// The cards due at `now`, most overdue first (at most `limit`), and how many are due.
+    pub fn due_reviews(&self, now: DateTime<Utc>, limit: u32) -> Result<(Vec<DueReview>, i64)> {
+        let at = iso_ms(now);
+        let scheduler = read_settings(self.conn())?.scheduler();
+        let mut stmt = self.conn().prepare_cached(&format!(
+            "SELECT {CARD_COLUMNS}, l.title, l.topic_id FROM ext_review_cards c JOIN lessons l ON l.id = c.lesson_id \
+             WHERE c.due <= ?1 ORDER BY c.due, c.lesson_id LIMIT ?2"
+        ))?;
+        let rows = stmt.query_map(params![at, limit], |r| {
+            Ok((row_to_card(r)?, r.get::<_, String>(10)?, r.get::<_, String>(11)?))
+        })?;
+        let mut due = Vec::new();
+        for row in rows {
+            let (card, title, topic) = row?;
+            let retrievability = review::retrievability(&scheduler, &card, now);
+            due.push(DueReview { card, title, topic, retrievability });
+        }
+        let total = self.count_due_reviews(now)?;
+        Ok((due, total))
+    }
+
+    /// How many cards are due at `now`. Counted on the due index alone: a card whose lesson
+    /// another program deleted may count until the next [`Store::ensure_review_cards`] drops it.
+    pub fn count_due_reviews(&self, now: DateTime<Utc>) -> Result<i64> {
+        Ok(self
+            .conn()
+            .prepare_cached("SELECT COUNT(*) FROM ext_review_cards WHERE due <= ?1")?
+            .query_row([iso_ms(now)], |r| r.get(0))?)
+    }
+
+    /// Grades a lesson's card (made first if the lesson has none) and logs the review; `None`
+    /// when there is no such lesson.
+    pub fn grade_review(&mut self, lesson_id: &str, grade: Grade, now: DateTime<Utc>) -> Result<Option<GradeOutcome>> {
+        self.write(|tx| {
+            let Some(lesson) = crate::lessons::lesson_by_id(tx, lesson_id)? else { return Ok(None) };
+            let load = |tx: &Transaction<'_>| {
+                tx.prepare_cached(&format!("SELECT {CARD_COLUMNS} FROM ext_review_cards c WHERE c.lesson_id = ?1"))?
+                    .query_row([lesson_id], row_to_card)
+                    .optional()
+            };
+            let card = match load(tx)? {
+                Some(card) => card,
+                None => {
+                    add_derived_card(tx, &lesson, now)?;
+                    load(tx)?.ok_or(rusqlite::Error::QueryReturnedNoRows)?
+                }
+            };
+            let scheduler = read_settings(tx)?.scheduler();
+            let graded = review::grade(&scheduler, &card, grade, now);
+            let at = iso_ms(now);
+            let memory = graded.step.memory;
+            tx.prepare_cached(
+                "UPDATE ext_review_cards SET stability = ?2, difficulty = ?3, due = ?4, last_review = ?5, reps = ?6, lapses = ?7 \
+                 WHERE lesson_id = ?1",
+            )?
+            .execute(params![lesson_id, memory.stability, memory.difficulty, graded.due, at, graded.reps, graded.lapses])?;
+            tx.prepare_cached(
+                "INSERT INTO ext_review_log (lesson_id, grade, reviewed_at, elapsed_days, interval_days, retrievability, stability, difficulty) \
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
+            )?
+            .execute(params![
+                lesson_id,
+                grade.number(),
+                at,
+                graded.elapsed_days,
+                graded.step.interval,
+                card.memory.map(|_| graded.step.retrievability),
+                memory.stability,
+                memory.difficulty
+            ])?;
+            // A review answers a cue as a lesson does: pacing starts over.
+            crate::pacing::reset_nudge(tx)?;
+            let card = load(tx)?.ok_or(rusqlite::Error::QueryReturnedNoRows)?;
+            Ok(Some(GradeOutcome { card, graded, grade, topic: lesson.topic_id }))
+        })
+    }
+
+    /// Every card with its lesson's topic, in lesson order (oldest first).
+    pub fn all_review_cards(&self) -> Result<Vec<(ReviewCard, String)>> {
+        let mut stmt = self.conn().prepare_cached(&format!(
+            "SELECT {CARD_COLUMNS}, l.topic_id FROM ext_review_cards c JOIN lessons l ON l.id = c.lesson_id ORDER BY l.timestamp, l.id"
+        ))?;
+        let rows = stmt.query_map([], |r| Ok((row_to_card(r)?, r.get::<_, String>(10)?)))?;
+        Ok(rows.collect::<rusqlite::Result<_>>()?)
+    }
+
+    /// Every review, oldest first.
+    pub fn review_log(&self) -> Result<Vec<ReviewRecord>> {
+        let mut stmt = self.conn().prepare_cached(
+            "SELECT lesson_id, grade, reviewed_at, elapsed_days, interval_days, retrievability, stability, difficulty \
+             FROM ext_review_log ORDER BY reviewed_at, id",
+        )?;
+        let rows = stmt.query_map([], |r| {
+            Ok((
+                r.get::<_, String>(0)?,
+                r.get::<_, i64>(1)?,
+                r.get::<_, String>(2)?,
+                r.get::<_, i64>(3)?,
+                r.get::<_, i64>(4)?,
+                r.get::<_, Option<f64>>(5)?,
+                r.get::<_, f64>(6)?,
+                r.get::<_, f64>(7)?,
+            ))
+        })?;
+        let mut out = Vec::new();
+        for row in rows {
+            let (lesson_id, grade, reviewed_at, elapsed_days, interval_days, retrievability, stability, difficulty) =
+                row?;
+            if let Some(grade) = Grade::from_number(grade) {
+                out.push(ReviewRecord {
+                    lesson_id,
+                    grade,
+                    reviewed_at,
+                    elapsed_days,
+                    interval_days,
+                    retrievability,
+                    stability,
+                    difficulty,
+                });
+            }
+        }
+        Ok(out)
+    }
+
+    pub fn review_settings(&self) -> Result<ReviewSettings> {
+        Ok(read_settings(self.conn())?)
+    }
+
+    /// Stores the review settings.
+    pub fn set_review_settings(&mut self, settings: &ReviewSettings) -> Result<()> {
+        self.write(|tx| {
+            write_setting(tx, "review_retention", &settings.retention.to_string())?;
+            write_setting(tx, "review_mix", settings.mix.as_str())?;
+            Ok(())
+        })
+    }
+}

@@ -1,0 +1,109 @@
+//! Review cards: made with the lesson or afterwards, scheduled by FSRS, graded, logged, gone
+//! with their lesson; and a database the TypeScript build wrote gets cards without errors.
+
+use chrono::Duration;
+use devcoach_core::fsrs::{Grade, Scheduler};
+use devcoach_core::git::GitContext;
+use devcoach_core::ids::LessonId;
+use devcoach_core::lesson::{LessonContext, Level, NewLesson};
+use devcoach_core::review::{CardSource, CardText, ReviewMix, ReviewSettings};
+use devcoach_store::Store;
+
+use crate::{fixture_dir, fresh, now};
+
+fn new_lesson(id: &str) -> NewLesson {
+    NewLesson {
+        id: LessonId::new(id.to_owned()).expect("id"),
+        topic_id: "redis".into(),
+        categories: vec!["redis".into()],
+        title: format!("Lesson {id}"),
+        level: Level::Mid,
+        summary: format!("The summary of {id}."),
+        body: "Body.".into(),
+        context: LessonContext::default(),
+    }
+}
+
+#[test]
+fn cards_come_with_lessons_and_follow_fsrs() {
+    let (_t, mut store) = fresh();
+    let git = GitContext::default();
+    let text =
+        CardText::new("Why add jitter to TTLs?", "So keys written together do not expire together.").expect("text");
+    store.log_lesson(new_lesson("with-card"), Some(&text), &git, now() - Duration::days(3)).expect("log");
+    store.log_lesson(new_lesson("without"), None, &git, now() - Duration::hours(2)).expect("log");
+
+    let own = store.review_card("with-card").expect("read").expect("card");
+    assert_eq!((own.question.as_str(), own.source), ("Why add jitter to TTLs?", CardSource::Agent));
+    assert_eq!(own.due, "2026-11-28T12:00:00.000Z", "due a day after its lesson");
+    let derived = store.review_card("without").expect("read").expect("card");
+    assert_eq!((derived.source, derived.answer.as_str()), (CardSource::Derived, "The summary of without."));
+
+    // Only the card whose day has passed is due.
+    let (due, total) = store.due_reviews(now(), 10).expect("due");
+    assert_eq!((due.len(), total), (1, 1));
+    assert_eq!((due[0].card.lesson_id.as_str(), due[0].retrievability), ("with-card", None));
+
+    // Grading follows the scheduler exactly and is logged.
+    let first = store.grade_review("with-card", Grade::Good, now()).expect("grade").expect("lesson");
+    let expected = Scheduler::default().review(None, 0, Grade::Good);
+    assert_eq!(first.graded.step, expected);
+    assert_eq!(first.card.due, "2026-12-02T12:00:00.000Z");
+    assert_eq!((first.card.reps, first.card.lapses, first.topic.as_str()), (1, 0, "redis"));
+    let later = now() + Duration::days(4);
+    let second = store.grade_review("with-card", Grade::Again, later).expect("grade").expect("lesson");
+    assert_eq!(second.graded.step, Scheduler::default().review(Some(expected.memory), 4, Grade::Again));
+    assert_eq!(second.card.lapses, 1);
+    let log = store.review_log().expect("log");
+    assert_eq!(log.len(), 2);
+    assert_eq!((log[0].retrievability, log[1].elapsed_days), (None, 4));
+    assert!(log[1].retrievability.is_some_and(|r| r > 0.0 && r < 1.0));
+
+    // The agent can rewrite a card without resetting its schedule.
+    let better = CardText::new("What goes wrong when many keys share one TTL?", "They expire at once.").expect("text");
+    assert!(store.set_review_card("with-card", &better, later).expect("set"));
+    let rewritten = store.review_card("with-card").expect("read").expect("card");
+    assert_eq!((rewritten.question.as_str(), rewritten.reps), (better.question(), 2));
+    assert!(!store.set_review_card("nope", &better, later).expect("set"));
+    assert!(store.grade_review("nope", Grade::Good, later).expect("grade").is_none());
+
+    // A deleted lesson takes its card along.
+    assert!(store.delete_lesson("with-card").expect("delete"));
+    assert!(store.review_card("with-card").expect("read").is_none());
+}
+
+#[test]
+fn review_settings_round_trip_and_shape_the_schedule() {
+    let (_t, mut store) = fresh();
+    assert_eq!(store.review_settings().expect("read"), ReviewSettings::default());
+    let s = ReviewSettings { retention: 0.8, mix: ReviewMix::ReviewsFirst };
+    store.set_review_settings(&s).expect("write");
+    assert_eq!(store.review_settings().expect("read"), s);
+    store.log_lesson(new_lesson("a"), None, &GitContext::default(), now() - Duration::days(2)).expect("log");
+    let graded = store.grade_review("a", Grade::Good, now()).expect("grade").expect("lesson");
+    assert_eq!(graded.graded.step, Scheduler::with_retention(0.8).expect("scheduler").review(None, 0, Grade::Good));
+}
+
+#[test]
+fn a_typescript_database_gets_cards_and_orphans_are_ignored() {
+    let (_t, dir) = fixture_dir("ts-0.9.5/coaching.db");
+    let mut store = Store::open(&dir).expect("open");
+    let lessons = store.total_lessons().expect("count");
+    assert!(lessons > 0);
+    assert_eq!(store.ensure_review_cards(now()).expect("cards"), usize::try_from(lessons).expect("count"));
+    assert_eq!(store.ensure_review_cards(now()).expect("again"), 0, "idempotent");
+    assert_eq!(store.all_review_cards().expect("cards").len(), usize::try_from(lessons).expect("count"));
+
+    // The TypeScript build deletes a lesson with plain SQL: the card is never shown, and goes on
+    // the next write.
+    let victim = store.all_review_cards().expect("cards")[0].0.lesson_id.clone();
+    let raw = rusqlite::Connection::open(dir.db_path()).expect("raw");
+    raw.execute("DELETE FROM lessons WHERE id = ?1", [&victim]).expect("delete");
+    assert!(store.review_card(&victim).expect("read").is_none());
+    assert!(store.all_review_cards().expect("cards").iter().all(|(c, _)| c.lesson_id != victim));
+    store.ensure_review_cards(now()).expect("clean");
+    let left: i64 = raw
+        .query_row("SELECT COUNT(*) FROM ext_review_cards WHERE lesson_id = ?1", [&victim], |r| r.get(0))
+        .expect("count");
+    assert_eq!(left, 0);
+}
