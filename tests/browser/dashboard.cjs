@@ -86,6 +86,7 @@ async function main() {
       check(Boolean(course), "courses: no course to open");
       await visit(page, theme, "course", course, state);
       await visit(page, theme, "settings", "/settings", state);
+      await visit(page, theme, "reviews", "/reviews", state);
       await visit(page, theme, "progress", "/progress", state);
       check((await page.locator("svg").count()) >= 4, `progress (${theme}): fewer than four plots`);
       await visit(page, theme, "import-preview", `/lessons/import?code=${encodeURIComponent(code)}`, state);
@@ -146,6 +147,16 @@ async function main() {
         seen.course_frame_url = frame ? frame.url().replace(base, "") : null;
         seen.course_frame_text = frame ? (await frame.locator("body").innerText()).slice(0, 400) : "";
         await page.screenshot({ path: path.join(out, "course-step-light.png"), fullPage: true });
+
+        // A review: reveal the answer, grade it, land on the next card with a note.
+        state.at = "review";
+        await page.goto(`${base}/reviews`, { waitUntil: "networkidle" });
+        seen.review_question = await page.locator(".review-question").innerText();
+        check(!(await page.locator("button[value=good]").isVisible()), "review: the grades show before the answer");
+        await page.click("summary:has-text('Show the answer')");
+        await Promise.all([page.waitForNavigation(), page.click("button[value=good]")]);
+        seen.review_banner = await page.locator(".banner").first().innerText();
+        await page.screenshot({ path: path.join(out, "review-graded-light.png"), fullPage: true });
 
         // The theme setting wins over the system preference (then back to following it).
         state.at = "theme setting";

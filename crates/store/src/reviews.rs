@@ -334,6 +334,17 @@ impl Store {
         Ok(rows.collect::<rusqlite::Result<_>>()?)
     }
 
+    /// How many cards fall due on each day (`YYYY-MM-DD`) before `until`; overdue cards count on
+    /// the day they fell due.
+    pub fn due_by_day(&self, until: DateTime<Utc>) -> Result<Vec<(String, i64)>> {
+        let mut stmt = self.conn().prepare_cached(
+            "SELECT substr(c.due, 1, 10) AS day, COUNT(*) FROM ext_review_cards c \
+             WHERE c.due < ?1 AND EXISTS (SELECT 1 FROM lessons l WHERE l.id = c.lesson_id) GROUP BY day ORDER BY day",
+        )?;
+        let rows = stmt.query_map([iso_ms(until)], |r| Ok((r.get(0)?, r.get(1)?)))?;
+        Ok(rows.collect::<rusqlite::Result<_>>()?)
+    }
+
     /// Every review, oldest first.
     pub fn review_log(&self) -> Result<Vec<ReviewRecord>> {
         let mut stmt = self.conn().prepare_cached(

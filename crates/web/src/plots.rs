@@ -313,6 +313,118 @@ pub(crate) fn coverage(lessons: &[LessonPoint], known: &HashMap<String, i64>, ro
     (out, covered, known.len())
 }
 
+/// One bar per day (`class` colours them; `what` names a bar's count in its tooltip, singular
+/// and plural).
+pub(crate) fn per_day(label: &str, days: &[(NaiveDate, u32)], class: &str, what: (&str, &str)) -> String {
+    let n = days.len().max(1);
+    let (top, step) = scale(days.iter().map(|d| d.1).max().unwrap_or(0));
+    let plot_h = H - TOP - BOTTOM;
+    let slot = (W - LEFT - RIGHT) / n as f64;
+    let mut out = String::new();
+    open(&mut out, label, H);
+    y_axis(&mut out, top, step, plot_h);
+    for (i, (day, count)) in days.iter().enumerate() {
+        let x = LEFT + slot * i as f64 + slot * 0.15;
+        let bw = slot * 0.7;
+        if *count > 0 {
+            let h = f64::from(*count) / f64::from(top) * plot_h;
+            let _ = write!(
+                out,
+                r#"<rect class="col {class}" x="{x:.1}" y="{:.1}" width="{bw:.1}" height="{h:.1}" rx="1.5"><title>{}: {count} {}</title></rect>"#,
+                TOP + plot_h - h,
+                day.format("%a %-d %b"),
+                esc(if *count == 1 { what.0 } else { what.1 })
+            );
+        }
+        if i % 7 == 0 {
+            let _ = write!(
+                out,
+                r#"<text class="tick" x="{:.1}" y="{}" text-anchor="middle">{}</text>"#,
+                x + bw / 2.0,
+                H - 8.0,
+                day.format("%-d %b")
+            );
+        }
+    }
+    out.push_str("</svg>");
+    out
+}
+
+/// Predicted against observed recall: reviews grouped by the recall FSRS predicted just
+/// before them, each group a dot at (mean prediction, share actually recalled). On the dashed
+/// diagonal the model is calibrated; below it, it was too hopeful.
+pub(crate) fn calibration(reviews: &[(f64, bool)]) -> String {
+    const EDGES: [f64; 7] = [0.0, 0.5, 0.7, 0.8, 0.9, 0.95, 1.0001];
+    let size = H + 40.0;
+    let plot = size - TOP - BOTTOM;
+    let (x0, x1) = (LEFT + 8.0, LEFT + 8.0 + plot);
+    let px = |p: f64| x0 + p * plot;
+    let py = |p: f64| TOP + plot - p * plot;
+    let mut out = String::new();
+    let _ = write!(
+        out,
+        r#"<svg class="plot" viewBox="0 0 {W} {size}" role="img" aria-label="Predicted and observed recall"><title>Predicted and observed recall</title>"#
+    );
+    for t in [0.0, 0.25, 0.5, 0.75, 1.0] {
+        let _ =
+            write!(out, r#"<line class="gridline" x1="{x0:.1}" x2="{x1:.1}" y1="{:.1}" y2="{:.1}"/>"#, py(t), py(t));
+        let _ = write!(
+            out,
+            r#"<text class="tick" x="{:.1}" y="{:.1}" text-anchor="end">{:.0}%</text>"#,
+            x0 - 6.0,
+            py(t) + 4.0,
+            t * 100.0
+        );
+        let _ = write!(
+            out,
+            r#"<text class="tick" x="{:.1}" y="{:.1}" text-anchor="middle">{:.0}%</text>"#,
+            px(t),
+            size - 8.0,
+            t * 100.0
+        );
+    }
+    let _ = write!(
+        out,
+        r#"<path class="ideal" d="M{:.1},{:.1} L{:.1},{:.1}"><title>calibrated</title></path>"#,
+        px(0.0),
+        py(0.0),
+        px(1.0),
+        py(1.0)
+    );
+    let mut shown = 0;
+    for w in EDGES.windows(2) {
+        let group: Vec<&(f64, bool)> = reviews.iter().filter(|(p, _)| *p >= w[0] && *p < w[1]).collect();
+        if group.is_empty() {
+            continue;
+        }
+        let n = group.len() as f64;
+        let predicted = group.iter().map(|(p, _)| p).sum::<f64>() / n;
+        let observed = group.iter().filter(|(_, r)| *r).count() as f64 / n;
+        let radius = (3.0 + n.sqrt()).min(12.0);
+        let _ = write!(
+            out,
+            r#"<circle class="dot" cx="{:.1}" cy="{:.1}" r="{radius:.1}"><title>{} reviews predicted at {:.0}%: {:.0}% recalled</title></circle>"#,
+            px(predicted.clamp(0.0, 1.0)),
+            py(observed),
+            group.len(),
+            predicted * 100.0,
+            observed * 100.0
+        );
+        shown += 1;
+    }
+    let _ = write!(out, r#"<text class="legend" x="{:.1}" y="{:.1}">predicted recall →</text>"#, x1 + 12.0, py(0.0));
+    let _ = write!(out, r#"<text class="legend" x="{:.1}" y="{:.1}">↑ recalled</text>"#, x1 + 12.0, py(1.0) + 10.0);
+    let _ = write!(
+        out,
+        r#"<text class="tick" x="{:.1}" y="{:.1}">{shown} groups, {} reviews</text>"#,
+        x1 + 12.0,
+        py(0.5),
+        reviews.len()
+    );
+    out.push_str("</svg>");
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -323,6 +435,28 @@ mod tests {
 
     fn point(s: &str, imported: bool, feedback: Option<Feedback>, topic: &str) -> LessonPoint {
         LessonPoint { at: at(s), imported, feedback, topic: topic.into() }
+    }
+
+    #[test]
+    fn calibration_groups_by_prediction() {
+        let mut reviews = vec![(0.95, true); 9];
+        reviews.push((0.96, false));
+        reviews.extend([(0.6, false), (0.65, true)]);
+        let svg = calibration(&reviews);
+        assert_eq!(svg.matches("<circle").count(), 2, "{svg}");
+        assert!(svg.contains("10 reviews predicted at 95%: 90% recalled"), "{svg}");
+        assert!(svg.contains("2 reviews predicted at 62%: 50% recalled"), "{svg}");
+        assert!(calibration(&[]).contains("0 groups, 0 reviews"));
+    }
+
+    #[test]
+    fn per_day_draws_a_bar_for_each_busy_day() {
+        let day = NaiveDate::from_ymd_opt(2026, 11, 30).expect("day");
+        let days: Vec<(NaiveDate, u32)> =
+            (0..14).map(|i| (day + Duration::days(i), u32::try_from(i % 3).expect("n"))).collect();
+        let svg = per_day("Reviews", &days, "own", ("review", "reviews"));
+        assert_eq!(svg.matches("<rect").count(), days.iter().filter(|d| d.1 > 0).count());
+        assert!(svg.contains("Tue 1 Dec: 1 review<") && svg.contains("Wed 2 Dec: 2 reviews<"), "{svg}");
     }
 
     #[test]

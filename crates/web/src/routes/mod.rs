@@ -4,6 +4,7 @@ mod courses;
 mod knowledge;
 pub(crate) mod lessons;
 mod progress;
+mod reviews;
 mod settings;
 mod system;
 
@@ -51,6 +52,9 @@ pub(crate) fn router(state: SharedState) -> Router {
         .route("/courses/{id}/steps/{position}", post(courses::step))
         .route("/courses/{id}", get(courses::page))
         .route("/progress", get(progress::page))
+        .route("/reviews", get(reviews::page))
+        .route("/reviews/settings", post(reviews::settings))
+        .route("/reviews/{id}/grade", post(reviews::grade))
         .route("/settings/export", get(settings::export))
         .route("/settings/import", post(settings::import).layer(DefaultBodyLimit::max(UPLOAD_LIMIT)))
         .route("/settings/notebook/download", get(settings::notebook_download))

@@ -27,6 +27,72 @@ struct Page {
     confidence_note: String,
     coverage: String,
     coverage_note: String,
+    reviews: Option<ReviewPlots>,
+}
+
+struct ReviewPlots {
+    per_day: String,
+    per_day_note: String,
+    forecast: String,
+    forecast_note: String,
+    calibration: String,
+    calibration_note: String,
+}
+
+fn review_plots(s: &devcoach_store::Store, now: DateTime<Utc>) -> Option<ReviewPlots> {
+    // A database only the TypeScript build has written may lack our tables: no plots then.
+    let log = s.review_log().ok()?;
+    let due = s.due_by_day(now + chrono::Duration::days(30)).ok()?;
+    if log.is_empty() && due.is_empty() {
+        return None;
+    }
+    let today = now.date_naive();
+    let mut done = [0u32; 30];
+    for r in &log {
+        if let Some(day) = r.reviewed_at.get(..10).and_then(|d| chrono::NaiveDate::parse_from_str(d, "%Y-%m-%d").ok()) {
+            let back = (today - day).num_days();
+            if (0..30).contains(&back) {
+                done[29 - usize::try_from(back).unwrap_or(0)] += 1;
+            }
+        }
+    }
+    let mut ahead = [0u32; 30];
+    for (day, n) in &due {
+        let Ok(day) = chrono::NaiveDate::parse_from_str(day, "%Y-%m-%d") else { continue };
+        let i = usize::try_from((day - today).num_days().max(0)).unwrap_or(0);
+        if let Some(slot) = ahead.get_mut(i) {
+            *slot += u32::try_from(*n).unwrap_or(u32::MAX);
+        }
+    }
+    let days_back: Vec<(chrono::NaiveDate, u32)> =
+        (0..30).zip(done).map(|(i, n)| (today - chrono::Duration::days(29 - i), n)).collect();
+    let days_ahead: Vec<(chrono::NaiveDate, u32)> =
+        (0..30).zip(ahead).map(|(i, n)| (today + chrono::Duration::days(i), n)).collect();
+    let pairs: Vec<(f64, bool)> =
+        log.iter().filter_map(|r| r.retrievability.map(|p| (p, r.grade.recalled()))).collect();
+    let recalled = pairs.iter().filter(|(_, r)| *r).count();
+    Some(ReviewPlots {
+        per_day: plots::per_day("Reviews per day", &days_back, "own", ("review", "reviews")),
+        per_day_note: format!("{} in the last 30 days, {} in all.", done.iter().sum::<u32>(), log.len()),
+        forecast: plots::per_day("Reviews coming up", &days_ahead, "shared", ("card due", "cards due")),
+        forecast_note: format!(
+            "{} due today (overdue included), {} in the next 30 days.",
+            ahead[0],
+            ahead.iter().sum::<u32>()
+        ),
+        calibration: plots::calibration(&pairs),
+        calibration_note: if pairs.is_empty() {
+            "Once cards come back for a second review, each dot compares what FSRS predicted with what you recalled."
+                .into()
+        } else {
+            format!(
+                "{} of {} repeat reviews recalled ({}%); the schedule aims for your retention setting.",
+                recalled,
+                pairs.len(),
+                recalled * 100 / pairs.len()
+            )
+        },
+    })
 }
 
 pub(crate) async fn page(State(state): State<SharedState>) -> WebResult {
@@ -48,6 +114,7 @@ pub(crate) async fn page(State(state): State<SharedState>) -> WebResult {
             confidence_note: String::new(),
             coverage: String::new(),
             coverage_note: String::new(),
+            reviews: None,
         }),
     }
 }
@@ -83,6 +150,7 @@ fn render(s: &devcoach_store::Store, now: DateTime<Utc>) -> Result<String, WebEr
         coverage_note: format!(
             "{covered} of the {on_map} topics on your map have had a lesson. Bars: lessons per topic."
         ),
+        reviews: review_plots(s, now),
     };
     super::render(&page)
 }

@@ -245,3 +245,45 @@ fn stamp_newer(s: &Server) {
     let conn = rusqlite::Connection::open(s.data().db_path()).expect("raw connection");
     conn.execute_batch("PRAGMA user_version = 7").expect("stamp");
 }
+
+#[test]
+fn reviews_one_card_at_a_time_with_settings_and_plots() {
+    let empty = Server::empty();
+    let page = empty.get("/reviews");
+    assert_eq!(page.status, 200);
+    assert!(page.text().contains("No lessons yet."));
+    assert!(!empty.data().db_path().exists(), "looking never creates the database");
+
+    let s = Server::demo();
+    let due_before = s.store().count_due_reviews(now()).expect("count");
+    assert_eq!(due_before, 0, "the demo's lessons have no cards until reviews are opened");
+    let html = s.get("/reviews").text();
+    let due = s.store().count_due_reviews(now()).expect("count");
+    assert!(due >= 25, "opening the page gave every lesson a card: {due}");
+    assert!(html.contains(&format!("{due} due")) && html.contains("class=\"review-question\""), "{html}");
+    assert!(html.contains("Show the answer") && html.contains("value=\"good\""));
+    let id = html.split("action=\"/reviews/").nth(1).and_then(|t| t.split("/grade").next()).expect("a card").to_owned();
+
+    assert_eq!(s.post_from(&format!("/reviews/{id}/grade"), &[("grade", "good")], "cross-site").status, 403);
+    assert_eq!(s.post(&format!("/reviews/{id}/grade"), &[("grade", "perfect")]).status, 400);
+    assert_eq!(s.post("/reviews/no-such-lesson/grade", &[("grade", "good")]).status, 404);
+    assert_eq!(s.store().count_due_reviews(now()).expect("count"), due, "refusals change nothing");
+    s.post(&format!("/reviews/{id}/grade"), &[("grade", "good")]).see_other("/reviews?graded=good&days=2");
+    assert_eq!(s.store().count_due_reviews(now()).expect("count"), due - 1);
+    assert!(s.get("/reviews?graded=good&days=2").text().contains("Graded good: back in 2 days."));
+
+    assert_eq!(s.post_from("/reviews/settings", &[("retention", "0.85"), ("mix", "off")], "cross-site").status, 403);
+    assert_eq!(s.post("/reviews/settings", &[("retention", "0.5"), ("mix", "off")]).status, 400);
+    assert_eq!(s.post("/reviews/settings", &[("retention", "0.85"), ("mix", "sometimes")]).status, 400);
+    s.post("/reviews/settings", &[("retention", "0.85"), ("mix", "off")]).see_other("/reviews?saved=1");
+    let settings = s.store().review_settings().expect("settings");
+    assert_eq!((settings.retention, settings.mix.as_str()), (0.85, "off"));
+    assert!(s.get("/reviews?saved=1").text().contains("value=\"0.85\""));
+
+    let progress = s.get("/progress").text();
+    assert!(
+        progress.contains("Reviews per day") && progress.contains("Coming up"),
+        "review plots on the progress page"
+    );
+    assert!(progress.contains("1 in the last 30 days, 1 in all."), "{progress}");
+}
