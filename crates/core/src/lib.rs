@@ -16,6 +16,7 @@ pub mod git;
 pub mod highlighter;
 pub mod ids;
 pub mod knowledge;
+pub mod knowledge_model;
 pub mod lesson;
 pub mod pacing;
 pub mod query;

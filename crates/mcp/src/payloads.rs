@@ -37,6 +37,19 @@ pub struct BriefingOut {
     pub notebook: String,
     /// Where the notebook lives; read and write it with your file tools.
     pub notebook_path: String,
+    /// The knowledge model's reading now, for topics where it differs from the profile's number
+    /// (a topic not practised for a while fades): calibrate depth on `confidence_now`.
+    pub estimates: Vec<EstimateOut>,
+}
+
+/// The knowledge model's estimate for one topic.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct EstimateOut {
+    pub topic: String,
+    /// 0–10, from the probability below.
+    pub confidence_now: i64,
+    /// The probability the learner knows the topic now.
+    pub known_now: f64,
 }
 
 #[derive(Debug, Serialize, JsonSchema)]
@@ -143,7 +156,16 @@ pub fn briefing(ctx: &Ctx) -> Result<BriefingOut, ToolError> {
         let profile = s.profile()?;
         let knowledge_ready = profile.is_onboarded();
         let r = s.rate_limit(now);
+        // A database the TypeScript build created may not have our tables yet: no estimates.
+        let estimates = s
+            .topic_estimates(now)
+            .unwrap_or_default()
+            .into_iter()
+            .filter(|e| profile.knowledge.iter().any(|k| k.topic == e.topic && k.confidence != e.confidence_now))
+            .map(|e| EstimateOut { topic: e.topic, confidence_now: e.confidence_now, known_now: e.known_now })
+            .collect();
         Ok(BriefingOut {
+            estimates,
             onboarding: OnboardingStatus {
                 knowledge_ready,
                 notebook_ready,

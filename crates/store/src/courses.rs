@@ -277,6 +277,32 @@ impl Store {
         let at = iso_ms(now);
         let course = self.write(|tx| {
             let done_at = (status == StepStatus::Done).then_some(at.as_str());
+            let step: Option<(String, String, String)> = tx
+                .query_row(
+                    "SELECT c.topic_id, s.kind, s.status FROM course_steps s JOIN courses c ON c.id = s.course_id \
+                     WHERE s.course_id = ?1 AND s.position = ?2",
+                    params![id.as_str(), position],
+                    |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
+                )
+                .optional()?;
+            // A check step settled for the first time is evidence on the course's topic.
+            if let Some((topic, kind, was)) = &step
+                && kind == StepKind::Check.as_str()
+                && was == StepStatus::Todo.as_str()
+                && status != StepStatus::Todo
+            {
+                crate::topic_model::observe_and_write_back(
+                    tx,
+                    topic,
+                    devcoach_core::knowledge_model::Observation::CourseCheck(status == StepStatus::Done),
+                    &crate::knowledge::Because {
+                        cause: devcoach_core::evidence::EvidenceCause::Course,
+                        lesson_id: None,
+                        detail: Some(id.as_str()),
+                    },
+                    now,
+                )?;
+            }
             let n = tx.execute(
                 "UPDATE course_steps SET status = ?1, done_at = ?2 WHERE course_id = ?3 AND position = ?4",
                 params![status.as_str(), done_at, id.as_str(), position],

@@ -46,6 +46,15 @@ impl Store {
                 params![next.map(Feedback::as_str), lesson_id],
             )?;
             let delta = confidence_delta(previous, next);
+            // The knowledge model reads every answer; the shared number keeps the original's rule.
+            if let Some(f) = next {
+                crate::topic_model::observe(
+                    tx,
+                    &topic_id,
+                    devcoach_core::knowledge_model::Observation::Feedback(f),
+                    now,
+                )?;
+            }
             let detail = next.map_or("clear", Feedback::as_str);
             let confidence = if delta == 0 {
                 let confidence = before;

@@ -47,6 +47,9 @@ pub(crate) fn write_confidence(
          ON CONFLICT(topic) DO UPDATE SET confidence = excluded.confidence, updated_at = excluded.updated_at",
     )?
     .execute(params![topic, after, at])?;
+    if crate::topic_model::is_rating(why.cause) {
+        crate::topic_model::observe(conn, topic, devcoach_core::knowledge_model::Observation::Assessment(after), now)?;
+    }
     evidence::append(
         conn,
         &Evidence {

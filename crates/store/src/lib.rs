@@ -29,6 +29,7 @@ mod schema;
 mod settings;
 mod sharing;
 mod stats;
+mod topic_model;
 
 pub use backup::{BackupError, BackupSummary, MAX_BACKUP_BYTES, RestoreOutcome};
 pub use connection::{Compat, Peek, Store};
@@ -41,5 +42,6 @@ pub use paths::DataDir;
 pub use reviews::{DueReview, GradeOutcome, ReviewRecord};
 pub use schema::{ADDITIONS, SCHEMA_MIN_APP_VERSION, SCHEMA_VERSION};
 pub use sharing::ImportOutcome;
+pub use topic_model::TopicEstimate;
 
 pub type Result<T, E = StoreError> = std::result::Result<T, E>;

@@ -318,6 +318,17 @@ impl Store {
                 memory.stability,
                 memory.difficulty
             ])?;
+            crate::topic_model::observe_and_write_back(
+                tx,
+                &lesson.topic_id,
+                devcoach_core::knowledge_model::Observation::Review(grade),
+                &crate::knowledge::Because {
+                    cause: devcoach_core::evidence::EvidenceCause::Review,
+                    lesson_id: Some(lesson_id),
+                    detail: Some(grade.as_str()),
+                },
+                now,
+            )?;
             // A review answers a cue as a lesson does: pacing starts over.
             crate::pacing::reset_nudge(tx)?;
             let card = load(tx)?.ok_or(rusqlite::Error::QueryReturnedNoRows)?;

@@ -168,6 +168,19 @@ CREATE TABLE IF NOT EXISTS ext_settings (
 );
 ",
     },
+    Addition {
+        name: "rs-3-topic-model",
+        sql: "
+CREATE TABLE IF NOT EXISTS ext_topic_model (
+    topic      TEXT PRIMARY KEY,
+    learned    REAL NOT NULL,
+    stability  REAL NOT NULL,
+    difficulty REAL NOT NULL,
+    last_at    TEXT NOT NULL,
+    evidence   INTEGER NOT NULL
+);
+",
+    },
 ];
 
 pub(crate) fn user_version(conn: &Connection) -> rusqlite::Result<i64> {

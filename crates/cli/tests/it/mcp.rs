@@ -211,6 +211,14 @@ fn every_tool_resource_and_prompt_through_the_rust_client() {
         assert_eq!(b["onboarding"]["needs_onboarding"], false);
         assert!(b["taught_topics"].as_array().is_some_and(|t| t.contains(&json!("rust"))));
         assert!(b["notebook_path"].as_str().is_some_and(|p| p.ends_with("learning-state.md")));
+        // The demo learner rated their topics 45 days ago: the model has them fading since.
+        let estimates = b["estimates"].as_array().expect("estimates");
+        assert!(!estimates.is_empty(), "{b}");
+        for e in estimates {
+            let rated = b["profile"]["knowledge"].as_array().and_then(|k| k.iter().find(|k| k["topic"] == e["topic"])).expect("on the map");
+            assert_ne!(e["confidence_now"], rated["confidence"], "only topics where the model differs: {e}");
+            assert!(e["known_now"].as_f64().is_some_and(|p| (0.0..=1.0).contains(&p)));
+        }
         let o = c.ok("get_onboarding", &call(&client, "get_onboarding", json!({})).await);
         assert_eq!(o["default_topics"].as_object().map(serde_json::Map::len), Some(24));
         let p = c.ok("get_profile", &call(&client, "get_profile", json!({})).await);

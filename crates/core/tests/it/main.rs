@@ -2,6 +2,7 @@
 //! property tests of the codecs.
 
 mod fsrs_reference;
+mod knowledge_sim;
 mod share_browser;
 mod share_fixtures;
 mod share_props;

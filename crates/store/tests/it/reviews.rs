@@ -107,3 +107,51 @@ fn a_typescript_database_gets_cards_and_orphans_are_ignored() {
         .expect("count");
     assert_eq!(left, 0);
 }
+
+#[test]
+fn every_evidence_source_feeds_the_knowledge_model() {
+    use devcoach_core::evidence::EvidenceCause;
+    use devcoach_core::feedback::FeedbackChoice;
+    use devcoach_core::lesson::Feedback;
+
+    let (_t, mut store) = fresh();
+    let start = now() - Duration::days(10);
+    store.complete_onboarding(&[("redis".to_owned(), 4), ("git".to_owned(), 8)], &[], start).expect("onboard");
+    let estimates = store.topic_estimates(start).expect("estimates");
+    assert_eq!(
+        estimates.iter().map(|e| (e.topic.as_str(), e.confidence_now)).collect::<Vec<_>>(),
+        [("redis", 4), ("git", 8)],
+        "ratings seed the model, weakest first"
+    );
+
+    // Feedback keeps the original's rule for the shared number, and the model reads it too.
+    store.log_lesson(new_lesson("a"), None, &GitContext::default(), start).expect("log");
+    let fb = store.record_feedback("a", FeedbackChoice(Some(Feedback::Know)), start).expect("fb").expect("lesson");
+    assert_eq!((fb.delta, fb.confidence), (1, Some(5)));
+    let redis = |s: &Store, at| {
+        s.topic_estimates(at).expect("estimates").into_iter().find(|e| e.topic == "redis").expect("redis")
+    };
+    assert_eq!(redis(&store, start).evidence, 2);
+
+    // A review writes the model's estimate back to the shared confidence, with evidence.
+    let before = redis(&store, now()).known_now;
+    store.grade_review("a", Grade::Good, now()).expect("grade").expect("lesson");
+    let after = redis(&store, now());
+    assert!(after.known_now > before, "{before} -> {}", after.known_now);
+    assert_eq!(
+        store.profile().expect("profile").knowledge.iter().find(|k| k.topic == "redis").map(|k| k.confidence),
+        Some(after.confidence_now)
+    );
+    let last = store.evidence(Some("redis")).expect("evidence").pop().expect("row");
+    assert_eq!(
+        (last.cause, last.lesson_id.as_deref(), last.detail.as_deref()),
+        (EvidenceCause::Review, Some("a"), Some("good"))
+    );
+
+    // Forgetting: a month without evidence, the estimate falls.
+    assert!(redis(&store, now() + Duration::days(60)).known_now < after.known_now);
+
+    // A manual rating resets it.
+    store.set_topic("redis", 9, None, now()).expect("rate");
+    assert_eq!(redis(&store, now()).confidence_now, 9);
+}

@@ -1,0 +1,213 @@
+//! The knowledge model: per topic, the probability that the learner knows it now.
+//!
+//! Two parts (see `docs/knowledge-model.md`):
+//! - **Bayesian knowledge tracing.** `learned` is the probability the topic was ever learned
+//!   (encoded). Each piece of evidence is an observation with its own guess and slip rates (a
+//!   review answer is strong evidence, an "I knew that" weak), followed by a chance of learning
+//!   from the event itself.
+//! - **Forgetting.** The topic also has an FSRS memory, updated by the same evidence. What was
+//!   learned is retrieved with FSRS's retrievability `R`: a success is expected with probability
+//!   `learned × R × (1 − slip) + (1 − learned) × guess`, and a failure of a learned topic is
+//!   explained by forgetting before it counts against having learned it. The probability the
+//!   learner knows the topic now is `learned × R(elapsed)`.
+//!
+//! The 0–10 `confidence` shown everywhere is `round(10 × now)`.
+
+use chrono::{DateTime, Utc};
+
+use crate::fsrs::{Grade, Memory, Scheduler};
+use crate::lesson::Feedback;
+
+/// One piece of evidence about a topic.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Observation {
+    /// The learner (or onboarding) rated the topic 0–10: resets the estimate.
+    Assessment(i64),
+    /// Feedback on a lesson of the topic.
+    Feedback(Feedback),
+    /// A review card of the topic was graded.
+    Review(Grade),
+    /// A course check step was done (`true`) or skipped (`false`).
+    CourseCheck(bool),
+}
+
+/// How one kind of evidence reads.
+#[derive(Debug, Clone, Copy, PartialEq)]
+struct Reading {
+    /// `Some(true)`: a success, `Some(false)`: a failure, `None`: no observation (only learning).
+    success: Option<bool>,
+    /// P(success | not known).
+    guess: f64,
+    /// P(failure | known).
+    slip: f64,
+    /// P(known afterwards | not known before): what the event itself teaches.
+    learn: f64,
+    /// How the event updates the topic's memory.
+    grade: Grade,
+}
+
+fn reading(o: Observation) -> Option<Reading> {
+    let r = |success, guess, slip, learn, grade| Some(Reading { success, guess, slip, learn, grade });
+    match o {
+        Observation::Assessment(_) => None,
+        // "I knew it" is self-report: people who did not know often say so too.
+        Observation::Feedback(Feedback::Know) => r(Some(true), 0.5, 0.05, 0.0, Grade::Easy),
+        // New, and now clear: the lesson taught it (most of the time).
+        Observation::Feedback(Feedback::Understood) => r(None, 0.0, 0.0, 0.8, Grade::Good),
+        // Could not follow: some who know the topic still miss one lesson on it, and some of
+        // the lesson sticks anyway.
+        Observation::Feedback(Feedback::DontKnow) => r(Some(false), 0.5, 0.2, 0.1, Grade::Again),
+        Observation::Review(g) => r(Some(g.recalled()), REVIEW_GUESS, REVIEW_SLIP, 0.2, g),
+        Observation::CourseCheck(done) => r(Some(done), 0.3, 0.15, 0.1, if done { Grade::Good } else { Grade::Hard }),
+    }
+}
+
+/// P(recalled | not known) for a review question: a lucky or partial answer.
+const REVIEW_GUESS: f64 = 0.15;
+/// P(not recalled | known): known, and blanked anyway (beyond forgetting, which `R` covers).
+const REVIEW_SLIP: f64 = 0.03;
+
+/// What the model holds for a topic.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct TopicState {
+    /// P(known) right after the last evidence.
+    pub learned: f64,
+    pub memory: Memory,
+    pub last_at: DateTime<Utc>,
+    pub evidence: i64,
+}
+
+const P_MIN: f64 = 0.01;
+const P_MAX: f64 = 0.99;
+
+/// The stability (days) an assessment implies: a topic rated 10 holds for months, one rated 2
+/// for a few days.
+fn assessed_memory(confidence: i64) -> Memory {
+    let c = confidence.clamp(0, 10);
+    let p = f64::from(u8::try_from(c).unwrap_or(0)) / 10.0;
+    Memory { stability: 1.0 + 89.0 * p * p, difficulty: 5.0 }
+}
+
+/// The model's probability for an assessment.
+fn assessed(confidence: i64) -> f64 {
+    (f64::from(u8::try_from(confidence.clamp(0, 10)).unwrap_or(0)) / 10.0).clamp(P_MIN, P_MAX)
+}
+
+impl TopicState {
+    /// A topic first seen through `o` (an assessment, or evidence on a topic never rated: then
+    /// the prior is 0.3, as for a topic rated 3).
+    pub fn start(o: Observation, at: DateTime<Utc>, scheduler: &Scheduler) -> Self {
+        match o {
+            Observation::Assessment(c) => {
+                Self { learned: assessed(c), memory: assessed_memory(c), last_at: at, evidence: 1 }
+            }
+            other => Self { learned: assessed(3), memory: assessed_memory(3), last_at: at, evidence: 0 }
+                .observe(other, at, scheduler),
+        }
+    }
+
+    fn retrievability(&self, at: DateTime<Utc>, scheduler: &Scheduler) -> f64 {
+        scheduler.retrievability(self.memory.stability, days_between(self.last_at, at))
+    }
+
+    /// The probability the topic is known at `at`: learned, and not forgotten since.
+    pub fn now(&self, at: DateTime<Utc>, scheduler: &Scheduler) -> f64 {
+        (self.learned * self.retrievability(at, scheduler)).clamp(0.0, P_MAX)
+    }
+
+    /// The predicted chance of recalling a review question on the topic at `at`.
+    pub fn recall(&self, at: DateTime<Utc>, scheduler: &Scheduler) -> f64 {
+        self.now(at, scheduler) * (1.0 - REVIEW_SLIP) + (1.0 - self.learned) * REVIEW_GUESS
+    }
+
+    /// The state after `o` at `at`.
+    #[must_use]
+    pub fn observe(&self, o: Observation, at: DateTime<Utc>, scheduler: &Scheduler) -> Self {
+        let Some(r) = reading(o) else {
+            let Observation::Assessment(c) = o else { return *self };
+            return Self { learned: assessed(c), memory: assessed_memory(c), last_at: at, evidence: self.evidence + 1 };
+        };
+        let prior = self.learned.clamp(P_MIN, P_MAX);
+        let retrieved = self.retrievability(at, scheduler) * (1.0 - r.slip);
+        let posterior = match r.success {
+            Some(true) => prior * retrieved / (prior * retrieved + (1.0 - prior) * r.guess),
+            Some(false) => prior * (1.0 - retrieved) / (prior * (1.0 - retrieved) + (1.0 - prior) * (1.0 - r.guess)),
+            None => prior,
+        };
+        let learned = (posterior + (1.0 - posterior) * r.learn).clamp(P_MIN, P_MAX);
+        let elapsed = u32::try_from((at - self.last_at).num_days().max(0)).unwrap_or(u32::MAX);
+        let memory = scheduler.review(Some(self.memory), elapsed, r.grade).memory;
+        Self { learned, memory, last_at: at.max(self.last_at), evidence: self.evidence + 1 }
+    }
+}
+
+fn days_between(from: DateTime<Utc>, to: DateTime<Utc>) -> f64 {
+    let seconds = i32::try_from((to - from).num_seconds().max(0)).unwrap_or(i32::MAX);
+    f64::from(seconds) / 86_400.0
+}
+
+/// The 0–10 confidence a probability reads as.
+pub fn confidence(p: f64) -> i64 {
+    // In 0..=10 by the clamp.
+    #[allow(clippy::cast_possible_truncation)]
+    let c = (p.clamp(0.0, 1.0) * 10.0).round() as i64;
+    c
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use chrono::Duration;
+
+    fn t0() -> DateTime<Utc> {
+        crate::time::parse_timestamp("2026-11-01T12:00:00Z").expect("time")
+    }
+
+    #[test]
+    fn an_assessment_sets_the_estimate() {
+        let s = Scheduler::default();
+        let state = TopicState::start(Observation::Assessment(7), t0(), &s);
+        assert_eq!(confidence(state.now(t0(), &s)), 7);
+        assert_eq!(confidence(TopicState::start(Observation::Assessment(0), t0(), &s).now(t0(), &s)), 0);
+        let again = state.observe(Observation::Assessment(3), t0() + Duration::days(1), &s);
+        assert_eq!(confidence(again.now(t0() + Duration::days(1), &s)), 3, "a new rating replaces the estimate");
+    }
+
+    #[test]
+    fn knew_it_moves_about_one_point_like_the_original() {
+        let s = Scheduler::default();
+        for c in 2..=8 {
+            let state = TopicState::start(Observation::Assessment(c), t0(), &s);
+            let after = state.observe(Observation::Feedback(Feedback::Know), t0(), &s);
+            let moved = confidence(after.now(t0(), &s)) - c;
+            assert!((0..=2).contains(&moved), "{c}: moved {moved}");
+        }
+    }
+
+    #[test]
+    fn evidence_moves_the_estimate_the_right_way() {
+        let s = Scheduler::default();
+        let base = TopicState::start(Observation::Assessment(5), t0(), &s);
+        let at = t0() + Duration::days(2);
+        let p = |o| base.observe(o, at, &s).now(at, &s);
+        let before = base.now(at, &s);
+        assert!(p(Observation::Review(Grade::Good)) > before);
+        assert!(p(Observation::Review(Grade::Again)) < before);
+        assert!(p(Observation::Feedback(Feedback::Understood)) > before);
+        assert!(p(Observation::Feedback(Feedback::DontKnow)) < before);
+        assert!(p(Observation::CourseCheck(true)) > before);
+        assert!(p(Observation::Review(Grade::Good)) > p(Observation::Feedback(Feedback::Know)) - 0.2);
+    }
+
+    #[test]
+    fn unused_knowledge_fades_slowly() {
+        let s = Scheduler::default();
+        let state = TopicState::start(Observation::Assessment(8), t0(), &s);
+        let month = state.now(t0() + Duration::days(30), &s);
+        let year = state.now(t0() + Duration::days(365), &s);
+        assert!(month < 0.8 && month > 0.65, "{month}");
+        assert!(year < month && year > 0.4, "{year}");
+        let weak = TopicState::start(Observation::Assessment(3), t0(), &s);
+        assert!(weak.now(t0() + Duration::days(30), &s) < 0.3 * 0.8, "a barely known topic fades faster");
+    }
+}

@@ -1,0 +1,203 @@
+//! A synthetic learner with known forgetting curves, reviewing for 180 simulated days on the
+//! schedule FSRS gives: how well does the knowledge model predict each review's outcome, next to
+//! the original's only signal ("+1 confidence when they knew it")?
+//!
+//! The learner's true memory is not FSRS's: each topic has its own starting stability and
+//! forgets along `R(t) = 1 / (1 + t / (9 S))`, growing stability with each successful recall
+//! (more when the recall was hard) and losing most of it on a lapse. Onboarding ratings are
+//! noisy, lesson feedback is self-report. Figures are recorded in `docs/knowledge-model.md`.
+
+// Small simulated quantities (days, 0-10 ratings, probabilities) move between integer and float.
+#![allow(clippy::cast_possible_truncation, clippy::cast_precision_loss)]
+
+use chrono::{DateTime, Duration, Utc};
+use devcoach_core::fsrs::{Grade, Scheduler};
+use devcoach_core::knowledge_model::{Observation, TopicState, confidence};
+use devcoach_core::lesson::Feedback;
+use devcoach_core::review::{CardSource, ReviewCard, grade};
+use devcoach_core::time::iso_ms;
+
+/// splitmix64: deterministic, no dependency.
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> f64 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^= z >> 31;
+        // 53 random bits as a float in [0, 1).
+        f64::from(u32::try_from(z >> 43).expect("21 bits")) / f64::from(1u32 << 21)
+    }
+}
+
+struct Topic {
+    true_stability: f64,
+    last_true: f64,
+    card: ReviewCard,
+    model: TopicState,
+    baseline: i64,
+}
+
+fn true_recall(stability: f64, days: f64) -> f64 {
+    1.0 / (1.0 + days / (9.0 * stability))
+}
+
+#[derive(Default)]
+struct Score {
+    n: u32,
+    log_loss: f64,
+    brier: f64,
+    bins: [(f64, f64, u32); 10],
+}
+
+impl Score {
+    fn add(&mut self, p: f64, recalled: bool) {
+        let p = p.clamp(0.01, 0.99);
+        let y = if recalled { 1.0 } else { 0.0 };
+        self.n += 1;
+        self.log_loss -= if recalled { p.ln() } else { (1.0 - p).ln() };
+        self.brier += (p - y) * (p - y);
+        let bin = &mut self.bins[usize::try_from(((p * 10.0).floor() as i64).clamp(0, 9)).expect("bin")];
+        bin.0 += p;
+        bin.1 += y;
+        bin.2 += 1;
+    }
+
+    /// (log loss, Brier score, expected calibration error), per review.
+    fn figures(&self) -> (f64, f64, f64) {
+        let n = f64::from(self.n);
+        let ece = self.bins.iter().map(|(p, y, _)| (p - y).abs()).sum::<f64>() / n;
+        (self.log_loss / n, self.brier / n, ece)
+    }
+}
+
+fn simulate(seed: u64) -> (Score, Score, Score) {
+    let mut rng = Rng(seed);
+    let scheduler = Scheduler::default();
+    let start: DateTime<Utc> = devcoach_core::time::parse_timestamp("2026-01-01T09:00:00Z").expect("time");
+    let (mut model, mut baseline, mut fsrs_only) = (Score::default(), Score::default(), Score::default());
+    let mut topics: Vec<Topic> = Vec::new();
+    for i in 0..40 {
+        // Strong and weak topics alike: true starting stability from half a day to 30 days.
+        let true_stability = (0.5_f64.ln() + rng.next() * (30.0_f64.ln() - 0.5_f64.ln())).exp();
+        let strength = (true_stability.ln_1p() / 31.0_f64.ln()).clamp(0.0, 1.0);
+        let rated = ((strength * 10.0 + (rng.next() - 0.5) * 6.0).round() as i64).clamp(0, 10);
+        let taught = start + Duration::days(i * 3);
+        let mut state = TopicState::start(Observation::Assessment(rated), start, &scheduler);
+        // The lesson, and the learner's own word on it.
+        let feedback = if strength > 0.75 && rng.next() < 0.8 {
+            Feedback::Know
+        } else if rng.next() < 0.85 {
+            Feedback::Understood
+        } else {
+            Feedback::DontKnow
+        };
+        state = state.observe(Observation::Feedback(feedback), taught, &scheduler);
+        let baseline_start = rated + i64::from(feedback == Feedback::Know);
+        topics.push(Topic {
+            true_stability: if feedback == Feedback::DontKnow { true_stability * 0.5 } else { true_stability * 1.5 },
+            last_true: 0.0,
+            card: ReviewCard {
+                lesson_id: format!("t{i}"),
+                question: "q".into(),
+                answer: "a".into(),
+                source: CardSource::Derived,
+                memory: None,
+                due: iso_ms(taught + Duration::days(1)),
+                last_review: None,
+                reps: 0,
+                lapses: 0,
+            },
+            model: state,
+            baseline: baseline_start.min(10),
+        });
+        topics.last_mut().expect("topic").last_true = f64::from(u32::try_from(i * 3).expect("day"));
+    }
+    for day in 0..180 {
+        let now = start + Duration::days(day);
+        let today = f64::from(u32::try_from(day).expect("day"));
+        for t in &mut topics {
+            if t.card.due > iso_ms(now) {
+                continue;
+            }
+            let truth = true_recall(t.true_stability, today - t.last_true);
+            let recalled = rng.next() < truth;
+            model.add(t.model.recall(now, &scheduler), recalled);
+            baseline.add(t.baseline as f64 / 10.0, recalled);
+            if let Some(r) = devcoach_core::review::retrievability(&scheduler, &t.card, now) {
+                fsrs_only.add(r, recalled);
+            }
+            let g = if !recalled {
+                Grade::Again
+            } else if truth > 0.95 {
+                Grade::Easy
+            } else if truth < 0.7 {
+                Grade::Hard
+            } else {
+                Grade::Good
+            };
+            // The learner's true memory: spacing helps, a lapse costs most of it.
+            t.true_stability = if recalled {
+                t.true_stability * (1.3 + 3.0 * (1.0 - truth))
+            } else {
+                (t.true_stability * 0.3).max(0.4)
+            };
+            t.last_true = today;
+            let graded = grade(&scheduler, &t.card, g, now);
+            t.card.memory = Some(graded.step.memory);
+            t.card.last_review = Some(iso_ms(now));
+            t.card.due = graded.due;
+            t.card.reps = graded.reps;
+            t.model = t.model.observe(Observation::Review(g), now, &scheduler);
+            if recalled {
+                t.baseline = (t.baseline + 1).min(10);
+            }
+        }
+    }
+    (model, baseline, fsrs_only)
+}
+
+#[test]
+// The figures are the point of this test: they are printed for the record.
+#[allow(clippy::print_stdout)]
+fn the_model_predicts_recall_better_than_plus_one_on_know() {
+    let (mut model, mut baseline, mut fsrs_only) = (Score::default(), Score::default(), Score::default());
+    for seed in 1..=5 {
+        let (m, b, f) = simulate(seed);
+        for (total, part) in [(&mut model, m), (&mut baseline, b), (&mut fsrs_only, f)] {
+            total.n += part.n;
+            total.log_loss += part.log_loss;
+            total.brier += part.brier;
+            for (t, p) in total.bins.iter_mut().zip(part.bins) {
+                t.0 += p.0;
+                t.1 += p.1;
+                t.2 += p.2;
+            }
+        }
+    }
+    let (ml, mb, me) = model.figures();
+    let (bl, bb, be) = baseline.figures();
+    let (fl, fb, fe) = fsrs_only.figures();
+    println!("reviews: {}", model.n);
+    for (name, s) in [("model", &model), ("baseline", &baseline)] {
+        let bins: Vec<String> = s
+            .bins
+            .iter()
+            .filter(|b| b.2 > 0)
+            .map(|(p, y, k)| format!("{:.2}->{:.2} ({k})", p / f64::from(*k), y / f64::from(*k)))
+            .collect();
+        println!("{name} bins: {}", bins.join("  "));
+    }
+    println!("knowledge model:   log loss {ml:.3}  brier {mb:.3}  calibration error {me:.3}");
+    println!("+1 on know:        log loss {bl:.3}  brier {bb:.3}  calibration error {be:.3}");
+    println!(
+        "FSRS card recall:  log loss {fl:.3}  brier {fb:.3}  calibration error {fe:.3}  ({} repeat reviews)",
+        fsrs_only.n
+    );
+    assert!(model.n > 1000, "enough reviews to judge: {}", model.n);
+    assert!(ml + 0.15 < bl, "log loss: model {ml:.3} vs baseline {bl:.3}");
+    assert!(me < 0.08 && me < be / 2.0, "calibration error: model {me:.3} vs baseline {be:.3}");
+    assert_eq!(confidence(0.0), 0);
+}
