@@ -179,6 +179,14 @@ pub enum ReviewCommand {
         #[command(flatten)]
         json: JsonFlag,
     },
+    /// Fit the scheduler's parameters to your own review log (needs 200 repeat reviews).
+    Optimize {
+        /// Go back to FSRS's default parameters.
+        #[arg(long)]
+        reset: bool,
+        #[command(flatten)]
+        json: JsonFlag,
+    },
     /// Write every card to a tab-separated file Anki imports (File > Import).
     Export {
         /// The file to write.

@@ -12,6 +12,7 @@ pub mod detect;
 pub mod evidence;
 pub mod feedback;
 pub mod fsrs;
+pub mod fsrs_fit;
 pub mod git;
 pub mod highlighter;
 pub mod ids;

@@ -172,17 +172,21 @@ pub struct ReviewSettings {
     /// The recall probability reviews aim for (0.7–0.99).
     pub retention: f64,
     pub mix: ReviewMix,
+    /// Parameters fitted to this learner's reviews (`devcoach review optimize`); `None` uses
+    /// FSRS's defaults.
+    pub parameters: Option<crate::fsrs::Parameters>,
 }
 
 impl Default for ReviewSettings {
     fn default() -> Self {
-        Self { retention: crate::fsrs::DEFAULT_RETENTION, mix: ReviewMix::default() }
+        Self { retention: crate::fsrs::DEFAULT_RETENTION, mix: ReviewMix::default(), parameters: None }
     }
 }
 
 impl ReviewSettings {
     pub fn scheduler(&self) -> Scheduler {
-        Scheduler::with_retention(self.retention).unwrap_or_default()
+        let w = self.parameters.unwrap_or_default();
+        Scheduler::new(w, self.retention, crate::fsrs::DEFAULT_MAXIMUM_INTERVAL).unwrap_or_default()
     }
 }
 

@@ -4,7 +4,8 @@
 //! simply has no card any more (the row is cleaned up on the next write).
 
 use chrono::{DateTime, Utc};
-use devcoach_core::fsrs::{Grade, Memory};
+use devcoach_core::fsrs::{Grade, Memory, Parameters};
+use devcoach_core::fsrs_fit::History;
 use devcoach_core::review::{self, CardSource, CardText, Graded, ReviewCard, ReviewMix, ReviewSettings};
 use devcoach_core::time::iso_ms;
 use rusqlite::{Connection, OptionalExtension, Row, Transaction, params};
@@ -195,6 +196,11 @@ fn read_settings(conn: &Connection) -> rusqlite::Result<ReviewSettings> {
                 }
             }
             "review_mix" => s.mix = ReviewMix::parse(&value).unwrap_or_default(),
+            // Written by a newer build with other parameters, or by hand: unreadable means defaults.
+            "review_parameters" => {
+                let values: Option<Vec<f64>> = value.split(',').map(|v| v.trim().parse().ok()).collect();
+                s.parameters = values.and_then(|v| Parameters::new(&v).ok());
+            }
             _ => {}
         }
     }
@@ -356,6 +362,28 @@ impl Store {
         Ok(rows.collect::<rusqlite::Result<_>>()?)
     }
 
+    /// Every card's reviews in order, as the parameter fit reads them.
+    pub fn review_histories(&self) -> Result<Vec<History>> {
+        let mut stmt = self.conn().prepare_cached(
+            "SELECT lesson_id, elapsed_days, grade FROM ext_review_log ORDER BY lesson_id, reviewed_at, id",
+        )?;
+        let rows = stmt.query_map([], |r| Ok((r.get::<_, String>(0)?, r.get::<_, i64>(1)?, r.get::<_, i64>(2)?)))?;
+        let mut out: Vec<History> = Vec::new();
+        let mut current: Option<String> = None;
+        for row in rows {
+            let (card, elapsed, grade) = row?;
+            let Some(grade) = Grade::from_number(grade) else { continue };
+            if current.as_deref() != Some(card.as_str()) {
+                out.push(Vec::new());
+                current = Some(card);
+            }
+            if let Some(h) = out.last_mut() {
+                h.push((u32::try_from(elapsed.max(0)).unwrap_or(u32::MAX), grade));
+            }
+        }
+        Ok(out)
+    }
+
     /// Every review, oldest first.
     pub fn review_log(&self) -> Result<Vec<ReviewRecord>> {
         let mut stmt = self.conn().prepare_cached(
@@ -403,6 +431,15 @@ impl Store {
         self.write(|tx| {
             write_setting(tx, "review_retention", &settings.retention.to_string())?;
             write_setting(tx, "review_mix", settings.mix.as_str())?;
+            match &settings.parameters {
+                Some(w) => {
+                    let text: Vec<String> = w.values().iter().map(f64::to_string).collect();
+                    write_setting(tx, "review_parameters", &text.join(","))?;
+                }
+                None => {
+                    tx.execute("DELETE FROM ext_settings WHERE key = 'review_parameters'", [])?;
+                }
+            }
             Ok(())
         })
     }

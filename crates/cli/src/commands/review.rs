@@ -24,6 +24,7 @@ pub fn run(ctx: &Ctx, args: ReviewArgs) -> anyhow::Result<()> {
             schedule(&ratings, &elapsed_days, retention, json.json)
         }
         Some(ReviewCommand::Settings { retention, mix, json }) => settings(ctx, retention, mix.as_deref(), json.json),
+        Some(ReviewCommand::Optimize { reset, json }) => optimize(ctx, reset, json.json),
         Some(ReviewCommand::Export { anki }) => export(ctx, &anki),
     }
 }
@@ -174,6 +175,38 @@ fn settings(ctx: &Ctx, retention: Option<f64>, mix: Option<&str>, json: bool) ->
         "retention  {}  (the recall probability reviews aim for)\nmix        {}  (when the agent offers a review instead of a new lesson)",
         current.retention,
         current.mix.as_str()
+    ))?;
+    Ok(())
+}
+
+fn optimize(ctx: &Ctx, reset: bool, json: bool) -> anyhow::Result<()> {
+    let mut store = ctx.open_existing()?.ok_or_else(|| invalid("no reviews yet: run `devcoach review` first"))?;
+    let mut settings = store.review_settings()?;
+    if reset {
+        settings.parameters = None;
+        store.set_review_settings(&settings)?;
+        if json {
+            return output::json(&json!({ "parameters": null }));
+        }
+        output::print(&format!("{} Back to FSRS's default parameters.", ctx.term.out(Style::Green, "✓")))?;
+        return Ok(());
+    }
+    let fit = devcoach_core::fsrs_fit::fit(&store.review_histories()?)
+        .map_err(|e| invalid(format!("{e}. Keep reviewing; your own parameters come later.")))?;
+    settings.parameters = Some(fit.parameters);
+    store.set_review_settings(&settings)?;
+    if json {
+        return output::json(&json!({
+            "repeat_reviews": fit.repeat_reviews, "log_loss_before": fit.log_loss_before,
+            "log_loss_after": fit.log_loss_after, "parameters": fit.parameters.values().to_vec(),
+        }));
+    }
+    output::print(&format!(
+        "{} Fitted to {} repeat reviews: log loss {:.4} → {:.4} (lower predicts your recall better). Saved; `--reset` goes back.",
+        ctx.term.out(Style::Green, "✓"),
+        fit.repeat_reviews,
+        fit.log_loss_before,
+        fit.log_loss_after
     ))?;
     Ok(())
 }

@@ -80,3 +80,40 @@ fn due_interactive_grade_and_export() {
     assert_eq!(lines.len() - 3, devcoach_store::DEMO_LESSON_COUNT);
     assert!(lines[3..].iter().all(|l| l.split('\t').count() == 3 && l.contains("\tdevcoach ")), "{anki}");
 }
+
+#[test]
+fn optimize_fits_the_learners_own_log() {
+    let env = Env::demo();
+    assert_snapshot!("review_optimize_too_few", env.transcript(&["review", "optimize"]));
+    // 60 cards with five reviews each, the learner forgetting faster than FSRS's defaults
+    // expect: every second review after a long gap fails.
+    assert!(env.run(&["review", "due"]).status.success(), "creates the tables and cards");
+    let conn = rusqlite::Connection::open(env.data().join("coaching.db")).expect("db");
+    for card in 0..60 {
+        let mut day = 0;
+        for (i, (gap, grade)) in [(0, 3), (2, 3), (7, 1), (1, 3), (4, 3)].into_iter().enumerate() {
+            day += gap;
+            let grade = if i == 4 && card % 2 == 0 { 1 } else { grade };
+            conn.execute(
+                "INSERT INTO ext_review_log (lesson_id, grade, reviewed_at, elapsed_days, interval_days, retrievability, stability, difficulty) \
+                 VALUES (?1, ?2, ?3, ?4, 1, NULL, 1.0, 5.0)",
+                rusqlite::params![format!("card-{card:02}"), grade, format!("2026-09-{:02}T10:00:00.000Z", 1 + day), gap],
+            )
+            .expect("log row");
+        }
+    }
+    let out: Value = serde_json::from_slice(&env.run(&["review", "optimize", "--json"]).stdout).expect("json");
+    assert_eq!(out["repeat_reviews"], 240);
+    assert!(out["log_loss_after"].as_f64() < out["log_loss_before"].as_f64(), "{out}");
+    let saved: Value = serde_json::from_slice(&env.run(&["review", "settings", "--json"]).stdout).expect("json");
+    assert_eq!(saved["mix"], "alternate", "the other settings stay");
+    let stored: String = conn
+        .query_row("SELECT value FROM ext_settings WHERE key = 'review_parameters'", [], |r| r.get(0))
+        .expect("parameters saved");
+    assert_eq!(stored.split(',').count(), 21);
+    assert!(env.run(&["review", "optimize", "--reset"]).status.success());
+    let gone: i64 = conn
+        .query_row("SELECT COUNT(*) FROM ext_settings WHERE key = 'review_parameters'", [], |r| r.get(0))
+        .expect("count");
+    assert_eq!(gone, 0);
+}

@@ -76,12 +76,27 @@ fn cards_come_with_lessons_and_follow_fsrs() {
 fn review_settings_round_trip_and_shape_the_schedule() {
     let (_t, mut store) = fresh();
     assert_eq!(store.review_settings().expect("read"), ReviewSettings::default());
-    let s = ReviewSettings { retention: 0.8, mix: ReviewMix::ReviewsFirst };
+    let s = ReviewSettings { retention: 0.8, mix: ReviewMix::ReviewsFirst, parameters: None };
     store.set_review_settings(&s).expect("write");
     assert_eq!(store.review_settings().expect("read"), s);
     store.log_lesson(new_lesson("a"), None, &GitContext::default(), now() - Duration::days(2)).expect("log");
     let graded = store.grade_review("a", Grade::Good, now()).expect("grade").expect("lesson");
     assert_eq!(graded.graded.step, Scheduler::with_retention(0.8).expect("scheduler").review(None, 0, Grade::Good));
+
+    // Fitted parameters are kept exactly and used from then on.
+    let mut w = devcoach_core::fsrs::DEFAULT_PARAMETERS;
+    w[2] = 5.5;
+    let w = devcoach_core::fsrs::Parameters::new(&w).expect("valid");
+    store.set_review_settings(&ReviewSettings { parameters: Some(w), ..s }).expect("write");
+    assert_eq!(store.review_settings().expect("read").parameters, Some(w));
+    store.log_lesson(new_lesson("b"), None, &GitContext::default(), now() - Duration::days(2)).expect("log");
+    let graded = store.grade_review("b", Grade::Good, now()).expect("grade").expect("lesson");
+    assert_eq!(graded.graded.step, Scheduler::new(w, 0.8, 36_500).expect("scheduler").review(None, 0, Grade::Good));
+    store.grade_review("b", Grade::Again, now() + Duration::days(3)).expect("grade");
+    assert_eq!(
+        store.review_histories().expect("histories"),
+        [vec![(0, Grade::Good)], vec![(0, Grade::Good), (3, Grade::Again)]]
+    );
 }
 
 #[test]

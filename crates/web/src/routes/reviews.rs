@@ -108,6 +108,10 @@ pub(crate) async fn settings(State(state): State<SharedState>, headers: HeaderMa
     Scheduler::with_retention(retention).map_err(|e| WebError::BadRequest(e.to_string()))?;
     let mix = ReviewMix::parse(form.get("mix").unwrap_or_default())
         .ok_or_else(|| WebError::BadRequest("mix is alternate, reviews_first or off".into()))?;
-    pool::write(&state, move |s| Ok(s.set_review_settings(&ReviewSettings { retention, mix })?)).await?;
+    pool::write(&state, move |s| {
+        let current = s.review_settings()?;
+        Ok(s.set_review_settings(&ReviewSettings { retention, mix, ..current })?)
+    })
+    .await?;
     Ok(see_other(Some("/reviews?saved=1"), "/reviews"))
 }
