@@ -49,9 +49,10 @@ pub struct Options {
 }
 
 /// The dashboard's routes over a data directory, and the handle `POST /shutdown` triggers.
-pub fn app(options: Options) -> (Router, Shutdown) {
+/// `port` is the one requests must name in `Host` (any, when `None`).
+pub fn app(options: Options, port: Option<u16>) -> (Router, Shutdown) {
     let shutdown = Shutdown::default();
-    let state = Arc::new(state::AppState::new(options, shutdown.clone()));
+    let state = Arc::new(state::AppState::new(options, shutdown.clone(), port));
     (routes::router(state), shutdown)
 }
 
@@ -62,7 +63,8 @@ pub async fn serve(
     options: Options,
     stop: impl Future<Output = ()> + Send + 'static,
 ) -> std::io::Result<()> {
-    let (router, shutdown) = app(options);
+    let port = listener.local_addr().ok().map(|a| a.port());
+    let (router, shutdown) = app(options, port);
     let trigger = shutdown.clone();
     tokio::spawn(async move {
         stop.await;

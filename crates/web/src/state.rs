@@ -18,10 +18,12 @@ pub(crate) struct AppState {
     pub fixed_now: Option<DateTime<Utc>>,
     pub version: String,
     pub shutdown: Shutdown,
+    /// The port we listen on, which a request's `Host` must name.
+    pub port: Option<u16>,
 }
 
 impl AppState {
-    pub fn new(options: Options, shutdown: Shutdown) -> Self {
+    pub fn new(options: Options, shutdown: Shutdown, port: Option<u16>) -> Self {
         Self {
             pool: Pool::new(options.dir.clone()),
             cache: Cache::new(options.dir.clone()),
@@ -29,6 +31,7 @@ impl AppState {
             fixed_now: options.now,
             version: options.version,
             shutdown,
+            port,
         }
     }
 

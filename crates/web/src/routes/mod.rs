@@ -61,6 +61,8 @@ pub(crate) fn router(state: SharedState) -> Router {
         .route("/settings/notebook", post(settings::notebook_save))
         .route("/settings", get(settings::page).post(settings::save))
         .fallback(|| async { (StatusCode::NOT_FOUND, "Not Found") })
+        // In front of every route and the fallback: Host, cross-site writes, headers.
+        .layer(axum::middleware::from_fn_with_state(state.clone(), guard::layer))
         .with_state(state)
 }
 

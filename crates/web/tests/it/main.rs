@@ -4,6 +4,7 @@
 mod pages;
 mod palette;
 mod routes;
+mod security;
 
 use std::collections::BTreeMap;
 use std::net::TcpListener;
