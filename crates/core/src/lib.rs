@@ -15,6 +15,7 @@ pub mod fsrs;
 pub mod fsrs_fit;
 pub mod git;
 pub mod highlighter;
+pub mod hook_payload;
 pub mod ids;
 pub mod knowledge;
 pub mod knowledge_model;

@@ -34,6 +34,13 @@ impl DevcoachServer {
     pub fn new(opts: ServerOptions, on_client: Option<ClientHook>) -> Self {
         Self { ctx: Arc::new(Ctx::new(opts)), tools: Arc::new(Registry::new()), on_client }
     }
+
+    /// Runs one tool outside the protocol, as a `tools/call` would (fuzzing, benchmarks): the
+    /// result as JSON, or `None` when no tool has that name.
+    pub fn run_tool(&self, name: &str, arguments: serde_json::Value) -> Option<serde_json::Value> {
+        let result = self.tools.call(&self.ctx, name, arguments)?;
+        Some(serde_json::to_value(result).unwrap_or_default())
+    }
 }
 
 /// Serves MCP on stdin/stdout until the client goes away.

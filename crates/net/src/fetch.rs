@@ -101,6 +101,15 @@ impl Resolver for Vetted {
             return Err(ureq::Error::Other(Box::new(Refused)));
         }
         let port = uri.port_u16().unwrap_or(if uri.scheme_str() == Some("https") { 443 } else { 80 });
+        // An address written as one is vetted as it stands, whatever the resolver would do.
+        if let Ok(ip) = host.parse::<IpAddr>() {
+            if !(self.allowed)(ip) {
+                return Err(ureq::Error::Other(Box::new(Refused)));
+            }
+            let mut out = self.empty();
+            out.push(SocketAddr::new(ip, port));
+            return Ok(out);
+        }
         let lookup = Arc::clone(&self.lookup);
         let (tx, rx) = std::sync::mpsc::sync_channel(1);
         let name = host.clone();
@@ -134,7 +143,15 @@ fn is_http(url: &str) -> bool {
 /// Resolves a `Location` against the URL that sent it.
 fn join(base: &str, location: &str) -> Option<String> {
     let location = location.trim();
-    if location.contains("://") {
+    // An absolute reference starts with a scheme (RFC 3986: a letter, then letters, digits,
+    // `+`, `-` or `.`, then `:`), with or without `//`: `data:` and `javascript:` are absolute
+    // too, and the checks that follow refuse them.
+    let scheme = location.split_once(':').map(|(s, _)| s).filter(|s| {
+        let mut chars = s.chars();
+        chars.next().is_some_and(|c| c.is_ascii_alphabetic())
+            && chars.all(|c| c.is_ascii_alphanumeric() || matches!(c, '+' | '-' | '.'))
+    });
+    if scheme.is_some() {
         return Some(location.to_owned());
     }
     let scheme_end = base.find("://")? + 3;
@@ -240,6 +257,8 @@ mod tests {
         assert_eq!(join(base, "sibling").as_deref(), Some("https://a.example/dir/sibling"));
         assert_eq!(join("http://h", "x").as_deref(), Some("http://h/x"));
         assert_eq!(join(base, "file:///etc/passwd").as_deref(), Some("file:///etc/passwd"));
+        assert_eq!(join(base, "data:text/plain,x").as_deref(), Some("data:text/plain,x"));
+        assert_eq!(join(base, "JavaScript:alert(1)").as_deref(), Some("JavaScript:alert(1)"));
     }
 
     #[test]
@@ -259,6 +278,21 @@ mod tests {
             "http://017700000001/",
             "http://127.1/",
             "http://[fe80::1]/",
+            "http://[::]/",
+            "http://[0:0:0:0:0:0:0:1]/",
+            "http://[::127.0.0.1]/",
+            "http://[64:ff9b::7f00:1]/",
+            "http://[fc00::1]/",
+            "http://0177.0.0.1/",
+            "http://0x7f.0.0.1/",
+            "http://127.000.000.001/",
+            "http://192.168.0.1/",
+            "http://172.16.0.1/",
+            "http://100.64.0.1/",
+            "http://224.0.0.1/",
+            "http://255.255.255.255/",
+            "http://LOCALHOST/",
+            "http://localhost./",
         ] {
             assert_eq!(fetch(url, &policy), Err(FetchError::NotPublic), "{url}");
         }

@@ -20,6 +20,27 @@ pub const BUSY_TIMEOUT: Duration = Duration::from_secs(3);
 /// at that point) keeps every write landing.
 pub const WRITE_LOCK_PATIENCE: Duration = Duration::from_secs(15);
 
+/// Waits out another process's lock for up to `BUSY_TIMEOUT`. SQLite's own busy wait naps for
+/// up to 100 ms between tries, so under contention a waiter often sleeps long after the lock is
+/// free (the torture suite measured a p99 above one second with eight writers); short naps with
+/// jitter keep the wait close to how long the lock is actually held.
+fn busy_wait(attempt: i32) -> bool {
+    // Naps of 0.5–2.5 ms, 1.5 ms on average.
+    let naps = i32::try_from(BUSY_TIMEOUT.as_micros() / 1_500).unwrap_or(i32::MAX);
+    if attempt >= naps {
+        return false;
+    }
+    let nanos = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.subsec_nanos());
+    let jitter = (nanos ^ attempt.unsigned_abs().wrapping_mul(7919)) % 2_000;
+    std::thread::sleep(Duration::from_micros(500 + u64::from(jitter)));
+    true
+}
+
+/// How every connection waits for another process's lock.
+fn wait_for_locks(conn: &mut Connection) -> rusqlite::Result<()> {
+    conn.busy_handler(Some(busy_wait))
+}
+
 /// Starts an IMMEDIATE transaction, retrying while another writer holds the lock.
 fn begin_immediate(conn: &Connection) -> rusqlite::Result<Transaction<'_>> {
     let deadline = std::time::Instant::now() + WRITE_LOCK_PATIENCE;
@@ -81,8 +102,8 @@ impl Store {
     fn open_at(dir: &DataDir, now: DateTime<Utc>) -> Result<Self> {
         let path = dir.db_path();
         let corrupt = |e: rusqlite::Error| classify(e, &path);
-        let conn = Connection::open(&path).map_err(corrupt)?;
-        conn.busy_timeout(BUSY_TIMEOUT).map_err(corrupt)?;
+        let mut conn = Connection::open(&path).map_err(corrupt)?;
+        wait_for_locks(&mut conn).map_err(corrupt)?;
         conn.pragma_update(None, "mmap_size", 64 * 1024 * 1024).map_err(corrupt)?;
         let (stamp, additions_pending) = schema::state(&conn).map_err(corrupt)?;
         if stamp > SCHEMA_VERSION {
@@ -116,10 +137,10 @@ impl Store {
             return Ok(None);
         }
         let stamp = {
-            let conn =
+            let mut conn =
                 Connection::open_with_flags(&path, OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX)
                     .map_err(|e| classify(e, &path))?;
-            conn.busy_timeout(BUSY_TIMEOUT)?;
+            wait_for_locks(&mut conn)?;
             schema::user_version(&conn).map_err(|e| classify(e, &path))?
         };
         let mut store = Self::open_read_only(dir, stamp)?;
@@ -132,10 +153,10 @@ impl Store {
 
     fn open_read_only(dir: &DataDir, stamp: i64) -> Result<Self> {
         let path = dir.db_path();
-        let conn =
+        let mut conn =
             Connection::open_with_flags(&path, OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX)
                 .map_err(|e| classify(e, &path))?;
-        conn.busy_timeout(BUSY_TIMEOUT)?;
+        wait_for_locks(&mut conn)?;
         conn.pragma_update(None, "query_only", 1)?;
         let compat = SchemaTooNew {
             db_schema: stamp,
@@ -152,12 +173,12 @@ impl Store {
         if !path.is_file() {
             return Peek::default();
         }
-        let Ok(conn) =
+        let Ok(mut conn) =
             Connection::open_with_flags(&path, OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX)
         else {
             return Peek { exists: true, ..Peek::default() };
         };
-        let _ = conn.busy_timeout(BUSY_TIMEOUT);
+        let _ = wait_for_locks(&mut conn);
         Peek {
             exists: true,
             schema: schema::user_version(&conn).ok(),

@@ -55,8 +55,18 @@ pub enum StoreError {
     ReadOnly,
     #[error("{action} {path}: {source}")]
     Io { action: &'static str, path: PathBuf, source: std::io::Error },
+    #[error("the disk is full; nothing was saved — free some space and try again")]
+    DiskFull,
+    #[error(
+        "writing the database failed (the disk may be full, over a size limit, or failing); nothing was saved — free some space or check the disk and try again"
+    )]
+    WriteFailed,
+    #[error(
+        "the database cannot be written (a read-only file, folder or disk, or no permission); nothing was saved — check the permissions of the devcoach data folder"
+    )]
+    NotWritable,
     #[error("database error: {0}")]
-    Sqlite(#[from] rusqlite::Error),
+    Sqlite(rusqlite::Error),
     #[error(transparent)]
     Setting(#[from] SettingError),
     #[error(transparent)]
@@ -69,6 +79,18 @@ pub enum StoreError {
     Course(#[from] CourseError),
     #[error(transparent)]
     Backup(#[from] crate::backup::BackupError),
+}
+
+impl From<rusqlite::Error> for StoreError {
+    fn from(e: rusqlite::Error) -> Self {
+        use rusqlite::ErrorCode;
+        match e.sqlite_error_code() {
+            Some(ErrorCode::DiskFull) => Self::DiskFull,
+            Some(ErrorCode::SystemIoFailure) => Self::WriteFailed,
+            Some(ErrorCode::ReadOnly | ErrorCode::PermissionDenied) => Self::NotWritable,
+            _ => Self::Sqlite(e),
+        }
+    }
 }
 
 impl StoreError {

@@ -8,9 +8,8 @@ use std::io::{IsTerminal, Read, Write};
 
 use chrono::{DateTime, Utc};
 use devcoach_core::SessionId;
+pub use devcoach_core::hook_payload::Payload;
 use devcoach_store::{DataDir, Store};
-use serde::Deserialize;
-use serde::de::{Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use serde_json::{Value, json};
 
 use self::texts::Client;
@@ -55,100 +54,18 @@ impl Hook {
     }
 }
 
-/// The fields of a hook payload that matter. Anything unreadable reads as absent.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Payload {
-    pub stop_hook_active: bool,
-    pub plan_mode: bool,
-    pub session_id: Option<String>,
-}
-
-#[derive(Deserialize)]
-struct RawPayload {
-    stop_hook_active: Option<Field>,
-    permission_mode: Option<Field>,
-    session_id: Option<Field>,
-}
-
-/// A payload field of any JSON type: a field of the wrong type reads as absent instead of
-/// failing the whole payload.
-#[derive(Debug, PartialEq)]
-enum Field {
-    Bool(bool),
-    Str(String),
-    Other,
-}
-
-impl<'de> Deserialize<'de> for Field {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        struct V;
-        impl<'de> Visitor<'de> for V {
-            type Value = Field;
-            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
-                f.write_str("any JSON value")
-            }
-            fn visit_bool<E>(self, v: bool) -> Result<Field, E> {
-                Ok(Field::Bool(v))
-            }
-            fn visit_str<E>(self, v: &str) -> Result<Field, E> {
-                Ok(Field::Str(v.to_owned()))
-            }
-            fn visit_string<E>(self, v: String) -> Result<Field, E> {
-                Ok(Field::Str(v))
-            }
-            fn visit_i64<E>(self, _: i64) -> Result<Field, E> {
-                Ok(Field::Other)
-            }
-            fn visit_u64<E>(self, _: u64) -> Result<Field, E> {
-                Ok(Field::Other)
-            }
-            fn visit_f64<E>(self, _: f64) -> Result<Field, E> {
-                Ok(Field::Other)
-            }
-            fn visit_unit<E>(self) -> Result<Field, E> {
-                Ok(Field::Other)
-            }
-            fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Field, A::Error> {
-                while seq.next_element::<IgnoredAny>()?.is_some() {}
-                Ok(Field::Other)
-            }
-            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Field, A::Error> {
-                while map.next_entry::<IgnoredAny, IgnoredAny>()?.is_some() {}
-                Ok(Field::Other)
-            }
-        }
-        d.deserialize_any(V)
-    }
-}
-
 /// The most input read from stdin (a Stop payload carries the last reply, which can be long).
 const MAX_INPUT: u64 = 16 * 1024 * 1024;
 
-impl Payload {
-    pub fn parse(input: &[u8]) -> Self {
-        // Typed, not a `Value`: fields we do not read (a long `last_assistant_message`) are
-        // skipped by the parser without being copied.
-        let Ok(raw) = serde_json::from_slice::<RawPayload>(input) else { return Self::default() };
-        Self {
-            stop_hook_active: raw.stop_hook_active == Some(Field::Bool(true)),
-            plan_mode: raw.permission_mode == Some(Field::Str("plan".into())),
-            session_id: match raw.session_id {
-                Some(Field::Str(s)) if !s.is_empty() => Some(s),
-                _ => None,
-            },
-        }
+/// Reads the payload from stdin unless it is a terminal (a hook run by hand must never wait).
+fn payload_from_stdin() -> Payload {
+    let stdin = std::io::stdin();
+    if stdin.is_terminal() {
+        return Payload::default();
     }
-
-    /// Reads stdin unless it is a terminal (a hook run by hand must never wait for input).
-    fn from_stdin() -> Self {
-        let stdin = std::io::stdin();
-        if stdin.is_terminal() {
-            return Self::default();
-        }
-        let mut buf = Vec::new();
-        let _ = stdin.lock().take(MAX_INPUT).read_to_end(&mut buf);
-        Self::parse(&buf)
-    }
+    let mut buf = Vec::new();
+    let _ = stdin.lock().take(MAX_INPUT).read_to_end(&mut buf);
+    Payload::parse(&buf)
 }
 
 /// What a hook prints.
@@ -287,7 +204,7 @@ pub fn run(hook: Hook) {
     // A panic must not put a backtrace in front of the agent.
     std::panic::set_hook(Box::new(|_| {}));
     let _ = std::panic::catch_unwind(|| {
-        let payload = Payload::from_stdin();
+        let payload = payload_from_stdin();
         let Ok(dir) = DataDir::from_env() else { return };
         let now = now();
         let outcome = decide(hook, &payload, &dir, now);

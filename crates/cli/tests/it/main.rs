@@ -6,6 +6,7 @@ mod agents_real;
 mod browser;
 mod commands;
 mod concurrency;
+mod failure_modes;
 mod hooks;
 mod mcp;
 mod mcp_protocol;
@@ -14,6 +15,7 @@ mod packages;
 mod read_only;
 mod reviews;
 mod sharing;
+mod torture;
 mod ui;
 
 use std::path::{Path, PathBuf};

@@ -28,6 +28,12 @@ fn respond(stream: &mut TcpStream, path: &str, port: u16) {
         }
         "/to-private" => redirect(&format!("http://evil.example:{port}/lesson")),
         "/to-file" => redirect("file:///etc/passwd"),
+        "/to-data" => redirect("data:text/plain,devcoach:lesson:1:abc"),
+        // Private hosts written as addresses (the test policy lets loopback through, to reach
+        // this server); numeric forms such as 2130706433 are covered with the real resolver.
+        "/to-private-v6" => redirect("http://[fd00::1]:9/lesson"),
+        "/to-private-v4" => redirect("http://10.1.2.3:9/lesson"),
+        "/to-mapped" => redirect("http://[::ffff:10.0.0.1]:9/lesson"),
         "/no-location" => "HTTP/1.1 301 Moved\r\nContent-Length: 0\r\nConnection: close\r\n\r\n".to_owned(),
         "/declared-large" => "HTTP/1.1 200 OK\r\nContent-Length: 10000000\r\nConnection: close\r\n\r\nxx".to_owned(),
         "/chunked-large" => {
@@ -146,6 +152,9 @@ fn redirects_are_followed_by_hand_up_to_three_and_revetted() {
     assert_eq!(fetch(&server.url("/no-location"), &policy), Err(FetchError::TooManyRedirects));
     assert_eq!(fetch(&server.url("/to-private"), &policy), Err(FetchError::NotPublic));
     assert_eq!(fetch(&server.url("/to-file"), &policy), Err(FetchError::NotPublic));
+    for hop in ["/to-data", "/to-private-v6", "/to-private-v4", "/to-mapped"] {
+        assert_eq!(fetch(&server.url(hop), &policy), Err(FetchError::NotPublic), "{hop}");
+    }
 }
 
 #[test]

@@ -1,0 +1,13 @@
+#![no_main]
+//! A hook's stdin: any bytes read as a payload without panicking, and a session id is only ever
+//! a string the input held.
+
+use devcoach_core::hook_payload::Payload;
+use libfuzzer_sys::fuzz_target;
+
+fuzz_target!(|data: &[u8]| {
+    let p = Payload::parse(data);
+    if let Some(id) = &p.session_id {
+        assert!(!id.is_empty());
+    }
+});
