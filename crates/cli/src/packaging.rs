@@ -1,6 +1,7 @@
 //! The files of every package that wires devcoach into an agent without `devcoach install`:
 //! the Claude Code plugin (and the marketplace entry that lists it), the Gemini CLI extension,
-//! the Claude Desktop extension manifest and the MCP Registry entry.
+//! the Claude Desktop extension manifest, the MCP Registry entry, and the npm packages that
+//! carry the binary (`npx -y @devcoach-rs/devcoach mcp`).
 //!
 //! One source of truth: versions, hook events and timeouts, the skill, and the tool list all
 //! come from the code the binary runs. `devcoach write-packages <dir>` writes them; a test fails
@@ -22,7 +23,8 @@ pub struct PackageFile {
 }
 
 /// The directories this module owns entirely (nothing else may live in them).
-pub const OWNED_DIRS: [&str; 3] = ["packaging/claude-plugin", "packaging/gemini-extension", "packaging/claude-desktop"];
+pub const OWNED_DIRS: [&str; 4] =
+    ["packaging/claude-plugin", "packaging/gemini-extension", "packaging/claude-desktop", "packaging/npm"];
 
 const REPOSITORY: &str = "https://github.com/devcoach-rs/devcoach";
 const DESCRIPTION: &str =
@@ -34,6 +36,15 @@ const REGISTRY_NAME: &str = "io.github.devcoach-rs/devcoach";
 /// The npm wrapper that carries the binary (see the distribution docs).
 const NPM_PACKAGE: &str = "@devcoach-rs/devcoach";
 const LAUNCHER: &str = include_str!("../../../assets/packaging/devcoach-launch");
+const NPM_LAUNCHER: &str = include_str!("../../../assets/packaging/npm/devcoach.js");
+/// The platforms a release builds for: npm's (os, cpu), and the Rust target.
+pub const NPM_PLATFORMS: [(&str, &str, &str); 5] = [
+    ("linux", "x64", "x86_64-unknown-linux-gnu"),
+    ("linux", "arm64", "aarch64-unknown-linux-gnu"),
+    ("darwin", "x64", "x86_64-apple-darwin"),
+    ("darwin", "arm64", "aarch64-apple-darwin"),
+    ("win32", "x64", "x86_64-pc-windows-msvc"),
+];
 const COMMANDS: [(&str, &str); 5] = [
     ("course.md", include_str!("../../../assets/packaging/commands/course.md")),
     ("import.md", include_str!("../../../assets/packaging/commands/import.md")),
@@ -215,6 +226,60 @@ fn registry_entry() -> PackageFile {
     )
 }
 
+/// The npm wrapper: a main package with a small launcher, and one package per platform that
+/// the release fills with the binary (`bin/devcoach`, `bin/devcoach.exe` on Windows).
+fn npm_packages() -> Vec<PackageFile> {
+    let version = devcoach_core::APP_VERSION;
+    let platform_name = |os: &str, cpu: &str| format!("{NPM_PACKAGE}-{os}-{cpu}");
+    let optional: serde_json::Map<String, Value> =
+        NPM_PLATFORMS.iter().map(|(os, cpu, _)| (platform_name(os, cpu), json!(version))).collect();
+    let mut files = vec![
+        json_file(
+            "packaging/npm/devcoach/package.json",
+            &json!({
+                "name": NPM_PACKAGE,
+                "version": version,
+                "description": DESCRIPTION,
+                "license": "MIT",
+                "repository": { "type": "git", "url": format!("git+{REPOSITORY}.git") },
+                "homepage": REPOSITORY,
+                "bin": { "devcoach": "bin/devcoach.js" },
+                "files": ["bin/"],
+                "engines": { "node": ">=18" },
+                "optionalDependencies": optional,
+            }),
+        ),
+        text_file("packaging/npm/devcoach/bin/devcoach.js".into(), NPM_LAUNCHER, true),
+        text_file(
+            "packaging/npm/devcoach/README.md".into(),
+            &format!(
+                "# {NPM_PACKAGE}\n\ndevcoach for npm: `npx -y {NPM_PACKAGE} mcp` runs the MCP server, `npx {NPM_PACKAGE} ui` the \
+                 dashboard. The binary for your machine comes in one of the `{NPM_PACKAGE}-<os>-<cpu>` packages; nothing \
+                 is downloaded at install time.\n\nSee {REPOSITORY}.\n"
+            ),
+            false,
+        ),
+    ];
+    for (os, cpu, target) in NPM_PLATFORMS {
+        let name = platform_name(os, cpu);
+        files.push(json_file(
+            &format!("packaging/npm/platforms/{os}-{cpu}/package.json"),
+            &json!({
+                "name": name,
+                "version": version,
+                "description": format!("The devcoach binary for {os} {cpu} ({target})."),
+                "license": "MIT",
+                "repository": { "type": "git", "url": format!("git+{REPOSITORY}.git") },
+                "os": [os],
+                "cpu": [cpu],
+                "files": ["bin/"],
+                "preferUnplugged": true,
+            }),
+        ));
+    }
+    files
+}
+
 /// Every generated file.
 pub fn files() -> Vec<PackageFile> {
     let mut files = claude_plugin();
@@ -222,6 +287,7 @@ pub fn files() -> Vec<PackageFile> {
     files.extend(gemini_extension());
     files.push(desktop_manifest());
     files.push(registry_entry());
+    files.extend(npm_packages());
     files
 }
 

@@ -104,6 +104,22 @@ fn versions_and_hooks_agree_across_packages() {
         "./packaging/claude-plugin"
     );
 
+    // npm: the main package pins every platform package at this version; each platform
+    // package names its os and cpu; the registry entry points at the main package.
+    let main = read_json(&root.join("packaging/npm/devcoach/package.json"));
+    assert_eq!((main["version"].as_str(), main["bin"]["devcoach"].as_str()), (Some(version), Some("bin/devcoach.js")));
+    assert_eq!(server["packages"][0]["identifier"], main["name"]);
+    let optional = main["optionalDependencies"].as_object().expect("optional dependencies");
+    assert_eq!(optional.len(), 5);
+    for (name, pinned) in optional {
+        assert_eq!(pinned, version, "{name}");
+        let dir = name.trim_start_matches("@devcoach-rs/devcoach-");
+        let platform = read_json(&root.join("packaging/npm/platforms").join(dir).join("package.json"));
+        assert_eq!((platform["name"].as_str(), platform["version"].as_str()), (Some(name.as_str()), Some(version)));
+        let (os, cpu) = dir.split_once('-').expect("os-cpu");
+        assert_eq!((platform["os"][0].as_str(), platform["cpu"][0].as_str()), (Some(os), Some(cpu)));
+    }
+
     // The plugin's hooks run the same subcommands with the same timeouts `install` writes.
     let hooks = read_json(&root.join("packaging/claude-plugin/hooks/hooks.json"));
     let stop = hooks["hooks"]["Stop"][0]["hooks"][0].clone();

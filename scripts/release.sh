@@ -1,0 +1,74 @@
+#!/usr/bin/env bash
+# Builds a release archive of devcoach for one target (default: this machine's):
+#   dist/devcoach-<version>-<target>.tar.gz (.zip for Windows) holding the binary, README,
+#   LICENSE, third-party notices, the crate licence list and a CycloneDX SBOM,
+#   dist/devcoach-<version>-<target>.cdx.json (the SBOM, also beside the archive),
+#   dist/SHASUMS256.txt over every archive in dist/.
+# With --verify: checks the checksums, unpacks the archive into a scratch folder and runs the
+# binary inside from an empty HOME: `--version`, and an MCP `initialize`.
+#   scripts/release.sh [--target TRIPLE] [--verify]
+set -euo pipefail
+cd "$(dirname "$0")/.."
+TARGET=$(rustc -vV | sed -n 's/^host: //p')
+VERIFY=0
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --target) TARGET=$2; shift 2 ;;
+    --verify) VERIFY=1; shift ;;
+    *) echo "usage: scripts/release.sh [--target TRIPLE] [--verify]" >&2; exit 2 ;;
+  esac
+done
+VERSION=$(cargo metadata --format-version 1 --no-deps --locked | python3 -c 'import json,sys; print(next(p["version"] for p in json.load(sys.stdin)["packages"] if p["name"]=="devcoach"))')
+HOST=$(rustc -vV | sed -n 's/^host: //p')
+NAME=devcoach-$VERSION-$TARGET
+EXE=devcoach
+case "$TARGET" in *windows*) EXE=devcoach.exe ;; esac
+
+if [ "$TARGET" = "$HOST" ]; then
+  cargo build --profile dist --locked -p devcoach
+  BIN=target/dist/$EXE
+else
+  cargo build --profile dist --locked -p devcoach --target "$TARGET"
+  BIN=target/$TARGET/dist/$EXE
+fi
+
+mkdir -p dist
+STAGE=$(mktemp -d)
+trap 'rm -rf "$STAGE"' EXIT
+mkdir "$STAGE/$NAME"
+cp "$BIN" README.md LICENSE THIRD_PARTY_NOTICES.md "$STAGE/$NAME/"
+python3 scripts/sbom.py "$TARGET" "$STAGE/$NAME/sbom.cdx.json" "$STAGE/$NAME/CRATES.md"
+cp "$STAGE/$NAME/sbom.cdx.json" "dist/$NAME.cdx.json"
+case "$TARGET" in
+  *windows*)
+    ARCHIVE=dist/$NAME.zip
+    rm -f "$ARCHIVE"
+    (cd "$STAGE" && python3 -c 'import os,sys,zipfile
+z = zipfile.ZipFile(sys.argv[1], "w", zipfile.ZIP_DEFLATED)
+for root, _, files in sorted(os.walk(sys.argv[2])):
+    for f in sorted(files):
+        z.write(os.path.join(root, f))' "$OLDPWD/$ARCHIVE" "$NAME")
+    ;;
+  *)
+    ARCHIVE=dist/$NAME.tar.gz
+    # Reproducible: fixed order, owner and time.
+    tar --sort=name --owner=0 --group=0 --numeric-owner --mtime='2026-01-01 00:00Z' -C "$STAGE" -czf "$ARCHIVE" "$NAME"
+    ;;
+esac
+(cd dist && shopt -s nullglob && archives=(*.tar.gz *.zip) && sha256sum "${archives[@]}" > SHASUMS256.txt)
+echo "$ARCHIVE"
+cat dist/SHASUMS256.txt
+
+if [ "$VERIFY" = 1 ]; then
+  (cd dist && sha256sum -c SHASUMS256.txt)
+  CHECK=$(mktemp -d)
+  trap 'rm -rf "$STAGE" "$CHECK"' EXIT
+  mkdir "$CHECK/home"
+  tar -xzf "$ARCHIVE" -C "$CHECK"
+  RUN="$CHECK/$NAME/$EXE"
+  env -i HOME="$CHECK/home" PATH=/usr/bin:/bin "$RUN" --version
+  INIT='{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"release-check","version":"1"}}}'
+  REPLY=$(printf '%s\n' "$INIT" | env -i HOME="$CHECK/home" PATH=/usr/bin:/bin timeout 10 "$RUN" mcp 2>/dev/null | head -1)
+  echo "$REPLY" | python3 -c 'import json,sys; r=json.loads(sys.stdin.read()); assert r["result"]["serverInfo"]["name"]=="devcoach", r; print("mcp initialize: ok,", r["result"]["serverInfo"]["version"])'
+  [ ! -e "$CHECK/home/.devcoach/coaching.db" ] || { echo "starting the server created the database" >&2; exit 1; }
+fi
