@@ -56,6 +56,7 @@ for root, _, files in sorted(os.walk(sys.argv[2])):
     ;;
 esac
 (cd dist && shopt -s nullglob && archives=(*.tar.gz *.zip) && sha256sum "${archives[@]}" > SHASUMS256.txt)
+python3 scripts/homebrew.py "$VERSION" dist/SHASUMS256.txt dist/devcoach.rb
 echo "$ARCHIVE"
 cat dist/SHASUMS256.txt
 
@@ -71,4 +72,18 @@ if [ "$VERIFY" = 1 ]; then
   REPLY=$(printf '%s\n' "$INIT" | env -i HOME="$CHECK/home" PATH=/usr/bin:/bin timeout 10 "$RUN" mcp 2>/dev/null | head -1)
   echo "$REPLY" | python3 -c 'import json,sys; r=json.loads(sys.stdin.read()); assert r["result"]["serverInfo"]["name"]=="devcoach", r; print("mcp initialize: ok,", r["result"]["serverInfo"]["version"])'
   [ ! -e "$CHECK/home/.devcoach/coaching.db" ] || { echo "starting the server created the database" >&2; exit 1; }
+  # The install script, from this dist/ folder: verifies the checksum and installs.
+  env -i HOME="$CHECK/home" PATH=/usr/bin:/bin DEVCOACH_VERSION="$VERSION" DEVCOACH_INSTALL_BASE="file://$PWD/dist" \
+    DEVCOACH_INSTALL_DIR="$CHECK/bin" sh install.sh
+  "$CHECK/bin/devcoach" --version
+  # A tampered archive is refused and installs nothing.
+  mkdir "$CHECK/tampered"
+  cp dist/SHASUMS256.txt "$CHECK/tampered/"
+  cp "$ARCHIVE" "$CHECK/tampered/" && printf 'x' >> "$CHECK/tampered/$NAME.tar.gz"
+  if env -i HOME="$CHECK/home" PATH=/usr/bin:/bin DEVCOACH_VERSION="$VERSION" DEVCOACH_INSTALL_BASE="file://$CHECK/tampered" \
+    DEVCOACH_INSTALL_DIR="$CHECK/bin2" sh install.sh 2>"$CHECK/err"; then
+    echo "a tampered archive was installed" >&2; exit 1
+  fi
+  grep -q "checksum mismatch" "$CHECK/err" && [ ! -e "$CHECK/bin2/devcoach" ] && echo "install.sh: tampered archive refused"
+  grep -q 'sha256 "' dist/devcoach.rb && echo "homebrew formula: dist/devcoach.rb"
 fi
