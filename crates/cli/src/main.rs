@@ -2,6 +2,7 @@
 //! and the hooks. All printing happens in this crate.
 
 mod agents;
+mod channel;
 mod cli;
 mod commands;
 mod context;
@@ -12,15 +13,21 @@ mod packaging;
 
 use std::process::ExitCode;
 
-use clap::Parser;
-
 fn main() -> ExitCode {
     // Hooks run on every agent stop: dispatch them before clap, logging or any runtime exists.
     if let Some(hook) = std::env::args_os().nth(1).as_deref().and_then(|a| a.to_str()).and_then(hooks::Hook::parse) {
         hooks::run(hook);
         return ExitCode::SUCCESS;
     }
-    let cli = match cli::Cli::try_parse() {
+    let parsed = {
+        use clap::{CommandFactory, FromArgMatches};
+        cli::Cli::command()
+            // clap keeps `&'static str` without its `string` feature: one short line, once per run.
+            .version(&*Box::leak(channel::version_line().into_boxed_str()))
+            .try_get_matches()
+            .and_then(|m| cli::Cli::from_arg_matches(&m))
+    };
+    let cli = match parsed {
         Ok(cli) => cli,
         Err(e) => {
             let _ = e.print();
