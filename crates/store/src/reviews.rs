@@ -167,6 +167,11 @@ fn write_setting(conn: &Connection, key: &str, value: &str) -> rusqlite::Result<
 /// `ext_settings` key remembering what the last cue offered (`review` or `lesson`).
 const LAST_OFFER: &str = "review_last_offer";
 
+/// Cards due at `now`, counted on the due index alone (see [`Store::count_due_reviews`]).
+fn count_due(conn: &Connection, now: DateTime<Utc>) -> rusqlite::Result<i64> {
+    conn.prepare_cached("SELECT COUNT(*) FROM ext_review_cards WHERE due <= ?1")?.query_row([iso_ms(now)], |r| r.get(0))
+}
+
 /// For a cue that is due anyway: whether it offers a review instead of a lesson (and how many
 /// cards are due), remembering the choice for the alternation. Inside the cue's transaction.
 pub(crate) fn choose_offer(tx: &Transaction<'_>, now: DateTime<Utc>) -> rusqlite::Result<Option<i64>> {
@@ -174,9 +179,7 @@ pub(crate) fn choose_offer(tx: &Transaction<'_>, now: DateTime<Utc>) -> rusqlite
     if settings.mix == ReviewMix::Off {
         return Ok(None);
     }
-    let due: i64 = tx
-        .prepare_cached("SELECT COUNT(*) FROM ext_review_cards WHERE due <= ?1")?
-        .query_row([iso_ms(now)], |r| r.get(0))?;
+    let due = count_due(tx, now)?;
     let last_was_review = read_setting(tx, LAST_OFFER)?.as_deref() == Some("review");
     let offer = review::offer_review(settings.mix, due, last_was_review);
     write_setting(tx, LAST_OFFER, if offer { "review" } else { "lesson" })?;
@@ -278,10 +281,7 @@ impl Store {
     /// How many cards are due at `now`. Counted on the due index alone: a card whose lesson
     /// another program deleted may count until the next [`Store::ensure_review_cards`] drops it.
     pub fn count_due_reviews(&self, now: DateTime<Utc>) -> Result<i64> {
-        Ok(self
-            .conn()
-            .prepare_cached("SELECT COUNT(*) FROM ext_review_cards WHERE due <= ?1")?
-            .query_row([iso_ms(now)], |r| r.get(0))?)
+        Ok(count_due(self.conn(), now)?)
     }
 
     /// Grades a lesson's card (made first if the lesson has none) and logs the review; `None`
