@@ -25,6 +25,30 @@ pub fn version_line() -> String {
     format!("{} ({channel})", devcoach_core::APP_VERSION)
 }
 
+/// The version in what `devcoach --version` printed: `devcoach 0.1.0 (npm)` (ours),
+/// `devcoach 0.1.0` or a bare `0.9.5` (older builds and the TypeScript devcoach).
+pub fn version_in(printed: &str) -> Option<&str> {
+    let rest = printed.trim();
+    let rest = rest.strip_prefix("devcoach ").unwrap_or(rest);
+    rest.split_whitespace().next().filter(|v| v.starts_with(|c: char| c.is_ascii_digit()))
+}
+
+/// How to bring the devcoach installed through `channel` up to date.
+pub fn upgrade_hint(channel: &str) -> &'static str {
+    match channel {
+        "npm" => "`npm install -g @devcoach-rs/devcoach@latest` (or the same with your project's npm)",
+        "cargo install" => "`cargo install devcoach`",
+        "Homebrew" => "`brew upgrade devcoach`",
+        "source build" => "`git pull`, then build again",
+        _ => "run install.sh again (https://github.com/devcoach-rs/devcoach#install)",
+    }
+}
+
+/// [`upgrade_hint`] for this running binary.
+pub fn upgrade_hint_here() -> &'static str {
+    upgrade_hint(std::env::current_exe().map_or("", |exe| of(&exe)))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -42,5 +66,14 @@ mod tests {
         ] {
             assert_eq!(of(Path::new(path)), channel, "{path}");
         }
+    }
+
+    #[test]
+    fn versions_from_version_lines() {
+        assert_eq!(version_in("devcoach 0.1.0 (npm)\n"), Some("0.1.0"));
+        assert_eq!(version_in("devcoach 0.2.0"), Some("0.2.0"));
+        assert_eq!(version_in("0.9.5\n"), Some("0.9.5"));
+        assert_eq!(version_in("error: unknown flag"), None);
+        assert_eq!(version_in(""), None);
     }
 }

@@ -35,8 +35,7 @@ const REGISTRY_DESCRIPTION: &str =
 const REGISTRY_NAME: &str = "io.github.devcoach-rs/devcoach";
 /// The npm wrapper that carries the binary (see the distribution docs).
 const NPM_PACKAGE: &str = "@devcoach-rs/devcoach";
-const LAUNCHER: &str = include_str!("../../../assets/packaging/devcoach-launch");
-const NPM_LAUNCHER: &str = include_str!("../../../assets/packaging/npm/devcoach.js");
+use devcoach_assets::{NPM_LAUNCHER, PLUGIN_COMMANDS as COMMANDS, PLUGIN_LAUNCHER as LAUNCHER};
 /// The platforms a release builds for: npm's (os, cpu), and the Rust target.
 pub const NPM_PLATFORMS: [(&str, &str, &str); 5] = [
     ("linux", "x64", "x86_64-unknown-linux-gnu"),
@@ -44,13 +43,6 @@ pub const NPM_PLATFORMS: [(&str, &str, &str); 5] = [
     ("darwin", "x64", "x86_64-apple-darwin"),
     ("darwin", "arm64", "aarch64-apple-darwin"),
     ("win32", "x64", "x86_64-pc-windows-msvc"),
-];
-const COMMANDS: [(&str, &str); 5] = [
-    ("course.md", include_str!("../../../assets/packaging/commands/course.md")),
-    ("import.md", include_str!("../../../assets/packaging/commands/import.md")),
-    ("setup.md", include_str!("../../../assets/packaging/commands/setup.md")),
-    ("share.md", include_str!("../../../assets/packaging/commands/share.md")),
-    ("ui.md", include_str!("../../../assets/packaging/commands/ui.md")),
 ];
 
 fn json_file(path: &str, value: &Value) -> PackageFile {
@@ -61,6 +53,11 @@ fn json_file(path: &str, value: &Value) -> PackageFile {
 
 fn text_file(path: String, text: &str, executable: bool) -> PackageFile {
     PackageFile { path: path.into(), bytes: text.as_bytes().to_vec(), executable }
+}
+
+/// The plugin launcher, pinned to this version's npm build (the one it may fall back to).
+fn pinned_launcher() -> String {
+    LAUNCHER.replace("@VERSION@", devcoach_core::APP_VERSION)
 }
 
 fn skill_files(root: &str) -> Vec<PackageFile> {
@@ -106,7 +103,7 @@ fn claude_plugin() -> Vec<PackageFile> {
             &json!({ "mcpServers": { "devcoach": { "type": "stdio", "command": launcher, "args": ["mcp"] } } }),
         ),
         json_file(&format!("{root}/hooks/hooks.json"), &hooks_json(Agent::ClaudeCode, launcher)),
-        text_file(format!("{root}/bin/devcoach-launch"), LAUNCHER, true),
+        text_file(format!("{root}/bin/devcoach-launch"), &pinned_launcher(), true),
     ];
     for (name, text) in COMMANDS {
         files.push(text_file(format!("{root}/commands/{name}"), text, false));
@@ -151,7 +148,7 @@ fn gemini_extension() -> Vec<PackageFile> {
             &format!("{root}/hooks/hooks.json"),
             &hooks_json(Agent::Gemini, "${extensionPath}/bin/devcoach-launch"),
         ),
-        text_file(format!("{root}/bin/devcoach-launch"), LAUNCHER, true),
+        text_file(format!("{root}/bin/devcoach-launch"), &pinned_launcher(), true),
     ];
     files.extend(skill_files(root));
     files

@@ -1,14 +1,7 @@
 //! The `devcoach_instructions` prompt: the skill and its references, as one text.
 
-/// The skill and its references, embedded at build time (the same files `install` copies).
-pub const SKILL: &str = include_str!("../../../assets/SKILL.md");
-pub const REFERENCES: [(&str, &str); 5] = [
-    ("calibration.md", include_str!("../../../assets/references/calibration.md")),
-    ("course.md", include_str!("../../../assets/references/course.md")),
-    ("onboarding.md", include_str!("../../../assets/references/onboarding.md")),
-    ("review.md", include_str!("../../../assets/references/review.md")),
-    ("sharing.md", include_str!("../../../assets/references/sharing.md")),
-];
+/// The skill and its references (the same files `install` copies).
+pub use devcoach_assets::{SKILL, SKILL_REFERENCES as REFERENCES};
 
 pub const NAME: &str = "devcoach_instructions";
 pub const TITLE: &str = "devcoach coaching instructions";

@@ -17,10 +17,8 @@ use crate::error::StoreError;
 use crate::{DataDir, Result, Store};
 
 /// The vendored highlighter that fills course documents.
-pub const HIGHLIGHTER: Bundle<'static> = Bundle {
-    library: include_str!("../../../assets/static/vendor/highlight.min.js"),
-    licence: include_str!("../../../assets/static/vendor/highlight.LICENSE.txt"),
-};
+pub const HIGHLIGHTER: Bundle<'static> =
+    Bundle { library: devcoach_assets::HIGHLIGHT_JS, licence: devcoach_assets::HIGHLIGHT_LICENSE };
 
 /// A course to create.
 #[derive(Debug, Clone)]

@@ -6,31 +6,17 @@ use axum::extract::Path;
 use axum::http::{StatusCode, header};
 use axum::response::{IntoResponse, Response};
 
-macro_rules! asset {
-    ($name:literal) => {
-        ($name, include_bytes!(concat!("../../../assets/static/", $name)).as_slice())
-    };
-}
-
-const FILES: &[(&str, &[u8])] = &[
-    asset!("app.css"),
-    asset!("app.js"),
-    asset!("theme.js"),
-    asset!("course-viewer.js"),
-    asset!("favicon.svg"),
-    asset!("vendor/highlight.min.js"),
-    asset!("vendor/highlight.LICENSE.txt"),
-];
+use devcoach_assets::STATIC_FILES as FILES;
 
 /// The script injected into course documents (and nothing else).
-pub(crate) const COURSE_FRAME_JS: &str = include_str!("../../../assets/static/course-frame.js");
+pub(crate) use devcoach_assets::COURSE_FRAME_JS;
 
 /// The share landing page (also published as a static page).
-pub(crate) const LESSON_PAGE: &str = include_str!("../../../site/lesson.html");
+pub(crate) use devcoach_assets::LESSON_PAGE;
 
 /// The dashboard's stylesheet (for tests that check the palette).
 pub fn palette_css() -> &'static str {
-    include_str!("../../../assets/static/app.css")
+    devcoach_assets::APP_CSS
 }
 
 fn content_type(name: &str) -> &'static str {

@@ -69,28 +69,12 @@ pub fn run(inputs: &Inputs<'_>) -> Vec<Section> {
     sections
 }
 
-/// How this copy of devcoach was installed, from where it lives.
-pub fn channel(program: &Path) -> &'static str {
-    let text = program.to_string_lossy();
-    if text.contains("/.cargo/bin/") {
-        "cargo install"
-    } else if text.contains("/Cellar/") || text.contains("/homebrew/") || text.contains("/linuxbrew/") {
-        "Homebrew"
-    } else if text.contains("node_modules") || text.contains("/_npx/") {
-        "npm"
-    } else if text.contains("/target/debug/") || text.contains("/target/release/") || text.contains("/target/dist/") {
-        "a source build"
-    } else {
-        "a standalone binary"
-    }
-}
-
 fn environment(inputs: &Inputs<'_>) -> Section {
     let mut s = Section::new("Environment");
     let program = &inputs.launch.program;
     s.add(
         Level::Ok,
-        format!("devcoach {} at {} ({})", devcoach_core::APP_VERSION, program.display(), channel(program)),
+        format!("devcoach {} at {} ({})", devcoach_core::APP_VERSION, program.display(), crate::channel::of(program)),
     );
     if let Some(caution) = &inputs.launch.caution {
         s.add(Level::Warn, caution.clone());
@@ -128,7 +112,24 @@ fn check_hook_command(s: &mut Section, found: &Found, inputs: &Inputs<'_>) {
             return;
         }
         if std::fs::canonicalize(path).ok() != std::fs::canonicalize(&inputs.launch.program).ok() {
-            s.add(Level::Info, format!("{} hook runs {program}, another copy of devcoach than this one", found.event));
+            match version_of(path) {
+                Some(v) if v != devcoach_core::APP_VERSION => s.add(
+                    Level::Warn,
+                    format!(
+                        "{} hook runs devcoach {v} ({program}), this is {}: run `devcoach install` with the devcoach the hooks should use",
+                        found.event,
+                        devcoach_core::APP_VERSION
+                    ),
+                ),
+                Some(_) => s.add(
+                    Level::Info,
+                    format!("{} hook runs {program}, another copy of devcoach (same version)", found.event),
+                ),
+                None => s.add(
+                    Level::Info,
+                    format!("{} hook runs {program}, another copy of devcoach than this one", found.event),
+                ),
+            }
         }
     } else if launch::find_on_path(&program, &std::env::var_os("PATH").unwrap_or_default()).is_none() {
         s.add(Level::Bad, format!("{} hook runs `{program}`, which is not on PATH", found.event));
@@ -265,20 +266,41 @@ fn server_report(s: &mut Section, entry: Option<&Value>, file: &str, inputs: &In
         s.add(Level::Ok, format!("MCP server → {shown} (this binary)"));
         return;
     }
-    match super::client_cli::run(&resolved, &["--version"]) {
-        Ok(out) if out.trim() == format!("devcoach {}", devcoach_core::APP_VERSION) => {
+    match version_of(&resolved) {
+        Some(v) if v == devcoach_core::APP_VERSION => {
             s.add(Level::Ok, format!("MCP server → {shown} (same version)"));
         }
-        Ok(out) => s.add(
+        Some(v) => s.add(
             Level::Warn,
             format!(
-                "MCP server → {shown} is {}, doctor is {}: run `devcoach install --force` from the one you want",
-                out.trim(),
+                "MCP server → {shown} is devcoach {v}, this is {}: run `devcoach install --force` from the one you want",
                 devcoach_core::APP_VERSION
             ),
         ),
-        Err(_) => s.add(Level::Warn, format!("MCP server → {shown}: could not ask it for its version")),
+        None => s.add(Level::Warn, format!("MCP server → {shown}: could not ask it for its version")),
     }
+}
+
+/// The version another devcoach program reports (`--version`), if it answers.
+fn version_of(program: &Path) -> Option<String> {
+    let printed = super::client_cli::run(program, &["--version"]).ok()?;
+    crate::channel::version_in(&printed).map(str::to_owned)
+}
+
+/// A plugin or extension from another version brings that version's skill and hook set.
+fn package_version_report(s: &mut Section, what: &str, version: &str, update: &str) {
+    let here = devcoach_core::APP_VERSION;
+    if version == here {
+        return;
+    }
+    s.add(
+        Level::Warn,
+        format!(
+            "the {what} is version {version}, this devcoach is {here}: its skill and hooks come from {version}. \
+             Bring them together: {update} for the {what}, or upgrade devcoach with {}",
+            crate::channel::upgrade_hint_here()
+        ),
+    );
 }
 
 fn servers_in(doc: Option<&JsonDoc>) -> Option<&Value> {
@@ -299,6 +321,14 @@ fn claude_code(inputs: &Inputs<'_>) -> Section {
     };
     if !plugins.is_empty() {
         s.add(Level::Ok, format!("devcoach plugin enabled: {}", plugins.join(", ")));
+        for (name, version) in super::claude_plugin_versions(&places.claude_dir, &plugins) {
+            package_version_report(
+                &mut s,
+                &format!("plugin {name}"),
+                &version,
+                &format!("`claude plugin update {name}` (then restart Claude Code)"),
+            );
+        }
     }
     hooks_report(&mut s, Agent::ClaudeCode, &places.claude_settings(), inputs, !plugins.is_empty());
     let hooks_wired =
@@ -355,6 +385,13 @@ fn gemini(inputs: &Inputs<'_>) -> Section {
     let extension = places.gemini_extension().is_file();
     if extension {
         s.add(Level::Ok, "devcoach extension installed");
+        if let Some(version) = JsonDoc::load_existing(&places.gemini_extension())
+            .ok()
+            .flatten()
+            .and_then(|d| d.root.get("version").and_then(Value::as_str).map(str::to_owned))
+        {
+            package_version_report(&mut s, "Gemini extension", &version, "`gemini extensions update devcoach`");
+        }
     }
     match JsonDoc::load_existing(&places.gemini_settings()) {
         Ok(doc) => {

@@ -149,6 +149,23 @@ pub fn claude_plugins_enabled(settings: &serde_json::Map<String, serde_json::Val
         .unwrap_or_default()
 }
 
+/// The installed version of each named plugin, from Claude Code's
+/// `plugins/installed_plugins.json` (`{"plugins": {"<name>": [{"version": …}, …]}}`).
+pub fn claude_plugin_versions(claude_dir: &Path, names: &[String]) -> Vec<(String, String)> {
+    let Ok(Some(doc)) = config::JsonDoc::load_existing(&claude_dir.join("plugins/installed_plugins.json")) else {
+        return Vec::new();
+    };
+    let installed = doc.root.get("plugins").and_then(serde_json::Value::as_object);
+    names
+        .iter()
+        .filter_map(|name| {
+            let entries = installed?.get(name)?.as_array()?;
+            let version = entries.iter().find_map(|e| e.get("version").and_then(serde_json::Value::as_str))?;
+            Some((name.clone(), version.to_owned()))
+        })
+        .collect()
+}
+
 fn truthy(v: &serde_json::Value) -> bool {
     match v {
         serde_json::Value::Null => false,

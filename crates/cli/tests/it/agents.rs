@@ -304,6 +304,73 @@ fn skip_hook_moved_binaries_and_missing_desktop() {
     assert!(!doctor.contains("no longer exists"), "{doctor}");
 }
 
+/// After an upgrade through one channel and not another, doctor names each piece that comes from
+/// a different version (hooks, MCP server, plugin, extension) and how to bring it in line.
+#[cfg(unix)]
+#[test]
+fn doctor_names_pieces_from_another_version() {
+    use std::os::unix::fs::PermissionsExt;
+    let env = Env::new();
+    let h = home(&env);
+    ok(&env, &["install", "--claude-code"]);
+    let old = env.tmp.path().join("old/devcoach");
+    write(&old, "#!/bin/sh\necho 'devcoach 0.0.9 (npm)'\n");
+    std::fs::set_permissions(&old, std::fs::Permissions::from_mode(0o755)).expect("chmod");
+    // A second copy of this very build, elsewhere.
+    let copy = env.tmp.path().join("copy/devcoach");
+    std::fs::create_dir_all(copy.parent().expect("parent")).expect("dir");
+    std::fs::copy(bin(), &copy).expect("copy");
+    let exe = bin().canonicalize().expect("binary");
+    let settings = h.join(".claude/settings.json");
+    let text = std::fs::read_to_string(&settings).expect("settings");
+    let mut doc: Value =
+        serde_json::from_str(&text.replace(exe.to_str().expect("utf-8"), old.to_str().expect("utf-8"))).expect("json");
+    doc["enabledPlugins"] = json!({ "devcoach@devcoach": true });
+    write(&settings, &pretty(&doc));
+    write(
+        &h.join(".claude/plugins/installed_plugins.json"),
+        &pretty(
+            &json!({ "version": 2, "plugins": { "devcoach@devcoach": [{ "scope": "user", "version": "0.0.9" }] } }),
+        ),
+    );
+    write(
+        &h.join(".claude.json"),
+        &pretty(
+            &json!({ "mcpServers": { "devcoach": { "command": copy.to_str().expect("utf-8"), "args": ["mcp"] } } }),
+        ),
+    );
+    write(
+        &h.join(".gemini/extensions/devcoach/gemini-extension.json"),
+        &pretty(&json!({ "name": "devcoach", "version": "0.0.9" })),
+    );
+    let doctor = ok(&env, &["doctor"]);
+    let here = env!("CARGO_PKG_VERSION");
+    for expected in [
+        format!("Stop hook runs devcoach 0.0.9 ({}), this is {here}: run `devcoach install`", old.display()),
+        format!("the plugin devcoach@devcoach is version 0.0.9, this devcoach is {here}"),
+        "`claude plugin update devcoach@devcoach`".to_owned(),
+        format!("the Gemini extension is version 0.0.9, this devcoach is {here}"),
+        "`gemini extensions update devcoach`".to_owned(),
+        "or upgrade devcoach with `git pull`, then build again".to_owned(),
+        format!("MCP server → {} mcp (same version)", copy.display()),
+    ] {
+        assert!(doctor.contains(&expected), "{expected:?} missing:\n{doctor}");
+    }
+
+    // Everything on this version: no version warnings at all.
+    write(
+        &h.join(".claude/plugins/installed_plugins.json"),
+        &pretty(&json!({ "version": 2, "plugins": { "devcoach@devcoach": [{ "scope": "user", "version": here }] } })),
+    );
+    write(
+        &h.join(".gemini/extensions/devcoach/gemini-extension.json"),
+        &pretty(&json!({ "name": "devcoach", "version": here })),
+    );
+    write(&settings, &text);
+    let doctor = ok(&env, &["doctor"]);
+    assert!(!doctor.contains("0.0.9") && !doctor.contains("is version"), "{doctor}");
+}
+
 #[test]
 fn uninstall_data_needs_a_yes_away_from_a_terminal() {
     let env = Env::new();

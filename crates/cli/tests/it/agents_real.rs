@@ -244,30 +244,41 @@ fn the_packages_pass_each_agents_own_validator() {
     assert!(out.contains("Manifest schema validation passes!"), "{out}");
 }
 
-/// The plugin as Claude Code loads it: its launcher finds devcoach on PATH, the server
-/// connects, and the hooks, commands and skill are all there.
+/// The plugin as a user gets it: Claude Code adds this repository as a marketplace (its
+/// `.claude-plugin/marketplace.json`), installs the plugin from it, and the plugin's launcher
+/// finds devcoach on PATH: the server connects, and the hooks, commands and skill are there.
 #[test]
-fn claude_code_loads_the_plugin() {
+fn claude_code_installs_the_plugin_from_the_marketplace() {
     let env = sandbox();
     let bin_dir = env.tmp.path().join("bin");
     std::fs::create_dir_all(&bin_dir).expect("bin");
     std::os::unix::fs::symlink(bin(), bin_dir.join("devcoach")).expect("link");
-    let plugin = repo().join("packaging/claude-plugin");
-    let with_plugin = |args: &[&str]| {
+    let claude = |args: &[&str]| {
         let out = agent(&env, "claude")
             .env("PATH", format!("{}:{}", bin_dir.display(), path_var()))
-            .arg("--plugin-dir")
-            .arg(&plugin)
             .args(args)
             .output()
             .expect("claude");
-        assert!(out.status.success(), "{}", transcript(&out, env.tmp.path()));
+        assert!(out.status.success(), "claude {args:?}:\n{}", transcript(&out, env.tmp.path()));
         text(&out)
     };
-    let details = with_plugin(&["plugin", "details", "devcoach"]);
+    let added = claude(&["plugin", "marketplace", "add", repo().to_str().expect("utf-8")]);
+    assert!(added.contains("Successfully added marketplace: devcoach"), "{added}");
+    let installed = claude(&["plugin", "install", "devcoach@devcoach"]);
+    assert!(installed.contains("Successfully installed plugin: devcoach@devcoach"), "{installed}");
+    let plugins = claude(&["plugin", "list"]);
+    for expected in ["devcoach@devcoach", &format!("Version: {}", env!("CARGO_PKG_VERSION")), "enabled"] {
+        assert!(plugins.contains(expected), "{expected:?} missing:\n{plugins}");
+    }
+    let details = claude(&["plugin", "details", "devcoach"]);
     for expected in ["Hooks (2)", "Stop", "UserPromptSubmit", "MCP servers (1)", "devcoach"] {
         assert!(details.contains(expected), "{expected:?} missing:\n{details}");
     }
-    let listed = with_plugin(&["mcp", "list"]);
-    assert!(listed.contains("✔ Connected") && listed.contains("devcoach-launch mcp"), "{listed}");
+    let listed = claude(&["mcp", "list"]);
+    assert!(
+        listed.contains("plugin:devcoach:devcoach") && listed.contains("devcoach-launch mcp - ✔ Connected"),
+        "{listed}"
+    );
+    // Our tool schemas pass its validator without a warning.
+    assert!(!listed.contains("unknown format"), "{listed}");
 }

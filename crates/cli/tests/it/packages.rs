@@ -139,36 +139,94 @@ fn versions_and_hooks_agree_across_packages() {
     }
 }
 
-/// The launcher: runs the devcoach it finds, and keeps hooks silent when there is none.
+/// The launcher: runs the devcoach it finds (on PATH, else this version's npm build in npm's
+/// cache), falls back to npx with the pinned version for the server, and never makes a hook
+/// wait for an install.
 #[cfg(unix)]
 #[test]
 fn the_launcher_finds_devcoach_or_stays_out_of_the_way() {
+    use std::os::unix::fs::PermissionsExt;
     let env = Env::new();
     let launcher = repo().join("packaging/claude-plugin/bin/devcoach-launch");
+    let version = env!("CARGO_PKG_VERSION");
+    let home = env.tmp.path().join("home");
+    let script = |path: &std::path::Path, body: &str| {
+        std::fs::create_dir_all(path.parent().expect("parent")).expect("dir");
+        std::fs::write(path, format!("#!/bin/sh\n{body}\n")).expect("script");
+        std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o755)).expect("chmod");
+    };
     let bin_dir = env.tmp.path().join("bin");
     std::fs::create_dir_all(&bin_dir).expect("dir");
     std::os::unix::fs::symlink(crate::bin(), bin_dir.join("devcoach")).expect("link");
+    // A stand-in npx that records how it was called.
+    let npx_dir = env.tmp.path().join("npx");
+    let npx_log = env.tmp.path().join("npx.log");
+    script(&npx_dir.join("npx"), &format!("echo \"$*\" >> '{}'", npx_log.display()));
     let run = |path: &str, args: &[&str]| {
         std::process::Command::new("/bin/sh")
             .arg(&launcher)
             .args(args)
             .env_clear()
             .env("PATH", path)
-            .env("HOME", env.tmp.path().join("home"))
+            .env("HOME", &home)
             .env("DEVCOACH_DIR", env.data())
             .output()
             .expect("launcher ran")
     };
-    let found = run(&format!("{}:/usr/bin:/bin", bin_dir.display()), &["--version"]);
-    assert!(
-        String::from_utf8_lossy(&found.stdout).starts_with(&format!("devcoach {} (", env!("CARGO_PKG_VERSION"))),
-        "{found:?}"
-    );
-    let hook = run("/usr/bin:/bin", &["stop-hook"]);
+    let npx_calls = || std::fs::read_to_string(&npx_log).unwrap_or_default();
+    // Only the tools the launcher uses, so the machine's own devcoach or npx never answers.
+    let tools = env.tmp.path().join("tools");
+    std::fs::create_dir_all(&tools).expect("dir");
+    for tool in ["uname", "grep"] {
+        let real = ["/usr/bin", "/bin"].iter().map(|d| std::path::Path::new(d).join(tool)).find(|p| p.exists());
+        std::os::unix::fs::symlink(real.expect("tool on this machine"), tools.join(tool)).expect("link");
+    }
+    let bare = tools.display().to_string();
+    let with_npx = format!("{}:{bare}", npx_dir.display());
+
+    let found = run(&format!("{}:{bare}", bin_dir.display()), &["--version"]);
+    assert!(String::from_utf8_lossy(&found.stdout).starts_with(&format!("devcoach {version} (")), "{found:?}");
+
+    // Nothing installed: a hook is silent and never reaches for npx; the server goes to npx,
+    // pinned to this version; without npx it says what to do.
+    let hook = run(&with_npx, &["stop-hook"]);
     assert_eq!((hook.status.code(), hook.stdout.is_empty(), hook.stderr.is_empty()), (Some(0), true, true));
-    let mcp = run("/usr/bin:/bin", &["mcp"]);
-    assert_eq!(mcp.status.code(), Some(1));
-    assert!(String::from_utf8_lossy(&mcp.stderr).contains("was not found"));
+    assert_eq!(npx_calls(), "", "a hook never starts an install");
+    let mcp = run(&with_npx, &["mcp"]);
+    assert_eq!(mcp.status.code(), Some(0), "{mcp:?}");
+    assert_eq!(npx_calls(), format!("-y @devcoach-rs/devcoach@{version} mcp\n"));
+    let missing = run(&bare, &["mcp"]);
+    assert_eq!(missing.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&missing.stderr).contains("was not found"), "{missing:?}");
+
+    // This version's npm build in npm's cache runs directly (hooks included); another version's
+    // does not.
+    let platform = match (std::env::consts::OS, std::env::consts::ARCH) {
+        ("linux", "x86_64") => "linux-x64",
+        ("linux", "aarch64") => "linux-arm64",
+        ("macos", "x86_64") => "darwin-x64",
+        ("macos", "aarch64") => "darwin-arm64",
+        other => panic!("no npm platform package for {other:?}"),
+    };
+    let cached = |hash: &str, cached_version: &str| {
+        let dir = home.join(format!(".npm/_npx/{hash}/node_modules/@devcoach-rs/devcoach-{platform}"));
+        std::fs::create_dir_all(&dir).expect("dir");
+        std::fs::write(
+            dir.join("package.json"),
+            format!("{{\n  \"name\": \"x\",\n  \"version\": \"{cached_version}\"\n}}\n"),
+        )
+        .expect("manifest");
+        script(&dir.join("bin/devcoach"), &format!("echo \"npm build {cached_version}: $*\""));
+    };
+    cached("0ld", "0.0.1");
+    let old_only = run(&with_npx, &["stop-hook"]);
+    assert_eq!((old_only.status.code(), old_only.stdout.is_empty()), (Some(0), true), "{old_only:?}");
+    cached("cur", version);
+    for args in [["stop-hook"], ["mcp"]] {
+        let out = run(&with_npx, &args);
+        assert_eq!(String::from_utf8_lossy(&out.stdout), format!("npm build {version}: {}\n", args[0]), "{out:?}");
+    }
+    assert_eq!(npx_calls().lines().count(), 1, "npx only ran the once, when nothing was cached");
 }
 
 /// `server.json` against the MCP Registry's published schema (a copy in tests/fixtures/schemas),

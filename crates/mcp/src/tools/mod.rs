@@ -77,11 +77,53 @@ fn schema<T: JsonSchema>(for_output: bool) -> Arc<JsonObject> {
     };
     object.remove("title");
     object.remove("description");
+    for value in object.values_mut() {
+        drop_private_formats(value);
+    }
     object.entry("type").or_insert_with(|| Value::String("object".into()));
     if !for_output {
         object.entry("properties").or_insert_with(|| Value::Object(JsonObject::new()));
     }
     Arc::new(object)
+}
+
+/// The `format` values JSON Schema defines; clients validate with them.
+const STANDARD_FORMATS: [&str; 19] = [
+    "date-time",
+    "date",
+    "time",
+    "duration",
+    "email",
+    "idn-email",
+    "hostname",
+    "idn-hostname",
+    "ipv4",
+    "ipv6",
+    "uri",
+    "uri-reference",
+    "iri",
+    "iri-reference",
+    "uuid",
+    "uri-template",
+    "json-pointer",
+    "relative-json-pointer",
+    "regex",
+];
+
+/// Removes schemars' Rust-type formats (`uint`, `uint32`, `int64`, `double`…): Claude Code's
+/// validator prints a warning for each unknown one on every `claude mcp list`. The bounds they
+/// stand for stay as `minimum`.
+fn drop_private_formats(value: &mut Value) {
+    match value {
+        Value::Object(map) => {
+            if map.get("format").and_then(Value::as_str).is_some_and(|f| !STANDARD_FORMATS.contains(&f)) {
+                map.remove("format");
+            }
+            map.values_mut().for_each(drop_private_formats);
+        }
+        Value::Array(items) => items.iter_mut().for_each(drop_private_formats),
+        _ => {}
+    }
 }
 
 fn error_result(text: String) -> CallToolResult {
@@ -266,3 +308,49 @@ pub(crate) fn check_len(field: &str, value: &str, max_chars: usize) -> Result<()
 /// An empty argument object, for tools without inputs.
 #[derive(Debug, serde::Deserialize, JsonSchema)]
 pub(crate) struct NoArgs {}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn formats(value: &Value, found: &mut Vec<String>) {
+        match value {
+            Value::Object(map) => {
+                if let Some(Value::String(f)) = map.get("format") {
+                    found.push(f.clone());
+                }
+                map.values().for_each(|v| formats(v, found));
+            }
+            Value::Array(items) => items.iter().for_each(|v| formats(v, found)),
+            _ => {}
+        }
+    }
+
+    #[test]
+    fn schemas_use_only_formats_json_schema_defines() {
+        let mut found = Vec::new();
+        for tool in Registry::new().tools() {
+            formats(&Value::Object((*tool.input_schema).clone()), &mut found);
+            if let Some(output) = &tool.output_schema {
+                formats(&Value::Object((**output).clone()), &mut found);
+            }
+        }
+        let private: Vec<&String> = found.iter().filter(|f| !STANDARD_FORMATS.contains(&f.as_str())).collect();
+        assert!(private.is_empty(), "{private:?}");
+    }
+
+    #[test]
+    fn dropping_a_private_format_keeps_the_bound_and_standard_formats() {
+        let mut schema = serde_json::json!({
+            "properties": {
+                "n": { "type": "integer", "format": "uint32", "minimum": 0 },
+                "at": { "type": "string", "format": "date-time" },
+                "format": { "type": "string" }
+            }
+        });
+        drop_private_formats(&mut schema);
+        assert_eq!(schema["properties"]["n"], serde_json::json!({ "type": "integer", "minimum": 0 }));
+        assert_eq!(schema["properties"]["at"]["format"], "date-time");
+        assert_eq!(schema["properties"]["format"], serde_json::json!({ "type": "string" }));
+    }
+}

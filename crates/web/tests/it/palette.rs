@@ -153,9 +153,9 @@ fn pages_outside_the_stylesheet_share_its_neutrals() {
         }
     }
     // The share page is published on its own: its colours are the dashboard's.
-    let page = read("site/lesson.html");
+    let page = read("assets/site/lesson.html");
     let allowed: Vec<&String> = light.values().chain(dark.values()).collect();
     for colour in hex_colours(&page) {
-        assert!(allowed.contains(&&colour), "site/lesson.html uses {colour}, not a dashboard token");
+        assert!(allowed.contains(&&colour), "assets/site/lesson.html uses {colour}, not a dashboard token");
     }
 }

@@ -1,0 +1,88 @@
+//! The files devcoach embeds at build time, in one crate so that each published crate can reach
+//! them (Cargo packages only what sits inside a crate's folder) and there is one copy of each.
+//! Nothing here has behaviour; the crates that use a file decide what it means.
+
+/// The coaching skill the agents load (`SKILL.md`).
+pub const SKILL: &str = include_str!("../SKILL.md");
+
+/// The skill's references, sorted by file name (the order the prompt joins them in).
+pub const SKILL_REFERENCES: [(&str, &str); 5] = [
+    ("calibration.md", include_str!("../references/calibration.md")),
+    ("course.md", include_str!("../references/course.md")),
+    ("onboarding.md", include_str!("../references/onboarding.md")),
+    ("review.md", include_str!("../references/review.md")),
+    ("sharing.md", include_str!("../references/sharing.md")),
+];
+
+macro_rules! static_file {
+    ($name:literal) => {
+        ($name, include_bytes!(concat!("../static/", $name)).as_slice())
+    };
+}
+
+/// The dashboard's static files, served as `/static/<name>`.
+pub const STATIC_FILES: &[(&str, &[u8])] = &[
+    static_file!("app.css"),
+    static_file!("app.js"),
+    static_file!("theme.js"),
+    static_file!("course-viewer.js"),
+    static_file!("favicon.svg"),
+    static_file!("vendor/highlight.min.js"),
+    static_file!("vendor/highlight.LICENSE.txt"),
+];
+
+/// The dashboard's stylesheet, which holds the palette tokens.
+pub const APP_CSS: &str = include_str!("../static/app.css");
+
+/// The script injected into course documents (and nothing else).
+pub const COURSE_FRAME_JS: &str = include_str!("../static/course-frame.js");
+
+/// The vendored highlight.js that fills course documents, and its licence.
+pub const HIGHLIGHT_JS: &str = include_str!("../static/vendor/highlight.min.js");
+pub const HIGHLIGHT_LICENSE: &str = include_str!("../static/vendor/highlight.LICENSE.txt");
+
+/// The share landing page: static and self-contained, published as is and served at `/lesson`.
+pub const LESSON_PAGE: &str = include_str!("../site/lesson.html");
+
+/// The launcher the Claude Code plugin and the Gemini extension start the binary through.
+pub const PLUGIN_LAUNCHER: &str = include_str!("../packaging/devcoach-launch");
+
+/// The npm wrapper's JavaScript launcher.
+pub const NPM_LAUNCHER: &str = include_str!("../packaging/npm/devcoach.js");
+
+/// The Claude Code plugin's slash commands.
+pub const PLUGIN_COMMANDS: [(&str, &str); 5] = [
+    ("course.md", include_str!("../packaging/commands/course.md")),
+    ("import.md", include_str!("../packaging/commands/import.md")),
+    ("setup.md", include_str!("../packaging/commands/setup.md")),
+    ("share.md", include_str!("../packaging/commands/share.md")),
+    ("ui.md", include_str!("../packaging/commands/ui.md")),
+];
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_embedded_text_has_content() {
+        let texts = [
+            SKILL,
+            APP_CSS,
+            COURSE_FRAME_JS,
+            HIGHLIGHT_JS,
+            HIGHLIGHT_LICENSE,
+            LESSON_PAGE,
+            PLUGIN_LAUNCHER,
+            NPM_LAUNCHER,
+        ];
+        assert!(texts.iter().all(|t| !t.trim().is_empty()));
+        assert!(SKILL_REFERENCES.iter().chain(PLUGIN_COMMANDS.iter()).all(|(_, t)| !t.trim().is_empty()));
+        assert!(STATIC_FILES.iter().all(|(_, b)| !b.is_empty()));
+    }
+
+    #[test]
+    fn highlighter_served_and_embedded_is_one_file() {
+        let served = STATIC_FILES.iter().find(|(n, _)| *n == "vendor/highlight.min.js").map(|(_, b)| *b);
+        assert_eq!(served, Some(HIGHLIGHT_JS.as_bytes()));
+    }
+}
