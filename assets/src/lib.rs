@@ -59,6 +59,19 @@ pub const PLUGIN_COMMANDS: [(&str, &str); 5] = [
     ("ui.md", include_str!("../packaging/commands/ui.md")),
 ];
 
+/// The practice coach's vocabulary of techniques and properties (`practice/toolbox.json`).
+pub const PRACTICE_TOOLBOX: &str = include_str!("../practice/toolbox.json");
+
+/// The practice problems devcoach ships (our own statements), by slug.
+pub const PRACTICE_PROBLEMS: [(&str, &str); 6] = [
+    ("closest-pair-to-target", include_str!("../practice/problems/closest-pair-to-target.md")),
+    ("docks-with-cleanup-time", include_str!("../practice/problems/docks-with-cleanup-time.md")),
+    ("fewest-steps-across-the-ridge", include_str!("../practice/problems/fewest-steps-across-the-ridge.md")),
+    ("fusing-sand-blocks", include_str!("../practice/problems/fusing-sand-blocks.md")),
+    ("longest-distinct-artist-run", include_str!("../practice/problems/longest-distinct-artist-run.md")),
+    ("signal-tower-reach", include_str!("../practice/problems/signal-tower-reach.md")),
+];
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -67,6 +80,7 @@ mod tests {
     fn every_embedded_text_has_content() {
         let texts = [
             SKILL,
+            PRACTICE_TOOLBOX,
             APP_CSS,
             COURSE_FRAME_JS,
             HIGHLIGHT_JS,
@@ -76,7 +90,13 @@ mod tests {
             NPM_LAUNCHER,
         ];
         assert!(texts.iter().all(|t| !t.trim().is_empty()));
-        assert!(SKILL_REFERENCES.iter().chain(PLUGIN_COMMANDS.iter()).all(|(_, t)| !t.trim().is_empty()));
+        assert!(
+            SKILL_REFERENCES
+                .iter()
+                .chain(PLUGIN_COMMANDS.iter())
+                .chain(PRACTICE_PROBLEMS.iter())
+                .all(|(_, t)| !t.trim().is_empty())
+        );
         assert!(STATIC_FILES.iter().all(|(_, b)| !b.is_empty()));
     }
 

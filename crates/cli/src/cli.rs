@@ -121,12 +121,63 @@ pub enum Command {
     Ui(UiArgs),
     /// Review what you learned, one card at a time, just before you would forget it.
     Review(ReviewArgs),
+    /// Practise algorithm problems with a coach that wants requirements before code and never gives the answer away.
+    Practice(PracticeArgs),
     /// Write the plugin, extension and registry packages under a directory (for releases).
     #[command(hide = true, name = "write-packages")]
     WritePackages {
         /// The repository root, or a staging directory.
         dir: std::path::PathBuf,
     },
+}
+
+#[derive(Debug, Args)]
+pub struct PracticeArgs {
+    #[command(subcommand)]
+    pub command: PracticeCommand,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum PracticeCommand {
+    /// Run one detector on stdin, for scripts and debugging (rules only, no model).
+    #[command(subcommand)]
+    Check(CheckCommand),
+    /// Sum up practice sessions: requirements before code, highest hint rung, reveals, every
+    /// requirement check; then totals across sessions and per topic.
+    Report {
+        /// Session logs (default: every log under <data dir>/practice/sessions).
+        files: Vec<std::path::PathBuf>,
+        #[command(flatten)]
+        json: JsonFlag,
+    },
+    /// List the problems devcoach ships.
+    Problems(JsonFlag),
+}
+
+#[derive(Debug, Subcommand)]
+pub enum CheckCommand {
+    /// Is the text on stdin source code? code, not_code or undecided.
+    Code {
+        /// Also show how each line read (code, weak code, prose, neutral) and its score.
+        #[arg(long)]
+        explain: bool,
+        #[command(flatten)]
+        json: JsonFlag,
+    },
+    /// Does the reply on stdin name a technique or property the learner has not, or hold a
+    /// pasteable line of solution?
+    Leak {
+        /// Something the learner wrote (repeat for several messages); names in it are theirs.
+        #[arg(long = "learner-text")]
+        learner_text: Vec<String>,
+        /// The problem statement (it never counts as the learner's words; hits it also names are marked).
+        #[arg(long)]
+        statement: Option<std::path::PathBuf>,
+        #[command(flatten)]
+        json: JsonFlag,
+    },
+    /// The hint rung marked in the reply on stdin, and the reply without its marker.
+    Rung(JsonFlag),
 }
 
 #[derive(Debug, Args)]

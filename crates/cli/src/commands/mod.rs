@@ -9,6 +9,7 @@ mod install;
 mod knowledge;
 mod lessons;
 mod mcp;
+mod practice;
 mod review;
 mod settings;
 mod setup;
@@ -54,6 +55,7 @@ pub fn run(command: Option<Command>, ctx: &Ctx) -> anyhow::Result<()> {
         Command::Setup => setup::run(ctx),
         Command::Ui(args) => ui::run(ctx, &args),
         Command::Review(args) => review::run(ctx, args),
+        Command::Practice(args) => practice::run(ctx, args),
         Command::WritePackages { dir } => {
             let n = crate::packaging::write(&dir)?;
             crate::output::print(&format!("{n} package files written under {}", dir.display()))?;

@@ -12,6 +12,7 @@ mod mcp;
 mod mcp_protocol;
 mod mcp_python;
 mod packages;
+mod practice;
 mod read_only;
 mod reviews;
 mod sharing;

@@ -1,0 +1,235 @@
+//! `devcoach practice report`: what each session log says about the learner's habits, then
+//! totals across sessions and per knowledge-map topic.
+
+use std::collections::BTreeMap;
+
+use serde::Serialize;
+
+use crate::log::{Event, MessageKind, Stamped};
+use crate::toolbox::Toolbox;
+
+/// One judged requirement list.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct VerdictLine {
+    pub verdict: &'static str,
+    pub missing: Vec<String>,
+    pub judge: String,
+}
+
+/// One session, summed up.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct SessionReport {
+    pub file: String,
+    pub problem: String,
+    pub started: String,
+    pub backend: String,
+    pub model: String,
+    /// `true` when a requirement list came before the first code, `false` when code came first,
+    /// `null` when the learner sent no code.
+    pub req_before_code: Option<bool>,
+    pub highest_rung: Option<u8>,
+    pub revealed: bool,
+    pub verdicts: Vec<VerdictLine>,
+    pub code_held: usize,
+    pub req_incomplete_code: bool,
+    pub bounces: usize,
+    pub switches: usize,
+    pub topics: Vec<String>,
+    pub ended: bool,
+}
+
+pub fn session(file: &str, events: &[Stamped], toolbox: &Toolbox) -> SessionReport {
+    let mut r = SessionReport {
+        file: file.to_owned(),
+        problem: String::new(),
+        started: events.first().map(|e| e.ts.clone()).unwrap_or_default(),
+        backend: String::new(),
+        model: String::new(),
+        req_before_code: None,
+        highest_rung: None,
+        revealed: false,
+        verdicts: Vec::new(),
+        code_held: 0,
+        req_incomplete_code: false,
+        bounces: 0,
+        switches: 0,
+        topics: Vec::new(),
+        ended: false,
+    };
+    let mut seen_req = false;
+    for stamped in events {
+        match &stamped.event {
+            Event::Start { problem, tags, backend, model, .. } => {
+                r.problem.clone_from(problem);
+                r.backend.clone_from(backend);
+                r.model.clone_from(model);
+                r.started.clone_from(&stamped.ts);
+                for tag in tags {
+                    if let Some(entry) = toolbox.get(tag)
+                        && !r.topics.contains(&entry.topic)
+                    {
+                        r.topics.push(entry.topic.clone());
+                    }
+                }
+            }
+            Event::Learner { kind: MessageKind::Req, .. } => seen_req = true,
+            Event::Learner { kind: MessageKind::Code, .. } => {
+                if r.req_before_code.is_none() {
+                    r.req_before_code = Some(seen_req);
+                }
+            }
+            Event::Learner { .. } => {}
+            Event::ReqCheck { verdict, missing, judge } => r.verdicts.push(VerdictLine {
+                verdict: verdict.as_str(),
+                missing: missing.clone(),
+                judge: serde_json::to_value(judge).ok().and_then(|v| v.as_str().map(str::to_owned)).unwrap_or_default(),
+            }),
+            Event::Code { req_incomplete } => r.req_incomplete_code |= req_incomplete,
+            Event::Held { .. } => r.code_held += 1,
+            Event::Coach { rung, .. } => {
+                if let Some(rung) = rung {
+                    r.highest_rung = Some(r.highest_rung.map_or(*rung, |h| h.max(*rung)));
+                }
+            }
+            Event::Bounce { .. } => r.bounces += 1,
+            Event::Switch { .. } => r.switches += 1,
+            Event::Reveal {} => r.revealed = true,
+            Event::End { .. } => r.ended = true,
+        }
+    }
+    r
+}
+
+/// Figures over a set of sessions.
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct Totals {
+    pub sessions: usize,
+    /// Sessions in which the learner sent code, and of those, how many had requirements first.
+    pub with_code: usize,
+    pub req_first: usize,
+    pub revealed: usize,
+    /// Mean of each session's highest rung, over sessions with a rung.
+    pub mean_highest_rung: Option<f64>,
+    pub passed: usize,
+    pub incomplete: usize,
+    pub unverified: usize,
+    pub bounces: usize,
+}
+
+fn sum_up<'a>(sessions: impl IntoIterator<Item = &'a SessionReport>) -> Totals {
+    let mut t = Totals::default();
+    let mut rungs = Vec::new();
+    for s in sessions {
+        t.sessions += 1;
+        if let Some(first) = s.req_before_code {
+            t.with_code += 1;
+            t.req_first += usize::from(first);
+        }
+        t.revealed += usize::from(s.revealed);
+        if let Some(r) = s.highest_rung {
+            rungs.push(f64::from(r));
+        }
+        for v in &s.verdicts {
+            match v.verdict {
+                "passed" => t.passed += 1,
+                "incomplete" => t.incomplete += 1,
+                _ => t.unverified += 1,
+            }
+        }
+        t.bounces += s.bounces;
+    }
+    if !rungs.is_empty() {
+        #[allow(clippy::cast_precision_loss)]
+        let mean = rungs.iter().sum::<f64>() / rungs.len() as f64;
+        t.mean_highest_rung = Some((mean * 100.0).round() / 100.0);
+    }
+    t
+}
+
+/// The whole report: each session, the totals, and the totals per topic.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Report {
+    pub sessions: Vec<SessionReport>,
+    pub totals: Totals,
+    pub topics: BTreeMap<String, Totals>,
+}
+
+pub fn build(sessions: Vec<SessionReport>) -> Report {
+    let totals = sum_up(&sessions);
+    let mut names: Vec<&String> = sessions.iter().flat_map(|s| &s.topics).collect();
+    names.sort();
+    names.dedup();
+    let topics = names
+        .into_iter()
+        .map(|topic| (topic.clone(), sum_up(sessions.iter().filter(|s| s.topics.contains(topic)))))
+        .collect();
+    Report { sessions, totals, topics }
+}
+
+fn yes_no(b: bool) -> &'static str {
+    if b { "yes" } else { "no" }
+}
+
+/// The report as text (format documented in docs/practice-log.md).
+pub fn render(report: &Report) -> String {
+    let mut out = String::new();
+    for (i, s) in report.sessions.iter().enumerate() {
+        if i > 0 {
+            out.push('\n');
+        }
+        out.push_str(&format!("{} ({})\n", s.file, if s.problem.is_empty() { "unknown problem" } else { &s.problem }));
+        let req = match s.req_before_code {
+            Some(true) => "yes",
+            Some(false) => "no",
+            None => "no code sent",
+        };
+        out.push_str(&format!("  requirements before code: {req}\n"));
+        out.push_str(&format!(
+            "  highest rung: {}\n",
+            s.highest_rung.map_or_else(|| "none".to_owned(), |r| format!("H{r}"))
+        ));
+        out.push_str(&format!("  answer revealed: {}\n", yes_no(s.revealed)));
+        if s.verdicts.is_empty() {
+            out.push_str("  requirement checks: none\n");
+        } else {
+            out.push_str("  requirement checks:\n");
+            for (i, v) in s.verdicts.iter().enumerate() {
+                let missing =
+                    if v.missing.is_empty() { String::new() } else { format!(" (missing: {})", v.missing.join(", ")) };
+                out.push_str(&format!("    {}. {}{missing} [{}]\n", i + 1, v.verdict, v.judge));
+            }
+        }
+        if s.code_held > 0 || s.bounces > 0 || s.switches > 0 || s.req_incomplete_code {
+            out.push_str(&format!(
+                "  code held {}×, replies bounced {}×, backend switches {}{}\n",
+                s.code_held,
+                s.bounces,
+                s.switches,
+                if s.req_incomplete_code { ", code let through after 3 incomplete lists" } else { "" }
+            ));
+        }
+    }
+    let t = &report.totals;
+    if report.sessions.len() > 1 || !report.topics.is_empty() {
+        out.push_str(&format!("\n{}\n", line("All sessions", t)));
+        for (topic, t) in &report.topics {
+            out.push_str(&format!("{}\n", line(&format!("  {topic}"), t)));
+        }
+    }
+    out
+}
+
+fn line(label: &str, t: &Totals) -> String {
+    let req =
+        if t.with_code == 0 { "no code".to_owned() } else { format!("req first {}/{}", t.req_first, t.with_code) };
+    let rung = t.mean_highest_rung.map_or_else(|| "no rungs".to_owned(), |m| format!("mean highest rung H{m:.2}"));
+    format!(
+        "{label}: {} {}, {req}, {rung}, revealed {}, checks {} passed / {} incomplete / {} unverified",
+        t.sessions,
+        if t.sessions == 1 { "session" } else { "sessions" },
+        t.revealed,
+        t.passed,
+        t.incomplete,
+        t.unverified
+    )
+}

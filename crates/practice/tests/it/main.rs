@@ -1,0 +1,2 @@
+mod code_corpus;
+mod leak_names;
