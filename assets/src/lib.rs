@@ -62,6 +62,10 @@ pub const PLUGIN_COMMANDS: [(&str, &str); 5] = [
 /// The practice coach's vocabulary of techniques and properties (`practice/toolbox.json`).
 pub const PRACTICE_TOOLBOX: &str = include_str!("../practice/toolbox.json");
 
+/// The practice coach's instructions (the first section is about the client and is left out
+/// for local models).
+pub const PRACTICE_SKILL: &str = include_str!("../practice/SKILL.md");
+
 /// The practice problems devcoach ships (our own statements), by slug.
 pub const PRACTICE_PROBLEMS: [(&str, &str); 6] = [
     ("closest-pair-to-target", include_str!("../practice/problems/closest-pair-to-target.md")),
@@ -81,6 +85,7 @@ mod tests {
         let texts = [
             SKILL,
             PRACTICE_TOOLBOX,
+            PRACTICE_SKILL,
             APP_CSS,
             COURSE_FRAME_JS,
             HIGHLIGHT_JS,

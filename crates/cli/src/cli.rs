@@ -132,9 +132,30 @@ pub enum Command {
 }
 
 #[derive(Debug, Args)]
+#[command(args_conflicts_with_subcommands = true, subcommand_negates_reqs = true)]
 pub struct PracticeArgs {
     #[command(subcommand)]
-    pub command: PracticeCommand,
+    pub command: Option<PracticeCommand>,
+    /// A shipped problem's slug (see `devcoach practice problems`).
+    pub problem: Option<String>,
+    /// Read the problem from a markdown file (front matter optional).
+    #[arg(long = "problem", value_name = "FILE")]
+    pub problem_file: Option<std::path::PathBuf>,
+    /// Coach on the local model (Ollama) from the start.
+    #[arg(long)]
+    pub local: bool,
+    /// The cloud coach's model (claude CLI).
+    #[arg(long, default_value = "sonnet")]
+    pub model: String,
+    /// The local model (Ollama, or the OpenAI-compatible server with --openai-url).
+    #[arg(long = "local-model", default_value = "qwen3:30b-a3b-instruct-2507")]
+    pub local_model: String,
+    /// Ollama's address (default: $OLLAMA_HOST, else http://127.0.0.1:11434).
+    #[arg(long = "ollama-url")]
+    pub ollama_url: Option<String>,
+    /// Use an OpenAI-compatible server (llama.cpp, LM Studio, vLLM) at this address instead of Ollama.
+    #[arg(long = "openai-url")]
+    pub openai_url: Option<String>,
 }
 
 #[derive(Debug, Subcommand)]

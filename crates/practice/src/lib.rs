@@ -2,6 +2,7 @@
 //! before code and never hands over the answer. The model coaches; the rules here (detectors,
 //! gate, log) run on every message, whatever model it is.
 
+pub mod backend;
 pub mod detect;
 pub mod gate;
 pub mod judge;
@@ -9,6 +10,7 @@ pub mod log;
 pub mod problem;
 pub mod report;
 pub mod rung;
+pub mod session;
 pub mod toolbox;
 
 pub use detect::code::{Verdict, classify as classify_code};

@@ -10,6 +10,7 @@ mod knowledge;
 mod lessons;
 mod mcp;
 mod practice;
+mod practice_repl;
 mod review;
 mod settings;
 mod setup;

@@ -17,9 +17,10 @@ const MAX_INPUT: u64 = 4 * 1024 * 1024;
 
 pub fn run(ctx: &Ctx, args: PracticeArgs) -> anyhow::Result<()> {
     match args.command {
-        PracticeCommand::Check(check) => run_check(check),
-        PracticeCommand::Report { files, json } => run_report(ctx, files, json.json),
-        PracticeCommand::Problems(json) => problems(json.json),
+        Some(PracticeCommand::Check(check)) => run_check(check),
+        Some(PracticeCommand::Report { files, json }) => run_report(ctx, files, json.json),
+        Some(PracticeCommand::Problems(json)) => problems(json.json),
+        None => super::practice_repl::run(ctx, &args),
     }
 }
 

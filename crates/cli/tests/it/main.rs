@@ -13,6 +13,7 @@ mod mcp_protocol;
 mod mcp_python;
 mod packages;
 mod practice;
+mod practice_session;
 mod read_only;
 mod reviews;
 mod sharing;

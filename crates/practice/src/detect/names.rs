@@ -111,6 +111,9 @@ fn is_word_byte(b: u8) -> bool {
     b.is_ascii_alphanumeric() || b >= 0x80
 }
 
+/// Inflected forms that are everyday English first (`tried` is not a trie).
+pub const ORDINARY_WORDS: [&str; 6] = ["tried", "tries", "primed", "prims", "stacked", "heaped"];
+
 /// Endings accepted after a whole name, and after a name whose final `e` or `y` was dropped.
 const ENDINGS: [&str; 5] = ["s", "es", "ed", "d", "ing"];
 const AFTER_E: [&str; 2] = ["ing", "ed"];
@@ -193,6 +196,12 @@ impl NameMatcher {
                 continue;
             }
             let Some(end) = ending(bytes, m.end(), pattern) else { continue };
+            if end != m.end() {
+                let word_start = folded.text[..end].rfind(' ').map_or(0, |i| i + 1);
+                if ORDINARY_WORDS.contains(&&folded.text[word_start..end]) {
+                    continue;
+                }
+            }
             hits.push((m.start(), end, pattern.entry));
         }
         // Leftmost, then longest; drop anything inside a kept match.
@@ -272,10 +281,13 @@ mod tests {
         assert_eq!(found(&m, "Use TWO-POINTERS here"), vec![(0, "TWO-POINTERS".into())]);
         assert_eq!(found(&m, "memoizing helps; memoized"), vec![(1, "memoizing".into()), (1, "memoized".into())]);
         assert_eq!(found(&m, "many queries"), vec![(2, "queries".into())]);
-        assert_eq!(found(&m, "heaps, heaped"), vec![(3, "heaps".into()), (3, "heaped".into())]);
+        assert_eq!(found(&m, "heaps, heaped"), vec![(3, "heaps".into())], "heaped is ordinary English");
         assert_eq!(found(&m, "Dijkstra's idea"), vec![(4, "Dijkstra's".into())]);
         assert!(found(&m, "cheap heapify theheap").is_empty(), "{:?}", found(&m, "cheap heapify theheap"));
         assert_eq!(found(&m, "a binary search tree"), vec![(6, "binary search tree".into())]);
         assert_eq!(found(&m, "binary searching"), vec![(5, "binary searching".into())]);
+        let trie = matcher(&["trie"]);
+        assert!(found(&trie, "I tried that; she tries again").is_empty());
+        assert_eq!(found(&trie, "a trie"), vec![(0, "trie".into())]);
     }
 }

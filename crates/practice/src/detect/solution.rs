@@ -20,7 +20,8 @@ pub fn pasteable_line(reply: &str, learner_texts: &[&str]) -> Option<String> {
             continue;
         }
         if in_fence {
-            if is_statement(t) && !theirs(t) {
+            // Inside a fence any line of code counts, punctuation or not (`return best`).
+            if t.len() >= 6 && classify(t) == Verdict::Code && !theirs(t) {
                 return Some(t.to_owned());
             }
             continue;

@@ -34,6 +34,11 @@ fn variants(name: &str) -> Vec<String> {
         out.push(format!("{name}ing"));
         out.push(format!("{name}ed"));
     }
+    // Forms that are everyday English first (`tried`) are left alone on purpose.
+    out.retain(|v| {
+        let last = v.rsplit([' ', '-', '_']).next().unwrap_or(v).to_ascii_lowercase();
+        !devcoach_practice::detect::names::ORDINARY_WORDS.contains(&last.as_str())
+    });
     out
 }
 

@@ -1,0 +1,205 @@
+//! `devcoach practice <problem>`: the print-mode REPL. Each message goes through the session
+//! (gate, judge, coach, detectors, log) and only what passed is printed.
+
+use std::io::BufRead;
+use std::time::Duration;
+
+use chrono::{SecondsFormat, Utc};
+use devcoach_practice::Toolbox;
+use devcoach_practice::backend::{Backend, ClaudeCli, Dialect, HttpChat};
+use devcoach_practice::log::{self, Judge, ReqVerdict, Writer};
+use devcoach_practice::problem::Problem;
+use devcoach_practice::session::{NamedJudge, Session, Shown};
+
+use crate::cli::PracticeArgs;
+use crate::context::{Ctx, NOW_ENV};
+use crate::failure::invalid;
+use crate::output::{self, Style};
+
+/// Where the `claude` CLI is (tests point this at a stand-in).
+const CLAUDE_ENV: &str = "DEVCOACH_CLAUDE";
+const COACH_TIMEOUT: Duration = Duration::from_mins(3);
+const JUDGE_TIMEOUT: Duration = Duration::from_mins(1);
+
+fn load_problem(args: &PracticeArgs) -> anyhow::Result<Problem> {
+    if let Some(path) = &args.problem_file {
+        let meta = std::fs::metadata(path).map_err(|e| invalid(format!("cannot read {}: {e}", path.display())))?;
+        if meta.len() > devcoach_practice::problem::MAX_PROBLEM_BYTES as u64 {
+            return Err(invalid(format!("{} is too large for a problem statement", path.display())));
+        }
+        let text =
+            std::fs::read_to_string(path).map_err(|e| invalid(format!("cannot read {}: {e}", path.display())))?;
+        let slug = path.file_stem().map_or_else(|| "problem".to_owned(), |s| s.to_string_lossy().into_owned());
+        return Problem::parse(&text, &slug).map_err(|e| invalid(format!("{}: {e}", path.display())));
+    }
+    let Some(name) = &args.problem else {
+        return Err(invalid(
+            "name a problem (`devcoach practice problems` lists the shipped ones) or give --problem FILE",
+        ));
+    };
+    Problem::shipped(name).map_err(|e| invalid(format!("{e}. Or give a statement with --problem FILE.")))
+}
+
+fn local_backend(args: &PracticeArgs) -> HttpChat {
+    let (dialect, base_url) = match &args.openai_url {
+        Some(url) => (Dialect::OpenAi, url.clone()),
+        None => (
+            Dialect::Ollama,
+            args.ollama_url
+                .clone()
+                .or_else(|| std::env::var("OLLAMA_HOST").ok().filter(|h| !h.is_empty()))
+                .map_or_else(
+                    || "http://127.0.0.1:11434".to_owned(),
+                    |h| if h.starts_with("http") { h } else { format!("http://{h}") },
+                ),
+        ),
+    };
+    HttpChat {
+        dialect,
+        base_url,
+        model: args.local_model.clone(),
+        api_key: std::env::var("OPENAI_API_KEY").ok().filter(|k| !k.is_empty()),
+        timeout: COACH_TIMEOUT,
+    }
+}
+
+/// One message from the learner: a line; a fenced block (``` … ```); or, after a line that
+/// opens a block (`:`, `{`, `(`, `\`), every line up to an empty one. `None` at end of input.
+fn read_message(input: &mut impl BufRead) -> Option<String> {
+    let mut first = String::new();
+    loop {
+        first.clear();
+        if input.read_line(&mut first).ok()? == 0 {
+            return None;
+        }
+        if !first.trim().is_empty() {
+            break;
+        }
+    }
+    let first_line = first.trim_end_matches(['\n', '\r']).to_owned();
+    let fenced = first_line.trim_start().starts_with("```");
+    let opens = first_line.trim_end().ends_with([':', '{', '(', '\\']);
+    if !fenced && !opens {
+        return Some(first_line);
+    }
+    let mut message = first_line;
+    let mut line = String::new();
+    loop {
+        line.clear();
+        if input.read_line(&mut line).ok().unwrap_or(0) == 0 {
+            break;
+        }
+        let l = line.trim_end_matches(['\n', '\r']);
+        if !fenced && l.trim().is_empty() {
+            break;
+        }
+        message.push('\n');
+        message.push_str(l);
+        if fenced && l.trim_start().starts_with("```") {
+            break;
+        }
+    }
+    Some(message)
+}
+
+pub fn run(ctx: &Ctx, args: &PracticeArgs) -> anyhow::Result<()> {
+    let problem = load_problem(args)?;
+    let toolbox = Toolbox::builtin();
+    let claude = std::env::var_os(CLAUDE_ENV).map_or_else(|| "claude".into(), std::path::PathBuf::from);
+    let log_path = log::session_path(ctx.dir.root(), &ctx.now.format("%Y-%m-%d").to_string(), &problem.slug);
+    let log_env = vec![(log::LOG_VAR.to_owned(), log_path.display().to_string())];
+
+    let (coach, local): (Box<dyn Backend>, Option<Box<dyn Backend>>) = if args.local {
+        (Box::new(local_backend(args)), None)
+    } else {
+        let mut cloud = ClaudeCli::new(claude.clone(), &args.model, COACH_TIMEOUT, false);
+        cloud.env.clone_from(&log_env);
+        (Box::new(cloud), Some(Box::new(local_backend(args))))
+    };
+    let mut judges = Vec::new();
+    if !args.local {
+        let mut haiku = ClaudeCli::new(claude, "haiku", JUDGE_TIMEOUT, true);
+        haiku.env.clone_from(&log_env);
+        judges.push(NamedJudge { label: Judge::Haiku, backend: Box::new(haiku) });
+    }
+    let mut ollama_judge = local_backend(args);
+    ollama_judge.timeout = JUDGE_TIMEOUT;
+    judges.push(NamedJudge { label: Judge::Ollama, backend: Box::new(ollama_judge) });
+
+    let fixed_now = std::env::var_os(NOW_ENV).is_some().then_some(ctx.now);
+    let clock = Box::new(move || fixed_now.unwrap_or_else(Utc::now).to_rfc3339_opts(SecondsFormat::Millis, true));
+    let mut session = Session::start(toolbox, problem, coach, local, args.local, judges, Writer::new(log_path), clock)
+        .map_err(|e| invalid(e.to_string()))?;
+
+    let term = ctx.term;
+    let p = session.problem();
+    let difficulty = if p.difficulty.is_empty() { String::new() } else { format!(" ({})", p.difficulty) };
+    output::print(&format!(
+        "{}{difficulty}\n\n{}\n\n{}",
+        term.out(Style::Bold, &p.title),
+        p.statement,
+        term.out(
+            Style::Dim,
+            &format!(
+                "Coach: {}. Start with your requirements: a message beginning `req:`. Code waits until they pass.\n\
+                 A line ending in `:` `{{` `(` or `\\` continues until an empty line; ``` fences a block.\n\
+                 /reveal shows the answer, /quit ends. Log: {}",
+                session.backend_label(),
+                session.log_path().display()
+            )
+        )
+    ))?;
+
+    let stdin = std::io::stdin();
+    let mut input = stdin.lock();
+    let reason = loop {
+        output::print(&term.out(Style::Cyan, "you ›"))?;
+        let Some(message) = read_message(&mut input) else { break "end of input" };
+        let shown = match message.trim() {
+            "/quit" | "/exit" => break "quit",
+            "/reveal" => session.reveal(),
+            "/help" => {
+                output::print(
+                    "Send `req: …` with your requirements, then code. /reveal shows the answer; /quit ends.",
+                )?;
+                continue;
+            }
+            _ => session.send(&message),
+        };
+        for item in shown {
+            print_shown(term, &item)?;
+        }
+    };
+    session.end(reason).map_err(|e| invalid(e.to_string()))?;
+    output::print(&term.out(
+        Style::Dim,
+        &format!("Session saved to {}. `devcoach practice report` sums it up.", session.log_path().display()),
+    ))?;
+    Ok(())
+}
+
+fn print_shown(term: crate::output::Term, item: &Shown) -> std::io::Result<()> {
+    match item {
+        Shown::Coach { text, rung } => {
+            let label = rung.map_or_else(|| "coach ›".to_owned(), |r| format!("coach (H{r}) ›"));
+            output::print(&format!("{}\n{text}", term.out(Style::Green, &label)))
+        }
+        Shown::Verdict { verdict, missing } => {
+            let text = match verdict {
+                ReqVerdict::Passed => "requirements: passed — code is welcome now".to_owned(),
+                ReqVerdict::Unverified => {
+                    "requirements: no judge answered, so they count as given (unverified)".to_owned()
+                }
+                ReqVerdict::Incomplete if missing.is_empty() => "requirements: incomplete".to_owned(),
+                ReqVerdict::Incomplete => {
+                    format!("requirements: incomplete — nothing yet about: {}", missing.join(", "))
+                }
+            };
+            output::print(&term.out(Style::Yellow, &text))
+        }
+        Shown::Held(why) => output::print(&term.out(Style::Yellow, &format!("held: {why}"))),
+        Shown::Withheld(why) => output::print(&term.out(Style::Yellow, why)),
+        Shown::Switched(why) => output::print(&term.out(Style::Dim, why)),
+        Shown::Error(why) => output::print(&term.out(Style::Red, why)),
+    }
+}

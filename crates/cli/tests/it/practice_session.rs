@@ -1,0 +1,317 @@
+//! Whole practice sessions through the real binary: a stand-in `claude` executable (answers
+//! scripted per model, arguments and stdin recorded) and an Ollama-compatible server on
+//! loopback written here. Checks the gate, the judge chain, bounces, the quota switch with the
+//! history intact, withheld drafts, and the log and report.
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::TcpListener;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+
+use serde_json::{Value, json};
+
+use crate::{Env, transcript};
+
+/// A loopback server that answers each POST with the next scripted (status, body) and keeps
+/// every request body.
+struct FakeOllama {
+    url: String,
+    bodies: Arc<Mutex<Vec<Value>>>,
+}
+
+fn fake_ollama(replies: Vec<(u16, Value)>) -> FakeOllama {
+    let listener = TcpListener::bind("127.0.0.1:0").expect("bind");
+    let url = format!("http://{}", listener.local_addr().expect("addr"));
+    let bodies = Arc::new(Mutex::new(Vec::new()));
+    let seen = Arc::clone(&bodies);
+    std::thread::spawn(move || {
+        let mut replies = replies.into_iter();
+        for stream in listener.incoming() {
+            let Ok(mut stream) = stream else { continue };
+            let mut reader = BufReader::new(stream.try_clone().expect("clone"));
+            let mut length = 0;
+            loop {
+                let mut line = String::new();
+                if reader.read_line(&mut line).unwrap_or(0) == 0 || line == "\r\n" {
+                    break;
+                }
+                if let Some(v) = line.to_ascii_lowercase().strip_prefix("content-length:") {
+                    length = v.trim().parse().unwrap_or(0);
+                }
+            }
+            let mut body = vec![0; length];
+            let _ = reader.read_exact(&mut body);
+            seen.lock().expect("lock").push(serde_json::from_slice(&body).unwrap_or(Value::Null));
+            let (status, reply) = replies.next().unwrap_or((500, json!({ "error": "no more scripted replies" })));
+            let text = reply.to_string();
+            let _ = write!(
+                stream,
+                "HTTP/1.1 {status} X\r\ncontent-type: application/json\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{text}",
+                text.len()
+            );
+        }
+    });
+    FakeOllama { url, bodies }
+}
+
+fn ollama_says(text: &str) -> (u16, Value) {
+    (200, json!({ "model": "m", "message": { "role": "assistant", "content": text }, "done": true }))
+}
+
+/// The stand-in `claude`: for `--model M`, the n-th call prints `M.n` (and exits with `M.n.exit`
+/// if present), recording its arguments, stdin and the practice log variable.
+fn fake_claude(dir: &Path) -> PathBuf {
+    use std::os::unix::fs::PermissionsExt;
+    let script = dir.join("claude");
+    std::fs::write(
+        &script,
+        r#"#!/bin/sh
+model=""; prev=""
+for a in "$@"; do [ "$prev" = "--model" ] && model="$a"; prev="$a"; done
+d="$FAKE_CLAUDE_DIR"
+n=$(cat "$d/$model.n" 2>/dev/null || echo 0); n=$((n+1)); echo "$n" > "$d/$model.n"
+cat > "$d/$model.in.$n"
+for a in "$@"; do printf '%s\n' "$a"; done > "$d/$model.args.$n"
+printf '%s' "$DEVCOACH_PRACTICE_LOG" > "$d/$model.env.$n"
+cat "$d/$model.$n" 2>/dev/null
+[ -f "$d/$model.$n.exit" ] && exit "$(cat "$d/$model.$n.exit")"
+exit 0
+"#,
+    )
+    .expect("script");
+    std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).expect("chmod");
+    script
+}
+
+fn claude_result(dir: &Path, model: &str, n: u32, result: &str) {
+    let body =
+        json!({ "type": "result", "subtype": "success", "is_error": false, "result": result, "session_id": "s-1" });
+    std::fs::write(dir.join(format!("{model}.{n}")), body.to_string()).expect("reply");
+}
+
+fn read(dir: &Path, name: &str) -> String {
+    std::fs::read_to_string(dir.join(name)).unwrap_or_default()
+}
+
+fn events(env: &Env) -> Vec<Value> {
+    let dir = env.data().join("practice/sessions");
+    let file = std::fs::read_dir(&dir).expect("sessions").flatten().next().expect("one log").path();
+    std::fs::read_to_string(file).expect("log").lines().map(|l| serde_json::from_str(l).expect("json line")).collect()
+}
+
+fn names(events: &[Value]) -> Vec<String> {
+    events.iter().map(|e| e["event"].as_str().unwrap_or_default().to_owned()).collect()
+}
+
+#[cfg(unix)]
+#[test]
+fn cloud_session_holds_code_bounces_leaks_and_switches_to_local_with_the_history() {
+    let env = Env::new();
+    let fake = env.tmp.path().join("fake");
+    std::fs::create_dir_all(&fake).expect("dir");
+    let claude = fake_claude(&fake);
+    // The judge: incomplete (with a name outside the vocabulary, dropped), then passed.
+    claude_result(
+        &fake,
+        "haiku",
+        1,
+        r#"{"verdict": "incomplete", "missing": ["integer-overflow-risk", "use two pointers"]}"#,
+    );
+    claude_result(&fake, "haiku", 2, r#"{"verdict": "passed"}"#);
+    // The coach: a clean reply; a leaky one then its rewrite; then the quota message.
+    claude_result(&fake, "sonnet", 1, "<!-- rung:H1 -->\nWhat happens with the largest offsets?");
+    claude_result(&fake, "sonnet", 2, "<!-- rung:H2 -->\nHave you tried two pointers?");
+    claude_result(&fake, "sonnet", 3, "<!-- rung:H2 -->\nWhere would you start looking, and why there?");
+    std::fs::write(
+        fake.join("sonnet.4"),
+        json!({ "type": "result", "is_error": true, "result": "You've hit your usage limit · resets 5pm" }).to_string(),
+    )
+    .expect("quota");
+    std::fs::write(fake.join("sonnet.4.exit"), "1").expect("exit");
+    // Local: three drafts with a line of solution each: withheld.
+    let ollama = fake_ollama(vec![
+        ollama_says("<!-- rung:H3 -->\nTry:\n```\nwhile lo < hi:\n```"),
+        ollama_says("<!-- rung:H3 -->\n`best = min(best, abs(s - t))` would do it"),
+        ollama_says("<!-- rung:H3 -->\n```\nlo, hi = 0, len(offsets) - 1\n```"),
+    ]);
+    let stdin = "def closest(offsets, t):\n    return 0\n\nreq: sorted, may repeat\ndef closest(offsets, t):\n    return 0\n\nreq: sorted, may repeat, sums fit in i64\ndef closest(offsets, t):\n    best = abs(offsets[0] + offsets[1] - t)\n    return best\n\n/quit\n";
+    let out = env
+        .command()
+        .env("DEVCOACH_CLAUDE", &claude)
+        .env("FAKE_CLAUDE_DIR", &fake)
+        .args(["practice", "closest-pair-to-target", "--ollama-url", &ollama.url])
+        .write_stdin(stdin)
+        .output()
+        .expect("ran");
+    let text = transcript(&out, env.tmp.path());
+    assert!(out.status.success(), "{text}");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    // Held before any list; the verdict names only toolbox entries; held again while incomplete.
+    assert!(stdout.contains("held: Requirements first"), "{text}");
+    assert!(stdout.contains("requirements: incomplete — nothing yet about: integer overflow risk"), "{text}");
+    assert!(!stdout.contains("use two pointers"), "the judge's words outside the vocabulary never reach the learner");
+    assert!(stdout.contains("held: Your code is on hold"), "{text}");
+    assert!(stdout.contains("coach (H1) ›\nWhat happens with the largest offsets?"), "{text}");
+    // The leaky draft never shows; its rewrite does.
+    assert!(!stdout.contains("two pointers"), "{text}");
+    assert!(stdout.contains("Where would you start looking, and why there?"), "{text}");
+    assert!(stdout.contains("requirements: passed"), "{text}");
+    assert!(stdout.contains("out of quota") && stdout.contains("ollama (qwen3:30b-a3b-instruct-2507)"), "{text}");
+    assert!(stdout.contains("gave too much away three times"), "{text}");
+    for leaked in ["while lo < hi", "best = min", "lo, hi = 0"] {
+        assert!(!stdout.contains(leaked), "{leaked} shown:\n{text}");
+    }
+    assert!(!stdout.contains("rung:H"), "markers are stripped");
+
+    // What the CLI was asked: the judge with no tools, settings or session; the coach resumed.
+    let judge_args = read(&fake, "haiku.args.1");
+    for flag in ["-p", "--tools", "--setting-sources", "--no-session-persistence", "--strict-mcp-config"] {
+        assert!(judge_args.lines().any(|l| l == flag), "{flag} missing: {judge_args}");
+    }
+    assert!(read(&fake, "haiku.in.1").contains("<list>\nsorted, may repeat\n</list>"));
+    assert!(
+        read(&fake, "sonnet.args.1").contains("--system-prompt\n# devcoach practice"),
+        "{}",
+        read(&fake, "sonnet.args.1")
+    );
+    assert!(!read(&fake, "sonnet.args.1").contains("--resume"));
+    assert!(read(&fake, "sonnet.args.2").contains("--resume\ns-1"));
+    assert!(read(&fake, "sonnet.in.3").contains("[devcoach guard]"), "the rewrite request says why");
+    assert!(
+        read(&fake, "sonnet.env.1").ends_with("/practice/sessions/2026-11-30-closest-pair-to-target.jsonl"),
+        "the log path is exported"
+    );
+
+    // The local model got the whole conversation, without the client section of the skill.
+    let bodies = ollama.bodies.lock().expect("lock").clone();
+    assert_eq!(bodies.len(), 3);
+    let messages = bodies[0]["messages"].as_array().expect("messages");
+    assert_eq!(messages[0]["role"], "system");
+    let system = messages[0]["content"].as_str().unwrap_or_default();
+    assert!(
+        !system.contains("## The client")
+            && system.contains("## Your role")
+            && system.contains("Closest Pair To Target")
+    );
+    let said: Vec<&str> = messages.iter().filter_map(|m| m["content"].as_str()).collect();
+    assert!(said.iter().any(|m| m.starts_with("req: sorted, may repeat\n")), "{said:?}");
+    assert!(said.contains(&"What happens with the largest offsets?"), "{said:?}");
+    assert!(said.contains(&"Where would you start looking, and why there?"), "{said:?}");
+    assert_eq!(bodies[0]["model"], "qwen3:30b-a3b-instruct-2507");
+
+    // The log, step by step.
+    let log = events(&env);
+    assert_eq!(
+        names(&log),
+        [
+            "start",
+            "learner",
+            "held",
+            "learner",
+            "req_check",
+            "coach",
+            "learner",
+            "held",
+            "learner",
+            "req_check",
+            "bounce",
+            "coach",
+            "learner",
+            "code",
+            "switch",
+            "bounce",
+            "bounce",
+            "bounce",
+            "coach",
+            "end"
+        ]
+    );
+    assert_eq!(log[0]["backend"], "claude");
+    assert_eq!(log[4]["missing"], json!(["integer-overflow-risk"]));
+    assert_eq!(log[4]["judge"], "haiku");
+    assert_eq!(log[10], json!({ "ts": log[10]["ts"], "event": "bounce", "entry": "two-pointers", "source": "repl" }));
+    assert_eq!(log[11]["drafts"], 2);
+    assert_eq!(log[11]["leaked"], true);
+    assert_eq!(log[14]["from"], "claude");
+    assert_eq!(log[14]["to"], "ollama");
+    assert_eq!(log[15]["source"], "local");
+    assert_eq!(log[15]["entry"], "code-line");
+    assert_eq!(log[18]["drafts"], 3);
+    assert_eq!(log[18]["rung"], Value::Null);
+    assert_eq!(log[19]["reason"], "quit");
+
+    let report = env.transcript(&["practice", "report"]);
+    assert!(report.contains("requirements before code: no"), "{report}");
+    assert!(
+        report.contains("1. incomplete (missing: integer-overflow-risk) [haiku]\n    2. passed [haiku]"),
+        "{report}"
+    );
+    assert!(report.contains("code held 2×, replies bounced 4×, backend switches 1"), "{report}");
+}
+
+#[cfg(unix)]
+#[test]
+fn local_session_lets_code_through_after_three_incomplete_lists_or_when_nobody_judges() {
+    // Three incomplete verdicts from the local judge, then code goes through marked.
+    let env = Env::new();
+    let incomplete = ollama_says(r#"{"verdict": "incomplete", "missing": ["empty-input"]}"#);
+    let ollama = fake_ollama(vec![
+        incomplete.clone(),
+        ollama_says("<!-- rung:H1 -->\nWhat if there is nothing to read?"),
+        incomplete.clone(),
+        ollama_says("<!-- rung:H1 -->\nAnd with no towers?"),
+        incomplete,
+        ollama_says("<!-- rung:H1 -->\nStill nothing about an empty list?"),
+        ollama_says("<!-- rung:H2 -->\nWhat does your loop do on the last tower?"),
+    ]);
+    let stdin = "req: heights positive\nreq: heights positive, n up to 1e5\nreq: heights positive, n up to 1e5, ties block\nfor (int i = 0; i < n; i++) { ans[i] = 0; }\n";
+    let out = env
+        .command()
+        .env("DEVCOACH_CLAUDE", env.tmp.path().join("no-claude-here"))
+        .args(["practice", "signal-tower-reach", "--local", "--ollama-url", &ollama.url])
+        .write_stdin(stdin)
+        .output()
+        .expect("ran");
+    let text = transcript(&out, env.tmp.path());
+    assert!(out.status.success(), "{text}");
+    assert!(String::from_utf8_lossy(&out.stdout).contains("What does your loop do on the last tower?"), "{text}");
+    let log = events(&env);
+    assert_eq!(log[0]["backend"], "ollama");
+    let code: Vec<&Value> = log.iter().filter(|e| e["event"] == "code").collect();
+    assert_eq!(code.len(), 1);
+    assert_eq!(code[0]["req_incomplete"], true);
+    assert_eq!(log.iter().filter(|e| e["event"] == "req_check" && e["judge"] == "ollama").count(), 3);
+    assert_eq!(log.last().map(|e| e["reason"].clone()), Some(json!("end of input")));
+
+    // Nobody to judge (no claude, the server fails the judge call): the gate fails open.
+    let env = Env::new();
+    let ollama = fake_ollama(vec![
+        (500, json!({ "error": "model not loaded" })),
+        ollama_says("<!-- rung:H1 -->\nWhy that order?"),
+        ollama_says("<!-- rung:H2 -->\nWhat happens at the right edge?"),
+    ]);
+    let out = env
+        .command()
+        .env("DEVCOACH_CLAUDE", env.tmp.path().join("no-claude-here"))
+        .args(["practice", "signal-tower-reach", "--local", "--ollama-url", &ollama.url])
+        .write_stdin("req: heights positive\nwhile (i < n) {\n  i++;\n}\n\n")
+        .output()
+        .expect("ran");
+    let text = transcript(&out, env.tmp.path());
+    assert!(out.status.success(), "{text}");
+    assert!(String::from_utf8_lossy(&out.stdout).contains("unverified"), "{text}");
+    let log = events(&env);
+    let check = log.iter().find(|e| e["event"] == "req_check").expect("req_check");
+    assert_eq!((check["verdict"].clone(), check["judge"].clone()), (json!("unverified"), json!("none")));
+    assert!(log.iter().any(|e| e["event"] == "code" && e.get("req_incomplete").is_none()), "{log:?}");
+}
+
+#[test]
+fn a_problem_is_required_and_unknown_ones_are_named() {
+    let env = Env::new();
+    let out = env.run(&["practice"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("name a problem"));
+    let out = env.run(&["practice", "no-such-problem"]);
+    assert!(String::from_utf8_lossy(&out.stderr).contains("closest-pair-to-target"), "the shipped ones are listed");
+}

@@ -1,0 +1,55 @@
+//! Model backends' HTTP: one JSON POST to a chat endpoint the user chose (Ollama on this machine
+//! by default, or an OpenAI-compatible server such as llama.cpp, LM Studio or vLLM). Unlike
+//! `fetch`, loopback is the expected target here: the address comes from the user's settings,
+//! never from a message.
+
+use std::time::Duration;
+
+use serde_json::Value;
+
+/// The most a model's reply may hold.
+const MAX_REPLY: u64 = 8 * 1024 * 1024;
+
+#[derive(Debug, thiserror::Error, PartialEq, Eq)]
+pub enum ModelHttpError {
+    #[error("nothing answers at {0}: is the model server running?")]
+    Unreachable(String),
+    #[error("the model server did not answer within {0} s")]
+    Timeout(u64),
+    #[error("the model server answered HTTP {0}: {1}")]
+    Status(u16, String),
+    #[error("the model server's reply is not the JSON expected: {0}")]
+    BadReply(String),
+}
+
+/// POSTs `body` as JSON to `url` and returns the JSON reply.
+pub fn post_json(url: &str, body: &Value, timeout: Duration, bearer: Option<&str>) -> Result<Value, ModelHttpError> {
+    let agent = ureq::Agent::config_builder()
+        .timeout_global(Some(timeout))
+        .http_status_as_error(false)
+        .max_redirects(0)
+        .proxy(None)
+        .build()
+        .new_agent();
+    let mut request = agent.post(url).header("content-type", "application/json");
+    if let Some(key) = bearer {
+        request = request.header("authorization", &format!("Bearer {key}"));
+    }
+    let text = serde_json::to_string(body).map_err(|e| ModelHttpError::BadReply(e.to_string()))?;
+    let mut response = request.send(text.as_bytes()).map_err(|e| match e {
+        ureq::Error::Timeout(_) => ModelHttpError::Timeout(timeout.as_secs()),
+        other => ModelHttpError::Unreachable(format!("{url} ({other})")),
+    })?;
+    let status = response.status().as_u16();
+    let bytes = response
+        .body_mut()
+        .with_config()
+        .limit(MAX_REPLY)
+        .read_to_vec()
+        .map_err(|e| ModelHttpError::BadReply(e.to_string()))?;
+    if !(200..300).contains(&status) {
+        let snippet: String = String::from_utf8_lossy(&bytes).chars().take(300).collect();
+        return Err(ModelHttpError::Status(status, snippet));
+    }
+    serde_json::from_slice(&bytes).map_err(|e| ModelHttpError::BadReply(e.to_string()))
+}

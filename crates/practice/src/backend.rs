@@ -1,0 +1,288 @@
+//! The models behind the coach and the judge, behind one trait: the `claude` CLI in print mode
+//! (the conversation continued across turns by session id), Ollama's `/api/chat`, and any
+//! OpenAI-compatible `/v1/chat/completions`.
+
+use std::io::{Read, Write};
+use std::path::PathBuf;
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use serde_json::{Value, json};
+
+/// Who said a turn.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Role {
+    User,
+    Assistant,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Turn {
+    pub role: Role,
+    pub text: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum BackendError {
+    /// The cloud client is out of quota ("You've hit your … limit"): switch to local.
+    #[error("{0}")]
+    Quota(String),
+    #[error("{0}")]
+    Unavailable(String),
+    #[error("the model did not answer within {0} s")]
+    Timeout(u64),
+    #[error("{0}")]
+    Failed(String),
+}
+
+/// A model that answers a conversation.
+pub trait Backend {
+    /// `claude`, `ollama` or `openai` (as logged).
+    fn kind(&self) -> &'static str;
+    fn model(&self) -> &str;
+    /// The next reply. `history` ends with the newest user turn; a backend that keeps its own
+    /// conversation (the `claude` CLI) sends only what it has not seen.
+    fn reply(&mut self, system: &str, history: &[Turn]) -> Result<String, BackendError>;
+}
+
+/// Whether a reply is the cloud client's quota message.
+pub fn is_quota_message(text: &str) -> bool {
+    let lower = text.to_ascii_lowercase();
+    (lower.contains("hit your") || lower.contains("reached your")) && lower.contains("limit")
+}
+
+// ---------------------------------------------------------------------------------------------
+
+/// The `claude` CLI in print mode: no tools, and for a judge no settings (so no hooks) and no
+/// session file.
+pub struct ClaudeCli {
+    pub program: PathBuf,
+    pub model: String,
+    pub timeout: Duration,
+    /// A judge answers once and keeps nothing.
+    pub one_shot: bool,
+    /// Extra environment for the CLI (the session log's path, for its Stop hook).
+    pub env: Vec<(String, String)>,
+    session: Option<String>,
+}
+
+impl ClaudeCli {
+    pub fn new(program: PathBuf, model: &str, timeout: Duration, one_shot: bool) -> Self {
+        Self { program, model: model.to_owned(), timeout, one_shot, env: Vec::new(), session: None }
+    }
+}
+
+impl Backend for ClaudeCli {
+    fn kind(&self) -> &'static str {
+        "claude"
+    }
+
+    fn model(&self) -> &str {
+        &self.model
+    }
+
+    fn reply(&mut self, system: &str, history: &[Turn]) -> Result<String, BackendError> {
+        // With a session the CLI remembers the conversation: send only the newest turn. Without
+        // one (the first call, or a judge), send everything so far.
+        let prompt = match (&self.session, history.last()) {
+            (Some(_), Some(last)) => last.text.clone(),
+            _ => {
+                let labelled = history.len() > 1;
+                let parts: Vec<String> = history
+                    .iter()
+                    .map(|t| match (labelled, t.role) {
+                        (false, _) => t.text.clone(),
+                        (true, Role::User) => format!("Learner: {}", t.text),
+                        (true, Role::Assistant) => format!("Coach: {}", t.text),
+                    })
+                    .collect();
+                parts.join("\n\n")
+            }
+        };
+        let mut cmd = Command::new(&self.program);
+        cmd.envs(self.env.iter().map(|(k, v)| (k.as_str(), v.as_str())));
+        cmd.args(["-p", "--model", &self.model, "--output-format", "json", "--tools", ""]);
+        if self.one_shot {
+            cmd.args(["--setting-sources", "", "--no-session-persistence", "--strict-mcp-config"]);
+        }
+        if !system.is_empty() {
+            cmd.args(["--system-prompt", system]);
+        }
+        if let Some(id) = &self.session {
+            cmd.args(["--resume", id]);
+        }
+        let out = run(cmd, &prompt, self.timeout)?;
+        let value: Value = serde_json::from_str(out.trim()).map_err(|_| {
+            let text = out.trim();
+            if is_quota_message(text) {
+                BackendError::Quota(text.to_owned())
+            } else {
+                BackendError::Failed(format!("claude printed something other than JSON: {}", snippet(text)))
+            }
+        })?;
+        let result = value.get("result").and_then(Value::as_str).unwrap_or_default().to_owned();
+        if is_quota_message(&result) {
+            return Err(BackendError::Quota(result));
+        }
+        if value.get("is_error").and_then(Value::as_bool) == Some(true) || result.trim().is_empty() {
+            return Err(BackendError::Failed(format!("claude reported an error: {}", snippet(&result))));
+        }
+        if !self.one_shot
+            && let Some(id) = value.get("session_id").and_then(Value::as_str)
+        {
+            self.session = Some(id.to_owned());
+        }
+        Ok(result)
+    }
+}
+
+fn snippet(text: &str) -> String {
+    text.chars().take(300).collect()
+}
+
+/// Runs a command with `input` on stdin; its stdout, or why not.
+fn run(mut cmd: Command, input: &str, timeout: Duration) -> Result<String, BackendError> {
+    let program = cmd.get_program().to_string_lossy().into_owned();
+    let mut child = cmd.stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().map_err(|e| {
+        BackendError::Unavailable(format!("could not start `{program}` ({e}); install Claude Code or use --local"))
+    })?;
+    if let Some(mut stdin) = child.stdin.take() {
+        let input = input.to_owned();
+        std::thread::spawn(move || {
+            let _ = stdin.write_all(input.as_bytes());
+        });
+    }
+    let drain = |pipe: Option<Box<dyn Read + Send>>| {
+        std::thread::spawn(move || {
+            let mut text = String::new();
+            if let Some(pipe) = pipe {
+                let _ = pipe.take(16 * 1024 * 1024).read_to_string(&mut text);
+            }
+            text
+        })
+    };
+    let out = drain(child.stdout.take().map(|p| Box::new(p) as Box<dyn Read + Send>));
+    let err = drain(child.stderr.take().map(|p| Box::new(p) as Box<dyn Read + Send>));
+    let started = Instant::now();
+    let status = loop {
+        match child.try_wait() {
+            Ok(Some(status)) => break status,
+            Ok(None) if started.elapsed() > timeout => {
+                let _ = child.kill();
+                let _ = child.wait();
+                return Err(BackendError::Timeout(timeout.as_secs()));
+            }
+            Ok(None) => std::thread::sleep(Duration::from_millis(20)),
+            Err(e) => return Err(BackendError::Failed(format!("waiting for `{program}`: {e}"))),
+        }
+    };
+    let stdout = out.join().unwrap_or_default();
+    let stderr = err.join().unwrap_or_default();
+    if !status.success() {
+        // `claude -p --output-format json` reports errors as JSON on stdout with a failing exit.
+        if let Ok(value) = serde_json::from_str::<Value>(stdout.trim())
+            && let Some(result) = value.get("result").and_then(Value::as_str)
+        {
+            if is_quota_message(result) {
+                return Err(BackendError::Quota(result.to_owned()));
+            }
+            return Err(BackendError::Failed(format!("`{program}` failed: {}", snippet(result))));
+        }
+        let said = if stdout.trim().is_empty() { stderr.trim() } else { stdout.trim() };
+        if is_quota_message(said) {
+            return Err(BackendError::Quota(said.to_owned()));
+        }
+        return Err(BackendError::Failed(format!("`{program}` failed ({status}): {}", snippet(said))));
+    }
+    Ok(stdout)
+}
+
+// ---------------------------------------------------------------------------------------------
+
+/// Which HTTP dialect a local or self-hosted server speaks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Dialect {
+    /// Ollama's `POST /api/chat`.
+    Ollama,
+    /// `POST /v1/chat/completions` (llama.cpp server, LM Studio, vLLM, …).
+    OpenAi,
+}
+
+pub struct HttpChat {
+    pub dialect: Dialect,
+    pub base_url: String,
+    pub model: String,
+    pub api_key: Option<String>,
+    pub timeout: Duration,
+}
+
+impl HttpChat {
+    fn messages(system: &str, history: &[Turn]) -> Vec<Value> {
+        let mut messages = Vec::with_capacity(history.len() + 1);
+        if !system.is_empty() {
+            messages.push(json!({ "role": "system", "content": system }));
+        }
+        for turn in history {
+            let role = if turn.role == Role::User { "user" } else { "assistant" };
+            messages.push(json!({ "role": role, "content": turn.text }));
+        }
+        messages
+    }
+}
+
+impl Backend for HttpChat {
+    fn kind(&self) -> &'static str {
+        match self.dialect {
+            Dialect::Ollama => "ollama",
+            Dialect::OpenAi => "openai",
+        }
+    }
+
+    fn model(&self) -> &str {
+        &self.model
+    }
+
+    fn reply(&mut self, system: &str, history: &[Turn]) -> Result<String, BackendError> {
+        let base = self.base_url.trim_end_matches('/');
+        let messages = Self::messages(system, history);
+        let (url, body) = match self.dialect {
+            Dialect::Ollama => {
+                (format!("{base}/api/chat"), json!({ "model": self.model, "messages": messages, "stream": false }))
+            }
+            Dialect::OpenAi => {
+                (format!("{base}/v1/chat/completions"), json!({ "model": self.model, "messages": messages }))
+            }
+        };
+        let reply = devcoach_net::model::post_json(&url, &body, self.timeout, self.api_key.as_deref()).map_err(
+            |e| match e {
+                devcoach_net::model::ModelHttpError::Unreachable(m) => {
+                    BackendError::Unavailable(format!("nothing answers at {m}"))
+                }
+                devcoach_net::model::ModelHttpError::Timeout(s) => BackendError::Timeout(s),
+                other => BackendError::Failed(other.to_string()),
+            },
+        )?;
+        let text = match self.dialect {
+            Dialect::Ollama => reply.pointer("/message/content"),
+            Dialect::OpenAi => reply.pointer("/choices/0/message/content"),
+        }
+        .and_then(Value::as_str)
+        .unwrap_or_default();
+        if text.trim().is_empty() {
+            return Err(BackendError::Failed(format!("{} sent an empty reply", self.kind())));
+        }
+        Ok(text.to_owned())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn quota_messages_are_recognised() {
+        assert!(is_quota_message("You've hit your usage limit · resets 5pm"));
+        assert!(is_quota_message("Claude AI usage limit reached: you've reached your limit"));
+        assert!(!is_quota_message("What limits does the input have?"));
+    }
+}

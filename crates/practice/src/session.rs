@@ -1,0 +1,341 @@
+//! One practice session, whatever the front end: every learner message goes through the gate,
+//! every coach draft through the detectors, and every step into the log. The REPL and the MCP
+//! tools drive this; neither can skip a rule.
+
+use crate::backend::{Backend, BackendError, Role, Turn};
+use crate::detect::leak::scan;
+use crate::detect::solution::pasteable_line;
+use crate::gate::{self, CodeDecision, Gate};
+use crate::judge;
+use crate::log::{Event, Judge, LogError, MessageKind, ReqVerdict, SCHEMA, Writer};
+use crate::problem::Problem;
+use crate::rung;
+use crate::toolbox::Toolbox;
+
+/// Leaky drafts after which a reply is withheld.
+pub const MAX_DRAFTS: u32 = 3;
+
+/// The coaching instructions for a model: the practice skill, without its first section (about
+/// the terminal client) for a local model, then the problem.
+pub fn system_prompt(problem: &Problem, local: bool) -> String {
+    let skill = devcoach_assets::PRACTICE_SKILL;
+    let skill = if local {
+        // Drop "## The client" up to the next section.
+        match (skill.find("## The client"), skill.find("## Your role")) {
+            (Some(a), Some(b)) if a < b => format!("{}{}", &skill[..a], &skill[b..]),
+            _ => skill.to_owned(),
+        }
+    } else {
+        skill.to_owned()
+    };
+    format!("{skill}\n\n## The problem\n\n{}\n", problem.brief())
+}
+
+/// What the learner should see, in order.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Shown {
+    /// The coach's reply, marker removed.
+    Coach { text: String, rung: Option<u8> },
+    /// The gate's verdict on a requirement list.
+    Verdict { verdict: ReqVerdict, missing: Vec<String> },
+    /// Code held back, and why.
+    Held(String),
+    /// Three drafts gave too much away; nothing is shown but this.
+    Withheld(String),
+    /// The coach moved to another backend.
+    Switched(String),
+    /// Something failed; the message can be sent again.
+    Error(String),
+}
+
+/// A judge of requirement lists (and of blocks the rules could not classify).
+pub struct NamedJudge {
+    pub label: Judge,
+    pub backend: Box<dyn Backend>,
+}
+
+pub struct Session {
+    toolbox: &'static Toolbox,
+    problem: Problem,
+    coach: Box<dyn Backend>,
+    local: Option<Box<dyn Backend>>,
+    on_local: bool,
+    judges: Vec<NamedJudge>,
+    log: Writer,
+    clock: Box<dyn Fn() -> String>,
+    gate: Gate,
+    history: Vec<Turn>,
+    /// Everything the learner typed, and the names the gate itself told them.
+    learner_words: Vec<String>,
+    revealed: bool,
+    ended: bool,
+}
+
+impl Session {
+    /// Starts a session and writes its `start` line. `on_local` says whether `coach` is
+    /// already a local model (`--local`).
+    #[allow(clippy::too_many_arguments)]
+    pub fn start(
+        toolbox: &'static Toolbox,
+        problem: Problem,
+        coach: Box<dyn Backend>,
+        local: Option<Box<dyn Backend>>,
+        on_local: bool,
+        judges: Vec<NamedJudge>,
+        log: Writer,
+        clock: Box<dyn Fn() -> String>,
+    ) -> Result<Self, LogError> {
+        let session = Self {
+            toolbox,
+            problem,
+            coach,
+            local,
+            on_local,
+            judges,
+            log,
+            clock,
+            gate: Gate::new(),
+            history: Vec::new(),
+            learner_words: Vec::new(),
+            revealed: false,
+            ended: false,
+        };
+        session.write(&Event::Start {
+            schema: SCHEMA,
+            problem: session.problem.slug.clone(),
+            title: Some(session.problem.title.clone()),
+            tags: session.problem.tags.clone(),
+            backend: session.coach.kind().to_owned(),
+            model: session.coach.model().to_owned(),
+        })?;
+        Ok(session)
+    }
+
+    pub fn problem(&self) -> &Problem {
+        &self.problem
+    }
+
+    pub fn log_path(&self) -> &std::path::Path {
+        self.log.path()
+    }
+
+    pub fn backend_label(&self) -> String {
+        format!("{} ({})", self.coach.kind(), self.coach.model())
+    }
+
+    fn write(&self, event: &Event) -> Result<(), LogError> {
+        self.log.append(&(self.clock)(), event)
+    }
+
+    /// Logs, and turns a log failure into something to show (the session goes on).
+    fn record(&self, event: &Event, shown: &mut Vec<Shown>) {
+        if let Err(e) = self.write(event) {
+            shown.push(Shown::Error(e.to_string()));
+        }
+    }
+
+    fn name_of(&self, id: &str) -> String {
+        self.toolbox.get(id).map_or_else(|| id.to_owned(), |e| e.name.clone())
+    }
+
+    /// One learner message.
+    pub fn send(&mut self, text: &str) -> Vec<Shown> {
+        let mut shown = Vec::new();
+        let text = text.trim();
+        if text.is_empty() || self.ended {
+            return shown;
+        }
+        let kind = match gate::message_kind(text) {
+            Some(kind) => kind,
+            None => self.ask_is_code(text),
+        };
+        self.learner_words.push(text.to_owned());
+        self.record(&Event::Learner { text: text.to_owned(), kind }, &mut shown);
+        let mut to_coach = text.to_owned();
+        match kind {
+            MessageKind::Req => {
+                let (verdict, missing, judge) = self.judge_requirements(gate::requirement_text(text));
+                self.gate.record(verdict, &missing);
+                self.record(&Event::ReqCheck { verdict, missing: missing.clone(), judge }, &mut shown);
+                let names: Vec<String> = missing.iter().map(|id| self.name_of(id)).collect();
+                // The learner has now been told these names: they are theirs to use.
+                self.learner_words.push(names.join(", "));
+                to_coach = format!(
+                    "{text}\n\n[devcoach: the requirement list was judged {}{}]",
+                    verdict.as_str(),
+                    if names.is_empty() {
+                        String::new()
+                    } else {
+                        format!("; it says nothing yet about: {}", names.join(", "))
+                    }
+                );
+                shown.push(Shown::Verdict { verdict, missing: names });
+            }
+            MessageKind::Code => {
+                let toolbox = self.toolbox;
+                let decision =
+                    self.gate.on_code(|id| toolbox.get(id).map_or_else(|| id.to_owned(), |e| e.name.clone()));
+                match decision {
+                    CodeDecision::Hold { why } => {
+                        self.record(&Event::Held { why: why.clone() }, &mut shown);
+                        shown.push(Shown::Held(why));
+                        return shown;
+                    }
+                    CodeDecision::Pass { req_incomplete } => {
+                        self.record(&Event::Code { req_incomplete }, &mut shown);
+                    }
+                }
+            }
+            MessageKind::Prose => {}
+        }
+        self.history.push(Turn { role: Role::User, text: to_coach });
+        self.coach_reply(&mut shown);
+        shown
+    }
+
+    /// The learner asked for the answer: the guard stands down and the coach may explain a
+    /// full solution.
+    pub fn reveal(&mut self) -> Vec<Shown> {
+        let mut shown = Vec::new();
+        self.revealed = true;
+        self.record(&Event::Reveal {}, &mut shown);
+        self.history.push(Turn {
+            role: Role::User,
+            text: "[devcoach: the learner typed /reveal] Please show a complete solution now and explain why it works."
+                .into(),
+        });
+        self.coach_reply(&mut shown);
+        shown
+    }
+
+    /// Ends the session (once).
+    pub fn end(&mut self, reason: &str) -> Result<(), LogError> {
+        if self.ended {
+            return Ok(());
+        }
+        self.ended = true;
+        self.write(&Event::End { reason: Some(reason.to_owned()) })
+    }
+
+    /// Asks a judge whether a block is code; nobody answering means prose.
+    fn ask_is_code(&mut self, text: &str) -> MessageKind {
+        let prompt = format!(
+            "Is the following text source code in a programming language (pseudo-code in code syntax counts), \
+             or something else (prose, a list, an error message, data, maths)? Answer with one word: code or not_code.\n\n<text>\n{text}\n</text>"
+        );
+        for judge in &mut self.judges {
+            if let Ok(answer) = judge.backend.reply("", &[Turn { role: Role::User, text: prompt.clone() }]) {
+                let answer = answer.trim().to_ascii_lowercase();
+                if answer.starts_with("not") {
+                    return MessageKind::Prose;
+                }
+                if answer.starts_with("code") {
+                    return MessageKind::Code;
+                }
+            }
+        }
+        MessageKind::Prose
+    }
+
+    /// The judge chain: each judge in turn; none answering usably means `unverified`.
+    fn judge_requirements(&mut self, list: &str) -> (ReqVerdict, Vec<String>, Judge) {
+        let prompt = judge::prompt(self.toolbox, &self.problem.statement, list);
+        for j in &mut self.judges {
+            let Ok(reply) = j.backend.reply("", &[Turn { role: Role::User, text: prompt.clone() }]) else { continue };
+            if let Some(judgement) = judge::read(self.toolbox, &reply) {
+                return (judgement.verdict, judgement.missing, j.label);
+            }
+        }
+        (ReqVerdict::Unverified, Vec::new(), Judge::None)
+    }
+
+    /// What is wrong with a draft, if anything: a name not yet the learner's, or a line of
+    /// solution code.
+    fn leak_in(&self, draft: &str) -> Option<(String, String)> {
+        if self.revealed {
+            return None;
+        }
+        let words: Vec<&str> = self.learner_words.iter().map(String::as_str).collect();
+        if !self.gate.code_seen()
+            && let Some(hit) = scan(self.toolbox, draft, &words, Some(&self.problem.statement)).into_iter().next()
+        {
+            let why = format!("it named \"{}\", which the learner has not named", hit.text);
+            return Some((hit.id, why));
+        }
+        pasteable_line(draft, &words)
+            .map(|line| ("code-line".to_owned(), format!("it contained the line of code `{line}`")))
+    }
+
+    fn coach_reply(&mut self, shown: &mut Vec<Shown>) {
+        let mut drafts = 0;
+        let mut leaked = false;
+        let mut note: Option<String> = None;
+        loop {
+            drafts += 1;
+            let system = system_prompt(&self.problem, self.on_local);
+            let mut turns = self.history.clone();
+            if let Some(note) = &note {
+                turns.push(Turn { role: Role::User, text: note.clone() });
+            }
+            let draft = match self.coach.reply(&system, &turns) {
+                Ok(draft) => draft,
+                Err(BackendError::Quota(message)) if !self.on_local && self.local.is_some() => {
+                    if let Some(local) = self.local.take() {
+                        let from = self.coach.kind().to_owned();
+                        self.coach = local;
+                        self.on_local = true;
+                        self.record(
+                            &Event::Switch {
+                                from,
+                                to: self.coach.kind().to_owned(),
+                                reason: format!("quota: {message}"),
+                            },
+                            shown,
+                        );
+                        shown.push(Shown::Switched(format!(
+                            "The cloud coach is out of quota ({message}). Carrying on with {}, with the whole conversation.",
+                            self.backend_label()
+                        )));
+                    }
+                    drafts -= 1;
+                    continue;
+                }
+                Err(e) => {
+                    // The learner's message was not answered: take it back so it can be sent again.
+                    if self.history.last().is_some_and(|t| t.role == Role::User) {
+                        self.history.pop();
+                    }
+                    shown.push(Shown::Error(format!("The coach did not answer: {e}. Send your message again.")));
+                    return;
+                }
+            };
+            let (rung, clean) = rung::strip(&draft);
+            match self.leak_in(&clean) {
+                None => {
+                    self.history.push(Turn { role: Role::Assistant, text: clean.clone() });
+                    self.record(&Event::Coach { rung, leaked, drafts, text: Some(clean.clone()) }, shown);
+                    shown.push(Shown::Coach { text: clean, rung });
+                    return;
+                }
+                Some((entry, why)) => {
+                    leaked = true;
+                    let source = if self.on_local { "local" } else { "repl" };
+                    self.record(&Event::Bounce { entry, source: source.to_owned() }, shown);
+                    if drafts >= MAX_DRAFTS {
+                        self.record(&Event::Coach { rung: None, leaked, drafts, text: None }, shown);
+                        shown.push(Shown::Withheld(
+                            "The coach's reply gave too much away three times, so it is held back. Ask again another way, \
+                             or type /hint for a nudge."
+                                .into(),
+                        ));
+                        return;
+                    }
+                    note = Some(format!(
+                        "[devcoach guard] Your last reply was not shown because {why}. Write it again: no technique, data \
+                         structure or property the learner has not named, and no code. Start with the rung marker."
+                    ));
+                }
+            }
+        }
+    }
+}
