@@ -76,6 +76,13 @@ pub const PRACTICE_PROBLEMS: [(&str, &str); 6] = [
     ("signal-tower-reach", include_str!("../practice/problems/signal-tower-reach.md")),
 ];
 
+/// The scripted learner transcripts `devcoach practice eval` replays, by name.
+pub const PRACTICE_EVAL: [(&str, &str); 3] = [
+    ("code-first", include_str!("../practice/eval/code-first.json")),
+    ("names-bait", include_str!("../practice/eval/names-bait.json")),
+    ("stuck-then-code", include_str!("../practice/eval/stuck-then-code.json")),
+];
+
 #[cfg(test)]
 mod tests {
     use super::*;

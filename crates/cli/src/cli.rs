@@ -141,6 +141,13 @@ pub struct PracticeArgs {
     /// Read the problem from a markdown file (front matter optional).
     #[arg(long = "problem", value_name = "FILE")]
     pub problem_file: Option<std::path::PathBuf>,
+    #[command(flatten)]
+    pub models: ModelArgs,
+}
+
+/// Which models coach and judge.
+#[derive(Debug, Args, Clone)]
+pub struct ModelArgs {
     /// Coach on the local model (Ollama) from the start.
     #[arg(long)]
     pub local: bool,
@@ -173,6 +180,17 @@ pub enum PracticeCommand {
     },
     /// List the problems devcoach ships.
     Problems(JsonFlag),
+    /// Replay the shipped learner transcripts against a coach model and score it: leak rate,
+    /// gate compliance, judge vocabulary violations, rung distribution.
+    Eval {
+        /// claude (the CLI, falling back to local), or ollama / openai (local only).
+        #[arg(long, default_value = "claude", value_parser = ["claude", "ollama", "openai"])]
+        backend: String,
+        #[command(flatten)]
+        models: ModelArgs,
+        #[command(flatten)]
+        json: JsonFlag,
+    },
 }
 
 #[derive(Debug, Subcommand)]
@@ -309,6 +327,10 @@ pub struct InstallArgs {
     /// Leave the hooks out (no lesson cues; the MCP tools still work).
     #[arg(long)]
     pub skip_hook: bool,
+    /// Also install the practice guard in Claude Code: a Stop hook that sends back coach replies
+    /// naming the answer while a `devcoach practice` session runs in Claude Code's own interface.
+    #[arg(long)]
+    pub practice: bool,
 }
 
 #[derive(Debug, Args)]

@@ -19,6 +19,12 @@ fn main() -> ExitCode {
         hooks::run(hook);
         return ExitCode::SUCCESS;
     }
+    if std::env::args_os().nth(1).is_some_and(|a| a == "hook")
+        && std::env::args_os().nth(2).is_some_and(|a| a == "practice-stop")
+    {
+        hooks::practice::run();
+        return ExitCode::SUCCESS;
+    }
     let parsed = {
         use clap::{CommandFactory, FromArgMatches};
         cli::Cli::command()

@@ -29,6 +29,30 @@ pub enum Observation {
     Review(Grade),
     /// A course check step was done (`true`) or skipped (`false`).
     CourseCheck(bool),
+    /// A practice problem on the topic ended.
+    Practice(PracticeResult),
+}
+
+/// How a practice session on a topic ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PracticeResult {
+    /// Without the answer, with at most small nudges (highest hint rung H1–H2).
+    Alone,
+    /// Without the answer, but after revealing hints (H3 or higher).
+    Helped,
+    /// The learner asked for the answer.
+    Revealed,
+}
+
+impl PracticeResult {
+    /// From what the session log says.
+    pub fn from_session(revealed: bool, highest_rung: Option<u8>) -> Self {
+        match (revealed, highest_rung) {
+            (true, _) => Self::Revealed,
+            (false, Some(r)) if r >= 3 => Self::Helped,
+            _ => Self::Alone,
+        }
+    }
 }
 
 /// How one kind of evidence reads.
@@ -59,6 +83,11 @@ fn reading(o: Observation) -> Option<Reading> {
         Observation::Feedback(Feedback::DontKnow) => r(Some(false), 0.5, 0.2, 0.1, Grade::Again),
         Observation::Review(g) => r(Some(g.recalled()), REVIEW_GUESS, REVIEW_SLIP, 0.2, g),
         Observation::CourseCheck(done) => r(Some(done), 0.3, 0.15, 0.1, if done { Grade::Good } else { Grade::Hard }),
+        // Solving alone is good evidence; with strong hints, weaker (the hints carried part of
+        // it); asking for the answer is a miss, though reading the solution teaches a little.
+        Observation::Practice(PracticeResult::Alone) => r(Some(true), 0.25, 0.1, 0.15, Grade::Good),
+        Observation::Practice(PracticeResult::Helped) => r(Some(true), 0.55, 0.1, 0.25, Grade::Hard),
+        Observation::Practice(PracticeResult::Revealed) => r(Some(false), 0.3, 0.25, 0.15, Grade::Again),
     }
 }
 
@@ -171,6 +200,20 @@ mod tests {
         assert_eq!(confidence(TopicState::start(Observation::Assessment(0), t0(), &s).now(t0(), &s)), 0);
         let again = state.observe(Observation::Assessment(3), t0() + Duration::days(1), &s);
         assert_eq!(confidence(again.now(t0() + Duration::days(1), &s)), 3, "a new rating replaces the estimate");
+    }
+
+    #[test]
+    fn practice_outcomes_order_the_estimate() {
+        let s = Scheduler::default();
+        let start = TopicState::start(Observation::Assessment(5), t0(), &s);
+        let after = |r| start.observe(Observation::Practice(r), t0(), &s).now(t0(), &s);
+        let (alone, helped, revealed) =
+            (after(PracticeResult::Alone), after(PracticeResult::Helped), after(PracticeResult::Revealed));
+        let before = start.now(t0(), &s);
+        assert!(alone > helped && helped > before && revealed < before, "{alone} {helped} {before} {revealed}");
+        assert_eq!(PracticeResult::from_session(true, Some(1)), PracticeResult::Revealed);
+        assert_eq!(PracticeResult::from_session(false, Some(3)), PracticeResult::Helped);
+        assert_eq!(PracticeResult::from_session(false, None), PracticeResult::Alone);
     }
 
     #[test]

@@ -109,6 +109,11 @@ impl Gate {
         }
     }
 
+    /// Code went through earlier (a session rebuilt from its log).
+    pub fn mark_code_seen(&mut self) {
+        self.code_seen = true;
+    }
+
     /// Whether code has gone through (the leak guard's names rule ends there).
     pub fn code_seen(&self) -> bool {
         self.code_seen

@@ -4,10 +4,14 @@
 
 pub mod backend;
 pub mod detect;
+pub mod eval;
 pub mod gate;
+pub mod guard;
 pub mod judge;
 pub mod log;
+pub mod postmortem;
 pub mod problem;
+pub mod remote;
 pub mod report;
 pub mod rung;
 pub mod session;

@@ -76,6 +76,9 @@ pub enum Event {
         #[serde(default)]
         missing: Vec<String>,
         judge: Judge,
+        /// Names the judge gave outside the vocabulary (dropped before the learner saw them).
+        #[serde(default, skip_serializing_if = "is_zero")]
+        dropped: u32,
     },
     Code {
         #[serde(default, skip_serializing_if = "std::ops::Not::not")]
@@ -114,6 +117,11 @@ pub enum Event {
 
 fn one() -> u32 {
     1
+}
+
+#[allow(clippy::trivially_copy_pass_by_ref)]
+fn is_zero(n: &u32) -> bool {
+    *n == 0
 }
 
 /// An event with its time, as read back.
@@ -249,6 +257,7 @@ mod tests {
                 verdict: ReqVerdict::Incomplete,
                 missing: vec!["empty-input".into()],
                 judge: Judge::Haiku,
+                dropped: 0,
             },
             Event::Code { req_incomplete: true },
             Event::Coach { rung: Some(2), leaked: false, drafts: 1, text: Some("Why?".into()) },

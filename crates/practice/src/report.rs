@@ -79,7 +79,7 @@ pub fn session(file: &str, events: &[Stamped], toolbox: &Toolbox) -> SessionRepo
                 }
             }
             Event::Learner { .. } => {}
-            Event::ReqCheck { verdict, missing, judge } => r.verdicts.push(VerdictLine {
+            Event::ReqCheck { verdict, missing, judge, .. } => r.verdicts.push(VerdictLine {
                 verdict: verdict.as_str(),
                 missing: missing.clone(),
                 judge: serde_json::to_value(judge).ok().and_then(|v| v.as_str().map(str::to_owned)).unwrap_or_default(),

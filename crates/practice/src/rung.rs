@@ -12,17 +12,19 @@ pub fn strip(reply: &str) -> (Option<u8>, String) {
         let mut rest = line;
         let mut removed = false;
         while let Some(open) = rest.find("<!--") {
-            let Some(close) = rest[open..].find("-->") else { break };
-            let inner = &rest[open + 4..open + close];
-            match parse_marker(inner) {
+            // The comment's end is searched after its start (`<!-->` is not a closed comment).
+            let body = open + 4;
+            let Some(len) = rest[body..].find("-->") else { break };
+            let end = body + len + 3;
+            match parse_marker(&rest[body..body + len]) {
                 Some(n) => {
                     rung = Some(rung.map_or(n, |r| r.max(n)));
                     kept.push_str(&rest[..open]);
                     removed = true;
                 }
-                None => kept.push_str(&rest[..open + close + 3]),
+                None => kept.push_str(&rest[..end]),
             }
-            rest = &rest[open + close + 3..];
+            rest = &rest[end..];
         }
         kept.push_str(rest);
         if removed && kept.trim().is_empty() {
@@ -59,5 +61,8 @@ mod tests {
         assert_eq!(strip("<!-- a comment --> stays"), (None, "<!-- a comment --> stays".into()));
         assert_eq!(strip("<!-- rung:H0 --> <!-- rung:H12 -->"), (None, "<!-- rung:H0 --> <!-- rung:H12 -->".into()));
         assert_eq!(strip("unclosed <!-- rung:H2"), (None, "unclosed <!-- rung:H2".into()));
+        // Found by fuzzing: a comment opener that overlaps its own closer.
+        assert_eq!(strip("a <!--> b"), (None, "a <!--> b".into()));
+        assert_eq!(strip("<!---->x"), (None, "<!---->x".into()));
     }
 }

@@ -154,9 +154,9 @@ impl Session {
         let mut to_coach = text.to_owned();
         match kind {
             MessageKind::Req => {
-                let (verdict, missing, judge) = self.judge_requirements(gate::requirement_text(text));
+                let (verdict, missing, judge, dropped) = self.judge_requirements(gate::requirement_text(text));
                 self.gate.record(verdict, &missing);
-                self.record(&Event::ReqCheck { verdict, missing: missing.clone(), judge }, &mut shown);
+                self.record(&Event::ReqCheck { verdict, missing: missing.clone(), judge, dropped }, &mut shown);
                 let names: Vec<String> = missing.iter().map(|id| self.name_of(id)).collect();
                 // The learner has now been told these names: they are theirs to use.
                 self.learner_words.push(names.join(", "));
@@ -238,15 +238,16 @@ impl Session {
     }
 
     /// The judge chain: each judge in turn; none answering usably means `unverified`.
-    fn judge_requirements(&mut self, list: &str) -> (ReqVerdict, Vec<String>, Judge) {
+    fn judge_requirements(&mut self, list: &str) -> (ReqVerdict, Vec<String>, Judge, u32) {
         let prompt = judge::prompt(self.toolbox, &self.problem.statement, list);
         for j in &mut self.judges {
             let Ok(reply) = j.backend.reply("", &[Turn { role: Role::User, text: prompt.clone() }]) else { continue };
             if let Some(judgement) = judge::read(self.toolbox, &reply) {
-                return (judgement.verdict, judgement.missing, j.label);
+                let dropped = u32::try_from(judgement.dropped.len()).unwrap_or(u32::MAX);
+                return (judgement.verdict, judgement.missing, j.label, dropped);
             }
         }
-        (ReqVerdict::Unverified, Vec::new(), Judge::None)
+        (ReqVerdict::Unverified, Vec::new(), Judge::None, 0)
     }
 
     /// What is wrong with a draft, if anything: a name not yet the learner's, or a line of

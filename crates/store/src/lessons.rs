@@ -237,7 +237,7 @@ fn usage_defaults(conn: &Connection) -> Result<UsageDefaults> {
     })
 }
 
-fn insert_or_replace(tx: &Transaction<'_>, l: &Lesson) -> rusqlite::Result<()> {
+pub(crate) fn insert_or_replace(tx: &Transaction<'_>, l: &Lesson) -> rusqlite::Result<()> {
     tx.execute(
         &format!("INSERT OR REPLACE INTO lessons ({COLUMNS}) VALUES ({PLACEHOLDERS})"),
         params_from_iter(insert_params(l)),

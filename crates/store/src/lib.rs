@@ -23,6 +23,7 @@ mod lessons;
 mod notebook;
 mod pacing;
 mod paths;
+mod practice;
 pub mod probe;
 mod reviews;
 mod schema;

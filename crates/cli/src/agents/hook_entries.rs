@@ -6,12 +6,31 @@
 
 use serde_json::{Map, Value, json};
 
+/// Which of devcoach's hooks an entry is: the lesson hooks, or the practice guard (installed
+/// only on request, beside the lesson Stop hook in the same event).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Family {
+    #[default]
+    Lesson,
+    Practice,
+}
+
+impl Family {
+    fn owns(self, command: &str) -> bool {
+        match self {
+            Self::Lesson => is_ours(command),
+            Self::Practice => is_practice(command),
+        }
+    }
+}
+
 /// One hook devcoach wants in an event.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Wanted {
     pub event: &'static str,
     pub command: String,
     pub timeout: u64,
+    pub family: Family,
 }
 
 impl Wanted {
@@ -41,6 +60,12 @@ pub fn is_ours(command: &str) -> bool {
     names_us && SUBCOMMANDS.iter().any(|sub| contains_word(&lower, sub))
 }
 
+/// Whether a hook command is devcoach's practice guard (`devcoach hook practice-stop`).
+pub fn is_practice(command: &str) -> bool {
+    let lower = command.to_ascii_lowercase();
+    (lower.contains("devcoach") || lower.contains("dev-coach")) && contains_word(&lower, "practice-stop")
+}
+
 /// `needle` with no letter, digit or `_` right before or after it.
 fn contains_word(haystack: &str, needle: &str) -> bool {
     let word = |c: Option<char>| c.is_some_and(|c| c.is_ascii_alphanumeric() || c == '_');
@@ -53,13 +78,13 @@ fn command_of(hook: &Value) -> Option<&str> {
     hook.get("command").and_then(Value::as_str)
 }
 
-/// Our hooks in one event, as `(group index, hook index)`.
-fn ours(groups: &[Value]) -> Vec<(usize, usize)> {
+/// Our hooks of one family in one event, as `(group index, hook index)`.
+fn ours(groups: &[Value], family: Family) -> Vec<(usize, usize)> {
     let mut found = Vec::new();
     for (g, group) in groups.iter().enumerate() {
         if let Some(hooks) = group.get("hooks").and_then(Value::as_array) {
             for (h, hook) in hooks.iter().enumerate() {
-                if command_of(hook).is_some_and(is_ours) {
+                if command_of(hook).is_some_and(|c| family.owns(c)) {
                     found.push((g, h));
                 }
             }
@@ -74,7 +99,7 @@ pub fn upsert(root: &mut Map<String, Value>, wanted: &Wanted) -> Upsert {
     let Some(groups) = hooks.entry(wanted.event).or_insert_with(|| Value::Array(Vec::new())).as_array_mut() else {
         return Upsert::Foreign;
     };
-    let found = ours(groups);
+    let found = ours(groups, wanted.family);
     if let [(g, h)] = found.as_slice() {
         let group = &groups[*g];
         let alone = group.get("hooks").and_then(Value::as_array).is_some_and(|hs| hs.len() == 1);
@@ -85,31 +110,33 @@ pub fn upsert(root: &mut Map<String, Value>, wanted: &Wanted) -> Upsert {
             return Upsert::Unchanged;
         }
     }
-    let removed = remove_from(groups);
+    let removed = remove_from(groups, |c| wanted.family.owns(c));
     groups.push(json!({ "hooks": [wanted.hook()] }));
     if removed == 0 { Upsert::Added } else { Upsert::Replaced(removed) }
 }
 
-/// Removes our hooks from one event's groups, dropping groups left empty. Returns how many.
-fn remove_from(groups: &mut Vec<Value>) -> usize {
+/// Removes the hooks `mine` claims from one event's groups, dropping groups left empty.
+/// Returns how many.
+fn remove_from(groups: &mut Vec<Value>, mine: impl Fn(&str) -> bool) -> usize {
     let mut removed = 0;
     groups.retain_mut(|group| {
         let Some(hooks) = group.get_mut("hooks").and_then(Value::as_array_mut) else { return true };
         let before = hooks.len();
-        hooks.retain(|hook| !command_of(hook).is_some_and(is_ours));
+        hooks.retain(|hook| !command_of(hook).is_some_and(&mine));
         removed += before - hooks.len();
         !(before > 0 && hooks.is_empty())
     });
     removed
 }
 
-/// Removes every hook of ours from every event; events and `hooks` left empty go too.
+/// Removes every hook of ours (both families) from every event; events and `hooks` left empty
+/// go too.
 pub fn remove_all(root: &mut Map<String, Value>) -> usize {
     let Some(hooks) = root.get_mut("hooks").and_then(Value::as_object_mut) else { return 0 };
     let mut removed = 0;
     hooks.retain(|_, groups| {
         let Some(list) = groups.as_array_mut() else { return true };
-        let n = remove_from(list);
+        let n = remove_from(list, |c| is_ours(c) || is_practice(c));
         removed += n;
         !(n > 0 && list.is_empty())
     });
@@ -133,7 +160,7 @@ pub fn find(root: &Map<String, Value>) -> Vec<Found> {
     let mut out = Vec::new();
     for (event, groups) in hooks {
         let Some(groups) = groups.as_array() else { continue };
-        for (g, h) in ours(groups) {
+        for (g, h) in ours(groups, Family::Lesson) {
             let hook = &groups[g]["hooks"][h];
             out.push(Found {
                 event: event.clone(),
@@ -150,7 +177,7 @@ mod tests {
     use super::*;
 
     fn wanted(command: &str) -> Wanted {
-        Wanted { event: "Stop", command: command.into(), timeout: 60 }
+        Wanted { event: "Stop", command: command.into(), timeout: 60, family: Family::Lesson }
     }
 
     #[test]
@@ -211,7 +238,15 @@ mod tests {
     fn removing_the_last_hook_removes_the_empty_containers_only() {
         let mut root = Map::new();
         upsert(&mut root, &wanted("devcoach stop-hook"));
-        upsert(&mut root, &Wanted { event: "UserPromptSubmit", command: "devcoach prompt-hook".into(), timeout: 30 });
+        upsert(
+            &mut root,
+            &Wanted {
+                event: "UserPromptSubmit",
+                command: "devcoach prompt-hook".into(),
+                timeout: 30,
+                family: Family::Lesson,
+            },
+        );
         assert_eq!(remove_all(&mut root), 2);
         assert!(root.is_empty(), "{root:?}");
 
@@ -229,5 +264,28 @@ mod tests {
         let mut root: Map<String, Value> = serde_json::from_value(json!({ "hooks": { "Stop": {} } })).expect("json");
         assert_eq!(upsert(&mut root, &wanted("devcoach stop-hook")), Upsert::Foreign);
         assert_eq!(remove_all(&mut root), 0);
+    }
+
+    #[test]
+    fn the_practice_guard_lives_beside_the_lesson_hook() {
+        let mut root: Map<String, Value> = Map::new();
+        let practice = Wanted {
+            event: "Stop",
+            command: "/bin/devcoach hook practice-stop".into(),
+            timeout: 30,
+            family: Family::Practice,
+        };
+        assert_eq!(upsert(&mut root, &wanted("/bin/devcoach stop-hook")), Upsert::Added);
+        assert_eq!(upsert(&mut root, &practice), Upsert::Added);
+        // Each upsert leaves the other family alone.
+        assert_eq!(upsert(&mut root, &wanted("/bin/devcoach stop-hook")), Upsert::Unchanged);
+        assert_eq!(upsert(&mut root, &practice), Upsert::Unchanged);
+        assert_eq!(root["hooks"]["Stop"].as_array().map(Vec::len), Some(2));
+        assert_eq!(find(&root).len(), 1, "doctor's lesson hooks do not count the guard");
+        assert!(
+            is_practice("\"/Users/a b/devcoach\" hook practice-stop") && !is_ours("/bin/devcoach hook practice-stop")
+        );
+        assert_eq!(remove_all(&mut root), 2);
+        assert!(root.get("hooks").is_none());
     }
 }

@@ -5,7 +5,7 @@ use std::path::Path;
 use serde_json::{Map, Value, json};
 
 use super::config::{ConfigError, JsonDoc, Saved};
-use super::hook_entries::{self, Upsert, Wanted};
+use super::hook_entries::{self, Family, Upsert, Wanted};
 use super::launch::Launch;
 use super::skill::{self, SkillStatus};
 use super::{Agent, Places, client_cli, codex, hook_plan};
@@ -47,6 +47,8 @@ impl Report {
 pub struct InstallOptions {
     pub force: bool,
     pub skip_hook: bool,
+    /// Also the practice guard's Stop hook (Claude Code).
+    pub practice: bool,
     /// The agent was named on the command line (not just part of the default set).
     pub explicit: bool,
 }
@@ -94,6 +96,9 @@ pub fn install(agent: Agent, places: &Places, launch: &Launch, opts: InstallOpti
                 report.push(Mark::Skipped, "hooks (--skip-hook)");
             } else {
                 claude_hooks(&mut report, places, launch);
+            }
+            if opts.practice {
+                practice_hook(&mut report, places, launch);
             }
             skill_install(&mut report, places, &places.claude_skill(), opts.force);
         }
@@ -305,6 +310,39 @@ fn claude_hooks(report: &mut Report, places: &Places, launch: &Launch) {
     json_hooks(report, places, &path, Agent::ClaudeCode, launch);
 }
 
+/// The practice guard: a Stop hook that checks coach replies while a practice session runs in
+/// Claude Code's own interface (it returns at once when no session is on).
+fn practice_hook(report: &mut Report, places: &Places, launch: &Launch) {
+    let path = places.claude_settings();
+    let mut doc = match JsonDoc::load(&path) {
+        Ok(doc) => doc,
+        Err(e) => return config_failure(report, places, &e),
+    };
+    let wanted = Wanted {
+        event: "Stop",
+        command: launch.hook_command("hook practice-stop"),
+        timeout: 30,
+        family: Family::Practice,
+    };
+    match hook_entries::upsert(&mut doc.root, &wanted) {
+        Upsert::Foreign => {
+            report.push(
+                Mark::Failed,
+                format!("`hooks` in {} is not in the expected shape; left unchanged", places.show(&path)),
+            );
+        }
+        Upsert::Unchanged if !doc.changed() => {
+            report.push(Mark::Unchanged, format!("practice guard already installed ({})", places.show(&path)));
+        }
+        _ => match doc.save() {
+            Ok(saved) => {
+                report.push(Mark::Done, format!("practice guard Stop hook ({})", saved_text(places, &doc, &saved)));
+            }
+            Err(e) => config_failure(report, places, &e),
+        },
+    }
+}
+
 fn json_hooks(report: &mut Report, places: &Places, path: &Path, agent: Agent, launch: &Launch) {
     let mut doc = match JsonDoc::load(path) {
         Ok(doc) => doc,
@@ -312,7 +350,7 @@ fn json_hooks(report: &mut Report, places: &Places, path: &Path, agent: Agent, l
     };
     let mut outcomes = Vec::new();
     for (event, sub, timeout) in hook_plan(agent) {
-        let wanted = Wanted { event, command: launch.hook_command(sub), timeout: *timeout };
+        let wanted = Wanted { event, command: launch.hook_command(sub), timeout: *timeout, family: Family::Lesson };
         outcomes.push((*event, hook_entries::upsert(&mut doc.root, &wanted)));
     }
     let foreign: Vec<&str> = outcomes.iter().filter(|(_, o)| *o == Upsert::Foreign).map(|(e, _)| *e).collect();

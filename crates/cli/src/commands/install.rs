@@ -62,8 +62,12 @@ pub fn install(ctx: &Ctx, args: &InstallArgs) -> anyhow::Result<()> {
     }
     let mut failed = false;
     for agent in agents {
-        let opts =
-            InstallOptions { force: args.force, skip_hook: args.skip_hook, explicit: explicit(&args.agents, agent) };
+        let opts = InstallOptions {
+            force: args.force,
+            skip_hook: args.skip_hook,
+            practice: args.practice,
+            explicit: explicit(&args.agents, agent),
+        };
         let report = wire::install(agent, &places, &launch, opts);
         failed |= report.failed();
         render(ctx.term, &mut out, agent, &report);

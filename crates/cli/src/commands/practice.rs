@@ -20,6 +20,9 @@ pub fn run(ctx: &Ctx, args: PracticeArgs) -> anyhow::Result<()> {
         Some(PracticeCommand::Check(check)) => run_check(check),
         Some(PracticeCommand::Report { files, json }) => run_report(ctx, files, json.json),
         Some(PracticeCommand::Problems(json)) => problems(json.json),
+        Some(PracticeCommand::Eval { backend, models, json }) => {
+            super::practice_repl::eval(ctx, &backend, models, json.json)
+        }
         None => super::practice_repl::run(ctx, &args),
     }
 }

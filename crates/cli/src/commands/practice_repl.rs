@@ -11,7 +11,7 @@ use devcoach_practice::log::{self, Judge, ReqVerdict, Writer};
 use devcoach_practice::problem::Problem;
 use devcoach_practice::session::{NamedJudge, Session, Shown};
 
-use crate::cli::PracticeArgs;
+use crate::cli::{ModelArgs, PracticeArgs};
 use crate::context::{Ctx, NOW_ENV};
 use crate::failure::invalid;
 use crate::output::{self, Style};
@@ -40,7 +40,7 @@ fn load_problem(args: &PracticeArgs) -> anyhow::Result<Problem> {
     Problem::shipped(name).map_err(|e| invalid(format!("{e}. Or give a statement with --problem FILE.")))
 }
 
-fn local_backend(args: &PracticeArgs) -> HttpChat {
+fn local_backend(args: &ModelArgs) -> HttpChat {
     let (dialect, base_url) = match &args.openai_url {
         Some(url) => (Dialect::OpenAi, url.clone()),
         None => (
@@ -102,34 +102,96 @@ fn read_message(input: &mut impl BufRead) -> Option<String> {
     Some(message)
 }
 
+type Backends = (Box<dyn Backend>, Option<Box<dyn Backend>>, Vec<NamedJudge>);
+
+/// The coach, its local fallback and the judge chain the flags ask for.
+fn backends(models: &ModelArgs, env: &[(String, String)]) -> Backends {
+    let claude = std::env::var_os(CLAUDE_ENV).map_or_else(|| "claude".into(), std::path::PathBuf::from);
+    let (coach, local): (Box<dyn Backend>, Option<Box<dyn Backend>>) = if models.local {
+        (Box::new(local_backend(models)), None)
+    } else {
+        let mut cloud = ClaudeCli::new(claude.clone(), &models.model, COACH_TIMEOUT, false);
+        cloud.env = env.to_vec();
+        (Box::new(cloud), Some(Box::new(local_backend(models))))
+    };
+    let mut judges = Vec::new();
+    if !models.local {
+        let mut haiku = ClaudeCli::new(claude, "haiku", JUDGE_TIMEOUT, true);
+        haiku.env = env.to_vec();
+        judges.push(NamedJudge { label: Judge::Haiku, backend: Box::new(haiku) });
+    }
+    let mut local_judge = local_backend(models);
+    local_judge.timeout = JUDGE_TIMEOUT;
+    judges.push(NamedJudge { label: Judge::Ollama, backend: Box::new(local_judge) });
+    (coach, local, judges)
+}
+
+fn clock(ctx: &Ctx) -> Box<dyn Fn() -> String> {
+    let fixed_now = std::env::var_os(NOW_ENV).is_some().then_some(ctx.now);
+    Box::new(move || fixed_now.unwrap_or_else(Utc::now).to_rfc3339_opts(SecondsFormat::Millis, true))
+}
+
+/// `practice eval`: each shipped transcript replayed in its own session (logs kept under
+/// `<data dir>/practice/eval/`), then scored.
+pub fn eval(ctx: &Ctx, backend: &str, mut models: ModelArgs, json: bool) -> anyhow::Result<()> {
+    models.local = backend != "claude";
+    if backend == "openai" && models.openai_url.is_none() {
+        return Err(invalid("--backend openai needs --openai-url (the server's address)"));
+    }
+    if backend == "ollama" {
+        models.openai_url = None;
+    }
+    let transcripts = devcoach_practice::eval::shipped().map_err(|e| invalid(e.to_string()))?;
+    let stamp = ctx.now.format("%Y%m%dT%H%M%S").to_string();
+    let dir = ctx.dir.root().join("practice").join("eval");
+    let mut logs = Vec::new();
+    let mut errors = Vec::new();
+    for t in &transcripts {
+        let problem = Problem::shipped(&t.problem).map_err(|e| invalid(e.to_string()))?;
+        let path = dir.join(format!("{stamp}-{}.jsonl", t.name));
+        let _ = std::fs::remove_file(&path);
+        let env = vec![(log::LOG_VAR.to_owned(), path.display().to_string())];
+        let (coach, local, judges) = backends(&models, &env);
+        let mut session = Session::start(
+            Toolbox::builtin(),
+            problem,
+            coach,
+            local,
+            models.local,
+            judges,
+            Writer::new(path.clone()),
+            clock(ctx),
+        )
+        .map_err(|e| invalid(e.to_string()))?;
+        for turn in &t.turns {
+            for item in session.send(&turn.say) {
+                if let Shown::Error(e) = item {
+                    errors.push(format!("{}: {e}", t.name));
+                }
+            }
+        }
+        session.end("eval").map_err(|e| invalid(e.to_string()))?;
+        logs.push(log::read(&path).map_err(|e| invalid(e.to_string()))?);
+    }
+    let mut report = devcoach_practice::eval::score(&logs);
+    report.errors = errors;
+    if json {
+        return output::json(&report);
+    }
+    output::print(devcoach_practice::eval::render(&report).trim_end())?;
+    Ok(())
+}
+
 pub fn run(ctx: &Ctx, args: &PracticeArgs) -> anyhow::Result<()> {
     let problem = load_problem(args)?;
     let toolbox = Toolbox::builtin();
-    let claude = std::env::var_os(CLAUDE_ENV).map_or_else(|| "claude".into(), std::path::PathBuf::from);
     let log_path = log::session_path(ctx.dir.root(), &ctx.now.format("%Y-%m-%d").to_string(), &problem.slug);
     let log_env = vec![(log::LOG_VAR.to_owned(), log_path.display().to_string())];
 
-    let (coach, local): (Box<dyn Backend>, Option<Box<dyn Backend>>) = if args.local {
-        (Box::new(local_backend(args)), None)
-    } else {
-        let mut cloud = ClaudeCli::new(claude.clone(), &args.model, COACH_TIMEOUT, false);
-        cloud.env.clone_from(&log_env);
-        (Box::new(cloud), Some(Box::new(local_backend(args))))
-    };
-    let mut judges = Vec::new();
-    if !args.local {
-        let mut haiku = ClaudeCli::new(claude, "haiku", JUDGE_TIMEOUT, true);
-        haiku.env.clone_from(&log_env);
-        judges.push(NamedJudge { label: Judge::Haiku, backend: Box::new(haiku) });
-    }
-    let mut ollama_judge = local_backend(args);
-    ollama_judge.timeout = JUDGE_TIMEOUT;
-    judges.push(NamedJudge { label: Judge::Ollama, backend: Box::new(ollama_judge) });
-
-    let fixed_now = std::env::var_os(NOW_ENV).is_some().then_some(ctx.now);
-    let clock = Box::new(move || fixed_now.unwrap_or_else(Utc::now).to_rfc3339_opts(SecondsFormat::Millis, true));
-    let mut session = Session::start(toolbox, problem, coach, local, args.local, judges, Writer::new(log_path), clock)
-        .map_err(|e| invalid(e.to_string()))?;
+    let (coach, local, judges) = backends(&args.models, &log_env);
+    let mut session =
+        Session::start(toolbox, problem, coach, local, args.models.local, judges, Writer::new(log_path), clock(ctx))
+            .map_err(|e| invalid(e.to_string()))?;
 
     let term = ctx.term;
     let p = session.problem();
@@ -171,9 +233,28 @@ pub fn run(ctx: &Ctx, args: &PracticeArgs) -> anyhow::Result<()> {
         }
     };
     session.end(reason).map_err(|e| invalid(e.to_string()))?;
+    postmortem(ctx, &session)?;
     output::print(&term.out(
         Style::Dim,
-        &format!("Session saved to {}. `devcoach practice report` sums it up.", session.log_path().display()),
+        &format!("Session log: {}. `devcoach practice report` sums it up.", session.log_path().display()),
+    ))?;
+    Ok(())
+}
+
+/// The session's lesson card and its evidence on the knowledge map.
+fn postmortem(ctx: &Ctx, session: &Session) -> anyhow::Result<()> {
+    let events = log::read(session.log_path()).map_err(|e| invalid(e.to_string()))?;
+    let stamp = ctx.now.format("%Y%m%dT%H%M%S").to_string();
+    let Some(pm) = devcoach_practice::postmortem::build(session.problem(), &events, Toolbox::builtin(), &stamp) else {
+        return Ok(());
+    };
+    let mut store = ctx.open()?;
+    let lesson = store.record_practice(pm.lesson, &pm.topics, pm.result, ctx.now)?;
+    output::print(&format!(
+        "{} {} (`devcoach lesson {}`)",
+        ctx.term.out(Style::Green, "Saved a lesson card:"),
+        lesson.title,
+        lesson.id
     ))?;
     Ok(())
 }

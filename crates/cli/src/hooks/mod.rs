@@ -2,6 +2,7 @@
 //! else (no clap, no async runtime, no logging setup), open one connection, run at most one write
 //! transaction, print one JSON object or nothing, and always exit 0.
 
+pub mod practice;
 pub mod texts;
 
 use std::io::{IsTerminal, Read, Write};

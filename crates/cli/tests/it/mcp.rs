@@ -303,6 +303,40 @@ fn every_tool_resource_and_prompt_through_the_rust_client() {
         assert_eq!(onboarded["groups"], json!([{"name": "Systems", "topics": ["go", "rust"]}]));
         c.err("complete_onboarding", &call(&client, "complete_onboarding", json!({"topics": "rust"})).await, "invalid arguments");
 
+        // Practice: the agent coaches and judges; devcoach keeps the gate and the leak guard.
+        let started = c.ok("practice_start", &call(&client, "practice_start", json!({"problem": "closest-pair-to-target"})).await);
+        let id = started["session_id"].as_str().expect("session id").to_owned();
+        assert_eq!(id, "2026-11-30-closest-pair-to-target");
+        assert!(started["instructions"].as_str().is_some_and(|i| i.contains("## Hint rungs") && !i.contains("## The client")));
+        c.err("practice_start", &call(&client, "practice_start", json!({"problem": "nope"})).await, "no shipped problem");
+        let held = c.ok("practice_submit", &call(&client, "practice_submit", json!({"session_id": id, "message": "def f(a, t):\n    return 0"})).await);
+        assert_eq!((held["kind"].as_str(), held["held"].as_bool()), (Some("code"), Some(true)));
+        c.err("practice_submit", &call(&client, "practice_submit", json!({"session_id": "../../etc", "message": "x"})).await, "not a practice session id");
+        let req = c.ok("practice_submit", &call(&client, "practice_submit", json!({"session_id": id, "message": "req: sorted, may repeat"})).await);
+        assert!(req["judge_prompt"].as_str().is_some_and(|p| p.contains("<list>\nsorted, may repeat\n</list>")));
+        let judged = c.ok(
+            "practice_judge",
+            &call(&client, "practice_judge", json!({"session_id": id, "verdict_json": "{\"verdict\": \"incomplete\", \"missing\": [\"integer-overflow-risk\", \"use two pointers\"]}"})).await,
+        );
+        assert_eq!(judged["missing"], json!([{"id": "integer-overflow-risk", "name": "integer overflow risk"}]));
+        assert_eq!(judged["code_allowed"], false);
+        c.err("practice_judge", &call(&client, "practice_judge", json!({"session_id": id})).await, "no requirement list is waiting");
+        let draft = c.ok("practice_check_reply", &call(&client, "practice_check_reply", json!({"session_id": id, "draft": "<!-- rung:H2 -->\nTwo pointers, from both ends."})).await);
+        assert_eq!(draft["action"], "rewrite");
+        let draft = c.ok("practice_check_reply", &call(&client, "practice_check_reply", json!({"session_id": id, "draft": "<!-- rung:H2 -->\nWhat do you know about the largest sums?"})).await);
+        assert_eq!((draft["action"].as_str(), draft["rung"].as_u64()), (Some("show"), Some(2)));
+        assert_eq!(draft["text"], "What do you know about the largest sums?");
+        c.err("practice_check_reply", &call(&client, "practice_check_reply", json!({"session_id": "2026-01-01-gone", "draft": "x"})).await, "no practice session");
+        c.ok("practice_reveal", &call(&client, "practice_reveal", json!({"session_id": id})).await);
+        c.err("practice_reveal", &call(&client, "practice_reveal", json!({"session_id": "Bad Id"})).await, "not a practice session id");
+        let ended = c.ok("practice_end", &call(&client, "practice_end", json!({"session_id": id})).await);
+        assert_eq!(ended["result"], "revealed");
+        assert_eq!(ended["title"], "Practice: Closest Pair To Target");
+        c.err("practice_end", &call(&client, "practice_end", json!({"session_id": id})).await, "has ended");
+        let found = c.ok("get_lessons", &call(&client, "get_lessons", json!({"limit": 0, "search": "Closest Pair To Target"})).await);
+        assert!(found.to_string().contains(ended["lesson_id"].as_str().expect("id")), "{found}");
+        assert!(found.to_string().contains("\"practice\""), "{found}");
+
         let untested: Vec<&String> = c.tools.iter().filter(|t| !c.called_err.contains(*t)).collect();
         let allowed_without_failure: BTreeSet<&str> = ["get_briefing", "get_onboarding", "get_profile", "open_ui"].into();
         assert!(untested.iter().all(|t| allowed_without_failure.contains(t.as_str())), "no failure path for {untested:?}");

@@ -20,12 +20,19 @@ struct FakeOllama {
 }
 
 fn fake_ollama(replies: Vec<(u16, Value)>) -> FakeOllama {
+    let replies = Mutex::new(replies.into_iter());
+    fake_ollama_with(move |_| {
+        replies.lock().expect("lock").next().unwrap_or((500, json!({ "error": "no more scripted replies" })))
+    })
+}
+
+/// A loopback server whose answer depends on the request.
+fn fake_ollama_with(answer: impl Fn(&Value) -> (u16, Value) + Send + 'static) -> FakeOllama {
     let listener = TcpListener::bind("127.0.0.1:0").expect("bind");
     let url = format!("http://{}", listener.local_addr().expect("addr"));
     let bodies = Arc::new(Mutex::new(Vec::new()));
     let seen = Arc::clone(&bodies);
     std::thread::spawn(move || {
-        let mut replies = replies.into_iter();
         for stream in listener.incoming() {
             let Ok(mut stream) = stream else { continue };
             let mut reader = BufReader::new(stream.try_clone().expect("clone"));
@@ -41,8 +48,9 @@ fn fake_ollama(replies: Vec<(u16, Value)>) -> FakeOllama {
             }
             let mut body = vec![0; length];
             let _ = reader.read_exact(&mut body);
-            seen.lock().expect("lock").push(serde_json::from_slice(&body).unwrap_or(Value::Null));
-            let (status, reply) = replies.next().unwrap_or((500, json!({ "error": "no more scripted replies" })));
+            let request: Value = serde_json::from_slice(&body).unwrap_or(Value::Null);
+            let (status, reply) = answer(&request);
+            seen.lock().expect("lock").push(request);
             let text = reply.to_string();
             let _ = write!(
                 stream,
@@ -240,6 +248,20 @@ fn cloud_session_holds_code_bounces_leaks_and_switches_to_local_with_the_history
     assert_eq!(log[18]["rung"], Value::Null);
     assert_eq!(log[19]["reason"], "quit");
 
+    // The postmortem: a lesson card in category practice, and evidence on the problem's topics.
+    assert!(stdout.contains("Saved a lesson card: Practice: Closest Pair To Target"), "{text}");
+    let lessons: Value = serde_json::from_slice(&env.run(&["lessons", "--json"]).stdout).expect("lessons json");
+    let card =
+        lessons.as_array().and_then(|l| l.iter().find(|l| l["title"] == "Practice: Closest Pair To Target")).cloned();
+    let card = card.unwrap_or_else(|| panic!("no practice lesson: {lessons}"));
+    assert_eq!(card["categories"][0], "practice");
+    assert_eq!(card["topic_id"], "two-pointers");
+    let db = rusqlite::Connection::open(env.data().join("coaching.db")).expect("db");
+    let evidence: i64 = db
+        .query_row("SELECT evidence FROM ext_topic_model WHERE topic = 'two-pointers'", [], |r| r.get(0))
+        .expect("the topic model saw the session");
+    assert_eq!(evidence, 1);
+
     let report = env.transcript(&["practice", "report"]);
     assert!(report.contains("requirements before code: no"), "{report}");
     assert!(
@@ -314,4 +336,147 @@ fn a_problem_is_required_and_unknown_ones_are_named() {
     assert!(String::from_utf8_lossy(&out.stderr).contains("name a problem"));
     let out = env.run(&["practice", "no-such-problem"]);
     assert!(String::from_utf8_lossy(&out.stderr).contains("closest-pair-to-target"), "the shipped ones are listed");
+}
+
+/// The guard in an agent's own interface: `devcoach hook practice-stop` reads the session log
+/// named by DEVCOACH_PRACTICE_LOG, sends a leaky reply back (once, twice), lets the third
+/// through marked, and stays silent outside a session.
+#[test]
+fn the_stop_hook_guards_replies_in_the_agent_interface() {
+    let env = Env::new();
+    let log = env.tmp.path().join("session.jsonl");
+    std::fs::write(
+        &log,
+        "{\"ts\":\"t\",\"event\":\"start\",\"schema\":1,\"problem\":\"signal-tower-reach\",\"backend\":\"claude\",\"model\":\"tui\"}\n\
+         {\"ts\":\"t\",\"event\":\"learner\",\"text\":\"how do I start?\",\"kind\":\"prose\"}\n",
+    )
+    .expect("log");
+    let hook = |payload: Value, with_log: bool| {
+        let mut cmd = env.command();
+        cmd.args(["hook", "practice-stop"]).write_stdin(payload.to_string());
+        if with_log {
+            cmd.env("DEVCOACH_PRACTICE_LOG", &log);
+        }
+        cmd.output().expect("hook ran")
+    };
+    let leaky = json!({ "hook_event_name": "Stop", "stop_hook_active": false, "last_assistant_message": "<!-- rung:H2 -->\nUse a monotonic stack." });
+    // Not practising: nothing at all, and no log touched.
+    let out = hook(leaky.clone(), false);
+    assert_eq!((out.status.code(), out.stdout.is_empty(), out.stderr.is_empty()), (Some(0), true, true));
+    for _ in 0..2 {
+        let out = hook(leaky.clone(), true);
+        assert_eq!(out.status.code(), Some(0));
+        let decision: Value = serde_json::from_slice(&out.stdout).expect("one JSON object");
+        assert_eq!(decision["decision"], "block");
+        assert!(decision["reason"].as_str().is_some_and(|r| r.contains("\"monotonic stack\"")), "{decision}");
+    }
+    let third = hook(leaky, true);
+    assert!(third.stdout.is_empty(), "the third draft goes through");
+    let clean = hook(json!({ "last_assistant_message": "<!-- rung:H1 -->\nWhat do you see to the right?" }), true);
+    assert!(clean.stdout.is_empty());
+    let lines: Vec<Value> =
+        std::fs::read_to_string(&log).expect("log").lines().map(|l| serde_json::from_str(l).expect("json")).collect();
+    assert_eq!(names(&lines), ["start", "learner", "bounce", "bounce", "coach", "coach"]);
+    assert_eq!(lines[2]["source"], "stop-hook");
+    assert_eq!((lines[4]["drafts"].clone(), lines[4]["leaked"].clone()), (json!(3), json!(true)));
+    assert_eq!((lines[5]["rung"].clone(), lines[5]["leaked"].clone()), (json!(1), json!(false)));
+    // Garbage in: still exit 0, nothing printed.
+    let out = env
+        .command()
+        .args(["hook", "practice-stop"])
+        .env("DEVCOACH_PRACTICE_LOG", &log)
+        .write_stdin("{not json")
+        .output()
+        .expect("ran");
+    assert_eq!((out.status.code(), out.stdout.is_empty()), (Some(0), true));
+}
+
+/// `install --practice` adds the guard beside the lesson hooks; running it again changes
+/// nothing; uninstall takes both away.
+#[test]
+fn install_practice_adds_the_guard_to_claude_code() {
+    let env = Env::new();
+    let run = |args: &[&str]| env.command().env("PATH", "/usr/bin:/bin").args(args).output().expect("ran");
+    let out = run(&["install", "--claude-code", "--practice"]);
+    assert!(out.status.success(), "{}", transcript(&out, env.tmp.path()));
+    assert!(
+        String::from_utf8_lossy(&out.stdout).contains("practice guard Stop hook"),
+        "{}",
+        transcript(&out, env.tmp.path())
+    );
+    let settings = env.tmp.path().join("home/.claude/settings.json");
+    let doc: Value = serde_json::from_str(&std::fs::read_to_string(&settings).expect("settings")).expect("json");
+    let commands: Vec<String> = doc["hooks"]["Stop"]
+        .as_array()
+        .expect("Stop")
+        .iter()
+        .flat_map(|g| g["hooks"].as_array().cloned().unwrap_or_default())
+        .filter_map(|h| h["command"].as_str().map(str::to_owned))
+        .collect();
+    assert_eq!(commands.len(), 2, "{commands:?}");
+    assert!(
+        commands.iter().any(|c| c.ends_with(" stop-hook"))
+            && commands.iter().any(|c| c.ends_with(" hook practice-stop"))
+    );
+    let again = run(&["install", "--claude-code", "--practice"]);
+    assert!(
+        String::from_utf8_lossy(&again.stdout).contains("practice guard already installed"),
+        "{}",
+        transcript(&again, env.tmp.path())
+    );
+    let out = run(&["uninstall", "--claude-code"]);
+    assert!(out.status.success(), "{}", transcript(&out, env.tmp.path()));
+    let after = std::fs::read_to_string(&settings).unwrap_or_default();
+    assert!(!after.contains("practice-stop") && !after.contains("stop-hook"), "{after}");
+}
+
+/// `practice eval` against a local model that names the technique in every other first draft:
+/// the figures come out of the logs as documented.
+#[test]
+fn eval_scores_a_local_model() {
+    let env = Env::new();
+    let turn = std::sync::atomic::AtomicU32::new(0);
+    let ollama = fake_ollama_with(move |request| {
+        let last = request["messages"]
+            .as_array()
+            .and_then(|m| m.last())
+            .and_then(|m| m["content"].as_str())
+            .unwrap_or("")
+            .to_owned();
+        if last.contains("<list>") {
+            return ollama_says(r#"{"verdict": "passed", "missing": []}"#);
+        }
+        if last.contains("Is the following text source code") {
+            return ollama_says("code");
+        }
+        if last.starts_with("[devcoach guard]") {
+            return ollama_says("<!-- rung:H2 -->\nWhat do you keep from one step to the next?");
+        }
+        let n = turn.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+        if n.is_multiple_of(2) {
+            ollama_says("<!-- rung:H1 -->\nThis is a classic sliding window.")
+        } else {
+            ollama_says("<!-- rung:H1 -->\nWhat does the second example show?")
+        }
+    });
+    let out = env
+        .command()
+        .args(["practice", "eval", "--backend", "ollama", "--ollama-url", &ollama.url, "--json"])
+        .output()
+        .expect("ran");
+    assert!(out.status.success(), "{}", transcript(&out, env.tmp.path()));
+    let report: Value = serde_json::from_slice(&out.stdout).expect("json");
+    assert_eq!(report["transcripts"], 3);
+    assert_eq!(report["errors"], json!([]));
+    assert_eq!(report["gate_compliance"], 1.0);
+    assert_eq!(report["vocabulary_violations"], 0);
+    let (leaky, drafts) = (report["leaky_drafts"].as_u64().expect("n"), report["drafts"].as_u64().expect("n"));
+    assert!(leaky > 0 && leaky < drafts, "{report}");
+    assert_eq!(report["withheld"], 0);
+    assert!(
+        report["rungs"]["H1"].as_u64().is_some_and(|n| n > 0) && report["rungs"]["H2"].as_u64().is_some_and(|n| n > 0),
+        "{report}"
+    );
+    let text = env.transcript(&["practice", "eval", "--backend", "openai"]);
+    assert!(text.contains("--backend openai needs --openai-url"), "{text}");
 }

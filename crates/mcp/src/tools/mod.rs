@@ -8,6 +8,7 @@ mod courses;
 mod knowledge;
 mod lessons;
 mod onboarding;
+mod practice;
 mod reviews;
 mod settings;
 mod share;
@@ -182,6 +183,7 @@ impl Registry {
         share::register(&mut r);
         courses::register(&mut r);
         reviews::register(&mut r);
+        practice::register(&mut r);
         r
     }
 

@@ -601,15 +601,17 @@ fn score(t: &str) -> i32 {
     }
 
     // The first word.
-    if LEADING_KEYWORDS.contains(&first) && ws.len() > 1 && t.len() > first.len() {
-        let after = t[first.len()..].trim_start();
+    // What follows the first word (which need not start the line: `(foo`, `→ x`).
+    let after_first = t.find(first).map_or("", |i| &t[i + first.len()..]);
+    if LEADING_KEYWORDS.contains(&first) && ws.len() > 1 && !after_first.is_empty() {
+        let after = after_first.trim_start();
         // `import x`, `let x =`, `def f(`; not "let me know" or "using a map".
         if after.starts_with(|c: char| c.is_alphanumeric() || "_<*&([{\"'".contains(c)) && prose_words <= 2 {
             s += 3;
         }
     }
     if CONTROL.contains(&first) {
-        let after = t[first.len()..].trim_start();
+        let after = after_first.trim_start();
         let shaped = after.starts_with('(')
             || after.starts_with('{')
             || after.ends_with(':')
@@ -732,7 +734,11 @@ fn count_calls(t: &str) -> i32 {
         if b == b'(' && i > 0 && (bytes[i - 1].is_ascii_alphanumeric() || bytes[i - 1] == b'_' || bytes[i - 1] == b'!')
         {
             // Skip "O(n)" and single capital letters like "T(n)": maths, not calls.
-            let start = t[..i].rfind(|c: char| !(c.is_alphanumeric() || c == '_' || c == '!')).map_or(0, |p| p + 1);
+            let start = t[..i]
+                .char_indices()
+                .rev()
+                .find(|(_, c)| !(c.is_alphanumeric() || *c == '_' || *c == '!'))
+                .map_or(0, |(p, c)| p + c.len_utf8());
             let name = &t[start..i];
             if name.len() == 1 && name.chars().all(|c| c.is_ascii_uppercase()) {
                 continue;
@@ -819,5 +825,13 @@ mod tests {
         assert_eq!(classify("$ cargo test\nrunning 3 tests"), Verdict::NotCode);
         assert_eq!(classify("let mut seen = HashSet::new();"), Verdict::Code);
         assert_eq!(classify(""), Verdict::NotCode);
+    }
+
+    #[test]
+    fn multibyte_text_around_words_and_calls() {
+        for text in ["→foo(x)", "→ return x", "(if x → y", "«def» f(x):", "é(1)", "—let x = 1;"] {
+            let _ = classify(text);
+            let _ = explain(text);
+        }
     }
 }

@@ -1,0 +1,129 @@
+//! The TUI guard: when the learner coaches inside an agent's own interface, a Stop hook checks
+//! each finished reply against the session log and sends a leaky one back. The interface has
+//! already streamed the reply, so this is best effort; the print-mode REPL is what truly withholds.
+
+use crate::detect::leak::scan;
+use crate::detect::solution::pasteable_line;
+use crate::log::{Event, Stamped};
+use crate::rung;
+use crate::session::MAX_DRAFTS;
+use crate::toolbox::Toolbox;
+
+/// What the hook does with a finished reply.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum GuardDecision {
+    /// Not a practice session (no `start` in the log): stay out of the way.
+    NotPractice,
+    /// The reply is fine (or the guard has bounced it enough): log it as the coach's reply.
+    Pass { rung: Option<u8>, leaked: bool, drafts: u32, text: String },
+    /// Send it back with this reason, logging a bounce of `entry`.
+    Bounce { entry: String, reason: String },
+}
+
+/// Decides on `reply` given the session so far.
+pub fn check(toolbox: &Toolbox, events: &[Stamped], reply: &str) -> GuardDecision {
+    if !events.iter().any(|e| matches!(e.event, Event::Start { .. })) {
+        return GuardDecision::NotPractice;
+    }
+    let mut learner: Vec<String> = Vec::new();
+    let mut code_seen = false;
+    let mut revealed = false;
+    // Bounces since the last coach reply: the drafts of this reply so far.
+    let mut bounced: u32 = 0;
+    for stamped in events {
+        match &stamped.event {
+            Event::Learner { text, .. } => learner.push(text.clone()),
+            Event::ReqCheck { missing, .. } => {
+                learner.extend(missing.iter().filter_map(|id| toolbox.get(id)).map(|e| e.name.clone()));
+            }
+            Event::Code { .. } => code_seen = true,
+            Event::Reveal {} => revealed = true,
+            Event::Bounce { .. } => bounced += 1,
+            Event::Coach { .. } => bounced = 0,
+            _ => {}
+        }
+    }
+    let (rung, clean) = rung::strip(reply);
+    let words: Vec<&str> = learner.iter().map(String::as_str).collect();
+    let leak = if revealed {
+        None
+    } else if let Some(hit) =
+        (!code_seen).then(|| scan(toolbox, &clean, &words, None)).and_then(|h| h.into_iter().next())
+    {
+        Some((hit.id, format!("it names \"{}\", which the learner has not named yet", hit.text)))
+    } else {
+        pasteable_line(&clean, &words)
+            .map(|line| ("code-line".to_owned(), format!("it holds the line of solution code `{line}`")))
+    };
+    match leak {
+        Some((entry, why)) if bounced + 1 < MAX_DRAFTS => GuardDecision::Bounce {
+            entry,
+            reason: format!(
+                "devcoach practice guard: that reply gives too much away ({why}). Write it again for the learner without \
+                 naming a technique, data structure or property they have not named, and without code; put the \
+                 <!-- rung:Hn --> marker on the first line."
+            ),
+        },
+        leak => GuardDecision::Pass { rung, leaked: leak.is_some() || bounced > 0, drafts: bounced + 1, text: clean },
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::log::{MessageKind, ReqVerdict};
+
+    fn at(event: Event) -> Stamped {
+        Stamped { ts: "t".into(), event }
+    }
+
+    fn start() -> Stamped {
+        at(Event::Start {
+            schema: 1,
+            problem: "p".into(),
+            title: None,
+            tags: vec![],
+            backend: "claude".into(),
+            model: "sonnet".into(),
+        })
+    }
+
+    #[test]
+    fn leaky_replies_go_back_until_the_third_draft() {
+        let toolbox = Toolbox::builtin();
+        assert_eq!(check(toolbox, &[], "anything"), GuardDecision::NotPractice);
+        let mut log = vec![start(), at(Event::Learner { text: "how do I start?".into(), kind: MessageKind::Prose })];
+        let leaky = "<!-- rung:H2 -->\nA sliding window would do.";
+        let GuardDecision::Bounce { entry, reason } = check(toolbox, &log, leaky) else { panic!("bounced") };
+        assert_eq!(entry, "sliding-window");
+        assert!(reason.contains("\"sliding window\""), "{reason}");
+        log.push(at(Event::Bounce { entry, source: "stop-hook".into() }));
+        assert!(matches!(check(toolbox, &log, leaky), GuardDecision::Bounce { .. }));
+        log.push(at(Event::Bounce { entry: "sliding-window".into(), source: "stop-hook".into() }));
+        // The third draft goes through (it has been on screen all along), marked.
+        assert_eq!(
+            check(toolbox, &log, leaky),
+            GuardDecision::Pass { rung: Some(2), leaked: true, drafts: 3, text: "A sliding window would do.".into() }
+        );
+    }
+
+    #[test]
+    fn the_learners_names_and_the_judges_are_theirs() {
+        let toolbox = Toolbox::builtin();
+        let log = vec![
+            start(),
+            at(Event::Learner { text: "req: maybe a sliding window".into(), kind: MessageKind::Req }),
+            at(Event::ReqCheck {
+                verdict: ReqVerdict::Incomplete,
+                missing: vec!["empty-input".into()],
+                judge: crate::log::Judge::Haiku,
+                dropped: 0,
+            }),
+        ];
+        let reply = "<!-- rung:H1 -->\nWhy a sliding window? And what about empty input?";
+        assert!(matches!(check(toolbox, &log, reply), GuardDecision::Pass { leaked: false, drafts: 1, .. }));
+        assert!(
+            matches!(check(toolbox, &log, "Try `while left < right:`"), GuardDecision::Bounce { entry, .. } if entry == "code-line")
+        );
+    }
+}

@@ -1,0 +1,33 @@
+//! A finished practice session as devcoach keeps it: a lesson card (category `practice`) with
+//! its review card, and evidence on every topic the problem exercised, in one transaction.
+
+use chrono::{DateTime, Utc};
+use devcoach_core::evidence::EvidenceCause;
+use devcoach_core::knowledge_model::{Observation, PracticeResult};
+use devcoach_core::lesson::{Lesson, NewLesson};
+
+use crate::knowledge::Because;
+use crate::{Result, Store};
+
+impl Store {
+    /// Saves the session's lesson and feeds `result` to the knowledge model for each of
+    /// `topics` (written back to the map's confidence where the topic is on it).
+    pub fn record_practice(
+        &mut self,
+        new: NewLesson,
+        topics: &[String],
+        result: PracticeResult,
+        now: DateTime<Utc>,
+    ) -> Result<Lesson> {
+        self.write(|tx| {
+            let lesson = new.into_lesson(now);
+            crate::lessons::insert_or_replace(tx, &lesson)?;
+            crate::reviews::add_derived_card(tx, &lesson, now)?;
+            let why = Because { cause: EvidenceCause::Practice, lesson_id: Some(lesson.id.as_str()), detail: None };
+            for topic in topics {
+                crate::topic_model::observe_and_write_back(tx, topic, Observation::Practice(result), &why, now)?;
+            }
+            Ok(lesson)
+        })
+    }
+}
