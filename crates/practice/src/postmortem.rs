@@ -19,9 +19,12 @@ pub struct Postmortem {
     pub result: PracticeResult,
 }
 
-/// The card and the evidence, or `None` when the learner never wrote anything.
+/// The card and the evidence, or `None` when nothing happened worth a card (no coach reply
+/// shown and no requirement list judged: the learner said nothing, or no model answered).
 pub fn build(problem: &Problem, events: &[Stamped], toolbox: &Toolbox, id_stamp: &str) -> Option<Postmortem> {
-    if !events.iter().any(|e| matches!(e.event, Event::Learner { .. })) {
+    let happened =
+        events.iter().any(|e| matches!(e.event, Event::Coach { text: Some(_), .. } | Event::ReqCheck { .. }));
+    if !happened {
         return None;
     }
     let r = report::session("", events, toolbox);
@@ -125,6 +128,8 @@ mod tests {
         let toolbox = Toolbox::builtin();
         let problem = Problem::shipped("closest-pair-to-target").expect("problem");
         assert!(build(&problem, &[], toolbox, "x").is_none(), "nothing said, nothing saved");
+        let unanswered = [at(Event::Learner { text: "hello".into(), kind: MessageKind::Prose })];
+        assert!(build(&problem, &unanswered, toolbox, "x").is_none(), "no model answered: no card");
         let events = vec![
             at(Event::Learner { text: "req: sorted".into(), kind: MessageKind::Req }),
             at(Event::ReqCheck {
@@ -133,7 +138,7 @@ mod tests {
                 judge: crate::log::Judge::Haiku,
                 dropped: 0,
             }),
-            at(Event::Coach { rung: Some(3), leaked: false, drafts: 1, text: None }),
+            at(Event::Coach { rung: Some(3), leaked: false, drafts: 1, text: Some("Why?".into()) }),
             at(Event::Learner { text: "def f(): pass".into(), kind: MessageKind::Code }),
         ];
         let pm = build(&problem, &events, toolbox, "20261130T120000").expect("card");

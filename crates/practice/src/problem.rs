@@ -158,3 +158,131 @@ mod tests {
         assert!(matches!(Problem::parse(&"x".repeat(MAX_PROBLEM_BYTES + 1), "s"), Err(ProblemError::TooLarge(_))));
     }
 }
+
+/// A LeetCode URL (`https://leetcode.com/problems/two-sum/description/`) or a bare slug, as a
+/// slug; `None` for anything else.
+pub fn leetcode_slug(input: &str) -> Option<String> {
+    let t = input.trim();
+    let slug = match t.find("/problems/") {
+        Some(i) => t[i + "/problems/".len()..].split(['/', '?', '#']).next().unwrap_or(""),
+        None if t.contains('/') || t.contains(':') => return None,
+        None => t,
+    };
+    let valid = !slug.is_empty()
+        && slug.len() <= 100
+        && slug.bytes().all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-');
+    valid.then(|| slug.to_owned())
+}
+
+/// LeetCode's HTML statement as plain markdown-ish text: paragraphs, lists, `code`, examples kept
+/// in fenced blocks, entities decoded, every other tag dropped.
+pub fn html_to_text(html: &str) -> String {
+    let mut out = String::with_capacity(html.len());
+    let mut rest = html;
+    let mut in_pre = false;
+    while let Some(lt) = rest.find('<') {
+        out.push_str(&decode_entities(&rest[..lt]));
+        let Some(gt) = rest[lt..].find('>') else {
+            rest = &rest[lt..];
+            break;
+        };
+        let tag = rest[lt + 1..lt + gt].trim().to_ascii_lowercase();
+        let name = tag.trim_start_matches('/').split(|c: char| c.is_whitespace() || c == '/').next().unwrap_or("");
+        let closing = tag.starts_with('/');
+        match (name, closing) {
+            ("pre", false) => {
+                in_pre = true;
+                out.push_str("\n```text\n");
+            }
+            ("pre", true) => {
+                in_pre = false;
+                out.push_str("\n```\n");
+            }
+            ("code", _) if !in_pre => out.push('`'),
+            ("li", false) => out.push_str("\n- "),
+            ("p" | "div" | "ul" | "ol" | "br", _) => out.push('\n'),
+            ("sup", false) => out.push('^'),
+            ("strong" | "b", _) if !in_pre => out.push_str("**"),
+            _ => {}
+        }
+        rest = &rest[lt + gt + 1..];
+    }
+    out.push_str(&decode_entities(rest));
+    // At most one blank line in a row.
+    let mut text = String::with_capacity(out.len());
+    let mut blank = 0;
+    for line in out.lines() {
+        let line = line.trim_end();
+        if line.is_empty() {
+            blank += 1;
+            if blank > 1 {
+                continue;
+            }
+        } else {
+            blank = 0;
+        }
+        text.push_str(line);
+        text.push('\n');
+    }
+    text.trim().to_owned()
+}
+
+fn decode_entities(s: &str) -> String {
+    if !s.contains('&') {
+        return s.to_owned();
+    }
+    s.replace("&nbsp;", " ")
+        .replace("&lt;", "<")
+        .replace("&gt;", ">")
+        .replace("&quot;", "\"")
+        .replace("&#39;", "'")
+        .replace("&le;", "<=")
+        .replace("&ge;", ">=")
+        .replace("&amp;", "&")
+}
+
+/// A problem file for the cache, from what LeetCode sent: tags kept where they are toolbox ids.
+pub fn from_leetcode(q: &devcoach_net::leetcode::Question, toolbox: &crate::toolbox::Toolbox) -> String {
+    let tags: Vec<&str> = q.tags.iter().map(String::as_str).filter(|t| toolbox.get(t).is_some()).collect();
+    let mut text = format!(
+        "---\nslug: {}\ntitle: {}\ndifficulty: {}\ntags: {}\n",
+        q.slug,
+        q.title.replace('\n', " "),
+        q.difficulty,
+        tags.join(", ")
+    );
+    for hint in &q.hints_html {
+        text.push_str(&format!("hint: {}\n", html_to_text(hint).replace('\n', " ")));
+    }
+    text.push_str("source: leetcode\n---\n");
+    text.push_str(&html_to_text(&q.content_html));
+    text.push('\n');
+    text
+}
+
+#[cfg(test)]
+mod leetcode_tests {
+    use super::*;
+
+    #[test]
+    fn slugs_from_urls_and_names() {
+        assert_eq!(leetcode_slug("https://leetcode.com/problems/two-sum/description/"), Some("two-sum".into()));
+        assert_eq!(leetcode_slug("leetcode.com/problems/3sum?envType=x"), Some("3sum".into()));
+        assert_eq!(leetcode_slug("two-sum"), Some("two-sum".into()));
+        assert_eq!(leetcode_slug("../etc/passwd"), None);
+        assert_eq!(leetcode_slug("https://example.com/x"), None);
+        assert_eq!(leetcode_slug("Two Sum"), None);
+    }
+
+    #[test]
+    fn html_statements_read_as_text() {
+        let html = "<p>Given <code>nums</code> &amp; <code>k</code>, return <strong>x</strong>.</p>\n<p>&nbsp;</p>\
+                    <pre><strong>Input:</strong> nums = [1,2], k = 3\n<strong>Output:</strong> 2</pre>\
+                    <ul><li><code>1 &lt;= n &lt;= 10<sup>5</sup></code></li></ul>";
+        let text = html_to_text(html);
+        assert!(text.starts_with("Given `nums` & `k`, return **x**."), "{text}");
+        assert!(text.contains("```text\nInput: nums = [1,2], k = 3\nOutput: 2\n```"), "{text}");
+        assert!(text.contains("- `1 <= n <= 10^5`"), "{text}");
+        assert_eq!(html_to_text("unclosed <b"), "unclosed <b");
+    }
+}

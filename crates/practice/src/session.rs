@@ -208,6 +208,22 @@ impl Session {
         shown
     }
 
+    /// The learner asked for a hint: one rung higher than the last, still without names or code
+    /// (the guard applies as usual).
+    pub fn hint(&mut self) -> Vec<Shown> {
+        let mut shown = Vec::new();
+        if self.ended {
+            return shown;
+        }
+        self.history.push(Turn {
+            role: Role::User,
+            text: "[devcoach: the learner typed /hint] Give the next hint, one rung higher than your last reply."
+                .into(),
+        });
+        self.coach_reply(&mut shown);
+        shown
+    }
+
     /// Ends the session (once).
     pub fn end(&mut self, reason: &str) -> Result<(), LogError> {
         if self.ended {

@@ -16,12 +16,17 @@ use crate::context::{Ctx, NOW_ENV};
 use crate::failure::invalid;
 use crate::output::{self, Style};
 
+const HELP: &str = "Send `req: …` with your requirements first; code waits until they pass.\n\
+    /hint asks for a nudge, /reveal shows the answer, /quit ends (Ctrl-D too).";
+
 /// Where the `claude` CLI is (tests point this at a stand-in).
 const CLAUDE_ENV: &str = "DEVCOACH_CLAUDE";
+/// LeetCode's GraphQL endpoint (tests point this at a loopback server).
+const LEETCODE_ENV: &str = "DEVCOACH_LEETCODE_URL";
 const COACH_TIMEOUT: Duration = Duration::from_mins(3);
 const JUDGE_TIMEOUT: Duration = Duration::from_mins(1);
 
-fn load_problem(args: &PracticeArgs) -> anyhow::Result<Problem> {
+fn load_problem(ctx: &Ctx, args: &PracticeArgs) -> anyhow::Result<Problem> {
     if let Some(path) = &args.problem_file {
         let meta = std::fs::metadata(path).map_err(|e| invalid(format!("cannot read {}: {e}", path.display())))?;
         if meta.len() > devcoach_practice::problem::MAX_PROBLEM_BYTES as u64 {
@@ -34,10 +39,34 @@ fn load_problem(args: &PracticeArgs) -> anyhow::Result<Problem> {
     }
     let Some(name) = &args.problem else {
         return Err(invalid(
-            "name a problem (`devcoach practice problems` lists the shipped ones) or give --problem FILE",
+            "name a problem (`devcoach practice problems` lists the shipped ones), a LeetCode URL or slug, or give --problem FILE",
         ));
     };
-    Problem::shipped(name).map_err(|e| invalid(format!("{e}. Or give a statement with --problem FILE.")))
+    if let Ok(problem) = Problem::shipped(name) {
+        return Ok(problem);
+    }
+    let Some(slug) = devcoach_practice::problem::leetcode_slug(name) else {
+        return Err(invalid(format!(
+            "{name:?} is neither a shipped problem ({}) nor a LeetCode URL or slug. Or give a statement with --problem FILE.",
+            devcoach_practice::problem::shipped_slugs().join(", ")
+        )));
+    };
+    // LeetCode problems are fetched once and kept beside the session logs.
+    let cached = ctx.dir.root().join("practice").join("problems").join(format!("{slug}.md"));
+    if let Ok(text) = std::fs::read_to_string(&cached) {
+        return Problem::parse(&text, &slug).map_err(|e| invalid(format!("{}: {e}", cached.display())));
+    }
+    let endpoint = std::env::var(LEETCODE_ENV).unwrap_or_else(|_| devcoach_net::leetcode::ENDPOINT.to_owned());
+    output::note(&format!("Fetching {slug} from LeetCode (once; it is kept in {})…", cached.display()));
+    let question = devcoach_net::leetcode::question(&endpoint, &slug, Duration::from_secs(20))
+        .map_err(|e| invalid(e.to_string()))?;
+    let text = devcoach_practice::problem::from_leetcode(&question, Toolbox::builtin());
+    let problem = Problem::parse(&text, &slug).map_err(|e| invalid(format!("LeetCode's {slug}: {e}")))?;
+    if let Some(dir) = cached.parent() {
+        let _ = std::fs::create_dir_all(dir);
+    }
+    let _ = std::fs::write(&cached, text);
+    Ok(problem)
 }
 
 fn local_backend(args: &ModelArgs) -> HttpChat {
@@ -64,42 +93,124 @@ fn local_backend(args: &ModelArgs) -> HttpChat {
 }
 
 /// One message from the learner: a line; a fenced block (``` … ```); or, after a line that
-/// opens a block (`:`, `{`, `(`, `\`), every line up to an empty one. `None` at end of input.
-fn read_message(input: &mut impl BufRead) -> Option<String> {
-    let mut first = String::new();
-    loop {
-        first.clear();
-        if input.read_line(&mut first).ok()? == 0 {
-            return None;
+/// opens a block (`:`, `{`, `(`, `\`), every line up to an empty one. `next_line(continuing)`
+/// gives the next line without its newline, `None` at end of input.
+fn read_message(mut next_line: impl FnMut(bool) -> Option<String>) -> Option<String> {
+    let first = loop {
+        let line = next_line(false)?;
+        if !line.trim().is_empty() {
+            break line;
         }
-        if !first.trim().is_empty() {
-            break;
-        }
-    }
-    let first_line = first.trim_end_matches(['\n', '\r']).to_owned();
-    let fenced = first_line.trim_start().starts_with("```");
-    let opens = first_line.trim_end().ends_with([':', '{', '(', '\\']);
+    };
+    let fenced = first.trim_start().starts_with("```");
+    let opens = first.trim_end().ends_with([':', '{', '(', '\\']);
     if !fenced && !opens {
-        return Some(first_line);
+        return Some(first);
     }
-    let mut message = first_line;
-    let mut line = String::new();
-    loop {
-        line.clear();
-        if input.read_line(&mut line).ok().unwrap_or(0) == 0 {
-            break;
-        }
-        let l = line.trim_end_matches(['\n', '\r']);
-        if !fenced && l.trim().is_empty() {
+    let mut message = first;
+    while let Some(line) = next_line(true) {
+        if !fenced && line.trim().is_empty() {
             break;
         }
         message.push('\n');
-        message.push_str(l);
-        if fenced && l.trim_start().starts_with("```") {
+        message.push_str(&line);
+        if fenced && line.trim_start().starts_with("```") {
             break;
         }
     }
     Some(message)
+}
+
+/// Where messages come from: a terminal gets line editing and history (rustyline); a pipe is
+/// read as is.
+enum Input {
+    Terminal { editor: Box<rustyline::DefaultEditor>, history: std::path::PathBuf },
+    Piped(std::io::StdinLock<'static>),
+}
+
+impl Input {
+    fn open(history: std::path::PathBuf) -> Self {
+        use std::io::IsTerminal;
+        if std::io::stdin().is_terminal()
+            && let Ok(mut editor) = rustyline::DefaultEditor::new()
+        {
+            let _ = editor.load_history(&history);
+            return Self::Terminal { editor: Box::new(editor), history };
+        }
+        Self::Piped(std::io::stdin().lock())
+    }
+
+    fn message(&mut self, prompt: &str) -> Option<String> {
+        match self {
+            Self::Terminal { editor, .. } => {
+                let message = read_message(|continuing| {
+                    loop {
+                        match editor.readline(if continuing { "   … " } else { prompt }) {
+                            Ok(line) => return Some(line),
+                            // Ctrl-C drops the line being typed, not the session.
+                            Err(rustyline::error::ReadlineError::Interrupted) => {}
+                            Err(_) => return None,
+                        }
+                    }
+                })?;
+                let _ = editor.add_history_entry(message.as_str());
+                Some(message)
+            }
+            Self::Piped(input) => read_message(|_| {
+                let mut line = String::new();
+                match input.read_line(&mut line) {
+                    Ok(0) | Err(_) => None,
+                    Ok(_) => Some(line.trim_end_matches(['\n', '\r']).to_owned()),
+                }
+            }),
+        }
+    }
+
+    fn save(&mut self) {
+        if let Self::Terminal { editor, history } = self {
+            if let Some(dir) = history.parent() {
+                let _ = std::fs::create_dir_all(dir);
+            }
+            let _ = editor.save_history(history);
+        }
+    }
+}
+
+/// A spinner on stderr while the model thinks (only on a terminal).
+struct Spinner {
+    stop: std::sync::Arc<std::sync::atomic::AtomicBool>,
+    thread: Option<std::thread::JoinHandle<()>>,
+}
+
+impl Spinner {
+    fn start(term: crate::output::Term) -> Self {
+        use std::io::IsTerminal;
+        let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+        if !std::io::stderr().is_terminal() {
+            return Self { stop, thread: None };
+        }
+        let flag = std::sync::Arc::clone(&stop);
+        let thread = std::thread::spawn(move || {
+            let frames = ["⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"];
+            let mut i = 0;
+            while !flag.load(std::sync::atomic::Ordering::Relaxed) {
+                output::status(&term.err(Style::Dim, &format!("{} thinking…", frames[i % frames.len()])));
+                i += 1;
+                std::thread::sleep(Duration::from_millis(90));
+            }
+            output::clear_status();
+        });
+        Self { stop, thread: Some(thread) }
+    }
+}
+
+impl Drop for Spinner {
+    fn drop(&mut self) {
+        self.stop.store(true, std::sync::atomic::Ordering::Relaxed);
+        if let Some(t) = self.thread.take() {
+            let _ = t.join();
+        }
+    }
 }
 
 type Backends = (Box<dyn Backend>, Option<Box<dyn Backend>>, Vec<NamedJudge>);
@@ -183,7 +294,7 @@ pub fn eval(ctx: &Ctx, backend: &str, mut models: ModelArgs, json: bool) -> anyh
 }
 
 pub fn run(ctx: &Ctx, args: &PracticeArgs) -> anyhow::Result<()> {
-    let problem = load_problem(args)?;
+    let problem = load_problem(ctx, args)?;
     let toolbox = Toolbox::builtin();
     let log_path = log::session_path(ctx.dir.root(), &ctx.now.format("%Y-%m-%d").to_string(), &problem.slug);
     let log_env = vec![(log::LOG_VAR.to_owned(), log_path.display().to_string())];
@@ -205,33 +316,40 @@ pub fn run(ctx: &Ctx, args: &PracticeArgs) -> anyhow::Result<()> {
             &format!(
                 "Coach: {}. Start with your requirements: a message beginning `req:`. Code waits until they pass.\n\
                  A line ending in `:` `{{` `(` or `\\` continues until an empty line; ``` fences a block.\n\
-                 /reveal shows the answer, /quit ends. Log: {}",
+                 /hint asks for a nudge, /reveal shows the answer, /quit ends. Log: {}",
                 session.backend_label(),
                 session.log_path().display()
             )
         )
     ))?;
 
-    let stdin = std::io::stdin();
-    let mut input = stdin.lock();
+    let mut input = Input::open(ctx.dir.root().join("practice").join("history.txt"));
+    let prompt = term.out(Style::Cyan, "you › ");
     let reason = loop {
-        output::print(&term.out(Style::Cyan, "you ›"))?;
-        let Some(message) = read_message(&mut input) else { break "end of input" };
+        if matches!(input, Input::Piped(_)) {
+            output::print(prompt.trim_end())?;
+        }
+        let Some(message) = input.message(&prompt) else { break "end of input" };
         let shown = match message.trim() {
             "/quit" | "/exit" => break "quit",
-            "/reveal" => session.reveal(),
             "/help" => {
-                output::print(
-                    "Send `req: …` with your requirements, then code. /reveal shows the answer; /quit ends.",
-                )?;
+                output::print(HELP)?;
                 continue;
             }
-            _ => session.send(&message),
+            command => {
+                let _spinner = Spinner::start(term);
+                match command {
+                    "/reveal" => session.reveal(),
+                    "/hint" => session.hint(),
+                    _ => session.send(&message),
+                }
+            }
         };
         for item in shown {
             print_shown(term, &item)?;
         }
     };
+    input.save();
     session.end(reason).map_err(|e| invalid(e.to_string()))?;
     postmortem(ctx, &session)?;
     output::print(&term.out(

@@ -47,6 +47,19 @@ pub fn print(text: &str) -> io::Result<()> {
 }
 
 /// A note for the person at the terminal (stderr, so piped output stays clean).
+/// Rewrites the current stderr line (a spinner); `clear_status` wipes it.
+pub fn status(text: &str) {
+    let mut err = io::stderr().lock();
+    let _ = write!(err, "\r{text}");
+    let _ = err.flush();
+}
+
+pub fn clear_status() {
+    let mut err = io::stderr().lock();
+    let _ = write!(err, "\r\x1b[2K");
+    let _ = err.flush();
+}
+
 pub fn note(text: &str) {
     let mut err = io::stderr().lock();
     let _ = writeln!(err, "{text}");

@@ -311,17 +311,22 @@ fn local_session_lets_code_through_after_three_incomplete_lists_or_when_nobody_j
         (500, json!({ "error": "model not loaded" })),
         ollama_says("<!-- rung:H1 -->\nWhy that order?"),
         ollama_says("<!-- rung:H2 -->\nWhat happens at the right edge?"),
+        ollama_says("<!-- rung:H3 -->\nLook at what each tower hides from the ones before it."),
     ]);
     let out = env
         .command()
         .env("DEVCOACH_CLAUDE", env.tmp.path().join("no-claude-here"))
         .args(["practice", "signal-tower-reach", "--local", "--ollama-url", &ollama.url])
-        .write_stdin("req: heights positive\nwhile (i < n) {\n  i++;\n}\n\n")
+        .write_stdin("req: heights positive\nwhile (i < n) {\n  i++;\n}\n\n/hint\n")
         .output()
         .expect("ran");
     let text = transcript(&out, env.tmp.path());
     assert!(out.status.success(), "{text}");
     assert!(String::from_utf8_lossy(&out.stdout).contains("unverified"), "{text}");
+    // /hint asks the coach for the next rung.
+    assert!(String::from_utf8_lossy(&out.stdout).contains("coach (H3) ›\nLook at what each tower hides"), "{text}");
+    let asked = ollama.bodies.lock().expect("lock").last().cloned().unwrap_or_default();
+    assert!(asked.to_string().contains("typed /hint"), "{asked}");
     let log = events(&env);
     let check = log.iter().find(|e| e["event"] == "req_check").expect("req_check");
     assert_eq!((check["verdict"].clone(), check["judge"].clone()), (json!("unverified"), json!("none")));
@@ -334,8 +339,16 @@ fn a_problem_is_required_and_unknown_ones_are_named() {
     let out = env.run(&["practice"]);
     assert_eq!(out.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&out.stderr).contains("name a problem"));
-    let out = env.run(&["practice", "no-such-problem"]);
-    assert!(String::from_utf8_lossy(&out.stderr).contains("closest-pair-to-target"), "the shipped ones are listed");
+    // A slug that is not shipped goes to LeetCode; offline, the error says what works instead.
+    let out = env
+        .command()
+        .env("DEVCOACH_LEETCODE_URL", "http://127.0.0.1:9/graphql")
+        .args(["practice", "no-such-problem", "--local"])
+        .output()
+        .expect("ran");
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("LeetCode could not be reached") && err.contains("--problem FILE"), "{err}");
 }
 
 /// The guard in an agent's own interface: `devcoach hook practice-stop` reads the session log
@@ -479,4 +492,50 @@ fn eval_scores_a_local_model() {
     );
     let text = env.transcript(&["practice", "eval", "--backend", "openai"]);
     assert!(text.contains("--backend openai needs --openai-url"), "{text}");
+}
+
+/// A LeetCode problem by URL: fetched once from the GraphQL endpoint (a loopback stand-in
+/// here), turned into text, cached under the data directory, and read from the cache after.
+#[test]
+fn a_leetcode_problem_is_fetched_once_and_cached() {
+    let env = Env::new();
+    let leetcode = fake_ollama_with(|request| {
+        assert_eq!(request["variables"]["titleSlug"], "pair-of-socks");
+        (
+            200,
+            json!({ "data": { "question": {
+                "title": "Pair Of Socks", "titleSlug": "pair-of-socks", "difficulty": "Easy",
+                "content": "<p>Given <code>socks</code>, count pairs.</p><pre><strong>Input:</strong> socks = [1,1]\n<strong>Output:</strong> 1</pre>",
+                "hints": ["Count each colour."],
+                "topicTags": [{ "slug": "hash-map" }, { "slug": "not-in-our-vocabulary" }]
+            } } }),
+        )
+    });
+    let run = || {
+        env.command()
+            .env("DEVCOACH_LEETCODE_URL", &leetcode.url)
+            .args([
+                "practice",
+                "https://leetcode.com/problems/pair-of-socks/description/",
+                "--local",
+                "--ollama-url",
+                "http://127.0.0.1:9",
+            ])
+            .write_stdin("/quit\n")
+            .output()
+            .expect("ran")
+    };
+    let out = run();
+    let text = transcript(&out, env.tmp.path());
+    assert!(out.status.success(), "{text}");
+    assert!(text.contains("Pair Of Socks (easy)") && text.contains("Given `socks`, count pairs."), "{text}");
+    assert!(text.contains("```text\nInput: socks = [1,1]\nOutput: 1\n```"), "{text}");
+    let cached = std::fs::read_to_string(env.data().join("practice/problems/pair-of-socks.md")).expect("cached");
+    assert!(cached.contains("tags: hash-map\n") && cached.contains("hint: Count each colour."), "{cached}");
+    assert!(run().status.success());
+    assert_eq!(leetcode.bodies.lock().expect("lock").len(), 1, "the second run read the cache");
+    // Not a URL, not shipped, not a slug: a clear error.
+    let out = env.run(&["practice", "https://example.com/x"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("neither a shipped problem"));
 }
