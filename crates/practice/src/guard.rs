@@ -2,8 +2,7 @@
 //! each finished reply against the session log and sends a leaky one back. The interface has
 //! already streamed the reply, so this is best effort; the print-mode REPL is what truly withholds.
 
-use crate::detect::leak::scan;
-use crate::detect::solution::pasteable_line;
+use crate::detect::reply::{Giveaway, giveaway};
 use crate::log::{Event, Stamped};
 use crate::rung;
 use crate::session::MAX_DRAFTS;
@@ -25,38 +24,13 @@ pub fn check(toolbox: &Toolbox, events: &[Stamped], reply: &str) -> GuardDecisio
     if !events.iter().any(|e| matches!(e.event, Event::Start { .. })) {
         return GuardDecision::NotPractice;
     }
-    let mut learner: Vec<String> = Vec::new();
-    let mut code_seen = false;
-    let mut revealed = false;
-    // Bounces since the last coach reply: the drafts of this reply so far.
-    let mut bounced: u32 = 0;
-    for stamped in events {
-        match &stamped.event {
-            Event::Learner { text, .. } => learner.push(text.clone()),
-            Event::ReqCheck { missing, .. } => {
-                learner.extend(missing.iter().filter_map(|id| toolbox.get(id)).map(|e| e.name.clone()));
-            }
-            Event::Code { .. } => code_seen = true,
-            Event::Reveal {} => revealed = true,
-            Event::Bounce { .. } => bounced += 1,
-            Event::Coach { .. } => bounced = 0,
-            _ => {}
-        }
-    }
+    let state = crate::remote::replay(events, toolbox);
     let (rung, clean) = rung::strip(reply);
-    let words: Vec<&str> = learner.iter().map(String::as_str).collect();
-    let leak = if revealed {
-        None
-    } else if let Some(hit) =
-        (!code_seen).then(|| scan(toolbox, &clean, &words, None)).and_then(|h| h.into_iter().next())
-    {
-        Some((hit.id, format!("it names \"{}\", which the learner has not named yet", hit.text)))
-    } else {
-        pasteable_line(&clean, &words)
-            .map(|line| ("code-line".to_owned(), format!("it holds the line of solution code `{line}`")))
-    };
+    let words: Vec<&str> = state.learner_words.iter().map(String::as_str).collect();
+    let leak = giveaway(toolbox, &clean, &words, state.gate.code_seen(), state.revealed);
+    let bounced = state.bounced;
     match leak {
-        Some((entry, why)) if bounced + 1 < MAX_DRAFTS => GuardDecision::Bounce {
+        Some(Giveaway { entry, why }) if bounced + 1 < MAX_DRAFTS => GuardDecision::Bounce {
             entry,
             reason: format!(
                 "devcoach practice guard: that reply gives too much away ({why}). Write it again for the learner without \

@@ -5,8 +5,7 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::detect::leak::scan;
-use crate::detect::solution::pasteable_line;
+use crate::detect::reply::{Giveaway, giveaway};
 use crate::gate::{self, CodeDecision, Gate};
 use crate::judge;
 use crate::log::{self, Event, Judge, LogError, MessageKind, ReqVerdict, SCHEMA, Stamped, Writer};
@@ -69,21 +68,19 @@ pub fn start(data_dir: &Path, problem: &Problem, date: &str, ts: &str, client: &
     Ok(Started { id, log: path, instructions: system_prompt(problem, true) })
 }
 
-/// The session so far, from its log.
-struct State {
-    gate: Gate,
-    learner_words: Vec<String>,
-    revealed: bool,
-    ended: bool,
-    bounced: u32,
-    awaiting_judgement: Option<String>,
+/// The session so far, replayed from its log (shared with the Stop hook's guard).
+pub(crate) struct State {
+    pub gate: Gate,
+    /// What the learner typed, and the names the gate itself told them.
+    pub learner_words: Vec<String>,
+    pub revealed: bool,
+    pub ended: bool,
+    /// Drafts bounced since the last reply shown.
+    pub bounced: u32,
+    pub awaiting_judgement: Option<String>,
 }
 
-fn load(path: &Path, id: &str, toolbox: &Toolbox) -> Result<(State, Vec<Stamped>), RemoteError> {
-    if !path.is_file() {
-        return Err(RemoteError::Unknown(id.to_owned()));
-    }
-    let events = log::read(path)?;
+pub(crate) fn replay(events: &[Stamped], toolbox: &Toolbox) -> State {
     let mut s = State {
         gate: Gate::new(),
         learner_words: Vec::new(),
@@ -92,7 +89,7 @@ fn load(path: &Path, id: &str, toolbox: &Toolbox) -> Result<(State, Vec<Stamped>
         bounced: 0,
         awaiting_judgement: None,
     };
-    for e in &events {
+    for e in events {
         match &e.event {
             Event::Learner { text, kind } => {
                 s.learner_words.push(text.clone());
@@ -111,10 +108,19 @@ fn load(path: &Path, id: &str, toolbox: &Toolbox) -> Result<(State, Vec<Stamped>
             _ => {}
         }
     }
-    if s.ended {
+    s
+}
+
+fn load(path: &Path, id: &str, toolbox: &Toolbox) -> Result<(State, Vec<Stamped>), RemoteError> {
+    if !path.is_file() {
+        return Err(RemoteError::Unknown(id.to_owned()));
+    }
+    let events = log::read(path)?;
+    let state = replay(&events, toolbox);
+    if state.ended {
         return Err(RemoteError::Ended(id.to_owned()));
     }
-    Ok((s, events))
+    Ok((state, events))
 }
 
 /// What happened to a learner message.
@@ -212,16 +218,7 @@ pub fn check_reply(path: &Path, id: &str, draft: &str, ts: &str) -> Result<Check
     let (state, _) = load(path, id, toolbox)?;
     let (rung, clean) = rung::strip(draft);
     let words: Vec<&str> = state.learner_words.iter().map(String::as_str).collect();
-    let leak = if state.revealed {
-        None
-    } else if let Some(hit) =
-        (!state.gate.code_seen()).then(|| scan(toolbox, &clean, &words, None)).and_then(|h| h.into_iter().next())
-    {
-        Some((hit.id, format!("it names \"{}\", which the learner has not named", hit.text)))
-    } else {
-        pasteable_line(&clean, &words)
-            .map(|line| ("code-line".to_owned(), format!("it holds the line of code `{line}`")))
-    };
+    let leak = giveaway(toolbox, &clean, &words, state.gate.code_seen(), state.revealed);
     let writer = Writer::new(path.to_owned());
     let drafts = state.bounced + 1;
     Ok(match leak {
@@ -229,7 +226,7 @@ pub fn check_reply(path: &Path, id: &str, draft: &str, ts: &str) -> Result<Check
             writer.append(ts, &Event::Coach { rung, leaked: state.bounced > 0, drafts, text: Some(clean.clone()) })?;
             Checked::Show { text: clean, rung }
         }
-        Some((entry, why)) => {
+        Some(Giveaway { entry, why }) => {
             writer.append(ts, &Event::Bounce { entry: entry.clone(), source: "mcp".into() })?;
             if drafts >= MAX_DRAFTS {
                 writer.append(ts, &Event::Coach { rung: None, leaked: true, drafts, text: None })?;

@@ -3,8 +3,7 @@
 //! tools drive this; neither can skip a rule.
 
 use crate::backend::{Backend, BackendError, Role, Turn};
-use crate::detect::leak::scan;
-use crate::detect::solution::pasteable_line;
+use crate::detect::reply::{Giveaway, giveaway};
 use crate::gate::{self, CodeDecision, Gate};
 use crate::judge;
 use crate::log::{Event, Judge, LogError, MessageKind, ReqVerdict, SCHEMA, Writer};
@@ -266,21 +265,10 @@ impl Session {
         (ReqVerdict::Unverified, Vec::new(), Judge::None, 0)
     }
 
-    /// What is wrong with a draft, if anything: a name not yet the learner's, or a line of
-    /// solution code.
-    fn leak_in(&self, draft: &str) -> Option<(String, String)> {
-        if self.revealed {
-            return None;
-        }
+    /// What in a draft gives the answer away, if anything.
+    fn leak_in(&self, draft: &str) -> Option<Giveaway> {
         let words: Vec<&str> = self.learner_words.iter().map(String::as_str).collect();
-        if !self.gate.code_seen()
-            && let Some(hit) = scan(self.toolbox, draft, &words, Some(&self.problem.statement)).into_iter().next()
-        {
-            let why = format!("it named \"{}\", which the learner has not named", hit.text);
-            return Some((hit.id, why));
-        }
-        pasteable_line(draft, &words)
-            .map(|line| ("code-line".to_owned(), format!("it contained the line of code `{line}`")))
+        giveaway(self.toolbox, draft, &words, self.gate.code_seen(), self.revealed)
     }
 
     fn coach_reply(&mut self, shown: &mut Vec<Shown>) {
@@ -334,7 +322,7 @@ impl Session {
                     shown.push(Shown::Coach { text: clean, rung });
                     return;
                 }
-                Some((entry, why)) => {
+                Some(Giveaway { entry, why }) => {
                     leaked = true;
                     let source = if self.on_local { "local" } else { "repl" };
                     self.record(&Event::Bounce { entry, source: source.to_owned() }, shown);

@@ -37,6 +37,9 @@ fn fake_ollama_with(answer: impl Fn(&Value) -> (u16, Value) + Send + 'static) ->
             let Ok(mut stream) = stream else { continue };
             let mut reader = BufReader::new(stream.try_clone().expect("clone"));
             let mut length = 0;
+            let mut request_line = String::new();
+            let _ = reader.read_line(&mut request_line);
+            let path = request_line.split_whitespace().nth(1).unwrap_or_default().to_owned();
             loop {
                 let mut line = String::new();
                 if reader.read_line(&mut line).unwrap_or(0) == 0 || line == "\r\n" {
@@ -48,7 +51,10 @@ fn fake_ollama_with(answer: impl Fn(&Value) -> (u16, Value) + Send + 'static) ->
             }
             let mut body = vec![0; length];
             let _ = reader.read_exact(&mut body);
-            let request: Value = serde_json::from_slice(&body).unwrap_or(Value::Null);
+            let mut request: Value = serde_json::from_slice(&body).unwrap_or(Value::Null);
+            if let Some(map) = request.as_object_mut() {
+                map.insert("_path".into(), Value::String(path));
+            }
             let (status, reply) = answer(&request);
             seen.lock().expect("lock").push(request);
             let text = reply.to_string();
@@ -538,4 +544,34 @@ fn a_leetcode_problem_is_fetched_once_and_cached() {
     let out = env.run(&["practice", "https://example.com/x"]);
     assert_eq!(out.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&out.stderr).contains("neither a shipped problem"));
+}
+
+/// An OpenAI-compatible server (llama.cpp, LM Studio, vLLM) as the local coach and judge.
+#[test]
+fn an_openai_compatible_server_coaches() {
+    let env = Env::new();
+    let server = fake_ollama_with(|request| {
+        let last =
+            request["messages"].as_array().and_then(|m| m.last()).and_then(|m| m["content"].as_str()).unwrap_or("");
+        let content = if last.contains("<list>") {
+            r#"{"verdict": "passed"}"#
+        } else {
+            "<!-- rung:H1 -->\nWhat is the first thing you check?"
+        };
+        (200, json!({ "choices": [{ "index": 0, "message": { "role": "assistant", "content": content } }] }))
+    });
+    let out = env
+        .command()
+        .env("OPENAI_API_KEY", "sk-test")
+        .args(["practice", "fusing-sand-blocks", "--local", "--openai-url", &server.url, "--local-model", "llama-3"])
+        .write_stdin("req: weights positive, n up to 200, merge neighbours only\n")
+        .output()
+        .expect("ran");
+    let text = transcript(&out, env.tmp.path());
+    assert!(out.status.success(), "{text}");
+    assert!(text.contains("requirements: passed") && text.contains("What is the first thing you check?"), "{text}");
+    let bodies = server.bodies.lock().expect("lock").clone();
+    assert_eq!(bodies.len(), 2);
+    assert!(bodies.iter().all(|b| b["_path"] == "/v1/chat/completions" && b["model"] == "llama-3"), "{bodies:?}");
+    assert_eq!(events(&env)[0]["backend"], "openai");
 }

@@ -3,4 +3,5 @@
 pub mod code;
 pub mod leak;
 pub mod names;
+pub mod reply;
 pub mod solution;

@@ -1,2 +1,3 @@
 mod code_corpus;
+mod detector_props;
 mod leak_names;
