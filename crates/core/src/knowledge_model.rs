@@ -45,12 +45,14 @@ pub enum PracticeResult {
 }
 
 impl PracticeResult {
-    /// From what the session log says.
-    pub fn from_session(revealed: bool, highest_rung: Option<u8>) -> Self {
-        match (revealed, highest_rung) {
-            (true, _) => Self::Revealed,
-            (false, Some(r)) if r >= 3 => Self::Helped,
-            _ => Self::Alone,
+    /// From what the session log says; `None` when it ended before any code went through and
+    /// without the answer (nothing to learn about the learner from it).
+    pub fn from_session(revealed: bool, code_passed: bool, highest_rung: Option<u8>) -> Option<Self> {
+        match (revealed, code_passed, highest_rung) {
+            (true, _, _) => Some(Self::Revealed),
+            (false, false, _) => None,
+            (false, true, Some(r)) if r >= 3 => Some(Self::Helped),
+            (false, true, _) => Some(Self::Alone),
         }
     }
 }
@@ -211,9 +213,10 @@ mod tests {
             (after(PracticeResult::Alone), after(PracticeResult::Helped), after(PracticeResult::Revealed));
         let before = start.now(t0(), &s);
         assert!(alone > helped && helped > before && revealed < before, "{alone} {helped} {before} {revealed}");
-        assert_eq!(PracticeResult::from_session(true, Some(1)), PracticeResult::Revealed);
-        assert_eq!(PracticeResult::from_session(false, Some(3)), PracticeResult::Helped);
-        assert_eq!(PracticeResult::from_session(false, None), PracticeResult::Alone);
+        assert_eq!(PracticeResult::from_session(true, false, Some(1)), Some(PracticeResult::Revealed));
+        assert_eq!(PracticeResult::from_session(false, true, Some(3)), Some(PracticeResult::Helped));
+        assert_eq!(PracticeResult::from_session(false, true, None), Some(PracticeResult::Alone));
+        assert_eq!(PracticeResult::from_session(false, false, Some(1)), None, "quit before any code");
     }
 
     #[test]

@@ -84,8 +84,12 @@ impl Backend for ClaudeCli {
     fn reply(&mut self, system: &str, history: &[Turn]) -> Result<String, BackendError> {
         // With a session the CLI remembers the conversation: send only the newest turn. Without
         // one (the first call, or a judge), send everything so far.
-        let prompt = match (&self.session, history.last()) {
-            (Some(_), Some(last)) => last.text.clone(),
+        let unanswered = history.iter().rev().take_while(|t| t.role == Role::User).count();
+        let prompt = match &self.session {
+            // Everything since the last reply (normally one message; more after a failed call).
+            Some(_) if unanswered > 0 => {
+                history[history.len() - unanswered..].iter().map(|t| t.text.as_str()).collect::<Vec<_>>().join("\n\n")
+            }
             _ => {
                 let labelled = history.len() > 1;
                 let parts: Vec<String> = history
@@ -101,17 +105,24 @@ impl Backend for ClaudeCli {
         };
         let mut cmd = Command::new(&self.program);
         cmd.envs(self.env.iter().map(|(k, v)| (k.as_str(), v.as_str())));
+        // No tools, no settings (so none of the user's hooks, devcoach's included, run inside
+        // a coaching call), no MCP servers.
         cmd.args(["-p", "--model", &self.model, "--output-format", "json", "--tools", ""]);
+        cmd.args(["--setting-sources", "", "--strict-mcp-config"]);
         if self.one_shot {
-            cmd.args(["--setting-sources", "", "--no-session-persistence", "--strict-mcp-config"]);
+            cmd.arg("--no-session-persistence");
         }
-        if !system.is_empty() {
-            cmd.args(["--system-prompt", system]);
+        // The instructions and the problem go in a file: a statement can outgrow the limit on
+        // one command-line argument (128 KiB on Linux, far less on Windows).
+        let system_file = if system.is_empty() { None } else { Some(SystemFile::write(system)?) };
+        if let Some(file) = &system_file {
+            cmd.arg("--system-prompt-file").arg(&file.0);
         }
         if let Some(id) = &self.session {
             cmd.args(["--resume", id]);
         }
         let out = run(cmd, &prompt, self.timeout)?;
+        drop(system_file);
         let value: Value = serde_json::from_str(out.trim()).map_err(|_| {
             let text = out.trim();
             if is_quota_message(text) {
@@ -121,11 +132,15 @@ impl Backend for ClaudeCli {
             }
         })?;
         let result = value.get("result").and_then(Value::as_str).unwrap_or_default().to_owned();
-        if is_quota_message(&result) {
-            return Err(BackendError::Quota(result));
-        }
-        if value.get("is_error").and_then(Value::as_bool) == Some(true) || result.trim().is_empty() {
+        // Only an error is a quota message: a reply may well talk about limits.
+        if value.get("is_error").and_then(Value::as_bool) == Some(true) {
+            if is_quota_message(&result) {
+                return Err(BackendError::Quota(result));
+            }
             return Err(BackendError::Failed(format!("claude reported an error: {}", snippet(&result))));
+        }
+        if result.trim().is_empty() {
+            return Err(BackendError::Failed("claude sent an empty reply".into()));
         }
         if !self.one_shot
             && let Some(id) = value.get("session_id").and_then(Value::as_str)
@@ -133,6 +148,36 @@ impl Backend for ClaudeCli {
             self.session = Some(id.to_owned());
         }
         Ok(result)
+    }
+}
+
+/// A system prompt written to a private temporary file, removed when dropped.
+struct SystemFile(PathBuf);
+
+impl SystemFile {
+    fn write(text: &str) -> Result<Self, BackendError> {
+        static COUNTER: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+        let n = COUNTER.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let dir = std::env::temp_dir();
+        // TMPDIR may name a folder that does not exist yet.
+        let _ = std::fs::create_dir_all(&dir);
+        let path = dir.join(format!("devcoach-practice-{}-{n}.md", std::process::id()));
+        let mut options = std::fs::OpenOptions::new();
+        options.write(true).create_new(true);
+        #[cfg(unix)]
+        std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
+        let mut file = options.open(&path).map_err(|e| {
+            BackendError::Failed(format!("could not write the coaching instructions to {}: {e}", path.display()))
+        })?;
+        file.write_all(text.as_bytes())
+            .map_err(|e| BackendError::Failed(format!("could not write the coaching instructions: {e}")))?;
+        Ok(Self(path))
+    }
+}
+
+impl Drop for SystemFile {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_file(&self.0);
     }
 }
 

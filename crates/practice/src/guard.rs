@@ -25,6 +25,10 @@ pub fn check(toolbox: &Toolbox, events: &[Stamped], reply: &str) -> GuardDecisio
         return GuardDecision::NotPractice;
     }
     let state = crate::remote::replay(events, toolbox);
+    // A finished session guards nothing (the variable may outlive it in a shell).
+    if state.ended {
+        return GuardDecision::NotPractice;
+    }
     let (rung, clean) = rung::strip(reply);
     let words: Vec<&str> = state.learner_words.iter().map(String::as_str).collect();
     let leak = giveaway(toolbox, &clean, &words, state.gate.code_seen(), state.revealed);
@@ -59,6 +63,7 @@ mod tests {
             tags: vec![],
             backend: "claude".into(),
             model: "sonnet".into(),
+            statement: None,
         })
     }
 
@@ -79,6 +84,13 @@ mod tests {
             check(toolbox, &log, leaky),
             GuardDecision::Pass { rung: Some(2), leaked: true, drafts: 3, text: "A sliding window would do.".into() }
         );
+    }
+
+    #[test]
+    fn an_ended_session_guards_nothing() {
+        let toolbox = Toolbox::builtin();
+        let log = vec![start(), at(Event::End { reason: None })];
+        assert_eq!(check(toolbox, &log, "Use a sliding window."), GuardDecision::NotPractice);
     }
 
     #[test]

@@ -50,7 +50,8 @@ pub fn read(toolbox: &Toolbox, reply: &str) -> Option<Judgement> {
         for item in value.get("missing").and_then(serde_json::Value::as_array).into_iter().flatten() {
             let Some(text) = item.as_str() else { continue };
             let id = text.trim().to_ascii_lowercase();
-            if toolbox.get(&id).is_some() {
+            // Only properties: a technique named here would tell the learner the answer.
+            if toolbox.get(&id).is_some_and(|e| e.kind == Kind::Property) {
                 if !missing.contains(&id) {
                     missing.push(id);
                 }
@@ -71,12 +72,12 @@ mod tests {
         let toolbox = Toolbox::builtin();
         let j = read(
             toolbox,
-            "Sure! {\"verdict\": \"incomplete\", \"missing\": [\"empty-input\", \"use a hash map\", \"empty-input\", \"Sorted-Input\"]}",
+            "Sure! {\"verdict\": \"incomplete\", \"missing\": [\"empty-input\", \"use a hash map\", \"empty-input\", \"Sorted-Input\", \"two-pointers\"]}",
         )
         .expect("judgement");
         assert_eq!(j.verdict, ReqVerdict::Incomplete);
         assert_eq!(j.missing, ["empty-input", "sorted-input"]);
-        assert_eq!(j.dropped, ["use a hash map"]);
+        assert_eq!(j.dropped, ["use a hash map", "two-pointers"], "techniques are never passed on");
         assert_eq!(read(toolbox, "{\"verdict\":\"passed\"}").map(|j| j.verdict), Some(ReqVerdict::Passed));
         assert_eq!(read(toolbox, "I think it is fine"), None);
         assert_eq!(read(toolbox, "{\"verdict\": \"maybe\"}"), None);

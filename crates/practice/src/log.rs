@@ -49,6 +49,8 @@ impl ReqVerdict {
 pub enum Judge {
     Haiku,
     Ollama,
+    /// The MCP client's own model.
+    Agent,
     None,
 }
 
@@ -66,6 +68,9 @@ pub enum Event {
         tags: Vec<String>,
         backend: String,
         model: String,
+        /// The statement, for a problem devcoach does not ship (MCP sessions read it back).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        statement: Option<String>,
     },
     Learner {
         text: String,
@@ -153,6 +158,18 @@ pub fn session_path(data_dir: &Path, date: &str, slug: &str) -> PathBuf {
     data_dir.join("practice").join("sessions").join(format!("{date}-{clean}.jsonl"))
 }
 
+/// A session file that does not exist yet: `<date>-<slug>.jsonl`, then `-2`, `-3`… for more
+/// sessions on the same problem the same day. Returns the path and its stem (the session id).
+pub fn new_session_path(data_dir: &Path, date: &str, slug: &str) -> (PathBuf, String) {
+    let base = session_path(data_dir, date, slug);
+    let stem = base.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
+    (1..=10_000)
+        .map(|n| if n == 1 { stem.clone() } else { format!("{stem}-{n}") })
+        .map(|id| (base.with_file_name(format!("{id}.jsonl")), id))
+        .find(|(path, _)| !path.exists())
+        .unwrap_or((base, stem))
+}
+
 /// Appends events to one session file (created with its folders on first write).
 pub struct Writer {
     path: PathBuf,
@@ -213,9 +230,8 @@ pub fn read_from(mut reader: impl BufRead) -> Vec<Stamped> {
             Ok(_) => {}
         }
         if line.len() > MAX_LINE && !line.ends_with(b"\n") {
-            // Skip the rest of an oversized line.
-            let mut sink = Vec::new();
-            let _ = reader.read_until(b'\n', &mut sink);
+            // Skip the rest of an oversized line without holding it.
+            let _ = reader.skip_until(b'\n');
             continue;
         }
         if let Some(event) = parse_line(&line) {
@@ -251,6 +267,7 @@ mod tests {
                 tags: vec![],
                 backend: "claude".into(),
                 model: "sonnet".into(),
+                statement: None,
             },
             Event::Learner { text: "req: sorted".into(), kind: MessageKind::Req },
             Event::ReqCheck {
@@ -276,6 +293,30 @@ mod tests {
         let first = std::fs::read_to_string(&path).expect("text");
         assert!(first.starts_with("{\"ts\":\"t0\",\"event\":\"start\",\"schema\":1,"), "{first}");
         assert!(first.contains("{\"ts\":\"t3\",\"event\":\"code\",\"req_incomplete\":true}"));
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn an_oversized_line_is_skipped_and_the_next_one_read() {
+        let mut data = b"{\"ts\":\"t\",\"event\":\"held\",\"why\":\"".to_vec();
+        data.extend(std::iter::repeat_n(b'x', MAX_LINE + 10));
+        data.extend_from_slice(b"\"}\n{\"ts\":\"u\",\"event\":\"reveal\"}\n");
+        let events = read_from(data.as_slice());
+        assert_eq!(events, vec![Stamped { ts: "u".into(), event: Event::Reveal {} }]);
+    }
+
+    #[test]
+    fn a_second_session_the_same_day_gets_its_own_file() {
+        let dir = std::env::temp_dir().join(format!("devcoach-practice-paths-{}", std::process::id()));
+        let (first, id) = new_session_path(&dir, "2026-11-30", "p");
+        assert_eq!(id, "2026-11-30-p");
+        std::fs::create_dir_all(first.parent().expect("parent")).expect("dir");
+        std::fs::write(&first, "").expect("touch");
+        let (second, id) = new_session_path(&dir, "2026-11-30", "p");
+        assert_eq!(
+            (second.file_name().and_then(|n| n.to_str()), id.as_str()),
+            (Some("2026-11-30-p-2.jsonl"), "2026-11-30-p-2")
+        );
         let _ = std::fs::remove_dir_all(&dir);
     }
 }

@@ -16,7 +16,9 @@ pub struct Postmortem {
     pub lesson: NewLesson,
     /// Knowledge-map topics the problem exercised (from its tags).
     pub topics: Vec<String>,
-    pub result: PracticeResult,
+    /// The evidence for those topics; `None` when the session ended before any code went
+    /// through and without the answer.
+    pub result: Option<PracticeResult>,
 }
 
 /// The card and the evidence, or `None` when nothing happened worth a card (no coach reply
@@ -28,7 +30,8 @@ pub fn build(problem: &Problem, events: &[Stamped], toolbox: &Toolbox, id_stamp:
         return None;
     }
     let r = report::session("", events, toolbox);
-    let result = PracticeResult::from_session(r.revealed, r.highest_rung);
+    let code_passed = events.iter().any(|e| matches!(e.event, Event::Code { .. }));
+    let result = PracticeResult::from_session(r.revealed, code_passed, r.highest_rung);
     let entries: Vec<&crate::toolbox::Entry> = problem.tags.iter().filter_map(|t| toolbox.get(t)).collect();
     let mut topics: Vec<String> = Vec::new();
     for entry in &entries {
@@ -41,9 +44,10 @@ pub fn build(problem: &Problem, events: &[Stamped], toolbox: &Toolbox, id_stamp:
     categories.extend(topics.iter().cloned());
 
     let outcome = match result {
-        PracticeResult::Alone => "solved without the answer and with small nudges at most",
-        PracticeResult::Helped => "solved without the answer, with strong hints",
-        PracticeResult::Revealed => "the answer was revealed",
+        Some(PracticeResult::Alone) => "worked through without the answer and with small nudges at most",
+        Some(PracticeResult::Helped) => "worked through without the answer, with strong hints",
+        Some(PracticeResult::Revealed) => "the answer was revealed",
+        None => "not finished: it ended before any code went through",
     };
     let req = match r.req_before_code {
         Some(true) => "requirements came before code",
@@ -84,9 +88,12 @@ pub fn build(problem: &Problem, events: &[Stamped], toolbox: &Toolbox, id_stamp:
         body.push('\n');
     }
     body.push_str(match result {
-        PracticeResult::Alone => "Next: a harder problem on the same idea, or the same one in another language.",
-        PracticeResult::Helped => "Next: try it again in a few days without hints; the review card will ask.",
-        PracticeResult::Revealed => "Next: rewrite the solution from memory tomorrow, then try a similar problem.",
+        Some(PracticeResult::Alone) => "Next: a harder problem on the same idea, or the same one in another language.",
+        Some(PracticeResult::Helped) => "Next: try it again in a few days without hints; the review card will ask.",
+        Some(PracticeResult::Revealed) => {
+            "Next: rewrite the solution from memory tomorrow, then try a similar problem."
+        }
+        None => "Next: pick it up again from your requirement list; the session log keeps what you had.",
     });
 
     let level = match problem.difficulty.as_str() {
@@ -142,7 +149,11 @@ mod tests {
             at(Event::Learner { text: "def f(): pass".into(), kind: MessageKind::Code }),
         ];
         let pm = build(&problem, &events, toolbox, "20261130T120000").expect("card");
-        assert_eq!(pm.result, PracticeResult::Helped);
+        assert_eq!(pm.result, None, "no code went through the gate");
+        let mut with_code = events.clone();
+        with_code.push(at(Event::Code { req_incomplete: false }));
+        let pm_code = build(&problem, &with_code, toolbox, "x").expect("card");
+        assert_eq!(pm_code.result, Some(PracticeResult::Helped));
         assert_eq!(pm.lesson.categories[0], "practice");
         assert_eq!(pm.lesson.topic_id, "two-pointers");
         assert!(pm.topics.contains(&"two-pointers".to_owned()));

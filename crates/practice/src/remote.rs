@@ -20,6 +20,10 @@ pub enum RemoteError {
     Unknown(String),
     #[error("practice session {0:?} has ended; start a new one")]
     Ended(String),
+    #[error(
+        "practice session {0:?} has no requirement list waiting for a verdict; pass the learner's `req:` message to practice_submit first"
+    )]
+    NothingToJudge(String),
     #[error(transparent)]
     Log(#[from] LogError),
 }
@@ -43,17 +47,7 @@ pub struct Started {
 
 /// Starts a session: writes its `start` line under a fresh id.
 pub fn start(data_dir: &Path, problem: &Problem, date: &str, ts: &str, client: &str) -> Result<Started, RemoteError> {
-    let base = log::session_path(data_dir, date, &problem.slug);
-    let stem = base.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
-    // A second session on the same problem the same day gets its own file.
-    let (id, path) = (1..=1000)
-        .map(|n| if n == 1 { stem.clone() } else { format!("{stem}-{n}") })
-        .map(|id| {
-            let path = base.with_file_name(format!("{id}.jsonl"));
-            (id, path)
-        })
-        .find(|(_, path)| !path.exists())
-        .unwrap_or_else(|| (stem.clone(), base.clone()));
+    let (path, id) = log::new_session_path(data_dir, date, &problem.slug);
     Writer::new(path.clone()).append(
         ts,
         &Event::Start {
@@ -63,6 +57,8 @@ pub fn start(data_dir: &Path, problem: &Problem, date: &str, ts: &str, client: &
             tags: problem.tags.clone(),
             backend: client.to_owned(),
             model: "agent".into(),
+            // A problem devcoach does not ship keeps its statement in the log.
+            statement: Problem::shipped(&problem.slug).is_err().then(|| problem.statement.clone()),
         },
     )?;
     Ok(Started { id, log: path, instructions: system_prompt(problem, true) })
@@ -171,35 +167,51 @@ pub fn submit(path: &Path, id: &str, message: &str, is_code: Option<bool>, ts: &
     })
 }
 
-/// The problem statement is not in the log; the judge prompt names the problem by title.
+/// The session's problem, rebuilt from its `start` line: a shipped problem by slug, else the
+/// statement the line carries.
+pub fn problem_of(events: &[Stamped]) -> Option<Problem> {
+    events.iter().find_map(|e| match &e.event {
+        Event::Start { problem, title, tags, statement, .. } => Some(match statement {
+            Some(text) => Problem {
+                slug: problem.clone(),
+                title: title.clone().unwrap_or_else(|| problem.clone()),
+                difficulty: String::new(),
+                tags: tags.clone(),
+                hints: Vec::new(),
+                statement: text.clone(),
+            },
+            None => Problem::shipped(problem).ok()?,
+        }),
+        _ => None,
+    })
+}
+
 fn problem_statement(events: &[Stamped]) -> String {
-    events
-        .iter()
-        .find_map(|e| match &e.event {
-            Event::Start { problem, title, .. } => Some(
-                Problem::shipped(problem)
-                    .map_or_else(|_| title.clone().unwrap_or_else(|| problem.clone()), |p| p.statement),
-            ),
-            _ => None,
-        })
-        .unwrap_or_default()
+    problem_of(events).map(|p| p.statement).unwrap_or_default()
 }
 
 /// The agent's judgement of the last requirement list, in the judge's JSON (or `None`: it could
-/// not judge, and the gate fails open). Only toolbox ids survive.
-pub fn judge(path: &Path, id: &str, reply: Option<&str>, ts: &str) -> Result<(ReqVerdict, Vec<String>), RemoteError> {
+/// not judge, and the gate fails open). Only toolbox property ids survive. Returns the verdict,
+/// the missing ids, and whether code now goes through.
+pub fn judge(
+    path: &Path,
+    id: &str,
+    reply: Option<&str>,
+    ts: &str,
+) -> Result<(ReqVerdict, Vec<String>, bool), RemoteError> {
     let toolbox = Toolbox::builtin();
-    let (state, _) = load(path, id, toolbox)?;
+    let (mut state, _) = load(path, id, toolbox)?;
     if state.awaiting_judgement.is_none() {
-        return Err(RemoteError::Unknown(format!("{id} (no requirement list is waiting for a verdict)")));
+        return Err(RemoteError::NothingToJudge(id.to_owned()));
     }
     let judgement = reply.and_then(|r| judge::read(toolbox, r));
     let (verdict, missing, dropped, judge) = match judgement {
-        Some(j) => (j.verdict, j.missing, u32::try_from(j.dropped.len()).unwrap_or(u32::MAX), Judge::Haiku),
+        Some(j) => (j.verdict, j.missing, u32::try_from(j.dropped.len()).unwrap_or(u32::MAX), Judge::Agent),
         None => (ReqVerdict::Unverified, Vec::new(), 0, Judge::None),
     };
     Writer::new(path.to_owned()).append(ts, &Event::ReqCheck { verdict, missing: missing.clone(), judge, dropped })?;
-    Ok((verdict, missing))
+    state.gate.record(verdict, &missing);
+    Ok((verdict, missing, state.gate.release().is_some()))
 }
 
 /// What to do with a draft reply.

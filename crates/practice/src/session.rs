@@ -106,6 +106,7 @@ impl Session {
             tags: session.problem.tags.clone(),
             backend: session.coach.kind().to_owned(),
             model: session.coach.model().to_owned(),
+            statement: None,
         })?;
         Ok(session)
     }
@@ -306,11 +307,11 @@ impl Session {
                     continue;
                 }
                 Err(e) => {
-                    // The learner's message was not answered: take it back so it can be sent again.
-                    if self.history.last().is_some_and(|t| t.role == Role::User) {
-                        self.history.pop();
-                    }
-                    shown.push(Shown::Error(format!("The coach did not answer: {e}. Send your message again.")));
+                    // The message stays in the conversation (it was judged and logged already):
+                    // the next call sends it along with whatever comes next.
+                    shown.push(Shown::Error(format!(
+                        "The coach did not answer: {e}. Your message is kept; send another one, or /hint, to carry on."
+                    )));
                     return;
                 }
             };

@@ -10,13 +10,14 @@ use crate::knowledge::Because;
 use crate::{Result, Store};
 
 impl Store {
-    /// Saves the session's lesson and feeds `result` to the knowledge model for each of
-    /// `topics` (written back to the map's confidence where the topic is on it).
+    /// Saves the session's lesson and feeds `result` (if the session says anything about the
+    /// learner) to the knowledge model for each of `topics`, written back to the map's
+    /// confidence where the topic is on it.
     pub fn record_practice(
         &mut self,
         new: NewLesson,
         topics: &[String],
-        result: PracticeResult,
+        result: Option<PracticeResult>,
         now: DateTime<Utc>,
     ) -> Result<Lesson> {
         self.write(|tx| {
@@ -24,8 +25,10 @@ impl Store {
             crate::lessons::insert_or_replace(tx, &lesson)?;
             crate::reviews::add_derived_card(tx, &lesson, now)?;
             let why = Because { cause: EvidenceCause::Practice, lesson_id: Some(lesson.id.as_str()), detail: None };
-            for topic in topics {
-                crate::topic_model::observe_and_write_back(tx, topic, Observation::Practice(result), &why, now)?;
+            if let Some(result) = result {
+                for topic in topics {
+                    crate::topic_model::observe_and_write_back(tx, topic, Observation::Practice(result), &why, now)?;
+                }
             }
             Ok(lesson)
         })

@@ -113,7 +113,8 @@ fn session_files(ctx: &Ctx) -> Vec<PathBuf> {
             entries.flatten().map(|e| e.path()).filter(|p| p.extension().is_some_and(|x| x == "jsonl")).collect()
         })
         .unwrap_or_default();
-    files.sort();
+    // Oldest first: by the time each log was last written, then by name.
+    files.sort_by_key(|p| (std::fs::metadata(p).and_then(|m| m.modified()).ok(), p.clone()));
     files
 }
 

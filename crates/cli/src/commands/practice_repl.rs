@@ -21,6 +21,8 @@ const HELP: &str = "Send `req: …` with your requirements first; code waits unt
 
 /// Where the `claude` CLI is (tests point this at a stand-in).
 const CLAUDE_ENV: &str = "DEVCOACH_CLAUDE";
+/// The key for an OpenAI-compatible server that wants one.
+const OPENAI_KEY_ENV: &str = "DEVCOACH_OPENAI_API_KEY";
 /// LeetCode's GraphQL endpoint (tests point this at a loopback server).
 const LEETCODE_ENV: &str = "DEVCOACH_LEETCODE_URL";
 const COACH_TIMEOUT: Duration = Duration::from_mins(3);
@@ -87,7 +89,11 @@ fn local_backend(args: &ModelArgs) -> HttpChat {
         dialect,
         base_url,
         model: args.local_model.clone(),
-        api_key: std::env::var("OPENAI_API_KEY").ok().filter(|k| !k.is_empty()),
+        // Only for an OpenAI-compatible server, and only from our own variable: a general
+        // OPENAI_API_KEY must never travel to whatever address the user points us at.
+        api_key: (dialect == Dialect::OpenAi)
+            .then(|| std::env::var(OPENAI_KEY_ENV).ok().filter(|k| !k.is_empty()))
+            .flatten(),
         timeout: COACH_TIMEOUT,
     }
 }
@@ -296,7 +302,7 @@ pub fn eval(ctx: &Ctx, backend: &str, mut models: ModelArgs, json: bool) -> anyh
 pub fn run(ctx: &Ctx, args: &PracticeArgs) -> anyhow::Result<()> {
     let problem = load_problem(ctx, args)?;
     let toolbox = Toolbox::builtin();
-    let log_path = log::session_path(ctx.dir.root(), &ctx.now.format("%Y-%m-%d").to_string(), &problem.slug);
+    let (log_path, _) = log::new_session_path(ctx.dir.root(), &ctx.now.format("%Y-%m-%d").to_string(), &problem.slug);
     let log_env = vec![(log::LOG_VAR.to_owned(), log_path.display().to_string())];
 
     let (coach, local, judges) = backends(&args.models, &log_env);

@@ -33,7 +33,9 @@ pub fn decide(log_path: &std::path::Path, payload: &Value, ts: &str) -> Option<V
             None
         }
         GuardDecision::Bounce { entry, reason } => {
-            let _ = writer.append(ts, &Event::Bounce { entry, source: "stop-hook".into() });
+            // The bounce must be on record before blocking: the count in the log is what stops
+            // a loop of rewrites, so an unwritable log never blocks.
+            writer.append(ts, &Event::Bounce { entry, source: "stop-hook".into() }).ok()?;
             Some(json!({ "decision": "block", "reason": reason }))
         }
     }

@@ -320,7 +320,7 @@ fn every_tool_resource_and_prompt_through_the_rust_client() {
         );
         assert_eq!(judged["missing"], json!([{"id": "integer-overflow-risk", "name": "integer overflow risk"}]));
         assert_eq!(judged["code_allowed"], false);
-        c.err("practice_judge", &call(&client, "practice_judge", json!({"session_id": id})).await, "no requirement list is waiting");
+        c.err("practice_judge", &call(&client, "practice_judge", json!({"session_id": id})).await, "no requirement list waiting");
         let draft = c.ok("practice_check_reply", &call(&client, "practice_check_reply", json!({"session_id": id, "draft": "<!-- rung:H2 -->\nTwo pointers, from both ends."})).await);
         assert_eq!(draft["action"], "rewrite");
         let draft = c.ok("practice_check_reply", &call(&client, "practice_check_reply", json!({"session_id": id, "draft": "<!-- rung:H2 -->\nWhat do you know about the largest sums?"})).await);
@@ -336,6 +336,19 @@ fn every_tool_resource_and_prompt_through_the_rust_client() {
         let found = c.ok("get_lessons", &call(&client, "get_lessons", json!({"limit": 0, "search": "Closest Pair To Target"})).await);
         assert!(found.to_string().contains(ended["lesson_id"].as_str().expect("id")), "{found}");
         assert!(found.to_string().contains("\"practice\""), "{found}");
+
+        // The learner's own problem: its statement is kept with the session and reaches the judge.
+        let own = c.ok(
+            "practice_start",
+            &call(&client, "practice_start", json!({"statement": "---\ntitle: Lamp Posts\n---\nLight every street with the fewest lamps."})).await,
+        );
+        let own_id = own["session_id"].as_str().expect("id").to_owned();
+        let req = c.ok("practice_submit", &call(&client, "practice_submit", json!({"session_id": own_id, "message": "req: streets may be empty"})).await);
+        assert!(req["judge_prompt"].as_str().is_some_and(|p| p.contains("Light every street with the fewest lamps.")), "{req}");
+        let judged = c.ok("practice_judge", &call(&client, "practice_judge", json!({"session_id": own_id})).await);
+        assert_eq!((judged["verdict"].as_str(), judged["code_allowed"].as_bool()), (Some("unverified"), Some(true)));
+        let ended = c.ok("practice_end", &call(&client, "practice_end", json!({"session_id": own_id})).await);
+        assert_eq!((ended["title"].as_str(), ended["result"].as_str()), (Some("Practice: Lamp Posts"), Some("unfinished")));
 
         let untested: Vec<&String> = c.tools.iter().filter(|t| !c.called_err.contains(*t)).collect();
         let allowed_without_failure: BTreeSet<&str> = ["get_briefing", "get_onboarding", "get_profile", "open_ui"].into();

@@ -86,6 +86,8 @@ d="$FAKE_CLAUDE_DIR"
 n=$(cat "$d/$model.n" 2>/dev/null || echo 0); n=$((n+1)); echo "$n" > "$d/$model.n"
 cat > "$d/$model.in.$n"
 for a in "$@"; do printf '%s\n' "$a"; done > "$d/$model.args.$n"
+prev=""
+for a in "$@"; do [ "$prev" = "--system-prompt-file" ] && cp "$a" "$d/$model.system.$n"; prev="$a"; done
 printf '%s' "$DEVCOACH_PRACTICE_LOG" > "$d/$model.env.$n"
 cat "$d/$model.$n" 2>/dev/null
 [ -f "$d/$model.$n.exit" ] && exit "$(cat "$d/$model.$n.exit")"
@@ -183,11 +185,16 @@ fn cloud_session_holds_code_bounces_leaks_and_switches_to_local_with_the_history
         assert!(judge_args.lines().any(|l| l == flag), "{flag} missing: {judge_args}");
     }
     assert!(read(&fake, "haiku.in.1").contains("<list>\nsorted, may repeat\n</list>"));
-    assert!(
-        read(&fake, "sonnet.args.1").contains("--system-prompt\n# devcoach practice"),
-        "{}",
-        read(&fake, "sonnet.args.1")
-    );
+    assert!(read(&fake, "sonnet.args.1").contains("--system-prompt-file\n"), "{}", read(&fake, "sonnet.args.1"));
+    let system = read(&fake, "sonnet.system.1");
+    assert!(system.starts_with("# devcoach practice"), "the instructions went in a file: {system}");
+    assert!(system.contains("## The problem") && system.contains("Closest Pair To Target"));
+    for flag in ["--setting-sources", "--strict-mcp-config"] {
+        assert!(
+            read(&fake, "sonnet.args.1").lines().any(|l| l == flag),
+            "the coach runs without the user's hooks: {flag}"
+        );
+    }
     assert!(!read(&fake, "sonnet.args.1").contains("--resume"));
     assert!(read(&fake, "sonnet.args.2").contains("--resume\ns-1"));
     assert!(read(&fake, "sonnet.in.3").contains("[devcoach guard]"), "the rewrite request says why");
@@ -562,7 +569,7 @@ fn an_openai_compatible_server_coaches() {
     });
     let out = env
         .command()
-        .env("OPENAI_API_KEY", "sk-test")
+        .env("DEVCOACH_OPENAI_API_KEY", "sk-test")
         .args(["practice", "fusing-sand-blocks", "--local", "--openai-url", &server.url, "--local-model", "llama-3"])
         .write_stdin("req: weights positive, n up to 200, merge neighbours only\n")
         .output()
@@ -574,4 +581,32 @@ fn an_openai_compatible_server_coaches() {
     assert_eq!(bodies.len(), 2);
     assert!(bodies.iter().all(|b| b["_path"] == "/v1/chat/completions" && b["model"] == "llama-3"), "{bodies:?}");
     assert_eq!(events(&env)[0]["backend"], "openai");
+}
+
+/// A coach reply that talks about limits is a reply, not a quota message (only an error is).
+#[cfg(unix)]
+#[test]
+fn a_reply_about_limits_is_not_a_quota_message() {
+    let env = Env::new();
+    let fake = env.tmp.path().join("fake");
+    std::fs::create_dir_all(&fake).expect("dir");
+    let claude = fake_claude(&fake);
+    claude_result(
+        &fake,
+        "sonnet",
+        1,
+        "<!-- rung:H1 -->\nWhat happens if you hit your limit of patience with n = 10^5 values?",
+    );
+    let out = env
+        .command()
+        .env("DEVCOACH_CLAUDE", &claude)
+        .env("FAKE_CLAUDE_DIR", &fake)
+        .args(["practice", "closest-pair-to-target", "--ollama-url", "http://127.0.0.1:9"])
+        .write_stdin("how should I think about the size of n?\n")
+        .output()
+        .expect("ran");
+    let text = transcript(&out, env.tmp.path());
+    assert!(text.contains("coach (H1) ›\nWhat happens if you hit your limit of patience"), "{text}");
+    assert!(!text.contains("out of quota"), "{text}");
+    assert!(events(&env).iter().all(|e| e["event"] != "switch"));
 }

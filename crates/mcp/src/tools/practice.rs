@@ -3,7 +3,6 @@
 //! through `practice_check_reply`; the session lives in its log, not in the server.
 
 use devcoach_practice::Toolbox;
-use devcoach_practice::log::ReqVerdict;
 use devcoach_practice::problem::Problem;
 use devcoach_practice::remote::{self, Checked, RemoteError, Submitted};
 use schemars::JsonSchema;
@@ -16,6 +15,7 @@ impl From<RemoteError> for ToolError {
     fn from(e: RemoteError) -> Self {
         match e {
             RemoteError::Log(e) => ToolError::Verbatim(e.to_string()),
+            RemoteError::NothingToJudge(_) => ToolError::Invalid(e.to_string()),
             other => ToolError::NotFound(other.to_string()),
         }
     }
@@ -136,7 +136,7 @@ pub(crate) struct EndOut {
     /// The lesson card saved for the session (absent when the learner said nothing).
     pub lesson_id: Option<String>,
     pub title: Option<String>,
-    /// alone, helped or revealed: the evidence written to the knowledge map.
+    /// alone, helped or revealed (the evidence written to the knowledge map), or unfinished (none).
     pub result: Option<String>,
 }
 
@@ -217,11 +217,12 @@ pub(super) fn register(r: &mut Registry) {
          vocabulary ids are kept; without a verdict the list counts as unverified and code may go through.",
         |ctx: &Ctx, a: JudgeArgs| {
             let path = session_path(ctx, &a.session_id)?;
-            let (verdict, missing) = remote::judge(&path, &a.session_id, a.verdict_json.as_deref(), &ts(ctx))?;
+            let (verdict, missing, code_allowed) =
+                remote::judge(&path, &a.session_id, a.verdict_json.as_deref(), &ts(ctx))?;
             let toolbox = Toolbox::builtin();
             Ok(Out::from(JudgeOut {
                 verdict: verdict.as_str().into(),
-                code_allowed: verdict != ReqVerdict::Incomplete,
+                code_allowed,
                 missing: missing
                     .into_iter()
                     .map(|id| MissingOut { name: toolbox.get(&id).map_or_else(|| id.clone(), |e| e.name.clone()), id })
@@ -268,29 +269,19 @@ pub(super) fn register(r: &mut Registry) {
         |ctx: &Ctx, a: SessionArgs| {
             let path = session_path(ctx, &a.session_id)?;
             let events = remote::end(&path, &a.session_id, &ts(ctx))?;
-            let problem = events
-                .iter()
-                .find_map(|e| match &e.event {
-                    devcoach_practice::log::Event::Start { problem, .. } => Problem::shipped(problem).ok(),
-                    _ => None,
-                })
-                .unwrap_or_else(|| Problem {
-                    slug: "own-problem".into(),
-                    title: "Own problem".into(),
-                    difficulty: String::new(),
-                    tags: Vec::new(),
-                    hints: Vec::new(),
-                    statement: String::new(),
-                });
+            let problem = remote::problem_of(&events).ok_or_else(|| {
+                ToolError::Verbatim(format!("practice_end failed: the log of {} has no start line", a.session_id))
+            })?;
             let now = ctx.now();
             let stamp = now.format("%Y%m%dT%H%M%S").to_string();
             let Some(pm) = devcoach_practice::postmortem::build(&problem, &events, Toolbox::builtin(), &stamp) else {
                 return Ok(Out::from(EndOut { session_id: a.session_id, lesson_id: None, title: None, result: None }));
             };
             let result = match pm.result {
-                devcoach_core::knowledge_model::PracticeResult::Alone => "alone",
-                devcoach_core::knowledge_model::PracticeResult::Helped => "helped",
-                devcoach_core::knowledge_model::PracticeResult::Revealed => "revealed",
+                Some(devcoach_core::knowledge_model::PracticeResult::Alone) => "alone",
+                Some(devcoach_core::knowledge_model::PracticeResult::Helped) => "helped",
+                Some(devcoach_core::knowledge_model::PracticeResult::Revealed) => "revealed",
+                None => "unfinished",
             };
             let lesson = ctx.with_store(|s| Ok(s.record_practice(pm.lesson, &pm.topics, pm.result, now)?))?;
             Ok(Out::from(EndOut {

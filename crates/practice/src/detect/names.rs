@@ -111,6 +111,16 @@ fn is_word_byte(b: u8) -> bool {
     b.is_ascii_alphanumeric() || b >= 0x80
 }
 
+/// A word character right before byte `at` (decoded, so an em dash or a curly quote is not one).
+fn word_before(text: &str, at: usize) -> bool {
+    text.get(..at).and_then(|t| t.chars().next_back()).is_some_and(char::is_alphanumeric)
+}
+
+/// No word character starts at byte `at`.
+fn boundary_at(text: &str, at: usize) -> bool {
+    text.get(at..).is_none_or(|t| t.chars().next().is_none_or(|c| !c.is_alphanumeric()))
+}
+
 /// Inflected forms that are everyday English first (`tried` is not a trie).
 pub const ORDINARY_WORDS: [&str; 6] = ["tried", "tries", "primed", "prims", "stacked", "heaped"];
 
@@ -139,7 +149,7 @@ struct Pattern {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Found {
     pub entry: usize,
-    /// Byte range in the original text, ending included.
+    /// Byte range in the original text (`end` exclusive).
     pub start: usize,
     pub end: usize,
 }
@@ -188,14 +198,13 @@ impl NameMatcher {
     pub fn find(&self, text: &str) -> Vec<Found> {
         let Some(automaton) = &self.automaton else { return Vec::new() };
         let folded = fold(text);
-        let bytes = folded.text.as_bytes();
         let mut hits: Vec<(usize, usize, usize)> = Vec::new();
         for m in automaton.find_overlapping_iter(folded.text.as_str()) {
             let pattern = self.patterns[m.pattern().as_usize()];
-            if pattern.word_start && m.start() > 0 && is_word_byte(bytes[m.start() - 1]) {
+            if pattern.word_start && word_before(&folded.text, m.start()) {
                 continue;
             }
-            let Some(end) = ending(bytes, m.end(), pattern) else { continue };
+            let Some(end) = ending(&folded.text, m.end(), pattern) else { continue };
             if end != m.end() {
                 let word_start = folded.text[..end].rfind(' ').map_or(0, |i| i + 1);
                 if ORDINARY_WORDS.contains(&&folded.text[word_start..end]) {
@@ -236,14 +245,13 @@ fn singular(folded: &str) -> Option<String> {
 
 /// Where a match that ends at `end` really ends once an accepted ending is added, if it ends on
 /// a word boundary at all.
-fn ending(bytes: &[u8], end: usize, pattern: Pattern) -> Option<usize> {
-    let boundary = |at: usize| at >= bytes.len() || !is_word_byte(bytes[at]);
+fn ending(text: &str, end: usize, pattern: Pattern) -> Option<usize> {
     if !pattern.word_end {
         return Some(end);
     }
     let endings: &[&str] = match pattern.stem {
         Stem::Whole => {
-            if boundary(end) {
+            if boundary_at(text, end) {
                 return Some(end);
             }
             &ENDINGS
@@ -251,7 +259,11 @@ fn ending(bytes: &[u8], end: usize, pattern: Pattern) -> Option<usize> {
         Stem::DroppedE => &AFTER_E,
         Stem::DroppedY => &AFTER_Y,
     };
-    endings.iter().find(|e| bytes[end..].starts_with(e.as_bytes()) && boundary(end + e.len())).map(|e| end + e.len())
+    let bytes = text.as_bytes();
+    endings
+        .iter()
+        .find(|e| bytes[end..].starts_with(e.as_bytes()) && boundary_at(text, end + e.len()))
+        .map(|e| end + e.len())
 }
 
 #[cfg(test)]
@@ -286,6 +298,10 @@ mod tests {
         assert!(found(&m, "cheap heapify theheap").is_empty(), "{:?}", found(&m, "cheap heapify theheap"));
         assert_eq!(found(&m, "a binary search tree"), vec![(6, "binary search tree".into())]);
         assert_eq!(found(&m, "binary searching"), vec![(5, "binary searching".into())]);
+        // Non-ASCII punctuation is not part of a word.
+        assert_eq!(found(&m, "a heap\u{2014}then"), vec![(3, "heap".into())]);
+        assert_eq!(found(&m, "\u{201c}two pointers\u{201d}\u{2026}"), vec![(0, "two pointers".into())]);
+        assert!(found(&m, "h\u{e9}ap heap\u{e9}").is_empty(), "letters are letters in any script");
         let trie = matcher(&["trie"]);
         assert!(found(&trie, "I tried that; she tries again").is_empty());
         assert_eq!(found(&trie, "a trie"), vec![(0, "trie".into())]);
