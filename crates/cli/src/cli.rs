@@ -141,6 +141,10 @@ pub struct PracticeArgs {
     /// Read the problem from a markdown file (front matter optional).
     #[arg(long = "problem", value_name = "FILE")]
     pub problem_file: Option<std::path::PathBuf>,
+    /// Coach inside Claude Code's own interface instead of this terminal loop (best effort: the
+    /// interface shows a reply before the guard can send it back; needs `devcoach install --practice`).
+    #[arg(long, conflicts_with = "local")]
+    pub tui: bool,
     #[command(flatten)]
     pub models: ModelArgs,
 }

@@ -20,9 +20,13 @@ fn main() -> ExitCode {
         return ExitCode::SUCCESS;
     }
     if std::env::args_os().nth(1).is_some_and(|a| a == "hook")
-        && std::env::args_os().nth(2).is_some_and(|a| a == "practice-stop")
+        && let Some(hook) = std::env::args_os()
+            .nth(2)
+            .as_deref()
+            .and_then(|a| a.to_str())
+            .and_then(hooks::practice::PracticeHook::parse)
     {
-        hooks::practice::run();
+        hooks::practice::run(hook);
         return ExitCode::SUCCESS;
     }
     let parsed = {

@@ -3,7 +3,7 @@
 //! already streamed the reply, so this is best effort; the print-mode REPL is what truly withholds.
 
 use crate::detect::reply::{Giveaway, giveaway};
-use crate::log::{Event, Stamped};
+use crate::log::{Event, Judge, MessageKind, ReqVerdict, Stamped};
 use crate::rung;
 use crate::session::MAX_DRAFTS;
 use crate::toolbox::Toolbox;
@@ -46,10 +46,56 @@ pub fn check(toolbox: &Toolbox, events: &[Stamped], reply: &str) -> GuardDecisio
     }
 }
 
+/// What the prompt hook does with a learner's message typed into the agent's interface.
+#[derive(Debug, Clone, PartialEq)]
+pub enum PromptDecision {
+    NotPractice,
+    /// Log these events and let the message through.
+    Record(Vec<Event>),
+    /// Log these events and stop the message, telling the learner why.
+    Hold {
+        events: Vec<Event>,
+        why: String,
+    },
+}
+
+/// The gate for a message typed into the agent's own interface. No judge answers there in
+/// time, so a requirement list counts as given (`unverified`, as when no judge answers in the
+/// REPL); code before any list is held.
+pub fn on_prompt(toolbox: &Toolbox, events: &[Stamped], prompt: &str) -> PromptDecision {
+    if !events.iter().any(|e| matches!(e.event, Event::Start { .. })) {
+        return PromptDecision::NotPractice;
+    }
+    let mut state = crate::remote::replay(events, toolbox);
+    if state.ended || prompt.trim().is_empty() {
+        return PromptDecision::NotPractice;
+    }
+    let kind = crate::gate::message_kind(prompt).unwrap_or(MessageKind::Prose);
+    let mut out = vec![Event::Learner { text: prompt.trim().to_owned(), kind }];
+    match kind {
+        MessageKind::Req => out.push(Event::ReqCheck {
+            verdict: ReqVerdict::Unverified,
+            missing: Vec::new(),
+            judge: Judge::None,
+            dropped: 0,
+        }),
+        MessageKind::Code => {
+            match state.gate.on_code(|id| toolbox.get(id).map_or_else(|| id.to_owned(), |e| e.name.clone())) {
+                crate::gate::CodeDecision::Pass { req_incomplete } => out.push(Event::Code { req_incomplete }),
+                crate::gate::CodeDecision::Hold { why } => {
+                    out.push(Event::Held { why: why.clone() });
+                    return PromptDecision::Hold { events: out, why };
+                }
+            }
+        }
+        MessageKind::Prose => {}
+    }
+    PromptDecision::Record(out)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::log::{MessageKind, ReqVerdict};
 
     fn at(event: Event) -> Stamped {
         Stamped { ts: "t".into(), event }
@@ -84,6 +130,22 @@ mod tests {
             check(toolbox, &log, leaky),
             GuardDecision::Pass { rung: Some(2), leaked: true, drafts: 3, text: "A sliding window would do.".into() }
         );
+    }
+
+    #[test]
+    fn the_prompt_gate_holds_code_until_a_list() {
+        let toolbox = Toolbox::builtin();
+        let mut log = vec![start()];
+        let code = "def f(a):\n    return sorted(a)[0]";
+        let PromptDecision::Hold { events, why } = on_prompt(toolbox, &log, code) else { panic!("held") };
+        assert!(why.contains("req:"));
+        assert!(matches!(events.last(), Some(Event::Held { .. })));
+        let PromptDecision::Record(events) = on_prompt(toolbox, &log, "req: may be empty") else { panic!("recorded") };
+        assert!(matches!(events[1], Event::ReqCheck { verdict: ReqVerdict::Unverified, .. }));
+        log.extend(events.into_iter().map(at));
+        let PromptDecision::Record(events) = on_prompt(toolbox, &log, code) else { panic!("through") };
+        assert_eq!(events[1], Event::Code { req_incomplete: false });
+        assert_eq!(on_prompt(toolbox, &[], code), PromptDecision::NotPractice);
     }
 
     #[test]

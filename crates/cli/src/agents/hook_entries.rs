@@ -60,10 +60,12 @@ pub fn is_ours(command: &str) -> bool {
     names_us && SUBCOMMANDS.iter().any(|sub| contains_word(&lower, sub))
 }
 
-/// Whether a hook command is devcoach's practice guard (`devcoach hook practice-stop`).
+/// Whether a hook command is one of devcoach's practice hooks (`devcoach hook practice-stop`,
+/// `devcoach hook practice-prompt`).
 pub fn is_practice(command: &str) -> bool {
     let lower = command.to_ascii_lowercase();
-    (lower.contains("devcoach") || lower.contains("dev-coach")) && contains_word(&lower, "practice-stop")
+    (lower.contains("devcoach") || lower.contains("dev-coach"))
+        && (contains_word(&lower, "practice-stop") || contains_word(&lower, "practice-prompt"))
 }
 
 /// `needle` with no letter, digit or `_` right before or after it.

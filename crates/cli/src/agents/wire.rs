@@ -310,36 +310,38 @@ fn claude_hooks(report: &mut Report, places: &Places, launch: &Launch) {
     json_hooks(report, places, &path, Agent::ClaudeCode, launch);
 }
 
-/// The practice guard: a Stop hook that checks coach replies while a practice session runs in
-/// Claude Code's own interface (it returns at once when no session is on).
+/// The practice hooks for Claude Code's own interface: the gate on each prompt and the guard on
+/// each finished reply (both return at once when no practice session is on).
 fn practice_hook(report: &mut Report, places: &Places, launch: &Launch) {
     let path = places.claude_settings();
     let mut doc = match JsonDoc::load(&path) {
         Ok(doc) => doc,
         Err(e) => return config_failure(report, places, &e),
     };
-    let wanted = Wanted {
-        event: "Stop",
-        command: launch.hook_command("hook practice-stop"),
-        timeout: 30,
-        family: Family::Practice,
-    };
-    match hook_entries::upsert(&mut doc.root, &wanted) {
-        Upsert::Foreign => {
+    let mut outcomes = Vec::new();
+    for (event, sub) in [("UserPromptSubmit", "hook practice-prompt"), ("Stop", "hook practice-stop")] {
+        let wanted = Wanted { event, command: launch.hook_command(sub), timeout: 30, family: Family::Practice };
+        outcomes.push(hook_entries::upsert(&mut doc.root, &wanted));
+    }
+    if outcomes.contains(&Upsert::Foreign) {
+        report.push(
+            Mark::Failed,
+            format!("`hooks` in {} is not in the expected shape; left unchanged", places.show(&path)),
+        );
+        return;
+    }
+    if outcomes.iter().all(|o| *o == Upsert::Unchanged) && !doc.changed() {
+        report.push(Mark::Unchanged, format!("practice hooks already installed ({})", places.show(&path)));
+        return;
+    }
+    match doc.save() {
+        Ok(saved) => {
             report.push(
-                Mark::Failed,
-                format!("`hooks` in {} is not in the expected shape; left unchanged", places.show(&path)),
+                Mark::Done,
+                format!("practice hooks UserPromptSubmit, Stop ({})", saved_text(places, &doc, &saved)),
             );
         }
-        Upsert::Unchanged if !doc.changed() => {
-            report.push(Mark::Unchanged, format!("practice guard already installed ({})", places.show(&path)));
-        }
-        _ => match doc.save() {
-            Ok(saved) => {
-                report.push(Mark::Done, format!("practice guard Stop hook ({})", saved_text(places, &doc, &saved)));
-            }
-            Err(e) => config_failure(report, places, &e),
-        },
+        Err(e) => config_failure(report, places, &e),
     }
 }
 

@@ -299,8 +299,71 @@ pub fn eval(ctx: &Ctx, backend: &str, mut models: ModelArgs, json: bool) -> anyh
     Ok(())
 }
 
+/// `--tui`: a session whose coach is Claude Code's interactive interface. devcoach writes the
+/// session's start, hands Claude Code the instructions and the log's path, and the practice
+/// hooks (installed by `devcoach install --practice`) gate each prompt and guard each reply.
+fn run_tui(ctx: &Ctx, problem: &Problem) -> anyhow::Result<()> {
+    let (log_path, _) = log::new_session_path(ctx.dir.root(), &ctx.now.format("%Y-%m-%d").to_string(), &problem.slug);
+    let ts = clock(ctx);
+    Writer::new(log_path.clone())
+        .append(
+            &ts(),
+            &log::Event::Start {
+                schema: log::SCHEMA,
+                problem: problem.slug.clone(),
+                title: Some(problem.title.clone()),
+                tags: problem.tags.clone(),
+                backend: "claude-tui".into(),
+                model: "interactive".into(),
+                statement: Problem::shipped(&problem.slug).is_err().then(|| problem.statement.clone()),
+            },
+        )
+        .map_err(|e| invalid(e.to_string()))?;
+    let system_path = log_path.with_extension("system.md");
+    std::fs::write(&system_path, devcoach_practice::session::system_prompt(problem, true))
+        .map_err(|e| invalid(format!("could not write {}: {e}", system_path.display())))?;
+    let hooks_on = crate::agents::Places::from_env()
+        .ok()
+        .and_then(|places| std::fs::read_to_string(places.claude_settings()).ok())
+        .is_some_and(|settings| settings.contains("practice-prompt") && settings.contains("practice-stop"));
+    if !hooks_on {
+        ctx.term.warn(
+            "The practice hooks are not installed in Claude Code, so nothing holds code or checks replies: run              `devcoach install --practice` first for the full rules.",
+        );
+    }
+    output::print(&format!(
+        "{} ({})\n\n{}\n\nOpening Claude Code. Start with your requirements (`req: …`). Log: {}",
+        problem.title,
+        if problem.difficulty.is_empty() { "practice" } else { &problem.difficulty },
+        problem.statement,
+        log_path.display()
+    ))?;
+    let claude = std::env::var_os(CLAUDE_ENV).map_or_else(|| "claude".into(), std::path::PathBuf::from);
+    let status = std::process::Command::new(&claude)
+        .arg("--append-system-prompt-file")
+        .arg(&system_path)
+        .env(log::LOG_VAR, &log_path)
+        .status()
+        .map_err(|e| {
+            invalid(format!(
+                "could not start {} ({e}): install Claude Code, or practise here without --tui",
+                claude.display()
+            ))
+        })?;
+    let _ = std::fs::remove_file(&system_path);
+    Writer::new(log_path.clone())
+        .append(&ts(), &log::Event::End { reason: Some(format!("claude exited ({status})")) })
+        .map_err(|e| invalid(e.to_string()))?;
+    postmortem(ctx, problem, &log_path)?;
+    output::print(&format!("Session log: {}. `devcoach practice report` sums it up.", log_path.display()))?;
+    Ok(())
+}
+
 pub fn run(ctx: &Ctx, args: &PracticeArgs) -> anyhow::Result<()> {
     let problem = load_problem(ctx, args)?;
+    if args.tui {
+        return run_tui(ctx, &problem);
+    }
     let toolbox = Toolbox::builtin();
     let (log_path, _) = log::new_session_path(ctx.dir.root(), &ctx.now.format("%Y-%m-%d").to_string(), &problem.slug);
     let log_env = vec![(log::LOG_VAR.to_owned(), log_path.display().to_string())];
@@ -357,7 +420,7 @@ pub fn run(ctx: &Ctx, args: &PracticeArgs) -> anyhow::Result<()> {
     };
     input.save();
     session.end(reason).map_err(|e| invalid(e.to_string()))?;
-    postmortem(ctx, &session)?;
+    postmortem(ctx, session.problem(), session.log_path())?;
     output::print(&term.out(
         Style::Dim,
         &format!("Session log: {}. `devcoach practice report` sums it up.", session.log_path().display()),
@@ -366,10 +429,10 @@ pub fn run(ctx: &Ctx, args: &PracticeArgs) -> anyhow::Result<()> {
 }
 
 /// The session's lesson card and its evidence on the knowledge map.
-fn postmortem(ctx: &Ctx, session: &Session) -> anyhow::Result<()> {
-    let events = log::read(session.log_path()).map_err(|e| invalid(e.to_string()))?;
+fn postmortem(ctx: &Ctx, problem: &Problem, log_path: &std::path::Path) -> anyhow::Result<()> {
+    let events = log::read(log_path).map_err(|e| invalid(e.to_string()))?;
     let stamp = ctx.now.format("%Y%m%dT%H%M%S").to_string();
-    let Some(pm) = devcoach_practice::postmortem::build(session.problem(), &events, Toolbox::builtin(), &stamp) else {
+    let Some(pm) = devcoach_practice::postmortem::build(problem, &events, Toolbox::builtin(), &stamp) else {
         return Ok(());
     };
     let mut store = ctx.open()?;

@@ -1,12 +1,13 @@
-//! `devcoach hook practice-stop`: the practice guard for an agent's own interface. Runs on
-//! every Stop of the agent it is installed in, so it returns at once unless a practice session
-//! exported `DEVCOACH_PRACTICE_LOG`; it never opens the database.
+//! `devcoach hook practice-stop` and `practice-prompt`: the practice guard and gate for an
+//! agent's own interface. They run on every Stop and prompt of the agent they are installed in,
+//! so they return at once unless a practice session exported `DEVCOACH_PRACTICE_LOG`; they never
+//! open the database.
 
 use std::io::{IsTerminal, Read, Write};
 
 use chrono::{SecondsFormat, Utc};
 use devcoach_practice::Toolbox;
-use devcoach_practice::guard::{GuardDecision, check};
+use devcoach_practice::guard::{GuardDecision, PromptDecision, check, on_prompt};
 use devcoach_practice::log::{self, Event, Writer};
 use serde_json::{Value, json};
 
@@ -41,7 +42,47 @@ pub fn decide(log_path: &std::path::Path, payload: &Value, ts: &str) -> Option<V
     }
 }
 
-pub fn run() {
+/// What the prompt hook prints, if anything: a block with the reason when code comes before
+/// the requirements.
+pub fn decide_prompt(log_path: &std::path::Path, payload: &Value, ts: &str) -> Option<Value> {
+    let prompt = payload.get("prompt").and_then(Value::as_str)?;
+    let events = log::read(log_path).ok()?;
+    let writer = Writer::new(log_path.to_owned());
+    match on_prompt(Toolbox::builtin(), &events, prompt) {
+        PromptDecision::NotPractice => None,
+        PromptDecision::Record(events) => {
+            for e in &events {
+                let _ = writer.append(ts, e);
+            }
+            None
+        }
+        PromptDecision::Hold { events, why } => {
+            for e in &events {
+                writer.append(ts, e).ok()?;
+            }
+            Some(json!({ "decision": "block", "reason": format!("devcoach practice: {why}") }))
+        }
+    }
+}
+
+/// Which of the two practice hooks runs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PracticeHook {
+    Stop,
+    Prompt,
+}
+
+impl PracticeHook {
+    pub fn parse(arg: &str) -> Option<Self> {
+        match arg {
+            "practice-stop" => Some(Self::Stop),
+            "practice-prompt" => Some(Self::Prompt),
+            _ => None,
+        }
+    }
+}
+
+pub fn run(hook: PracticeHook) {
     std::panic::set_hook(Box::new(|_| {}));
     let _ = std::panic::catch_unwind(|| {
         let Some(path) = std::env::var_os(log::LOG_VAR).filter(|p| !p.is_empty()) else { return };
@@ -57,7 +98,12 @@ pub fn run() {
             .and_then(|t| chrono::DateTime::parse_from_rfc3339(&t).ok())
             .map_or_else(Utc::now, |t| t.with_timezone(&Utc))
             .to_rfc3339_opts(SecondsFormat::Millis, true);
-        if let Some(v) = decide(std::path::Path::new(&path), &payload, &ts) {
+        let path = std::path::Path::new(&path);
+        let decided = match hook {
+            PracticeHook::Stop => decide(path, &payload, &ts),
+            PracticeHook::Prompt => decide_prompt(path, &payload, &ts),
+        };
+        if let Some(v) = decided {
             let mut out = std::io::stdout().lock();
             let _ = writeln!(out, "{v}");
             let _ = out.flush();

@@ -426,7 +426,7 @@ fn install_practice_adds_the_guard_to_claude_code() {
     let out = run(&["install", "--claude-code", "--practice"]);
     assert!(out.status.success(), "{}", transcript(&out, env.tmp.path()));
     assert!(
-        String::from_utf8_lossy(&out.stdout).contains("practice guard Stop hook"),
+        String::from_utf8_lossy(&out.stdout).contains("practice hooks UserPromptSubmit, Stop"),
         "{}",
         transcript(&out, env.tmp.path())
     );
@@ -440,20 +440,22 @@ fn install_practice_adds_the_guard_to_claude_code() {
         .filter_map(|h| h["command"].as_str().map(str::to_owned))
         .collect();
     assert_eq!(commands.len(), 2, "{commands:?}");
+    let prompt_hooks = doc["hooks"]["UserPromptSubmit"].to_string();
+    assert!(prompt_hooks.contains("hook practice-prompt") && prompt_hooks.contains("prompt-hook"), "{prompt_hooks}");
     assert!(
         commands.iter().any(|c| c.ends_with(" stop-hook"))
             && commands.iter().any(|c| c.ends_with(" hook practice-stop"))
     );
     let again = run(&["install", "--claude-code", "--practice"]);
     assert!(
-        String::from_utf8_lossy(&again.stdout).contains("practice guard already installed"),
+        String::from_utf8_lossy(&again.stdout).contains("practice hooks already installed"),
         "{}",
         transcript(&again, env.tmp.path())
     );
     let out = run(&["uninstall", "--claude-code"]);
     assert!(out.status.success(), "{}", transcript(&out, env.tmp.path()));
     let after = std::fs::read_to_string(&settings).unwrap_or_default();
-    assert!(!after.contains("practice-stop") && !after.contains("stop-hook"), "{after}");
+    assert!(!after.contains("practice-") && !after.contains("stop-hook"), "{after}");
 }
 
 /// `practice eval` against a local model that names the technique in every other first draft:
@@ -609,4 +611,70 @@ fn a_reply_about_limits_is_not_a_quota_message() {
     assert!(text.contains("coach (H1) ›\nWhat happens if you hit your limit of patience"), "{text}");
     assert!(!text.contains("out of quota"), "{text}");
     assert!(events(&env).iter().all(|e| e["event"] != "switch"));
+}
+
+/// `--tui`: Claude Code's own interface coaches. The stand-in `claude` plays the interface: it
+/// runs the practice hooks the way Claude Code does (the log's path in its environment) for
+/// code typed too early, a requirement list, code again, a leaky reply and a clean one.
+#[cfg(unix)]
+#[test]
+fn the_tui_session_runs_the_hooks_with_the_log() {
+    use std::os::unix::fs::PermissionsExt;
+    let env = Env::new();
+    let fake = env.tmp.path().join("fake");
+    std::fs::create_dir_all(&fake).expect("dir");
+    let script = fake.join("claude");
+    std::fs::write(
+        &script,
+        r#"#!/bin/sh
+d="$FAKE_CLAUDE_DIR"
+for a in "$@"; do printf '%s\n' "$a"; done > "$d/args"
+prev=""
+for a in "$@"; do [ "$prev" = "--append-system-prompt-file" ] && cp "$a" "$d/system"; prev="$a"; done
+printf '%s' "$DEVCOACH_PRACTICE_LOG" > "$d/log"
+hook() { printf '%s' "$2" | "$DEVCOACH_BIN" hook "$1"; }
+hook practice-prompt '{"prompt":"def f(h):\n    return [0] * len(h)"}' > "$d/p1"
+hook practice-stop '{"last_assistant_message":"<!-- rung:H1 -->\nA monotonic stack fits."}' > "$d/s1"
+hook practice-stop '{"last_assistant_message":"<!-- rung:H1 -->\nWhat does each tower hide?"}' > "$d/s2"
+hook practice-prompt '{"prompt":"req: heights positive, n up to 1e5"}' > "$d/p2"
+hook practice-prompt '{"prompt":"def f(h):\n    return [0] * len(h)"}' > "$d/p3"
+exit 0
+"#,
+    )
+    .expect("script");
+    std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).expect("chmod");
+    let out = env
+        .command()
+        .env("DEVCOACH_CLAUDE", &script)
+        .env("FAKE_CLAUDE_DIR", &fake)
+        .env("DEVCOACH_BIN", crate::bin())
+        .args(["practice", "signal-tower-reach", "--tui"])
+        .output()
+        .expect("ran");
+    let text = transcript(&out, env.tmp.path());
+    assert!(out.status.success(), "{text}");
+    assert!(text.contains("devcoach install --practice"), "the missing hooks are pointed out: {text}");
+    let system = read(&fake, "system");
+    assert!(
+        system.contains("## Your role") && !system.contains("## The client") && system.contains("Signal Tower Reach")
+    );
+    assert!(read(&fake, "log").ends_with("2026-11-30-signal-tower-reach.jsonl"));
+    let held: Value = serde_json::from_str(&read(&fake, "p1")).expect("p1 blocks");
+    assert_eq!(held["decision"], "block");
+    assert!(held["reason"].as_str().is_some_and(|r| r.contains("req:")), "{held}");
+    assert_eq!((read(&fake, "p2"), read(&fake, "p3")), (String::new(), String::new()));
+    let bounced: Value = serde_json::from_str(&read(&fake, "s1")).expect("s1 blocks");
+    assert!(bounced["reason"].as_str().is_some_and(|r| r.contains("\"monotonic stack\"")), "{bounced}");
+    assert_eq!(read(&fake, "s2"), "");
+    let log = events(&env);
+    assert_eq!(
+        names(&log),
+        ["start", "learner", "held", "bounce", "coach", "learner", "req_check", "learner", "code", "end"]
+    );
+    assert_eq!(log[0]["backend"], "claude-tui");
+    assert!(
+        !env.data().join("practice/sessions/2026-11-30-signal-tower-reach.system.md").exists(),
+        "instructions file removed"
+    );
+    assert!(text.contains("Saved a lesson card: Practice: Signal Tower Reach"), "{text}");
 }
