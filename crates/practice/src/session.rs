@@ -53,13 +53,20 @@ pub struct NamedJudge {
     pub backend: Box<dyn Backend>,
 }
 
+/// The models of a session: the coach, the local one it falls back to on a quota message, and
+/// the judge chain.
+pub struct Models {
+    pub coach: Box<dyn Backend>,
+    pub local: Option<Box<dyn Backend>>,
+    /// Whether `coach` is already a local model (`--local`).
+    pub on_local: bool,
+    pub judges: Vec<NamedJudge>,
+}
+
 pub struct Session {
     toolbox: &'static Toolbox,
     problem: Problem,
-    coach: Box<dyn Backend>,
-    local: Option<Box<dyn Backend>>,
-    on_local: bool,
-    judges: Vec<NamedJudge>,
+    models: Models,
     log: Writer,
     clock: Box<dyn Fn() -> String>,
     gate: Gate,
@@ -71,26 +78,18 @@ pub struct Session {
 }
 
 impl Session {
-    /// Starts a session and writes its `start` line. `on_local` says whether `coach` is
-    /// already a local model (`--local`).
-    #[allow(clippy::too_many_arguments)]
+    /// Starts a session and writes its `start` line.
     pub fn start(
         toolbox: &'static Toolbox,
         problem: Problem,
-        coach: Box<dyn Backend>,
-        local: Option<Box<dyn Backend>>,
-        on_local: bool,
-        judges: Vec<NamedJudge>,
+        models: Models,
         log: Writer,
         clock: Box<dyn Fn() -> String>,
     ) -> Result<Self, LogError> {
         let session = Self {
             toolbox,
             problem,
-            coach,
-            local,
-            on_local,
-            judges,
+            models,
             log,
             clock,
             gate: Gate::new(),
@@ -104,8 +103,8 @@ impl Session {
             problem: session.problem.slug.clone(),
             title: Some(session.problem.title.clone()),
             tags: session.problem.tags.clone(),
-            backend: session.coach.kind().to_owned(),
-            model: session.coach.model().to_owned(),
+            backend: session.models.coach.kind().to_owned(),
+            model: session.models.coach.model().to_owned(),
             statement: None,
         })?;
         Ok(session)
@@ -120,7 +119,7 @@ impl Session {
     }
 
     pub fn backend_label(&self) -> String {
-        format!("{} ({})", self.coach.kind(), self.coach.model())
+        format!("{} ({})", self.models.coach.kind(), self.models.coach.model())
     }
 
     fn write(&self, event: &Event) -> Result<(), LogError> {
@@ -239,7 +238,7 @@ impl Session {
             "Is the following text source code in a programming language (pseudo-code in code syntax counts), \
              or something else (prose, a list, an error message, data, maths)? Answer with one word: code or not_code.\n\n<text>\n{text}\n</text>"
         );
-        for judge in &mut self.judges {
+        for judge in &mut self.models.judges {
             if let Ok(answer) = judge.backend.reply("", &[Turn { role: Role::User, text: prompt.clone() }]) {
                 let answer = answer.trim().to_ascii_lowercase();
                 if answer.starts_with("not") {
@@ -256,7 +255,7 @@ impl Session {
     /// The judge chain: each judge in turn; none answering usably means `unverified`.
     fn judge_requirements(&mut self, list: &str) -> (ReqVerdict, Vec<String>, Judge, u32) {
         let prompt = judge::prompt(self.toolbox, &self.problem.statement, list);
-        for j in &mut self.judges {
+        for j in &mut self.models.judges {
             let Ok(reply) = j.backend.reply("", &[Turn { role: Role::User, text: prompt.clone() }]) else { continue };
             if let Some(judgement) = judge::read(self.toolbox, &reply) {
                 let dropped = u32::try_from(judgement.dropped.len()).unwrap_or(u32::MAX);
@@ -278,22 +277,22 @@ impl Session {
         let mut note: Option<String> = None;
         loop {
             drafts += 1;
-            let system = system_prompt(&self.problem, self.on_local);
+            let system = system_prompt(&self.problem, self.models.on_local);
             let mut turns = self.history.clone();
             if let Some(note) = &note {
                 turns.push(Turn { role: Role::User, text: note.clone() });
             }
-            let draft = match self.coach.reply(&system, &turns) {
+            let draft = match self.models.coach.reply(&system, &turns) {
                 Ok(draft) => draft,
-                Err(BackendError::Quota(message)) if !self.on_local && self.local.is_some() => {
-                    if let Some(local) = self.local.take() {
-                        let from = self.coach.kind().to_owned();
-                        self.coach = local;
-                        self.on_local = true;
+                Err(BackendError::Quota(message)) if !self.models.on_local && self.models.local.is_some() => {
+                    if let Some(local) = self.models.local.take() {
+                        let from = self.models.coach.kind().to_owned();
+                        self.models.coach = local;
+                        self.models.on_local = true;
                         self.record(
                             &Event::Switch {
                                 from,
-                                to: self.coach.kind().to_owned(),
+                                to: self.models.coach.kind().to_owned(),
                                 reason: format!("quota: {message}"),
                             },
                             shown,
@@ -325,7 +324,7 @@ impl Session {
                 }
                 Some(Giveaway { entry, why }) => {
                     leaked = true;
-                    let source = if self.on_local { "local" } else { "repl" };
+                    let source = if self.models.on_local { "local" } else { "repl" };
                     self.record(&Event::Bounce { entry, source: source.to_owned() }, shown);
                     if drafts >= MAX_DRAFTS {
                         self.record(&Event::Coach { rung: None, leaked, drafts, text: None }, shown);

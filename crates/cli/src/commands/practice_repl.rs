@@ -9,7 +9,7 @@ use devcoach_practice::Toolbox;
 use devcoach_practice::backend::{Backend, ClaudeCli, Dialect, HttpChat};
 use devcoach_practice::log::{self, Judge, ReqVerdict, Writer};
 use devcoach_practice::problem::Problem;
-use devcoach_practice::session::{NamedJudge, Session, Shown};
+use devcoach_practice::session::{Models, NamedJudge, Session, Shown};
 
 use crate::cli::{ModelArgs, PracticeArgs};
 use crate::context::{Ctx, NOW_ENV};
@@ -219,10 +219,8 @@ impl Drop for Spinner {
     }
 }
 
-type Backends = (Box<dyn Backend>, Option<Box<dyn Backend>>, Vec<NamedJudge>);
-
 /// The coach, its local fallback and the judge chain the flags ask for.
-fn backends(models: &ModelArgs, env: &[(String, String)]) -> Backends {
+fn backends(models: &ModelArgs, env: &[(String, String)]) -> Models {
     let claude = std::env::var_os(CLAUDE_ENV).map_or_else(|| "claude".into(), std::path::PathBuf::from);
     let (coach, local): (Box<dyn Backend>, Option<Box<dyn Backend>>) = if models.local {
         (Box::new(local_backend(models)), None)
@@ -240,7 +238,7 @@ fn backends(models: &ModelArgs, env: &[(String, String)]) -> Backends {
     let mut local_judge = local_backend(models);
     local_judge.timeout = JUDGE_TIMEOUT;
     judges.push(NamedJudge { label: Judge::Ollama, backend: Box::new(local_judge) });
-    (coach, local, judges)
+    Models { coach, local, on_local: models.local, judges }
 }
 
 fn clock(ctx: &Ctx) -> Box<dyn Fn() -> String> {
@@ -268,18 +266,9 @@ pub fn eval(ctx: &Ctx, backend: &str, mut models: ModelArgs, json: bool) -> anyh
         let path = dir.join(format!("{stamp}-{}.jsonl", t.name));
         let _ = std::fs::remove_file(&path);
         let env = vec![(log::LOG_VAR.to_owned(), path.display().to_string())];
-        let (coach, local, judges) = backends(&models, &env);
-        let mut session = Session::start(
-            Toolbox::builtin(),
-            problem,
-            coach,
-            local,
-            models.local,
-            judges,
-            Writer::new(path.clone()),
-            clock(ctx),
-        )
-        .map_err(|e| invalid(e.to_string()))?;
+        let mut session =
+            Session::start(Toolbox::builtin(), problem, backends(&models, &env), Writer::new(path.clone()), clock(ctx))
+                .map_err(|e| invalid(e.to_string()))?;
         for turn in &t.turns {
             for item in session.send(&turn.say) {
                 if let Shown::Error(e) = item {
@@ -368,9 +357,8 @@ pub fn run(ctx: &Ctx, args: &PracticeArgs) -> anyhow::Result<()> {
     let (log_path, _) = log::new_session_path(ctx.dir.root(), &ctx.now.format("%Y-%m-%d").to_string(), &problem.slug);
     let log_env = vec![(log::LOG_VAR.to_owned(), log_path.display().to_string())];
 
-    let (coach, local, judges) = backends(&args.models, &log_env);
     let mut session =
-        Session::start(toolbox, problem, coach, local, args.models.local, judges, Writer::new(log_path), clock(ctx))
+        Session::start(toolbox, problem, backends(&args.models, &log_env), Writer::new(log_path), clock(ctx))
             .map_err(|e| invalid(e.to_string()))?;
 
     let term = ctx.term;

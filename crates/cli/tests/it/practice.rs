@@ -3,28 +3,19 @@
 
 use crate::{Env, transcript};
 
+fn run_check(env: &Env, args: &[&str], stdin: &str) -> std::process::Output {
+    env.command().args(["practice", "check"]).args(args).write_stdin(stdin.as_bytes().to_vec()).output().expect("ran")
+}
+
 /// The JSON a `--json` check printed (exit 0 asserted).
 fn check_json(env: &Env, args: &[&str], stdin: &str) -> serde_json::Value {
-    let out = env
-        .command()
-        .args(["practice", "check"])
-        .args(args)
-        .write_stdin(stdin.as_bytes().to_vec())
-        .output()
-        .expect("ran");
+    let out = run_check(env, args, stdin);
     assert!(out.status.success(), "{}", transcript(&out, env.tmp.path()));
     serde_json::from_slice(&out.stdout).expect("json")
 }
 
 fn check(env: &Env, args: &[&str], stdin: &str) -> String {
-    let out = env
-        .command()
-        .args(["practice", "check"])
-        .args(args)
-        .write_stdin(stdin.as_bytes().to_vec())
-        .output()
-        .expect("ran");
-    transcript(&out, env.tmp.path())
+    transcript(&run_check(env, args, stdin), env.tmp.path())
 }
 
 #[test]

@@ -72,10 +72,13 @@ fn ollama_says(text: &str) -> (u16, Value) {
     (200, json!({ "model": "m", "message": { "role": "assistant", "content": text }, "done": true }))
 }
 
-/// The stand-in `claude`: for `--model M`, the n-th call prints `M.n` (and exits with `M.n.exit`
-/// if present), recording its arguments, stdin and the practice log variable.
-fn fake_claude(dir: &Path) -> PathBuf {
+/// The stand-in `claude` in `<sandbox>/fake`: for `--model M`, the n-th call prints `M.n` (and
+/// exits with `M.n.exit` if present), recording its arguments, stdin, system prompt file and the
+/// practice log variable. Returns the folder.
+fn fake_claude(env: &Env) -> PathBuf {
     use std::os::unix::fs::PermissionsExt;
+    let dir = env.tmp.path().join("fake");
+    std::fs::create_dir_all(&dir).expect("dir");
     let script = dir.join("claude");
     std::fs::write(
         &script,
@@ -96,7 +99,14 @@ exit 0
     )
     .expect("script");
     std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).expect("chmod");
-    script
+    dir
+}
+
+/// The binary with the stand-in `claude` from [`fake_claude`].
+fn with_fake_claude(env: &Env, fake: &Path) -> assert_cmd::Command {
+    let mut cmd = env.command();
+    cmd.env("DEVCOACH_CLAUDE", fake.join("claude")).env("FAKE_CLAUDE_DIR", fake);
+    cmd
 }
 
 fn claude_result(dir: &Path, model: &str, n: u32, result: &str) {
@@ -123,9 +133,7 @@ fn names(events: &[Value]) -> Vec<String> {
 #[test]
 fn cloud_session_holds_code_bounces_leaks_and_switches_to_local_with_the_history() {
     let env = Env::new();
-    let fake = env.tmp.path().join("fake");
-    std::fs::create_dir_all(&fake).expect("dir");
-    let claude = fake_claude(&fake);
+    let fake = fake_claude(&env);
     // The judge: incomplete (with a name outside the vocabulary, dropped), then passed.
     claude_result(
         &fake,
@@ -151,10 +159,7 @@ fn cloud_session_holds_code_bounces_leaks_and_switches_to_local_with_the_history
         ollama_says("<!-- rung:H3 -->\n```\nlo, hi = 0, len(offsets) - 1\n```"),
     ]);
     let stdin = "def closest(offsets, t):\n    return 0\n\nreq: sorted, may repeat\ndef closest(offsets, t):\n    return 0\n\nreq: sorted, may repeat, sums fit in i64\ndef closest(offsets, t):\n    best = abs(offsets[0] + offsets[1] - t)\n    return best\n\n/quit\n";
-    let out = env
-        .command()
-        .env("DEVCOACH_CLAUDE", &claude)
-        .env("FAKE_CLAUDE_DIR", &fake)
+    let out = with_fake_claude(&env, &fake)
         .args(["practice", "closest-pair-to-target", "--ollama-url", &ollama.url])
         .write_stdin(stdin)
         .output()
@@ -590,19 +595,14 @@ fn an_openai_compatible_server_coaches() {
 #[test]
 fn a_reply_about_limits_is_not_a_quota_message() {
     let env = Env::new();
-    let fake = env.tmp.path().join("fake");
-    std::fs::create_dir_all(&fake).expect("dir");
-    let claude = fake_claude(&fake);
+    let fake = fake_claude(&env);
     claude_result(
         &fake,
         "sonnet",
         1,
         "<!-- rung:H1 -->\nWhat happens if you hit your limit of patience with n = 10^5 values?",
     );
-    let out = env
-        .command()
-        .env("DEVCOACH_CLAUDE", &claude)
-        .env("FAKE_CLAUDE_DIR", &fake)
+    let out = with_fake_claude(&env, &fake)
         .args(["practice", "closest-pair-to-target", "--ollama-url", "http://127.0.0.1:9"])
         .write_stdin("how should I think about the size of n?\n")
         .output()

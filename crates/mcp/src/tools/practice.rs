@@ -174,39 +174,27 @@ pub(super) fn register(r: &mut Registry) {
          (a message starting `req:`) passed; a requirement list comes back with a judge prompt for practice_judge.",
         |ctx: &Ctx, a: SubmitArgs| {
             let path = session_path(ctx, &a.session_id)?;
+            let plain = |kind: &str, next: &str| SubmitOut {
+                kind: kind.into(),
+                held: false,
+                why: None,
+                req_incomplete: false,
+                judge_prompt: None,
+                next: next.into(),
+            };
+            let coach_on = "Coach as usual; check your draft with practice_check_reply.";
             let out = match remote::submit(&path, &a.session_id, &a.message, a.is_code, &ts(ctx))? {
                 Submitted::Requirements { judge_prompt } => SubmitOut {
-                    kind: "req".into(),
-                    held: false,
-                    why: None,
-                    req_incomplete: false,
                     judge_prompt: Some(judge_prompt),
-                    next: "Judge the list with judge_prompt, then call practice_judge with your JSON answer.".into(),
+                    ..plain("req", "Judge the list with judge_prompt, then call practice_judge with your JSON answer.")
                 },
-                Submitted::CodePassed { req_incomplete } => SubmitOut {
-                    kind: "code".into(),
-                    held: false,
-                    why: None,
-                    req_incomplete,
-                    judge_prompt: None,
-                    next: "Coach on the code; check your draft with practice_check_reply.".into(),
-                },
+                Submitted::CodePassed { req_incomplete } => SubmitOut { req_incomplete, ..plain("code", coach_on) },
                 Submitted::CodeHeld { why } => SubmitOut {
-                    kind: "code".into(),
                     held: true,
                     why: Some(why),
-                    req_incomplete: false,
-                    judge_prompt: None,
-                    next: "Tell the learner why the code is on hold; do not discuss the code.".into(),
+                    ..plain("code", "Tell the learner why the code is on hold; do not discuss the code.")
                 },
-                Submitted::Prose => SubmitOut {
-                    kind: "prose".into(),
-                    held: false,
-                    why: None,
-                    req_incomplete: false,
-                    judge_prompt: None,
-                    next: "Coach as usual; check your draft with practice_check_reply.".into(),
-                },
+                Submitted::Prose => plain("prose", coach_on),
             };
             Ok(Out::from(out))
         },
