@@ -331,6 +331,16 @@ fn claude_code(inputs: &Inputs<'_>) -> Section {
         }
     }
     hooks_report(&mut s, Agent::ClaudeCode, &places.claude_settings(), inputs, !plugins.is_empty());
+    if let Ok(Some(doc)) = &settings {
+        let practice = hook_entries::find_family(&doc.root, hook_entries::Family::Practice);
+        if !practice.is_empty() {
+            let events: Vec<&str> = practice.iter().map(|f| f.event.as_str()).collect();
+            s.add(
+                Level::Info,
+                format!("practice hooks: {} (they act only while `devcoach practice … --tui` runs)", events.join(", ")),
+            );
+        }
+    }
     let hooks_wired =
         !plugins.is_empty() || matches!(&settings, Ok(Some(doc)) if !hook_entries::find(&doc.root).is_empty());
     if plugins.is_empty() {

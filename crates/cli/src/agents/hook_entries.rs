@@ -156,13 +156,18 @@ pub struct Found {
     pub timeout: Option<u64>,
 }
 
-/// Every hook of ours, by event, in file order.
+/// Every lesson hook of ours, by event, in file order.
 pub fn find(root: &Map<String, Value>) -> Vec<Found> {
+    find_family(root, Family::Lesson)
+}
+
+/// Every hook of one family, by event, in file order.
+pub fn find_family(root: &Map<String, Value>, family: Family) -> Vec<Found> {
     let Some(hooks) = root.get("hooks").and_then(Value::as_object) else { return Vec::new() };
     let mut out = Vec::new();
     for (event, groups) in hooks {
         let Some(groups) = groups.as_array() else { continue };
-        for (g, h) in ours(groups, Family::Lesson) {
+        for (g, h) in ours(groups, family) {
             let hook = &groups[g]["hooks"][h];
             out.push(Found {
                 event: event.clone(),

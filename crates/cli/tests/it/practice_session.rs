@@ -457,6 +457,12 @@ fn install_practice_adds_the_guard_to_claude_code() {
         "{}",
         transcript(&again, env.tmp.path())
     );
+    let doctor = String::from_utf8_lossy(&run(&["doctor"]).stdout).into_owned();
+    assert!(doctor.contains("practice hooks: Stop, UserPromptSubmit"), "{doctor}");
+    assert!(
+        !doctor.contains("registered twice"),
+        "the practice hooks are not duplicates of the lesson hooks: {doctor}"
+    );
     let out = run(&["uninstall", "--claude-code"]);
     assert!(out.status.success(), "{}", transcript(&out, env.tmp.path()));
     let after = std::fs::read_to_string(&settings).unwrap_or_default();
