@@ -11,7 +11,10 @@
 //!   explained by forgetting before it counts against having learned it. The probability the
 //!   learner knows the topic now is `learned × R(elapsed)`.
 //!
-//! The 0–10 `confidence` shown everywhere is `round(10 × now)`.
+//! The 0–10 `confidence` on the map is the learner's record, not the model's: a rating sets it,
+//! feedback moves it by the original's rule, and the other evidence (reviews, course checks,
+//! practice) may move it one step toward the model's estimate, in the event's own direction only
+//! ([`step_toward`]). The estimate itself (`round(10 × now)`) is shown beside it, labelled.
 
 use chrono::{DateTime, Utc};
 
@@ -31,6 +34,43 @@ pub enum Observation {
     CourseCheck(bool),
     /// A practice problem on the topic ended.
     Practice(PracticeResult),
+}
+
+/// Which way an event may move the learner's confidence on the map.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Direction {
+    /// A success (a good or easy review, a check done, a problem solved): never lowers it.
+    Up,
+    /// A miss or a struggle (again, hard, a check skipped, the answer revealed): never raises it.
+    Down,
+}
+
+impl Observation {
+    /// The direction of an event that nudges the map toward the model (`None` for ratings,
+    /// which set the number, and feedback, which keeps the original's rule).
+    pub fn direction(self) -> Option<Direction> {
+        match self {
+            Self::Assessment(_) | Self::Feedback(_) => None,
+            Self::Review(Grade::Again | Grade::Hard)
+            | Self::CourseCheck(false)
+            | Self::Practice(PracticeResult::Revealed) => Some(Direction::Down),
+            Self::Review(Grade::Good | Grade::Easy)
+            | Self::CourseCheck(true)
+            | Self::Practice(PracticeResult::Alone | PracticeResult::Helped) => Some(Direction::Up),
+        }
+    }
+}
+
+/// The confidence after an event of `direction`: one step from `current` toward the model's
+/// `estimate` when the estimate lies that way, else unchanged. The bound is the one feedback
+/// has (one point per event), so no single answer can rewrite the learner's record.
+pub fn step_toward(current: i64, estimate: i64, direction: Direction) -> i64 {
+    let current = current.clamp(0, 10);
+    match direction {
+        Direction::Up if estimate > current => current + 1,
+        Direction::Down if estimate < current => current - 1,
+        _ => current,
+    }
 }
 
 /// How a practice session on a topic ended.
@@ -243,6 +283,20 @@ mod tests {
         assert!(p(Observation::Feedback(Feedback::DontKnow)) < before);
         assert!(p(Observation::CourseCheck(true)) > before);
         assert!(p(Observation::Review(Grade::Good)) > p(Observation::Feedback(Feedback::Know)) - 0.2);
+    }
+
+    #[test]
+    fn a_step_follows_the_event_and_the_estimate() {
+        use Direction::{Down, Up};
+        assert_eq!(step_toward(4, 10, Up), 5, "one step, however far the estimate");
+        assert_eq!(step_toward(4, 0, Up), 4, "a success never lowers");
+        assert_eq!(step_toward(7, 3, Down), 6);
+        assert_eq!(step_toward(4, 6, Down), 4, "a miss never raises");
+        assert_eq!(step_toward(10, 10, Up), 10);
+        assert_eq!(step_toward(0, 0, Down), 0);
+        assert_eq!(Observation::Review(Grade::Hard).direction(), Some(Down), "hard never raises");
+        assert_eq!(Observation::Review(Grade::Easy).direction(), Some(Up));
+        assert_eq!(Observation::Feedback(Feedback::Know).direction(), None);
     }
 
     #[test]

@@ -48,8 +48,11 @@ pub struct EstimateOut {
     pub topic: String,
     /// 0–10, from the probability below.
     pub confidence_now: i64,
-    /// The probability the learner knows the topic now.
+    /// The probability the learner recalls the topic now.
     pub known_now: f64,
+    /// The probability the topic was ever learned (knowledge tracing's mastery, before
+    /// forgetting).
+    pub mastery: f64,
 }
 
 #[derive(Debug, Serialize, JsonSchema)]
@@ -162,7 +165,7 @@ pub fn briefing(ctx: &Ctx) -> Result<BriefingOut, ToolError> {
             .unwrap_or_default()
             .into_iter()
             .filter(|e| profile.knowledge.iter().any(|k| k.topic == e.topic && k.confidence != e.confidence_now))
-            .map(|e| EstimateOut { topic: e.topic, confidence_now: e.confidence_now, known_now: e.known_now })
+            .map(|e| EstimateOut { topic: e.topic, confidence_now: e.confidence_now, known_now: e.known_now, mastery: e.mastery })
             .collect();
         Ok(BriefingOut {
             estimates,

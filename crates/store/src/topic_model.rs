@@ -11,14 +11,18 @@ use rusqlite::{Connection, OptionalExtension, params};
 use crate::knowledge::{self, Because};
 use crate::{Result, Store};
 
-/// The model's estimate for one topic.
+/// The model's estimate for one topic: shown beside the learner's confidence, never written
+/// over it.
 #[derive(Debug, Clone, PartialEq)]
 pub struct TopicEstimate {
     pub topic: String,
-    /// The probability the learner knows it now (learned, and not forgotten since).
+    /// The probability the learner recalls it now (learned, and not forgotten since).
     pub known_now: f64,
     /// `known_now` on the 0–10 scale.
     pub confidence_now: i64,
+    /// Bayesian knowledge tracing's mastery: the probability it was ever learned, before
+    /// forgetting.
+    pub mastery: f64,
     /// Pieces of evidence behind it.
     pub evidence: i64,
     pub last_evidence: String,
@@ -69,8 +73,10 @@ pub(crate) fn observe(
     Ok(state)
 }
 
-/// For evidence the original build does not have (reviews, course checks): feeds the model and
-/// writes its estimate back to the shared `confidence`, when the topic is on the map.
+/// For evidence the original build does not have (reviews, course checks, practice): feeds the
+/// model, then moves the shared `confidence` (when the topic is on the map) at most one step
+/// toward the model's estimate and only in the event's own direction
+/// ([`knowledge_model::step_toward`]). The row in the evidence log is written either way.
 pub(crate) fn observe_and_write_back(
     conn: &Connection,
     topic: &str,
@@ -79,9 +85,9 @@ pub(crate) fn observe_and_write_back(
     now: DateTime<Utc>,
 ) -> rusqlite::Result<()> {
     let state = observe(conn, topic, o, now)?;
-    if knowledge::confidence(conn, topic)?.is_some() {
-        let value = knowledge_model::confidence(state.now(now, &Scheduler::default()));
-        knowledge::write_confidence(conn, topic, value, why, now)?;
+    if let (Some(current), Some(direction)) = (knowledge::confidence(conn, topic)?, o.direction()) {
+        let estimate = knowledge_model::confidence(state.now(now, &Scheduler::default()));
+        knowledge::write_confidence(conn, topic, knowledge_model::step_toward(current, estimate, direction), why, now)?;
     }
     Ok(())
 }
@@ -105,6 +111,7 @@ impl Store {
                     topic,
                     known_now,
                     confidence_now: knowledge_model::confidence(known_now),
+                    mastery: state.learned,
                     evidence: state.evidence,
                     last_evidence: iso_ms(state.last_at),
                 });

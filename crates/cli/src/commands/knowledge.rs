@@ -20,6 +20,11 @@ pub fn bar(confidence: i64) -> String {
     format!("{}{}", "█".repeat(filled), "░".repeat(10 - filled))
 }
 
+/// A probability to three places: what a reader can use, and stable across platforms' maths.
+fn round3(p: f64) -> f64 {
+    (p * 1000.0).round() / 1000.0
+}
+
 pub fn profile(ctx: &Ctx, json: bool) -> anyhow::Result<()> {
     let store = ctx.open_existing()?;
     let profile = match &store {
@@ -27,7 +32,17 @@ pub fn profile(ctx: &Ctx, json: bool) -> anyhow::Result<()> {
         None => knowledge::Profile::default(),
     };
     if json {
-        crate::output::json(&profile)?;
+        // A database only the TypeScript build has written may lack the model's table.
+        let estimates = store.as_ref().and_then(|s| s.topic_estimates(ctx.now).ok()).unwrap_or_default();
+        crate::output::json(&serde_json::json!({
+            "knowledge": profile.knowledge,
+            "groups": profile.groups,
+            // The knowledge model's reading, beside (never instead of) the learner's confidence.
+            "estimates": estimates.iter().map(|e| serde_json::json!({
+                "topic": e.topic, "estimate": e.confidence_now, "recall_now": round3(e.known_now),
+                "mastery": round3(e.mastery), "evidence": e.evidence, "last_evidence": e.last_evidence,
+            })).collect::<Vec<_>>(),
+        }))?;
     } else if profile.knowledge.is_empty() {
         crate::output::print(NO_PROFILE)?;
     } else {

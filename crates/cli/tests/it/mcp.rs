@@ -218,6 +218,7 @@ fn every_tool_resource_and_prompt_through_the_rust_client() {
             let rated = b["profile"]["knowledge"].as_array().and_then(|k| k.iter().find(|k| k["topic"] == e["topic"])).expect("on the map");
             assert_ne!(e["confidence_now"], rated["confidence"], "only topics where the model differs: {e}");
             assert!(e["known_now"].as_f64().is_some_and(|p| (0.0..=1.0).contains(&p)));
+            assert!(e["mastery"].as_f64().is_some_and(|p| (0.0..=1.0).contains(&p)), "mastery beside recall: {e}");
         }
         let o = c.ok("get_onboarding", &call(&client, "get_onboarding", json!({})).await);
         assert_eq!(o["default_topics"].as_object().map(serde_json::Map::len), Some(24));

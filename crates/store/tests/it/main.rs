@@ -1,6 +1,7 @@
 //! The store's single integration-test binary.
 
 mod backup;
+mod confidence_props;
 mod courses;
 mod feedback;
 mod history;

@@ -17,6 +17,8 @@ pub(crate) struct TopicRow {
     pub topic_path: String,
     pub confidence: i64,
     pub tier: &'static str,
+    /// The knowledge model's 0–10 reading now, when it differs from the learner's number.
+    pub estimate: Option<i64>,
 }
 
 pub(crate) struct GroupView {
@@ -82,12 +84,21 @@ fn render(s: &devcoach_store::Store, now: DateTime<Utc>) -> Result<String, WebEr
             topics: Vec::new(),
         })
         .collect();
+    // A database only the TypeScript build has written may lack the model's table.
+    let estimates: std::collections::HashMap<String, i64> =
+        s.topic_estimates(now).unwrap_or_default().into_iter().map(|e| (e.topic, e.confidence_now)).collect();
     let mut entries = profile.knowledge.clone();
     entries.sort_by(|a, b| b.confidence.cmp(&a.confidence).then_with(|| a.topic.cmp(&b.topic)));
     for e in entries {
         let group = profile.group_of(&e.topic).to_owned();
-        let row =
-            TopicRow { topic_path: enc(&e.topic), tier: tier(e.confidence), confidence: e.confidence, topic: e.topic };
+        let estimate = estimates.get(&e.topic).copied().filter(|est| *est != e.confidence);
+        let row = TopicRow {
+            topic_path: enc(&e.topic),
+            tier: tier(e.confidence),
+            confidence: e.confidence,
+            estimate,
+            topic: e.topic,
+        };
         if let Some(g) = groups.iter_mut().find(|g| g.name == group) {
             g.topics.push(row);
         }

@@ -28,6 +28,15 @@ struct Page {
     coverage: String,
     coverage_note: String,
     reviews: Option<ReviewPlots>,
+    estimates: Vec<EstimateRow>,
+}
+
+/// A topic where the knowledge model reads differently from the learner's own number.
+struct EstimateRow {
+    topic: String,
+    confidence: i64,
+    estimate: i64,
+    evidence: i64,
 }
 
 struct ReviewPlots {
@@ -115,6 +124,7 @@ pub(crate) async fn page(State(state): State<SharedState>) -> WebResult {
             coverage: String::new(),
             coverage_note: String::new(),
             reviews: None,
+            estimates: Vec::new(),
         }),
     }
 }
@@ -130,6 +140,21 @@ fn render(s: &devcoach_store::Store, now: DateTime<Utc>) -> Result<String, WebEr
     // A database the TypeScript build created and we never wrote has no evidence log yet.
     let evidence = s.evidence(None).unwrap_or_default();
     let known: HashMap<String, i64> = s.profile()?.knowledge.into_iter().map(|k| (k.topic, k.confidence)).collect();
+    // A database only the TypeScript build has written may lack the model's table.
+    let estimates = s
+        .topic_estimates(now)
+        .unwrap_or_default()
+        .into_iter()
+        .filter_map(|e| {
+            let confidence = *known.get(&e.topic)?;
+            (confidence != e.confidence_now).then_some(EstimateRow {
+                topic: e.topic,
+                confidence,
+                estimate: e.confidence_now,
+                evidence: e.evidence,
+            })
+        })
+        .collect();
     let c = Chrome::new(Some(s), "progress");
     let recent = points.iter().filter(|p| now - p.at < chrono::Duration::weeks(26)).count();
     let (confidence, topics) = plots::confidence(&evidence, now, 6);
@@ -151,6 +176,7 @@ fn render(s: &devcoach_store::Store, now: DateTime<Utc>) -> Result<String, WebEr
             "{covered} of the {on_map} topics on your map have had a lesson. Bars: lessons per topic."
         ),
         reviews: review_plots(s, now),
+        estimates,
     };
     super::render(&page)
 }

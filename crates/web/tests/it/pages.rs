@@ -287,3 +287,26 @@ fn reviews_one_card_at_a_time_with_settings_and_plots() {
     );
     assert!(progress.contains("1 in the last 30 days, 1 in all."), "{progress}");
 }
+
+#[test]
+fn the_models_estimate_stands_beside_the_learners_number() {
+    let s = Server::demo();
+    let estimates = s.store().topic_estimates(now()).expect("estimates");
+    let differs = estimates
+        .iter()
+        .find(|e| confidence(&s, &e.topic).is_some_and(|c| c != e.confidence_now))
+        .expect("the demo has a topic the model reads differently");
+    let mine = confidence(&s, &differs.topic).expect("on the map");
+    let knowledge = s.get("/knowledge").text();
+    assert!(knowledge.contains(&format!("model {}</span>", differs.confidence_now)), "labelled as the model's");
+    assert!(knowledge.contains(&format!("{mine}/10</span>")), "the learner's own number stays in its column");
+    let progress = s.get("/progress").text();
+    assert!(progress.contains("Your number and the model's estimate"));
+    assert!(
+        progress.contains(&format!(
+            "<td>{}</td><td class=\"num\">{mine}/10</td><td class=\"num\">{}/10</td>",
+            differs.topic, differs.confidence_now
+        )),
+        "both numbers on the progress page"
+    );
+}
