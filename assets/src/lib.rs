@@ -41,6 +41,14 @@ pub const COURSE_FRAME_JS: &str = include_str!("../static/course-frame.js");
 pub const HIGHLIGHT_JS: &str = include_str!("../static/vendor/highlight.min.js");
 pub const HIGHLIGHT_LICENSE: &str = include_str!("../static/vendor/highlight.LICENSE.txt");
 
+/// The demo learner (`devcoach demo`, `ui --demo`): its profile, lessons, answers, reviews and
+/// course as data, replayed in time order by the store's demo builder.
+pub const DEMO_LEARNER: &str = include_str!("../demo/learner.json");
+/// The demo learner's coaching notebook.
+pub const DEMO_NOTEBOOK: &str = include_str!("../demo/learning-state.md");
+/// The demo course's document, as an agent writes one.
+pub const DEMO_COURSE_DOCUMENT: &str = include_str!("../demo/course.html");
+
 /// The share landing page: static and self-contained, published as is and served at `/lesson`.
 pub const LESSON_PAGE: &str = include_str!("../site/lesson.html");
 

@@ -165,7 +165,12 @@ pub fn briefing(ctx: &Ctx) -> Result<BriefingOut, ToolError> {
             .unwrap_or_default()
             .into_iter()
             .filter(|e| profile.knowledge.iter().any(|k| k.topic == e.topic && k.confidence != e.confidence_now))
-            .map(|e| EstimateOut { topic: e.topic, confidence_now: e.confidence_now, known_now: e.known_now, mastery: e.mastery })
+            .map(|e| EstimateOut {
+                topic: e.topic,
+                confidence_now: e.confidence_now,
+                known_now: e.known_now,
+                mastery: e.mastery,
+            })
             .collect();
         Ok(BriefingOut {
             estimates,

@@ -469,7 +469,10 @@ impl Store {
             let mut counts = ImportCounts::default();
             for record in records {
                 match Lesson::from_record(record, now) {
-                    Ok(l) if insert_if_absent(tx, &l)? => counts.inserted += 1,
+                    Ok(l) if insert_if_absent(tx, &l)? => {
+                        crate::reviews::add_derived_card(tx, &l, now)?;
+                        counts.inserted += 1;
+                    }
                     Ok(_) => counts.duplicated += 1,
                     Err(_) => counts.invalid += 1,
                 }

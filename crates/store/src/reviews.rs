@@ -168,8 +168,14 @@ fn write_setting(conn: &Connection, key: &str, value: &str) -> rusqlite::Result<
 const LAST_OFFER: &str = "review_last_offer";
 
 /// Cards due at `now`, counted on the due index alone (see [`Store::count_due_reviews`]).
+/// The one count of due cards: the cue, the queue, the reviews page and the progress page all
+/// read it. A card whose lesson another program deleted does not count.
 fn count_due(conn: &Connection, now: DateTime<Utc>) -> rusqlite::Result<i64> {
-    conn.prepare_cached("SELECT COUNT(*) FROM ext_review_cards WHERE due <= ?1")?.query_row([iso_ms(now)], |r| r.get(0))
+    conn.prepare_cached(
+        "SELECT COUNT(*) FROM ext_review_cards c WHERE c.due <= ?1 \
+         AND EXISTS (SELECT 1 FROM lessons l WHERE l.id = c.lesson_id)",
+    )?
+    .query_row([iso_ms(now)], |r| r.get(0))
 }
 
 /// For a cue that is due anyway: whether it offers a review instead of a lesson (and how many
@@ -278,8 +284,7 @@ impl Store {
         Ok((due, total))
     }
 
-    /// How many cards are due at `now`. Counted on the due index alone: a card whose lesson
-    /// another program deleted may count until the next [`Store::ensure_review_cards`] drops it.
+    /// How many cards are due at `now` (cards whose lesson is gone do not count).
     pub fn count_due_reviews(&self, now: DateTime<Utc>) -> Result<i64> {
         Ok(count_due(self.conn(), now)?)
     }

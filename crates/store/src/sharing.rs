@@ -24,7 +24,7 @@ pub struct ImportOutcome {
 impl Store {
     /// Stores a shared lesson: under the sender's id when free, else the first free
     /// `-shared`/`-shared-N` id; the same share imported again is reported as a duplicate.
-    /// Never touches pacing.
+    /// Never touches pacing. The lesson gets its review card in the same transaction.
     pub fn import_shared(&mut self, payload: &SharedLesson, now: DateTime<Utc>) -> Result<ImportOutcome> {
         self.write(|tx| {
             let tracked = knowledge::confidence(tx, &payload.topic_id)?.is_some();
@@ -43,6 +43,8 @@ impl Store {
                     None => {
                         let lesson = payload.clone().into_lesson(id, lesson_stamp(now));
                         if insert_if_absent(tx, &lesson)? {
+                            // Its review card comes with it, as with a lesson taught here.
+                            crate::reviews::add_derived_card(tx, &lesson, now)?;
                             return Ok(outcome(ImportCounts { inserted: 1, ..ImportCounts::default() }, Some(lesson)));
                         }
                     }

@@ -12,11 +12,6 @@ use crate::output::Style;
 /// Marks a directory as ours to overwrite.
 const MARKER: &str = ".devcoach-demo";
 
-const NOTEBOOK: &str = "# devcoach — Coaching Notebook\n\n\
-## Who this is\nA backend developer, comfortable with TypeScript and git, newer to Rust and databases.\n\n\
-## How they learn best\nShort lessons tied to the task just done, with one concrete tip. Prefers examples over theory.\n\n\
-## Watch for\nSecurity and Redis lessons were hard to follow: go slower, start from the failure that happened.\n";
-
 /// The demo directory, seeded when it holds no demo yet (for `ui --demo`).
 pub fn ensure(ctx: &Ctx) -> anyhow::Result<DataDir> {
     let root = default_dir();
@@ -24,7 +19,6 @@ pub fn ensure(ctx: &Ctx) -> anyhow::Result<DataDir> {
     if !(root.join(MARKER).is_file() && dir.db_path().is_file()) {
         prepare(&root, ctx)?;
         Store::open(&dir)?.seed_demo(ctx.now)?;
-        dir.write_notebook(NOTEBOOK)?;
     }
     Ok(dir)
 }
@@ -39,7 +33,6 @@ pub fn run(ctx: &Ctx, args: &DemoArgs) -> anyhow::Result<()> {
     let dir = DataDir::new(&root);
     let mut store = Store::open(&dir)?;
     store.seed_demo(ctx.now)?;
-    dir.write_notebook(NOTEBOOK)?;
     let stats = store.stats(ctx.now)?;
     let topics = store.profile()?.knowledge.len();
 

@@ -8,7 +8,7 @@ use devcoach_mcp::ServerOptions;
 use devcoach_store::probe::history::ClaudeHome;
 use devcoach_store::{Peek, Store};
 
-use crate::context::{Ctx, NOW_ENV};
+use crate::context::Ctx;
 
 /// `/home/me/x` → `~/x`, so logs do not spell out the home directory.
 pub fn display_path(path: &Path) -> String {
@@ -47,7 +47,7 @@ pub fn run(ctx: &Ctx) -> anyhow::Result<()> {
     let opts = ServerOptions {
         dir: ctx.dir.clone(),
         cwd: std::env::current_dir().unwrap_or_else(|_| ".".into()),
-        now: std::env::var_os(NOW_ENV).map(|_| ctx.now),
+        now: ctx.pinned(),
         claude: ClaudeHome::from_env(),
         version: version.to_owned(),
     };

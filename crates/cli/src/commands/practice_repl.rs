@@ -4,7 +4,7 @@
 use std::io::BufRead;
 use std::time::Duration;
 
-use chrono::{SecondsFormat, Utc};
+use chrono::SecondsFormat;
 use devcoach_practice::Toolbox;
 use devcoach_practice::backend::{Backend, ClaudeCli, Dialect, HttpChat};
 use devcoach_practice::log::{self, Judge, ReqVerdict, Writer};
@@ -12,7 +12,7 @@ use devcoach_practice::problem::Problem;
 use devcoach_practice::session::{Models, NamedJudge, Session, Shown};
 
 use crate::cli::{ModelArgs, PracticeArgs};
-use crate::context::{Ctx, NOW_ENV};
+use crate::context::Ctx;
 use crate::failure::invalid;
 use crate::output::{self, Style};
 
@@ -242,8 +242,8 @@ fn backends(models: &ModelArgs, env: &[(String, String)]) -> Models {
 }
 
 fn clock(ctx: &Ctx) -> Box<dyn Fn() -> String> {
-    let fixed_now = std::env::var_os(NOW_ENV).is_some().then_some(ctx.now);
-    Box::new(move || fixed_now.unwrap_or_else(Utc::now).to_rfc3339_opts(SecondsFormat::Millis, true))
+    let clock = ctx.clock;
+    Box::new(move || clock.now().to_rfc3339_opts(SecondsFormat::Millis, true))
 }
 
 /// `practice eval`: each shipped transcript replayed in its own session (logs kept under
@@ -424,7 +424,8 @@ fn postmortem(ctx: &Ctx, problem: &Problem, log_path: &std::path::Path) -> anyho
         return Ok(());
     };
     let mut store = ctx.open()?;
-    let lesson = store.record_practice(pm.lesson, &pm.topics, pm.result, ctx.now)?;
+    // Saved when the session ends, not when it started.
+    let lesson = store.record_practice(pm.lesson, &pm.topics, pm.result, ctx.clock.now())?;
     output::print(&format!(
         "{} {} (`devcoach lesson {}`)",
         ctx.term.out(Style::Green, "Saved a lesson card:"),

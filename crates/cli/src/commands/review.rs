@@ -295,8 +295,9 @@ fn session(ctx: &Ctx, input: &mut impl BufRead, out: &mut impl Write) -> anyhow:
                 Err(_) => writeln!(out, "Type 1, 2, 3 or 4 (or again, hard, good, easy).")?,
             }
         };
+        // Each grade at its own moment: a session can last minutes.
         let outcome = store
-            .grade_review(&card.card.lesson_id, g, ctx.now)?
+            .grade_review(&card.card.lesson_id, g, ctx.clock.now())?
             .ok_or_else(|| invalid("the lesson was deleted while you reviewed it"))?;
         done += 1;
         writeln!(out, "{} back {}.", paint(Style::Dim, g.as_str()), next_in(outcome.graded.step.interval))?;

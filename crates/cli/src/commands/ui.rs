@@ -46,11 +46,7 @@ pub fn run(ctx: &Ctx, args: &UiArgs) -> anyhow::Result<()> {
         Err(e) => return Err(invalid(format!("cannot listen on 127.0.0.1:{port}: {e}"))),
     };
     listener.set_nonblocking(true)?;
-    let options = Options {
-        dir,
-        now: std::env::var_os(crate::context::NOW_ENV).map(|_| ctx.now),
-        version: devcoach_core::APP_VERSION.to_owned(),
-    };
+    let options = Options { dir, now: ctx.pinned(), version: devcoach_core::APP_VERSION.to_owned() };
     let runtime = devcoach_web::runtime()?;
     runtime.block_on(async move {
         let listener = tokio::net::TcpListener::from_std(listener)?;

@@ -179,10 +179,7 @@ fn open(dir: &DataDir) -> Result<Store, String> {
 
 /// The clock: `DEVCOACH_NOW` pins it (tests, demos), otherwise the system time.
 fn now() -> DateTime<Utc> {
-    std::env::var(crate::context::NOW_ENV)
-        .ok()
-        .and_then(|raw| devcoach_core::time::parse_timestamp(&raw).ok())
-        .unwrap_or_else(Utc::now)
+    crate::context::pinned_now().and_then(Result::ok).unwrap_or_else(Utc::now)
 }
 
 /// The hook trace (`DEVCOACH_HOOK_DEBUG=1`), kept under 256 KB.

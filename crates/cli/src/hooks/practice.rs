@@ -93,10 +93,9 @@ pub fn run(hook: PracticeHook) {
         let mut buf = Vec::new();
         let _ = stdin.lock().take(MAX_INPUT).read_to_end(&mut buf);
         let Ok(payload) = serde_json::from_slice::<Value>(&buf) else { return };
-        let ts = std::env::var(crate::context::NOW_ENV)
-            .ok()
-            .and_then(|t| chrono::DateTime::parse_from_rfc3339(&t).ok())
-            .map_or_else(Utc::now, |t| t.with_timezone(&Utc))
+        let ts = crate::context::pinned_now()
+            .and_then(Result::ok)
+            .unwrap_or_else(Utc::now)
             .to_rfc3339_opts(SecondsFormat::Millis, true);
         let path = std::path::Path::new(&path);
         let decided = match hook {

@@ -52,6 +52,13 @@ fn every_page_and_every_click_in_chromium() {
             .expect("count")
     };
     let before = count();
+    let graded_good = || -> i64 {
+        rusqlite::Connection::open(&db)
+            .expect("db")
+            .query_row("SELECT COUNT(*) FROM ext_review_log WHERE grade = 3", [], |r| r.get(0))
+            .expect("log")
+    };
+    let good_before = graded_good();
     assert_eq!(
         lesson_row(&db, "redis-ttl-jitter").map(|r| (r.0, r.1)),
         Some((0, None)),
@@ -118,11 +125,7 @@ fn every_page_and_every_click_in_chromium() {
     assert_eq!(seen["theme_after_setting"]["attr"], "dark", "{seen:#}");
     assert!(seen["review_question"].as_str().is_some_and(|q| q.contains('?')), "{seen:#}");
     assert!(seen["review_banner"].as_str().is_some_and(|b| b.starts_with("Graded good")), "{seen:#}");
-    let graded: i64 = rusqlite::Connection::open(&db)
-        .expect("db")
-        .query_row("SELECT COUNT(*) FROM ext_review_log WHERE grade = 3", [], |r| r.get(0))
-        .expect("log");
-    assert_eq!(graded, 1, "the click graded one card");
+    assert_eq!(graded_good() - good_before, 1, "the click graded one card");
 
     for page in [
         "lessons",

@@ -157,7 +157,8 @@ fn every_tool_resource_and_prompt_through_the_rust_client() {
         c.err("get_due_reviews", &call(&client, "get_due_reviews", json!({"limit": "many"})).await, "invalid arguments");
         let first = due["cards"][0]["lesson_id"].as_str().expect("id").to_owned();
         let graded = c.ok("grade_review", &call(&client, "grade_review", json!({"lesson_id": first, "grade": "good"})).await);
-        assert_eq!((graded["grade"].clone(), graded["next_review_in_days"].clone()), (json!("good"), json!(2)));
+        assert_eq!(graded["grade"], json!("good"));
+        assert!(graded["next_review_in_days"].as_u64().is_some_and(|d| d >= 1), "{graded}");
         assert!(graded["expected_answer"].as_str().is_some_and(|a| !a.is_empty()));
         c.err("grade_review", &call(&client, "grade_review", json!({"lesson_id": "nope", "grade": "good"})).await, "not found");
         c.err("grade_review", &call(&client, "grade_review", json!({"lesson_id": first, "grade": "perfect"})).await, "invalid arguments");

@@ -103,7 +103,7 @@ fn optimize_fits_the_learners_own_log() {
         }
     }
     let out: Value = serde_json::from_slice(&env.run(&["review", "optimize", "--json"]).stdout).expect("json");
-    assert_eq!(out["repeat_reviews"], 240);
+    assert_eq!(out["repeat_reviews"], 240 + 2, "these and the demo's own two repeat reviews");
     assert!(out["log_loss_after"].as_f64() < out["log_loss_before"].as_f64(), "{out}");
     let saved: Value = serde_json::from_slice(&env.run(&["review", "settings", "--json"]).stdout).expect("json");
     assert_eq!(saved["mix"], "alternate", "the other settings stay");
@@ -116,4 +116,42 @@ fn optimize_fits_the_learners_own_log() {
         .query_row("SELECT COUNT(*) FROM ext_settings WHERE key = 'review_parameters'", [], |r| r.get(0))
         .expect("count");
     assert_eq!(gone, 0);
+}
+
+#[test]
+fn each_grade_of_a_session_is_stamped_when_it_is_given() {
+    use std::io::Write as _;
+    let env = Env::demo();
+    let mut child = std::process::Command::new(crate::bin())
+        .env_clear()
+        .envs(env.vars())
+        .arg("review")
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::null())
+        .spawn()
+        .expect("review");
+    let mut stdin = child.stdin.take().expect("stdin");
+    // Three cards answered a little apart, as a person does.
+    for line in ["\n", "good\n", "\n", "again\n", "\n", "hard\n", "q\n"] {
+        stdin.write_all(line.as_bytes()).expect("write");
+        stdin.flush().expect("flush");
+        std::thread::sleep(std::time::Duration::from_millis(40));
+    }
+    drop(stdin);
+    assert!(child.wait().expect("wait").success());
+    let conn = rusqlite::Connection::open(env.data().join("coaching.db")).expect("db");
+    let since = "2026-11-30T12:00:00.000Z";
+    let mut stmt =
+        conn.prepare("SELECT reviewed_at FROM ext_review_log WHERE reviewed_at >= ?1 ORDER BY id").expect("sql");
+    let stamps: Vec<String> = stmt.query_map([since], |r| r.get(0)).expect("rows").map(|r| r.expect("row")).collect();
+    assert_eq!(stamps.len(), 3, "{stamps:?}");
+    assert!(stamps.windows(2).all(|w| w[0] < w[1]), "each grade at its own moment: {stamps:?}");
+    let evidence: Vec<String> = conn
+        .prepare("SELECT at FROM ext_evidence WHERE cause = 'review' AND at >= ?1 ORDER BY id")
+        .expect("sql")
+        .query_map([since], |r| r.get(0))
+        .expect("rows")
+        .map(|r| r.expect("row"))
+        .collect();
+    assert_eq!(evidence, stamps, "the evidence log carries the same moments");
 }

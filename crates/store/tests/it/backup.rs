@@ -70,7 +70,7 @@ fn our_backup_round_trips_with_courses() {
     let (zip, summary) = store.backup_zip().expect("backup");
     assert_eq!(
         (summary.lessons, summary.courses, summary.documents, summary.notebook),
-        (devcoach_store::DEMO_LESSON_COUNT, 2, 2, false),
+        (devcoach_store::DEMO_LESSON_COUNT, 2, 2, true),
         "the demo's course and this one"
     );
     let mut archive = zip::ZipArchive::new(Cursor::new(&zip)).expect("zip");
@@ -82,6 +82,7 @@ fn our_backup_round_trips_with_courses() {
             "settings.json",
             "lessons.json",
             "knowledge.json",
+            "learning-state.md",
             "courses.json",
             "courses/borrowing/index.html",
             "courses/cache-expiry-that-never-stampedes/index.html"

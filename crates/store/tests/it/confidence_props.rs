@@ -123,7 +123,9 @@ fn template() -> &'static TempDir {
             let path = store.data_dir().course_document_path(&id);
             std::fs::write(&path, format!("<!doctype html><html><body>{sections}</body></html>")).expect("document");
             for n in 0..CHECKS {
-                store.add_course_step(&id, &format!("Check {n}"), StepKind::Check, &format!("c{n}"), None, at).expect("step");
+                store
+                    .add_course_step(&id, &format!("Check {n}"), StepKind::Check, &format!("c{n}"), None, at)
+                    .expect("step");
             }
         }
         tmp
@@ -240,7 +242,11 @@ fn check(start: &[i64], events: &[Event]) -> Result<(), TestCaseError> {
         if let Some((t, Some(allowed))) = target {
             let moved = after[t].unwrap_or(0) - before[t].unwrap_or(0);
             prop_assert!(moved.abs() <= 1, "{} moved {moved} on {e:?}", TOPICS[t]);
-            prop_assert!(moved * allowed >= 0 && (allowed != 0 || moved == 0), "{} moved {moved} against {e:?}", TOPICS[t]);
+            prop_assert!(
+                moved * allowed >= 0 && (allowed != 0 || moved == 0),
+                "{} moved {moved} against {e:?}",
+                TOPICS[t]
+            );
         }
         let evidence = w.store.evidence(None).expect("evidence");
         let new: &[Evidence] = &evidence[logged..];

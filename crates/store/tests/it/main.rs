@@ -3,6 +3,7 @@
 mod backup;
 mod confidence_props;
 mod courses;
+mod demo;
 mod feedback;
 mod history;
 mod knowledge;

@@ -111,10 +111,14 @@ fn a_typescript_database_gets_cards_and_orphans_are_ignored() {
 
     // The TypeScript build deletes a lesson with plain SQL: the card is never shown, and goes on
     // the next write.
+    let later = now() + Duration::days(400);
+    let due = store.count_due_reviews(later).expect("count");
     let victim = store.all_review_cards().expect("cards")[0].0.lesson_id.clone();
     let raw = rusqlite::Connection::open(dir.db_path()).expect("raw");
     raw.execute("DELETE FROM lessons WHERE id = ?1", [&victim]).expect("delete");
     assert!(store.review_card(&victim).expect("read").is_none());
+    assert_eq!(store.count_due_reviews(later).expect("count"), due - 1, "an orphan card is not due");
+    assert_eq!(store.due_reviews(later, 1000).expect("due").0.len(), usize::try_from(due - 1).expect("n"), "one count");
     assert!(store.all_review_cards().expect("cards").iter().all(|(c, _)| c.lesson_id != victim));
     store.ensure_review_cards(now()).expect("clean");
     let left: i64 = raw

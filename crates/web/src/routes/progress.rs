@@ -52,6 +52,8 @@ fn review_plots(s: &devcoach_store::Store, now: DateTime<Utc>) -> Option<ReviewP
     // A database only the TypeScript build has written may lack our tables: no plots then.
     let log = s.review_log().ok()?;
     let due = s.due_by_day(now + chrono::Duration::days(30)).ok()?;
+    // The same count the reviews page and the cue show.
+    let due_now = s.count_due_reviews(now).ok()?;
     if log.is_empty() && due.is_empty() {
         return None;
     }
@@ -85,9 +87,8 @@ fn review_plots(s: &devcoach_store::Store, now: DateTime<Utc>) -> Option<ReviewP
         per_day_note: format!("{} in the last 30 days, {} in all.", done.iter().sum::<u32>(), log.len()),
         forecast: plots::per_day("Reviews coming up", &days_ahead, "shared", ("card due", "cards due")),
         forecast_note: format!(
-            "{} due today (overdue included), {} in the next 30 days.",
-            ahead[0],
-            ahead.iter().sum::<u32>()
+            "{due_now} due now (overdue included), {} more in the next 30 days.",
+            (i64::from(ahead.iter().sum::<u32>()) - due_now).max(0)
         ),
         calibration: plots::calibration(&pairs),
         calibration_note: if pairs.is_empty() {
