@@ -119,7 +119,10 @@ fn template() -> &'static TempDir {
                 prerequisites: Vec::new(),
             };
             assert_eq!(store.create_course(&new, at).expect("course").id, id.as_str());
-            let sections: String = (0..CHECKS).map(|n| format!("<section id=\"c{n}\">Check {n}</section>")).collect();
+            let sections = (0..CHECKS).fold(String::new(), |mut html, n| {
+                html.push_str(&format!("<section id=\"c{n}\">Check {n}</section>"));
+                html
+            });
             let path = store.data_dir().course_document_path(&id);
             std::fs::write(&path, format!("<!doctype html><html><body>{sections}</body></html>")).expect("document");
             for n in 0..CHECKS {
