@@ -96,6 +96,9 @@ pub enum Command {
         /// Where to write it.
         #[arg(default_value = "devcoach-backup.zip")]
         file: std::path::PathBuf,
+        /// Replace the file if it exists (without asking).
+        #[arg(long)]
+        force: bool,
     },
     /// Merge a backup into your data (existing lessons and courses are kept).
     Restore { file: std::path::PathBuf },

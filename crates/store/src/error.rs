@@ -79,6 +79,8 @@ pub enum StoreError {
     Course(#[from] CourseError),
     #[error(transparent)]
     Backup(#[from] crate::backup::BackupError),
+    #[error(transparent)]
+    File(#[from] devcoach_files::FileError),
     /// The demo data built into this binary does not read (a build defect, caught by tests).
     #[error("the built-in demo data is damaged ({0}); please report this")]
     DemoData(String),

@@ -181,7 +181,7 @@ fn count_due(conn: &Connection, now: DateTime<Utc>) -> rusqlite::Result<i64> {
 /// For a cue that is due anyway: whether it offers a review instead of a lesson (and how many
 /// cards are due), remembering the choice for the alternation. Inside the cue's transaction.
 pub(crate) fn choose_offer(tx: &Transaction<'_>, now: DateTime<Utc>) -> rusqlite::Result<Option<i64>> {
-    let settings = read_settings(tx)?;
+    let settings = read_review_settings(tx)?;
     if settings.mix == ReviewMix::Off {
         return Ok(None);
     }
@@ -192,7 +192,22 @@ pub(crate) fn choose_offer(tx: &Transaction<'_>, now: DateTime<Utc>) -> rusqlite
     Ok(offer.then_some(due))
 }
 
-fn read_settings(conn: &Connection) -> rusqlite::Result<ReviewSettings> {
+pub(crate) fn write_review_settings(conn: &Connection, settings: &ReviewSettings) -> rusqlite::Result<()> {
+    write_setting(conn, "review_retention", &settings.retention.to_string())?;
+    write_setting(conn, "review_mix", settings.mix.as_str())?;
+    match &settings.parameters {
+        Some(w) => {
+            let text: Vec<String> = w.values().iter().map(f64::to_string).collect();
+            write_setting(conn, "review_parameters", &text.join(","))?;
+        }
+        None => {
+            conn.execute("DELETE FROM ext_settings WHERE key = 'review_parameters'", [])?;
+        }
+    }
+    Ok(())
+}
+
+pub(crate) fn read_review_settings(conn: &Connection) -> rusqlite::Result<ReviewSettings> {
     let mut s = ReviewSettings::default();
     let mut stmt = conn.prepare_cached("SELECT key, value FROM ext_settings WHERE key LIKE 'review_%'")?;
     let rows = stmt.query_map([], |r| Ok((r.get::<_, String>(0)?, r.get::<_, String>(1)?)))?;
@@ -266,7 +281,7 @@ impl Store {
     /// The cards due at `now`, most overdue first (at most `limit`), and how many are due.
     pub fn due_reviews(&self, now: DateTime<Utc>, limit: u32) -> Result<(Vec<DueReview>, i64)> {
         let at = iso_ms(now);
-        let scheduler = read_settings(self.conn())?.scheduler();
+        let scheduler = read_review_settings(self.conn())?.scheduler();
         let mut stmt = self.conn().prepare_cached(&format!(
             "SELECT {CARD_COLUMNS}, l.title, l.topic_id FROM ext_review_cards c JOIN lessons l ON l.id = c.lesson_id \
              WHERE c.due <= ?1 ORDER BY c.due, c.lesson_id LIMIT ?2"
@@ -306,7 +321,7 @@ impl Store {
                     load(tx)?.ok_or(rusqlite::Error::QueryReturnedNoRows)?
                 }
             };
-            let scheduler = read_settings(tx)?.scheduler();
+            let scheduler = read_review_settings(tx)?.scheduler();
             let graded = review::grade(&scheduler, &card, grade, now);
             let at = iso_ms(now);
             let memory = graded.step.memory;
@@ -428,24 +443,11 @@ impl Store {
     }
 
     pub fn review_settings(&self) -> Result<ReviewSettings> {
-        Ok(read_settings(self.conn())?)
+        Ok(read_review_settings(self.conn())?)
     }
 
     /// Stores the review settings.
     pub fn set_review_settings(&mut self, settings: &ReviewSettings) -> Result<()> {
-        self.write(|tx| {
-            write_setting(tx, "review_retention", &settings.retention.to_string())?;
-            write_setting(tx, "review_mix", settings.mix.as_str())?;
-            match &settings.parameters {
-                Some(w) => {
-                    let text: Vec<String> = w.values().iter().map(f64::to_string).collect();
-                    write_setting(tx, "review_parameters", &text.join(","))?;
-                }
-                None => {
-                    tx.execute("DELETE FROM ext_settings WHERE key = 'review_parameters'", [])?;
-                }
-            }
-            Ok(())
-        })
+        self.write(|tx| Ok(write_review_settings(tx, settings)?))
     }
 }

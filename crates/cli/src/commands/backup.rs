@@ -1,20 +1,30 @@
 //! `backup` and `restore`.
 
-use std::io::Read;
 use std::path::Path;
 
-use devcoach_store::MAX_BACKUP_BYTES;
+use devcoach_files::{Overwrite, Target};
 
 use crate::context::Ctx;
 use crate::failure::invalid;
 use crate::output::{self, Style};
 
-pub fn backup(ctx: &Ctx, file: &Path) -> anyhow::Result<()> {
+pub fn backup(ctx: &Ctx, file: &Path, force: bool) -> anyhow::Result<()> {
+    let overwrite = match devcoach_files::check_target(file)? {
+        Target::Absent => Overwrite::Never,
+        Target::File if force => Overwrite::Replace,
+        Target::File => match output::confirm(&format!("{} already exists. Replace it?", file.display()))? {
+            Some(true) => Overwrite::Replace,
+            Some(false) => return Err(invalid(format!("kept {}; nothing was written", file.display()))),
+            None => {
+                return Err(invalid(format!(
+                    "{} already exists; nothing was written — pass --force to replace it, or pick another name",
+                    file.display()
+                )));
+            }
+        },
+    };
     let store = ctx.open()?;
-    let (bytes, summary) = store.backup_zip()?;
-    let tmp = file.with_extension("zip.tmp");
-    std::fs::write(&tmp, &bytes).map_err(|e| invalid(format!("cannot write {}: {e}", tmp.display())))?;
-    std::fs::rename(&tmp, file).map_err(|e| invalid(format!("cannot write {}: {e}", file.display())))?;
+    let summary = devcoach_store::write_backup_file(&store, file, overwrite)?;
     let mut parts = vec![
         output::plural(summary.lessons, "lesson"),
         format!("{} in {}", output::plural(summary.topics, "topic"), output::plural(summary.groups, "group")),
@@ -25,6 +35,13 @@ pub fn backup(ctx: &Ctx, file: &Path) -> anyhow::Result<()> {
             output::plural(summary.courses, "course"),
             output::plural(summary.documents, "document")
         ));
+    }
+    let rows = |table: &str| summary.rows.iter().find(|(t, _)| *t == table).map_or(0, |(_, n)| *n);
+    if rows("ext_review_log") > 0 {
+        parts.push(output::plural(rows("ext_review_log"), "review"));
+    }
+    if summary.practice_files > 0 {
+        parts.push(output::plural(summary.practice_files, "practice file"));
     }
     if summary.notebook {
         parts.push("the coaching notebook".into());
@@ -38,22 +55,36 @@ pub fn backup(ctx: &Ctx, file: &Path) -> anyhow::Result<()> {
 }
 
 pub(super) fn restore(ctx: &Ctx, file: &Path) -> anyhow::Result<()> {
-    let f = std::fs::File::open(file).map_err(|e| invalid(format!("cannot open {}: {e}", file.display())))?;
-    let mut bytes = Vec::new();
-    f.take(MAX_BACKUP_BYTES + 1)
-        .read_to_end(&mut bytes)
-        .map_err(|e| invalid(format!("cannot read {}: {e}", file.display())))?;
-    if bytes.len() as u64 > MAX_BACKUP_BYTES {
-        return Err(invalid(format!("{} is larger than any devcoach backup can be", file.display())));
-    }
-    let out = ctx.open()?.restore_zip(&bytes, ctx.now)?;
+    let out = devcoach_store::restore_file(&mut ctx.open()?, file, ctx.now)?;
     let mut lines = vec![format!("{} Restored from {}:", ctx.term.out(Style::Green, "✓"), file.display())];
     lines.push(format!("  lessons   {} added, {} already there, {} invalid", out.lessons, out.skipped, out.invalid));
-    lines.push(format!("  knowledge {} topics, {} new groups", out.topics, out.groups));
+    lines.push(format!(
+        "  knowledge {}, {}",
+        output::plural(out.topics, "topic"),
+        output::plural(out.groups, "new group")
+    ));
     lines.push(format!("  settings  {}", if out.settings > 0 { "restored" } else { "not in the backup" }));
     lines.push(format!("  notebook  {}", if out.learning_state > 0 { "restored" } else { "not in the backup" }));
     if out.courses > 0 {
         lines.push(format!("  courses   {} added", out.courses));
+    }
+    let reviews = out.rows_of("ext_review_log");
+    let cards = out.rows_of("ext_review_cards");
+    if reviews + cards > 0 {
+        lines.push(format!(
+            "  reviews   {} and {} restored",
+            output::plural(reviews, "review"),
+            output::plural(cards, "card")
+        ));
+    }
+    if out.rows_of("ext_evidence") > 0 {
+        lines.push(format!("  history   {} restored", output::plural(out.rows_of("ext_evidence"), "knowledge change")));
+    }
+    if out.practice_files > 0 {
+        lines.push(format!("  practice  {} added", output::plural(out.practice_files, "file")));
+    }
+    if let Some(kept) = &out.previous_notebook {
+        lines.push(format!("Your previous notebook was kept as {}.", kept.display()));
     }
     Ok(output::print(&lines.join("\n"))?)
 }

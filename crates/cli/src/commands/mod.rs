@@ -45,7 +45,7 @@ pub fn run(command: Option<Command>, ctx: &Ctx) -> anyhow::Result<()> {
         Command::GroupAssign { topic, group } => knowledge::group_assign(ctx, &topic, &group),
         Command::Share(args) => share::share(ctx, &args),
         Command::Import { source } => share::import(ctx, source.as_deref()),
-        Command::Backup { file } => backup::backup(ctx, &file),
+        Command::Backup { file, force } => backup::backup(ctx, &file, force),
         Command::Restore { file } => backup::restore(ctx, &file),
         Command::Courses(flag) => courses::list(ctx, flag.json),
         Command::Course { id, json } => courses::show(ctx, &id, json.json),

@@ -4,7 +4,7 @@
 pub mod style;
 pub mod table;
 
-use std::io::{self, IsTerminal, Write};
+use std::io::{self, BufRead, IsTerminal, Write};
 
 pub use style::Style;
 
@@ -58,6 +58,21 @@ pub fn clear_status() {
     let mut err = io::stderr().lock();
     let _ = write!(err, "\r\x1b[2K");
     let _ = err.flush();
+}
+
+/// Asks a yes/no question on the terminal (the prompt on stderr); `None` when stdin is not a
+/// terminal, so a script is never asked and never answered for.
+pub fn confirm(question: &str) -> io::Result<Option<bool>> {
+    let stdin = io::stdin();
+    if !stdin.is_terminal() {
+        return Ok(None);
+    }
+    let mut err = io::stderr().lock();
+    write!(err, "{question} [y/N] ")?;
+    err.flush()?;
+    let mut line = String::new();
+    stdin.lock().read_line(&mut line)?;
+    Ok(Some(matches!(line.trim().to_ascii_lowercase().as_str(), "y" | "yes")))
 }
 
 pub fn note(text: &str) {

@@ -50,8 +50,34 @@ fn share_transports_and_import_them_elsewhere() {
 
 #[test]
 fn backup_and_restore_round_trip_and_the_original_backup() {
+    use std::os::unix::fs::FileTypeExt as _;
     let env = Env::demo();
     assert_snapshot!("backup", env.transcript(&["backup", "b.zip"]));
+    let written = std::fs::read(env.tmp.path().join("b.zip")).expect("backup");
+    // An existing file is never replaced without asking (and a script is never asked).
+    assert_snapshot!("backup_exists", env.transcript(&["backup", "b.zip"]));
+    assert!(env.run(&["backup", "b.zip", "--force"]).status.success());
+    // Special files are refused and left as they were; nothing is left behind.
+    let fifo = env.tmp.path().join("fifo");
+    assert!(std::process::Command::new("mkfifo").arg(&fifo).status().expect("mkfifo").success());
+    std::os::unix::fs::symlink(env.tmp.path().join("b.zip"), env.tmp.path().join("link.zip")).expect("link");
+    std::fs::create_dir(env.tmp.path().join("adir")).expect("dir");
+    for target in ["fifo", "link.zip", "adir"] {
+        let out = env.run(&["backup", target, "--force"]);
+        assert_eq!(out.status.code(), Some(1), "{target}");
+        assert!(String::from_utf8_lossy(&out.stderr).contains("only reads and writes regular files"), "{target}");
+        // Reading follows a link to a real backup; a pipe or a folder is refused without waiting.
+        let out = env.run(&["restore", target]);
+        assert_eq!(out.status.code(), Some(i32::from(target != "link.zip")), "{target}");
+    }
+    assert!(std::fs::symlink_metadata(env.tmp.path().join("link.zip")).expect("link").file_type().is_symlink());
+    assert!(std::fs::symlink_metadata(&fifo).expect("fifo").file_type().is_fifo());
+    let names: Vec<String> = std::fs::read_dir(env.tmp.path())
+        .expect("dir")
+        .map(|e| e.expect("entry").file_name().to_string_lossy().into_owned())
+        .collect();
+    assert!(names.iter().all(|n| !n.contains("tmp")), "{names:?}");
+    assert_eq!(written.len(), std::fs::read(env.tmp.path().join("b.zip")).expect("backup").len());
     let fresh = Env::new();
     std::fs::copy(env.tmp.path().join("b.zip"), fresh.tmp.path().join("b.zip")).expect("copy");
     assert_snapshot!("restore_ours", fresh.transcript(&["restore", "b.zip"]));
@@ -61,6 +87,22 @@ fn backup_and_restore_round_trip_and_the_original_backup() {
     assert_snapshot!("restore_missing", fresh.transcript(&["restore", "nope.zip"]));
     std::fs::write(fresh.tmp.path().join("junk.zip"), b"junk").expect("write");
     assert_snapshot!("restore_junk", fresh.transcript(&["restore", "junk.zip"]));
+    // Restoring over a notebook of one's own keeps it beside the restored one.
+    std::fs::write(fresh.data().join("learning-state.md"), "# Mine\n").expect("notebook");
+    let out = fresh.run(&["restore", "b.zip"]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("Your previous notebook was kept as"), "{text}");
+    let kept: Vec<_> = std::fs::read_dir(fresh.data())
+        .expect("dir")
+        .filter_map(|e| e.ok()?.file_name().into_string().ok())
+        .filter(|n| n.starts_with("learning-state.") && n != "learning-state.md")
+        .collect();
+    // One copy from restoring the original backup over ours, one from this restore.
+    assert_eq!(kept.len(), 2, "{kept:?}");
+    assert!(
+        kept.iter().any(|k| std::fs::read_to_string(fresh.data().join(k)).expect("kept") == "# Mine\n"),
+        "{kept:?}"
+    );
     let a: Value = serde_json::from_slice(&env.run(&["profile", "--json"]).stdout).expect("json");
     let b: Value = serde_json::from_slice(&fresh.run(&["profile", "--json"]).stdout).expect("json");
     assert_eq!(a["groups"].as_array().map(Vec::len), Some(4));

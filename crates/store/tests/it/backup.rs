@@ -85,8 +85,16 @@ fn our_backup_round_trips_with_courses() {
             "learning-state.md",
             "courses.json",
             "courses/borrowing/index.html",
-            "courses/cache-expiry-that-never-stampedes/index.html"
-        ]
+            "courses/cache-expiry-that-never-stampedes/index.html",
+            "ext/manifest.json",
+            "ext/settings.json",
+            "ext/knowledge.json",
+            "ext/evidence.json",
+            "ext/topic_model.json",
+            "ext/review_cards.json",
+            "ext/review_log.json",
+        ],
+        "the original's entries first, in its order; ours after"
     );
     let mut stored_doc = String::new();
     std::io::Read::read_to_string(&mut archive.by_name("courses/borrowing/index.html").expect("doc"), &mut stored_doc)
@@ -123,7 +131,10 @@ fn hostile_archives_change_nothing() {
     let bomb = zip_of(&[("lessons.json", &vec![b' '; 100 * 1024 * 1024])]);
     assert!(bomb.len() < 1024 * 1024);
     let started = std::time::Instant::now();
-    assert!(matches!(store.restore_zip(&bomb, now()), Err(StoreError::Backup(BackupError::EntryTooLarge(..)))));
+    assert!(matches!(
+        store.restore_zip(&bomb, now()),
+        Err(StoreError::Backup(BackupError::EntryTooLarge(..) | BackupError::ItemTooLarge(..)))
+    ));
     assert!(started.elapsed() < std::time::Duration::from_secs(5));
 
     // Path tricks are never written anywhere: only known names are read at all.
@@ -146,7 +157,7 @@ fn hostile_archives_change_nothing() {
     ));
     assert!(matches!(
         store.restore_zip(&zip_of(&[("lessons.json", b"[oops")]), now()),
-        Err(StoreError::Backup(BackupError::BadJson("lessons.json", _)))
+        Err(StoreError::Backup(BackupError::BadJson(name, _))) if name == "lessons.json"
     ));
     assert!(store.lessons(&LessonQuery::default(), now()).expect("read").is_empty());
 }
@@ -156,7 +167,10 @@ fn the_committed_hostile_archives_are_refused_or_contained() {
     let (tmp, mut store) = fresh();
     let bomb = std::fs::read(fixtures().join("hostile/bomb-1gib.zip")).expect("fixture");
     let started = std::time::Instant::now();
-    assert!(matches!(store.restore_zip(&bomb, now()), Err(StoreError::Backup(BackupError::EntryTooLarge(..)))));
+    assert!(matches!(
+        store.restore_zip(&bomb, now()),
+        Err(StoreError::Backup(BackupError::EntryTooLarge(..) | BackupError::ItemTooLarge(..)))
+    ));
     assert!(started.elapsed() < std::time::Duration::from_secs(10), "the bomb stops at the cap");
 
     let tricks = std::fs::read(fixtures().join("hostile/tricks.zip")).expect("fixture");
@@ -201,4 +215,167 @@ fn the_oldest_knowledge_format_still_restores() {
     let out = store.restore_zip(&zip_of(&[("knowledge.json", br#"{"rust": 7, "go": 12}"#)]), now()).expect("restore");
     assert_eq!(out.topics, 2);
     assert_eq!(store.confidence("go").expect("read"), Some(10));
+}
+
+/// The keys of every object, in order, down the tree (the first element stands for an array).
+fn shape(v: &serde_json::Value) -> String {
+    match v {
+        serde_json::Value::Object(m) => {
+            let inner: Vec<String> = m.iter().map(|(k, v)| format!("{k}:{}", shape(v))).collect();
+            format!("{{{}}}", inner.join(","))
+        }
+        serde_json::Value::Array(a) => format!("[{}]", a.first().map(shape).unwrap_or_default()),
+        serde_json::Value::String(_) => "s".into(),
+        serde_json::Value::Number(_) => "n".into(),
+        serde_json::Value::Bool(_) => "b".into(),
+        serde_json::Value::Null => "null".into(),
+    }
+}
+
+#[test]
+fn our_backup_keeps_the_originals_entries_in_name_and_shape() {
+    let theirs = fixture_zip();
+    let (_t, mut store) = fresh();
+    store.restore_zip(&theirs, now()).expect("restore theirs");
+    let (ours, _) = store.backup_zip().expect("backup");
+    let mut theirs = zip::ZipArchive::new(Cursor::new(&theirs)).expect("theirs");
+    let mut ours = zip::ZipArchive::new(Cursor::new(&ours)).expect("ours");
+    let read = |z: &mut zip::ZipArchive<Cursor<&Vec<u8>>>, name: &str| {
+        let mut e = z.by_name(name).expect(name);
+        assert_eq!(e.compression(), zip::CompressionMethod::Deflated, "{name}: deflated, as fflate writes");
+        let mut buf = Vec::new();
+        std::io::Read::read_to_end(&mut e, &mut buf).expect("read");
+        buf
+    };
+    for i in 0..theirs.len() {
+        let name = theirs.by_index(i).expect("entry").name().expect("name").into_owned();
+        let (t, o) = (read(&mut theirs, &name), read(&mut ours, &name));
+        if std::path::Path::new(&name).extension().is_some_and(|e| e == "json") {
+            let t: serde_json::Value = serde_json::from_slice(&t).expect("their json");
+            let o: serde_json::Value = serde_json::from_slice(&o).expect("our json");
+            if name == "lessons.json" {
+                // Every lesson has 0.9.5's keys in its order, then the v6 line's two (imported,
+                // shared_by), as the TypeScript v6 build writes them.
+                for (a, b) in t.as_array().expect("theirs").iter().zip(o.as_array().expect("ours")) {
+                    let (a, b) = (a.as_object().expect("lesson"), b.as_object().expect("lesson"));
+                    let mut keys: Vec<&String> = a.keys().collect();
+                    keys.extend(["imported", "shared_by"].iter().map(|k| b.get_key_value(*k).expect(k).0));
+                    assert_eq!(b.keys().collect::<Vec<_>>(), keys);
+                }
+            } else if name == "settings.json" {
+                // 0.9.5 had five settings; the v6 line added ui_home and share_name after them.
+                let (t, o) = (t.as_object().expect("theirs"), o.as_object().expect("ours"));
+                let ours: Vec<&String> = o.keys().filter(|k| t.contains_key(*k)).collect();
+                assert_eq!(ours, t.keys().collect::<Vec<_>>(), "their keys, in their order");
+                assert!(t.iter().all(|(k, v)| shape(v) == shape(&o[k])), "same types");
+            } else {
+                assert_eq!(shape(&t).replace("null", "s"), shape(&o).replace("null", "s"), "{name}");
+            }
+        } else {
+            assert_eq!(t, o, "{name} byte for byte");
+        }
+    }
+    // What the original reads of ours is only what it knows: our entries sit under ext/.
+    let extra: Vec<String> = (0..ours.len())
+        .map(|i| ours.by_index(i).expect("entry").name().expect("name").into_owned())
+        .filter(|n| theirs.by_name(n).is_err())
+        .collect();
+    assert!(
+        extra.iter().all(|n| n.starts_with("ext/") || n.starts_with("practice/") || n.starts_with("courses")),
+        "{extra:?}"
+    );
+}
+
+fn crc32(bytes: &[u8]) -> u32 {
+    let mut crc = !0u32;
+    for b in bytes {
+        crc ^= u32::from(*b);
+        for _ in 0..8 {
+            crc = if crc & 1 == 1 { (crc >> 1) ^ 0xEDB8_8320 } else { crc >> 1 };
+        }
+    }
+    !crc
+}
+
+/// A stored (uncompressed) ZIP written by hand, so names may repeat, with the classic end
+/// record or a ZIP64 one (classic counts `0xffff`, sizes `0xffffffff`).
+fn raw_zip(entries: &[(&str, &[u8])], zip64: bool) -> Vec<u8> {
+    let mut out = Vec::new();
+    let mut central = Vec::new();
+    for (name, data) in entries {
+        let offset = u32::try_from(out.len()).expect("small");
+        let (crc, len, name_len) =
+            (crc32(data), u32::try_from(data.len()).expect("small"), u16::try_from(name.len()).expect("short"));
+        out.extend_from_slice(&0x0403_4b50u32.to_le_bytes());
+        out.extend_from_slice(&[20, 0, 0, 0, 0, 0, 0, 0, 0x21, 0]);
+        out.extend_from_slice(&crc.to_le_bytes());
+        out.extend_from_slice(&len.to_le_bytes());
+        out.extend_from_slice(&len.to_le_bytes());
+        out.extend_from_slice(&name_len.to_le_bytes());
+        out.extend_from_slice(&0u16.to_le_bytes());
+        out.extend_from_slice(name.as_bytes());
+        out.extend_from_slice(data);
+        central.extend_from_slice(&0x0201_4b50u32.to_le_bytes());
+        central.extend_from_slice(&[20, 0, 20, 0, 0, 0, 0, 0, 0, 0, 0x21, 0]);
+        central.extend_from_slice(&crc.to_le_bytes());
+        central.extend_from_slice(&len.to_le_bytes());
+        central.extend_from_slice(&len.to_le_bytes());
+        central.extend_from_slice(&name_len.to_le_bytes());
+        central.extend_from_slice(&[0; 12]);
+        central.extend_from_slice(&offset.to_le_bytes());
+        central.extend_from_slice(name.as_bytes());
+    }
+    let cd_offset = out.len() as u64;
+    let cd_size = central.len() as u64;
+    out.extend_from_slice(&central);
+    let n = entries.len() as u64;
+    if zip64 {
+        let record_at = out.len() as u64;
+        out.extend_from_slice(&0x0606_4b50u32.to_le_bytes());
+        out.extend_from_slice(&44u64.to_le_bytes());
+        out.extend_from_slice(&[45, 0, 45, 0, 0, 0, 0, 0, 0, 0, 0, 0]);
+        for v in [n, n, cd_size, cd_offset] {
+            out.extend_from_slice(&v.to_le_bytes());
+        }
+        out.extend_from_slice(&0x0706_4b50u32.to_le_bytes());
+        out.extend_from_slice(&0u32.to_le_bytes());
+        out.extend_from_slice(&record_at.to_le_bytes());
+        out.extend_from_slice(&1u32.to_le_bytes());
+    }
+    out.extend_from_slice(&0x0605_4b50u32.to_le_bytes());
+    out.extend_from_slice(&[0, 0, 0, 0]);
+    let (count, size, offset) = if zip64 {
+        (0xffff, 0xffff_ffff, 0xffff_ffff)
+    } else {
+        (
+            u16::try_from(n).expect("few"),
+            u32::try_from(cd_size).expect("small"),
+            u32::try_from(cd_offset).expect("small"),
+        )
+    };
+    out.extend_from_slice(&count.to_le_bytes());
+    out.extend_from_slice(&count.to_le_bytes());
+    out.extend_from_slice(&size.to_le_bytes());
+    out.extend_from_slice(&offset.to_le_bytes());
+    out.extend_from_slice(&0u16.to_le_bytes());
+    out
+}
+
+#[test]
+fn a_name_listed_twice_is_refused_whatever_the_end_record() {
+    let first = br#"[{"id":"a","timestamp":"2026-11-01T10:00:00.000Z","topic_id":"git","categories":[],"title":"A","level":"mid","summary":"s"}]"#;
+    let second = br#"[{"id":"b","timestamp":"2026-11-01T10:00:00.000Z","topic_id":"git","categories":[],"title":"B","level":"mid","summary":"s"}]"#;
+    for zip64 in [false, true] {
+        let (_t, mut store) = fresh();
+        // The archive reads (one copy of each name) in both formats.
+        let single = raw_zip(&[("lessons.json", first)], zip64);
+        assert_eq!(store.restore_zip(&single, now()).expect("one copy").lessons, 1, "zip64: {zip64}");
+        let (_t, mut store) = fresh();
+        let twice = raw_zip(&[("lessons.json", first), ("lessons.json", second)], zip64);
+        match store.restore_zip(&twice, now()) {
+            Err(StoreError::Backup(BackupError::Duplicate(_))) => {}
+            other => panic!("zip64 {zip64}: {other:?}"),
+        }
+        assert!(store.lessons(&LessonQuery::default(), now()).expect("read").is_empty(), "nothing restored");
+    }
 }

@@ -1,6 +1,7 @@
 //! The store's single integration-test binary.
 
 mod backup;
+mod backup_roundtrip;
 mod confidence_props;
 mod courses;
 mod demo;

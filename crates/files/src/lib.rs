@@ -1,0 +1,352 @@
+//! The one door to paths a user (or an agent, or an environment variable) names.
+//!
+//! Every read and write devcoach makes on someone's behalf goes through here, so three rules hold
+//! everywhere:
+//! - **Only regular files.** A FIFO, socket, device or directory is refused before anything
+//!   blocks on it or replaces it: reads open without blocking and check the opened handle, writes
+//!   refuse anything at the target but an absent path or a regular file (a symbolic link
+//!   included: the link is never replaced, nor written through).
+//! - **Reads are bounded while reading**, never by the size the file claims: a file that grows,
+//!   or a device that never ends, stops at the limit with an error.
+//! - **Writes are atomic and leave nothing behind**: bytes go to a hidden temporary file beside
+//!   the target, which is renamed over it only once complete, and removed on every error (and if
+//!   the writer is dropped without committing).
+
+use std::fmt;
+use std::fs::{File, OpenOptions};
+use std::io::{self, Read, Seek, SeekFrom, Write};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
+
+/// What a path turned out to be, when it is not a regular file.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Kind {
+    Directory,
+    Symlink,
+    Fifo,
+    Socket,
+    CharDevice,
+    BlockDevice,
+    Other,
+}
+
+impl fmt::Display for Kind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Self::Directory => "a directory",
+            Self::Symlink => "a symbolic link",
+            Self::Fifo => "a named pipe (FIFO)",
+            Self::Socket => "a socket",
+            Self::CharDevice => "a character device",
+            Self::BlockDevice => "a block device",
+            Self::Other => "not a regular file",
+        })
+    }
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum FileError {
+    #[error("{} is {kind}; devcoach only reads and writes regular files — name a file", path.display())]
+    NotRegular { path: PathBuf, kind: Kind },
+    #[error("{} is larger than devcoach accepts here ({limit} bytes at most)", path.display())]
+    TooLarge { path: PathBuf, limit: u64 },
+    #[error("{} already exists; nothing was written — pass --force to replace it, or pick another name", path.display())]
+    Exists { path: PathBuf },
+    #[error("{} does not exist", path.display())]
+    NotFound { path: PathBuf },
+    #[error("{} is not UTF-8 text", path.display())]
+    NotText { path: PathBuf },
+    #[error("cannot {action} {}: {source}", path.display())]
+    Io { action: &'static str, path: PathBuf, source: io::Error },
+}
+
+impl FileError {
+    fn io(action: &'static str, path: &Path, source: io::Error) -> Self {
+        if source.kind() == io::ErrorKind::NotFound {
+            return Self::NotFound { path: path.to_owned() };
+        }
+        Self::Io { action, path: path.to_owned(), source }
+    }
+
+    /// Whether the path simply was not there.
+    pub fn is_not_found(&self) -> bool {
+        matches!(self, Self::NotFound { .. })
+    }
+}
+
+pub type Result<T, E = FileError> = std::result::Result<T, E>;
+
+fn kind_of(file_type: std::fs::FileType) -> Option<Kind> {
+    if file_type.is_file() {
+        return None;
+    }
+    if file_type.is_dir() {
+        return Some(Kind::Directory);
+    }
+    if file_type.is_symlink() {
+        return Some(Kind::Symlink);
+    }
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::FileTypeExt;
+        if file_type.is_fifo() {
+            return Some(Kind::Fifo);
+        }
+        if file_type.is_socket() {
+            return Some(Kind::Socket);
+        }
+        if file_type.is_char_device() {
+            return Some(Kind::CharDevice);
+        }
+        if file_type.is_block_device() {
+            return Some(Kind::BlockDevice);
+        }
+    }
+    Some(Kind::Other)
+}
+
+/// Whether links are followed when opening for reading.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Links {
+    /// A link to a regular file is read (a file the user named through a link is theirs).
+    Follow,
+    /// A link is refused (files devcoach keeps itself, such as course documents).
+    Refuse,
+}
+
+/// Opens a regular file for reading. A FIFO or device is refused without blocking on it: the
+/// open never waits, and the opened handle itself is checked.
+pub fn open(path: &Path, links: Links) -> Result<File> {
+    let mut options = OpenOptions::new();
+    options.read(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        let mut flags = libc::O_NONBLOCK;
+        if links == Links::Refuse {
+            flags |= libc::O_NOFOLLOW;
+        }
+        options.custom_flags(flags);
+    }
+    #[cfg(not(unix))]
+    {
+        let meta = std::fs::symlink_metadata(path).map_err(|e| FileError::io("read", path, e))?;
+        if links == Links::Refuse && meta.file_type().is_symlink() {
+            return Err(FileError::NotRegular { path: path.to_owned(), kind: Kind::Symlink });
+        }
+    }
+    let file = match options.open(path) {
+        Ok(file) => file,
+        #[cfg(unix)]
+        Err(e) if links == Links::Refuse && e.raw_os_error() == Some(libc::ELOOP) => {
+            return Err(FileError::NotRegular { path: path.to_owned(), kind: Kind::Symlink });
+        }
+        Err(e) => {
+            // A directory opens on some systems and fails on others; say what it is either way.
+            if let Ok(meta) = std::fs::metadata(path)
+                && let Some(kind) = kind_of(meta.file_type())
+            {
+                return Err(FileError::NotRegular { path: path.to_owned(), kind });
+            }
+            return Err(FileError::io("read", path, e));
+        }
+    };
+    let meta = file.metadata().map_err(|e| FileError::io("read", path, e))?;
+    if let Some(kind) = kind_of(meta.file_type()) {
+        return Err(FileError::NotRegular { path: path.to_owned(), kind });
+    }
+    Ok(file)
+}
+
+/// Reads at most `limit` bytes from `reader`, failing (instead of truncating) when there is more.
+pub fn read_limited(reader: impl Read, limit: u64, path: &Path) -> Result<Vec<u8>> {
+    let mut buf = Vec::new();
+    reader.take(limit.saturating_add(1)).read_to_end(&mut buf).map_err(|e| FileError::io("read", path, e))?;
+    if buf.len() as u64 > limit {
+        return Err(FileError::TooLarge { path: path.to_owned(), limit });
+    }
+    Ok(buf)
+}
+
+/// The whole of a regular file, up to `limit` bytes.
+pub fn read(path: &Path, limit: u64, links: Links) -> Result<Vec<u8>> {
+    read_limited(open(path, links)?, limit, path)
+}
+
+/// The whole of a regular UTF-8 text file, up to `limit` bytes.
+pub fn read_to_string(path: &Path, limit: u64, links: Links) -> Result<String> {
+    String::from_utf8(read(path, limit, links)?).map_err(|_| FileError::NotText { path: path.to_owned() })
+}
+
+/// Like [`read`], with an absent file as `None`.
+pub fn read_optional(path: &Path, limit: u64, links: Links) -> Result<Option<Vec<u8>>> {
+    match read(path, limit, links) {
+        Ok(bytes) => Ok(Some(bytes)),
+        Err(e) if e.is_not_found() => Ok(None),
+        Err(e) => Err(e),
+    }
+}
+
+/// What may stand at a write's target.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Overwrite {
+    /// Only an absent path.
+    Never,
+    /// An absent path or a regular file (replaced whole).
+    Replace,
+}
+
+/// What stands at a target now.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Target {
+    Absent,
+    /// A regular file, which a write would replace.
+    File,
+}
+
+/// Checks what a write to `path` would replace: an absent path or a regular file; anything
+/// else (a link, a directory, a device, a FIFO) is refused. Front ends use it to ask before
+/// replacing a file; [`AtomicFile::create`] checks again.
+pub fn check_target(path: &Path) -> Result<Target> {
+    match std::fs::symlink_metadata(path) {
+        Ok(meta) => match kind_of(meta.file_type()) {
+            None => Ok(Target::File),
+            Some(kind) => Err(FileError::NotRegular { path: path.to_owned(), kind }),
+        },
+        Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(Target::Absent),
+        Err(e) => Err(FileError::io("check", path, e)),
+    }
+}
+
+static TEMP_COUNTER: AtomicU64 = AtomicU64::new(0);
+
+/// A file being written: bytes go to a hidden temporary file beside the target, renamed over
+/// it by [`AtomicFile::commit`]. Dropped without committing, or failing anywhere, it removes
+/// the temporary file.
+#[derive(Debug)]
+pub struct AtomicFile {
+    file: Option<File>,
+    tmp: PathBuf,
+    target: PathBuf,
+}
+
+impl AtomicFile {
+    pub fn create(path: &Path, overwrite: Overwrite) -> Result<Self> {
+        let existing = check_target(path)?;
+        if existing == Target::File && overwrite == Overwrite::Never {
+            return Err(FileError::Exists { path: path.to_owned() });
+        }
+        let name =
+            path.file_name().ok_or_else(|| FileError::NotRegular { path: path.to_owned(), kind: Kind::Directory })?;
+        let dir = match path.parent() {
+            Some(p) if !p.as_os_str().is_empty() => p.to_owned(),
+            _ => PathBuf::from("."),
+        };
+        let n = TEMP_COUNTER.fetch_add(1, Ordering::Relaxed);
+        let tmp = dir.join(format!(".{}.{}-{n}.devcoach-tmp", name.to_string_lossy(), std::process::id()));
+        let file = OpenOptions::new()
+            .write(true)
+            .read(true)
+            .create_new(true)
+            .open(&tmp)
+            .map_err(|e| FileError::io("create a file in", &dir, e))?;
+        // A replaced file keeps its permissions (a private backup stays private).
+        if existing == Target::File
+            && let Ok(meta) = std::fs::metadata(path)
+        {
+            let _ = file.set_permissions(meta.permissions());
+        }
+        Ok(Self { file: Some(file), tmp, target: path.to_owned() })
+    }
+
+    /// The target path.
+    pub fn path(&self) -> &Path {
+        &self.target
+    }
+
+    fn file(&mut self) -> io::Result<&mut File> {
+        self.file.as_mut().ok_or_else(|| io::Error::other("the file was already committed"))
+    }
+
+    /// Flushes the bytes to disk and moves the file into place. The target is checked once more
+    /// first: something other than a regular file appearing there meanwhile is not replaced.
+    pub fn commit(mut self) -> Result<()> {
+        let file = self
+            .file
+            .take()
+            .ok_or_else(|| FileError::io("write", &self.target, io::Error::other("committed twice")))?;
+        file.sync_all().map_err(|e| FileError::io("write", &self.target, e))?;
+        drop(file);
+        check_target(&self.target)?;
+        std::fs::rename(&self.tmp, &self.target).map_err(|e| FileError::io("write", &self.target, e))?;
+        Ok(())
+    }
+}
+
+impl Write for AtomicFile {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        self.file()?.write(buf)
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        self.file()?.flush()
+    }
+}
+
+impl Seek for AtomicFile {
+    fn seek(&mut self, pos: SeekFrom) -> io::Result<u64> {
+        self.file()?.seek(pos)
+    }
+}
+
+impl Read for AtomicFile {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        self.file()?.read(buf)
+    }
+}
+
+impl Drop for AtomicFile {
+    fn drop(&mut self) {
+        // Committed files were renamed away; anything else is a leftover.
+        if self.file.take().is_some() || self.tmp.exists() {
+            let _ = std::fs::remove_file(&self.tmp);
+        }
+    }
+}
+
+/// Writes `bytes` to `path` atomically (see [`AtomicFile`]).
+pub fn write(path: &Path, bytes: &[u8], overwrite: Overwrite) -> Result<()> {
+    let mut file = AtomicFile::create(path, overwrite)?;
+    file.write_all(bytes).map_err(|e| FileError::io("write", path, e))?;
+    file.commit()
+}
+
+/// Opens a regular file for appending, creating it when absent; a link, FIFO or device is
+/// refused without blocking on it.
+pub fn open_append(path: &Path) -> Result<File> {
+    let mut options = OpenOptions::new();
+    options.append(true).create(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        options.custom_flags(libc::O_NONBLOCK | libc::O_NOFOLLOW);
+    }
+    #[cfg(not(unix))]
+    check_target(path)?;
+    let file = match options.open(path) {
+        Ok(file) => file,
+        Err(e) => {
+            if let Ok(meta) = std::fs::symlink_metadata(path)
+                && let Some(kind) = kind_of(meta.file_type())
+            {
+                return Err(FileError::NotRegular { path: path.to_owned(), kind });
+            }
+            return Err(FileError::io("append to", path, e));
+        }
+    };
+    let meta = file.metadata().map_err(|e| FileError::io("append to", path, e))?;
+    if let Some(kind) = kind_of(meta.file_type()) {
+        return Err(FileError::NotRegular { path: path.to_owned(), kind });
+    }
+    Ok(file)
+}
