@@ -117,10 +117,10 @@ async function main() {
         // Confidence: add a topic at 5, raise it once.
         state.at = "confidence";
         await page.goto(`${base}/knowledge`, { waitUntil: "networkidle" });
-        await page.fill("input[name=topic]", "browser-testing");
+        await page.fill("input[name=topic]", "browser_testing");
         await page.fill("input[name=confidence]", "5");
         await Promise.all([page.waitForNavigation(), page.click("button:has-text('Save topic')")]);
-        await Promise.all([page.waitForNavigation(), page.click("button[aria-label='Raise browser-testing']")]);
+        await Promise.all([page.waitForNavigation(), page.click("button[aria-label='Raise browser_testing']")]);
         seen.knowledge_text = await page.locator("main").innerText();
 
         // Import a share code: preview first (it writes nothing), then add.

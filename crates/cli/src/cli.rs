@@ -65,9 +65,12 @@ pub enum Command {
     #[command(name = "knowledge-add")]
     KnowledgeAdd {
         topic: String,
-        /// 0 (new to me) … 10 (could teach it).
-        #[arg(long, default_value_t = 5, allow_negative_numbers = true)]
-        confidence: i64,
+        /// 0 (new to me) … 10 (could teach it); the same as --confidence.
+        #[arg(value_name = "CONFIDENCE", allow_negative_numbers = true, conflicts_with = "confidence")]
+        level: Option<i64>,
+        /// 0 (new to me) … 10 (could teach it); 5 when left out.
+        #[arg(long, allow_negative_numbers = true)]
+        confidence: Option<i64>,
         /// Put the topic in this group (created when missing).
         #[arg(long)]
         group: Option<String>,
@@ -148,6 +151,9 @@ pub struct PracticeArgs {
     /// interface shows a reply before the guard can send it back; needs `devcoach install --practice`).
     #[arg(long, conflicts_with = "local")]
     pub tui: bool,
+    /// Carry on with the last unfinished session of this problem, from its log.
+    #[arg(long, conflicts_with = "tui")]
+    pub resume: bool,
     #[command(flatten)]
     pub models: ModelArgs,
 }

@@ -141,23 +141,75 @@ pub enum KnowledgeError {
     EmptyGroup,
     #[error("'Other' is reserved for ungrouped topics — pick another group name")]
     ReservedGroup,
+    #[error("a {what} may not hold control characters")]
+    Control { what: &'static str },
+    #[error("a {what} is at most {max} characters (this one has {got})")]
+    TooLong { what: &'static str, max: usize, got: usize },
 }
 
-/// A topic name as typed: trimmed, not empty.
-pub fn topic_name(raw: &str) -> Result<String, KnowledgeError> {
-    let t = raw.trim();
-    if t.is_empty() { Err(KnowledgeError::EmptyTopic) } else { Ok(t.to_owned()) }
+/// Characters no name may hold: C0 and C1 controls (escape sequences start with them) and the
+/// bidirectional overrides that reorder what a terminal shows.
+fn is_forbidden(c: char) -> bool {
+    c.is_control() || matches!(c, '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}' | '\u{200e}' | '\u{200f}')
 }
 
-/// A group name for creating a group: trimmed, not empty, not `Other`.
-pub fn new_group_name(raw: &str) -> Result<String, KnowledgeError> {
+/// The one rule for topic ids, shared by every front end: lower case, words joined by `_` (the
+/// profile's style, `ci_cd`, `sliding_window`), at most [`TOPIC_CHARS`] characters, no control
+/// characters. `Python` is `python`, `sliding windows` is `sliding_windows`, `sliding-window` is
+/// `sliding_window`, `CI/CD` is `ci_cd`; `c++`, `c#` and `node.js` stay as they are.
+///
+/// [`TOPIC_CHARS`]: crate::limits::TOPIC_CHARS
+pub fn topic_id(raw: &str) -> Result<String, KnowledgeError> {
+    let raw = raw.trim();
+    if raw.chars().any(is_forbidden) {
+        return Err(KnowledgeError::Control { what: "topic" });
+    }
+    let mut out = String::with_capacity(raw.len());
+    for c in raw.chars().flat_map(char::to_lowercase) {
+        let c = if c.is_whitespace() || c == '-' || c == '/' { '_' } else { c };
+        if c == '_' && (out.is_empty() || out.ends_with('_')) {
+            continue;
+        }
+        out.push(c);
+    }
+    while out.ends_with('_') {
+        out.pop();
+    }
+    if out.is_empty() {
+        return Err(KnowledgeError::EmptyTopic);
+    }
+    let got = out.chars().count();
+    if got > crate::limits::TOPIC_CHARS {
+        return Err(KnowledgeError::TooLong { what: "topic", max: crate::limits::TOPIC_CHARS, got });
+    }
+    Ok(out)
+}
+
+/// A group name as given: trimmed, at most [`GROUP_CHARS`] characters, no control characters
+/// (groups are display names, so their case and spaces stay).
+///
+/// [`GROUP_CHARS`]: crate::limits::GROUP_CHARS
+pub fn group_name(raw: &str) -> Result<String, KnowledgeError> {
     let g = raw.trim();
+    if g.chars().any(is_forbidden) {
+        return Err(KnowledgeError::Control { what: "group name" });
+    }
+    let got = g.chars().count();
+    if got > crate::limits::GROUP_CHARS {
+        return Err(KnowledgeError::TooLong { what: "group name", max: crate::limits::GROUP_CHARS, got });
+    }
+    Ok(g.to_owned())
+}
+
+/// A group name for creating a group: a valid [`group_name`], not empty, not `Other`.
+pub fn new_group_name(raw: &str) -> Result<String, KnowledgeError> {
+    let g = group_name(raw)?;
     if g.is_empty() {
         Err(KnowledgeError::EmptyGroup)
     } else if g == OTHER_GROUP {
         Err(KnowledgeError::ReservedGroup)
     } else {
-        Ok(g.to_owned())
+        Ok(g)
     }
 }
 
@@ -171,10 +223,10 @@ pub enum GroupTarget {
 }
 
 impl GroupTarget {
-    /// Empty and `Other` both mean "no group".
-    pub fn parse(raw: &str) -> Self {
-        let g = raw.trim();
-        if g.is_empty() || g == OTHER_GROUP { Self::Ungrouped } else { Self::Group(g.to_owned()) }
+    /// Empty and `Other` both mean "no group"; anything else must be a valid group name.
+    pub fn parse(raw: &str) -> Result<Self, KnowledgeError> {
+        let g = group_name(raw)?;
+        Ok(if g.is_empty() || g == OTHER_GROUP { Self::Ungrouped } else { Self::Group(g) })
     }
 }
 
@@ -209,10 +261,35 @@ mod tests {
         assert_eq!(new_group_name("  Data "), Ok("Data".into()));
         assert_eq!(new_group_name("   "), Err(KnowledgeError::EmptyGroup));
         assert_eq!(new_group_name("Other"), Err(KnowledgeError::ReservedGroup));
-        assert_eq!(GroupTarget::parse("Other"), GroupTarget::Ungrouped);
-        assert_eq!(GroupTarget::parse(""), GroupTarget::Ungrouped);
-        assert_eq!(GroupTarget::parse(" Ops "), GroupTarget::Group("Ops".into()));
-        assert_eq!(topic_name("  "), Err(KnowledgeError::EmptyTopic));
+        assert_eq!(GroupTarget::parse("Other"), Ok(GroupTarget::Ungrouped));
+        assert_eq!(GroupTarget::parse(""), Ok(GroupTarget::Ungrouped));
+        assert_eq!(GroupTarget::parse(" Ops "), Ok(GroupTarget::Group("Ops".into())));
+        assert!(matches!(GroupTarget::parse(&"g".repeat(101)), Err(KnowledgeError::TooLong { .. })));
+        assert!(matches!(new_group_name("a\u{1b}]52;c;x\u{7}"), Err(KnowledgeError::Control { .. })));
+        assert_eq!(topic_id("  "), Err(KnowledgeError::EmptyTopic));
+    }
+
+    #[test]
+    fn topic_ids_follow_one_rule() {
+        for (raw, id) in [
+            ("Python", "python"),
+            ("sliding windows", "sliding_windows"),
+            ("sliding-window", "sliding_window"),
+            ("  CI / CD  ", "ci_cd"),
+            ("ci_cd", "ci_cd"),
+            ("C++", "c++"),
+            ("c#", "c#"),
+            ("Node.js", "node.js"),
+            ("--rust--", "rust"),
+            ("Ünïcode Topic", "ünïcode_topic"),
+        ] {
+            assert_eq!(topic_id(raw).as_deref(), Ok(id), "{raw}");
+        }
+        assert_eq!(topic_id("-_-"), Err(KnowledgeError::EmptyTopic));
+        assert!(matches!(topic_id("a\u{1b}[2Jb"), Err(KnowledgeError::Control { .. })));
+        assert!(matches!(topic_id("a\u{202e}b"), Err(KnowledgeError::Control { .. })));
+        assert!(matches!(topic_id(&"x".repeat(101)), Err(KnowledgeError::TooLong { got: 101, .. })));
+        assert_eq!(topic_id(&"x".repeat(100)).map(|t| t.len()), Ok(100));
     }
 
     #[test]

@@ -20,6 +20,7 @@ pub mod ids;
 pub mod knowledge;
 pub mod knowledge_model;
 pub mod lesson;
+pub mod limits;
 pub mod pacing;
 pub mod query;
 pub mod rate_limit;

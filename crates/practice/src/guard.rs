@@ -31,7 +31,7 @@ pub fn check(toolbox: &Toolbox, events: &[Stamped], reply: &str) -> GuardDecisio
     }
     let (rung, clean) = rung::strip(reply);
     let words: Vec<&str> = state.learner_words.iter().map(String::as_str).collect();
-    let leak = giveaway(toolbox, &clean, &words, state.gate.code_seen(), state.revealed);
+    let leak = giveaway(toolbox, &clean, &words, state.revealed);
     let bounced = state.bounced;
     match leak {
         Some(Giveaway { entry, why }) if bounced + 1 < MAX_DRAFTS => GuardDecision::Bounce {

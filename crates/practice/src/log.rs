@@ -14,6 +14,13 @@ pub const SCHEMA: u32 = 1;
 /// The environment variable the REPL exports with the log's path (read by the Stop hook).
 pub const LOG_VAR: &str = "DEVCOACH_PRACTICE_LOG";
 
+/// The `end` reason of a session the learner says they solved (`/done`, `practice_end` with
+/// `solved`). Any other end leaves the session unfinished, to be resumed.
+pub const SOLVED: &str = "solved";
+
+/// The most of a log a reader takes (a session is far smaller; a larger file is cut there).
+const MAX_LOG_BYTES: u64 = 64 * 1024 * 1024;
+
 /// The most a reader takes from one line; longer lines are skipped, not loaded.
 const MAX_LINE: usize = 1 << 20;
 
@@ -118,6 +125,8 @@ pub enum Event {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         reason: Option<String>,
     },
+    /// An unfinished session taken up again (`--resume`): the `end` before it is undone.
+    Resume {},
 }
 
 fn one() -> u32 {
@@ -208,7 +217,9 @@ impl Writer {
         if let Some(dir) = self.path.parent() {
             std::fs::create_dir_all(dir).map_err(err)?;
         }
-        let mut file = std::fs::OpenOptions::new().create(true).append(true).open(&self.path).map_err(err)?;
+        // Only ever a regular file: a link, pipe or device named by the environment is refused.
+        let mut file =
+            devcoach_files::open_append(&self.path).map_err(|e| err(std::io::Error::other(e.to_string())))?;
         file.write_all(&line).map_err(err)
     }
 }
@@ -216,8 +227,15 @@ impl Writer {
 /// Reads a session log: unknown events, unknown fields, blank, oversized and malformed lines
 /// are skipped (a log cut off mid-line by a crash still reads).
 pub fn read(path: &Path) -> Result<Vec<Stamped>, LogError> {
-    let file = std::fs::File::open(path).map_err(|source| LogError::Read { path: path.to_owned(), source })?;
-    Ok(read_from(std::io::BufReader::new(file)))
+    // A pipe or device (say /dev/zero in the environment) is refused without blocking on it.
+    let file = devcoach_files::open(path, devcoach_files::Links::Follow).map_err(|e| LogError::Read {
+        path: path.to_owned(),
+        source: match e {
+            devcoach_files::FileError::NotFound { .. } => std::io::Error::from(std::io::ErrorKind::NotFound),
+            other => std::io::Error::other(other.to_string()),
+        },
+    })?;
+    Ok(read_from(std::io::BufReader::new(file.take(MAX_LOG_BYTES))))
 }
 
 pub fn read_from(mut reader: impl BufRead) -> Vec<Stamped> {

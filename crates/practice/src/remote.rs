@@ -101,6 +101,7 @@ pub(crate) fn replay(events: &[Stamped], toolbox: &Toolbox) -> State {
             Event::Bounce { .. } => s.bounced += 1,
             Event::Coach { .. } => s.bounced = 0,
             Event::End { .. } => s.ended = true,
+            Event::Resume {} => s.ended = false,
             _ => {}
         }
     }
@@ -230,7 +231,7 @@ pub fn check_reply(path: &Path, id: &str, draft: &str, ts: &str) -> Result<Check
     let (state, _) = load(path, id, toolbox)?;
     let (rung, clean) = rung::strip(draft);
     let words: Vec<&str> = state.learner_words.iter().map(String::as_str).collect();
-    let leak = giveaway(toolbox, &clean, &words, state.gate.code_seen(), state.revealed);
+    let leak = giveaway(toolbox, &clean, &words, state.revealed);
     let writer = Writer::new(path.to_owned());
     let drafts = state.bounced + 1;
     Ok(match leak {
@@ -256,9 +257,11 @@ pub fn reveal(path: &Path, id: &str, ts: &str) -> Result<(), RemoteError> {
     Ok(Writer::new(path.to_owned()).append(ts, &Event::Reveal {})?)
 }
 
-/// Ends the session; returns its log for the postmortem.
-pub fn end(path: &Path, id: &str, ts: &str) -> Result<Vec<Stamped>, RemoteError> {
+/// Ends the session (`solved` when the learner says they solved it); returns its log for the
+/// postmortem.
+pub fn end(path: &Path, id: &str, solved: bool, ts: &str) -> Result<Vec<Stamped>, RemoteError> {
     load(path, id, Toolbox::builtin())?;
-    Writer::new(path.to_owned()).append(ts, &Event::End { reason: Some("practice_end".into()) })?;
+    let reason = if solved { log::SOLVED } else { "practice_end" };
+    Writer::new(path.to_owned()).append(ts, &Event::End { reason: Some(reason.into()) })?;
     Ok(log::read(path)?)
 }

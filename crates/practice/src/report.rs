@@ -36,6 +36,15 @@ pub struct SessionReport {
     pub switches: usize,
     pub topics: Vec<String>,
     pub ended: bool,
+    /// The learner said they solved it (and did not take it up again since).
+    pub solved: bool,
+}
+
+impl SessionReport {
+    /// Solved, or the answer was shown: nothing is left to resume.
+    pub fn finished(&self) -> bool {
+        self.revealed || (self.ended && self.solved)
+    }
 }
 
 pub fn session(file: &str, events: &[Stamped], toolbox: &Toolbox) -> SessionReport {
@@ -55,6 +64,7 @@ pub fn session(file: &str, events: &[Stamped], toolbox: &Toolbox) -> SessionRepo
         switches: 0,
         topics: Vec::new(),
         ended: false,
+        solved: false,
     };
     let mut seen_req = false;
     for stamped in events {
@@ -94,7 +104,14 @@ pub fn session(file: &str, events: &[Stamped], toolbox: &Toolbox) -> SessionRepo
             Event::Bounce { .. } => r.bounces += 1,
             Event::Switch { .. } => r.switches += 1,
             Event::Reveal {} => r.revealed = true,
-            Event::End { .. } => r.ended = true,
+            Event::End { reason } => {
+                r.ended = true;
+                r.solved = reason.as_deref() == Some(crate::log::SOLVED);
+            }
+            Event::Resume {} => {
+                r.ended = false;
+                r.solved = false;
+            }
         }
     }
     r

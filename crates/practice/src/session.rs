@@ -6,7 +6,7 @@ use crate::backend::{Backend, BackendError, Role, Turn};
 use crate::detect::reply::{Giveaway, giveaway};
 use crate::gate::{self, CodeDecision, Gate};
 use crate::judge;
-use crate::log::{Event, Judge, LogError, MessageKind, ReqVerdict, SCHEMA, Writer};
+use crate::log::{Event, Judge, LogError, MessageKind, ReqVerdict, SCHEMA, Stamped, Writer};
 use crate::problem::Problem;
 use crate::rung;
 use crate::toolbox::Toolbox;
@@ -28,6 +28,18 @@ pub fn system_prompt(problem: &Problem, local: bool) -> String {
         skill.to_owned()
     };
     format!("{skill}\n\n## The problem\n\n{}\n", problem.brief())
+}
+
+/// What the learner sees instead of a reply that gave too much away three times: after `/hint`,
+/// not another "/hint".
+pub fn withheld_text(for_hint: bool) -> &'static str {
+    if for_hint {
+        "Every version of that hint gave the answer away, so it is held back. Say in your own words where you are \
+         stuck (an example that goes wrong helps), or type /reveal to see the answer."
+    } else {
+        "The coach's reply gave too much away three times, so it is held back. Ask again another way, or type /hint \
+         for a nudge."
+    }
 }
 
 /// What the learner should see, in order.
@@ -75,6 +87,8 @@ pub struct Session {
     learner_words: Vec<String>,
     revealed: bool,
     ended: bool,
+    /// The reply being written answers `/hint` (what to say when it is withheld).
+    for_hint: bool,
 }
 
 impl Session {
@@ -97,6 +111,7 @@ impl Session {
             learner_words: Vec::new(),
             revealed: false,
             ended: false,
+            for_hint: false,
         };
         session.write(&Event::Start {
             schema: SCHEMA,
@@ -107,6 +122,51 @@ impl Session {
             model: session.models.coach.model().to_owned(),
             statement: None,
         })?;
+        Ok(session)
+    }
+
+    /// Takes up an unfinished session from its log (`events`, read from `log`'s file): the gate,
+    /// the learner's words, a reveal and the conversation come back as they were, and a
+    /// `resume` line is written.
+    pub fn resume(
+        toolbox: &'static Toolbox,
+        problem: Problem,
+        models: Models,
+        log: Writer,
+        clock: Box<dyn Fn() -> String>,
+        events: &[Stamped],
+    ) -> Result<Self, LogError> {
+        let state = crate::remote::replay(events, toolbox);
+        let mut history = Vec::new();
+        for e in events {
+            match &e.event {
+                Event::Learner { text, .. } => history.push(Turn { role: Role::User, text: text.clone() }),
+                Event::Coach { text: Some(text), .. } => {
+                    history.push(Turn { role: Role::Assistant, text: text.clone() })
+                }
+                _ => {}
+            }
+        }
+        history.push(Turn {
+            role: Role::User,
+            text:
+                "[devcoach: the learner is back after a break and resumed this session] Carry on from where you were."
+                    .into(),
+        });
+        let session = Self {
+            toolbox,
+            problem,
+            models,
+            log,
+            clock,
+            gate: state.gate,
+            history,
+            learner_words: state.learner_words,
+            revealed: state.revealed,
+            ended: false,
+            for_hint: false,
+        };
+        session.write(&Event::Resume {})?;
         Ok(session)
     }
 
@@ -144,6 +204,7 @@ impl Session {
         if text.is_empty() || self.ended {
             return shown;
         }
+        self.for_hint = false;
         let kind = match gate::message_kind(text) {
             Some(kind) => kind,
             None => self.ask_is_code(text),
@@ -197,6 +258,7 @@ impl Session {
     pub fn reveal(&mut self) -> Vec<Shown> {
         let mut shown = Vec::new();
         self.revealed = true;
+        self.for_hint = false;
         self.record(&Event::Reveal {}, &mut shown);
         self.history.push(Turn {
             role: Role::User,
@@ -214,6 +276,7 @@ impl Session {
         if self.ended {
             return shown;
         }
+        self.for_hint = true;
         self.history.push(Turn {
             role: Role::User,
             text: "[devcoach: the learner typed /hint] Give the next hint, one rung higher than your last reply."
@@ -223,7 +286,12 @@ impl Session {
         shown
     }
 
-    /// Ends the session (once).
+    /// The learner says they solved it: ends the session as solved.
+    pub fn done(&mut self) -> Result<(), LogError> {
+        self.end(crate::log::SOLVED)
+    }
+
+    /// Ends the session (once); any reason but [`crate::log::SOLVED`] leaves it to be resumed.
     pub fn end(&mut self, reason: &str) -> Result<(), LogError> {
         if self.ended {
             return Ok(());
@@ -268,7 +336,7 @@ impl Session {
     /// What in a draft gives the answer away, if anything.
     fn leak_in(&self, draft: &str) -> Option<Giveaway> {
         let words: Vec<&str> = self.learner_words.iter().map(String::as_str).collect();
-        giveaway(self.toolbox, draft, &words, self.gate.code_seen(), self.revealed)
+        giveaway(self.toolbox, draft, &words, self.revealed)
     }
 
     fn coach_reply(&mut self, shown: &mut Vec<Shown>) {
@@ -328,11 +396,7 @@ impl Session {
                     self.record(&Event::Bounce { entry, source: source.to_owned() }, shown);
                     if drafts >= MAX_DRAFTS {
                         self.record(&Event::Coach { rung: None, leaked, drafts, text: None }, shown);
-                        shown.push(Shown::Withheld(
-                            "The coach's reply gave too much away three times, so it is held back. Ask again another way, \
-                             or type /hint for a nudge."
-                                .into(),
-                        ));
+                        shown.push(Shown::Withheld(withheld_text(self.for_hint).into()));
                         return;
                     }
                     note = Some(format!(

@@ -77,6 +77,16 @@ pub(crate) fn apply_delta(
     write_confidence(conn, topic, knowledge::apply_delta(current, delta), why, now)
 }
 
+/// The topic on the map a name means: the name as stored (a topic written before the naming
+/// rule, or by the TypeScript build), else its id under the rule.
+fn stored_topic(conn: &Connection, raw: &str) -> rusqlite::Result<String> {
+    let trimmed = raw.trim();
+    if confidence(conn, trimmed)?.is_some() {
+        return Ok(trimmed.to_owned());
+    }
+    Ok(knowledge::topic_id(raw).unwrap_or_else(|_| trimmed.to_owned()))
+}
+
 fn assign(conn: &Connection, topic: &str, target: &GroupTarget) -> rusqlite::Result<()> {
     conn.execute("DELETE FROM knowledge_groups WHERE topic = ?1", [topic])?;
     if let GroupTarget::Group(name) = target {
@@ -122,7 +132,7 @@ impl Store {
 
     /// Adds `delta` to a topic's confidence (an untracked topic starts at 5); returns the result.
     pub fn update_knowledge(&mut self, topic: &str, delta: i64, now: DateTime<Utc>) -> Result<i64> {
-        let topic = knowledge::topic_name(topic)?;
+        let topic = knowledge::topic_id(topic)?;
         self.write(|tx| Ok(apply_delta(tx, &topic, delta, &Because::plain(EvidenceCause::Manual), now)?))
     }
 
@@ -134,7 +144,7 @@ impl Store {
         group: Option<&GroupTarget>,
         now: DateTime<Utc>,
     ) -> Result<i64> {
-        let topic = knowledge::topic_name(topic)?;
+        let topic = knowledge::topic_id(topic)?;
         self.write(|tx| {
             let value = write_confidence(tx, &topic, confidence, &Because::plain(EvidenceCause::Manual), now)?;
             if let Some(target) = group {
@@ -146,8 +156,8 @@ impl Store {
 
     /// Removes a topic and its group assignment; true when it existed.
     pub fn remove_topic(&mut self, topic: &str) -> Result<bool> {
-        let topic = topic.trim().to_owned();
         self.write(|tx| {
+            let topic = stored_topic(tx, topic)?;
             let n = tx.execute("DELETE FROM knowledge WHERE topic = ?1", [&topic])?;
             tx.execute("DELETE FROM knowledge_groups WHERE topic = ?1", [&topic])?;
             Ok(n > 0)
@@ -174,8 +184,8 @@ impl Store {
     /// Moves a topic into a group (created when missing) or out of every group. False when the
     /// topic is not on the map.
     pub fn assign_group(&mut self, topic: &str, target: &GroupTarget) -> Result<bool> {
-        let topic = topic.trim().to_owned();
         self.write(|tx| {
+            let topic = stored_topic(tx, topic)?;
             if confidence(tx, &topic)?.is_none() {
                 return Ok(false);
             }
@@ -193,7 +203,7 @@ impl Store {
         now: DateTime<Utc>,
     ) -> Result<Profile> {
         let topics: Vec<(String, i64)> =
-            topics.iter().map(|(t, c)| Ok((knowledge::topic_name(t)?, *c))).collect::<Result<_>>()?;
+            topics.iter().map(|(t, c)| Ok((knowledge::topic_id(t)?, *c))).collect::<Result<_>>()?;
         let groups: Vec<(String, &Vec<String>)> =
             groups.iter().map(|(g, ts)| Ok((knowledge::new_group_name(g)?, ts))).collect::<Result<_>>()?;
         self.write(|tx| {
@@ -207,9 +217,9 @@ impl Store {
             for (name, members) in &groups {
                 tx.execute("INSERT OR IGNORE INTO knowledge_group_names (group_name) VALUES (?1)", [name])?;
                 for member in *members {
-                    let member = member.trim();
-                    if topics.iter().any(|(t, _)| t == member) {
-                        assign(tx, member, &GroupTarget::Group(name.clone()))?;
+                    let Ok(member) = knowledge::topic_id(member) else { continue };
+                    if topics.iter().any(|(t, _)| *t == member) {
+                        assign(tx, &member, &GroupTarget::Group(name.clone()))?;
                     }
                 }
             }

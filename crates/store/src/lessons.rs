@@ -5,7 +5,7 @@ use devcoach_core::git::{GitContext, UsageDefaults, resolve_context};
 use devcoach_core::lesson::{self, Feedback, Level, NewLesson, Platform};
 use devcoach_core::query::{FeedbackFilter, LessonQuery, SortOrder};
 use devcoach_core::review::CardText;
-use devcoach_core::{Lesson, rate_limit};
+use devcoach_core::{Lesson, knowledge, rate_limit};
 use rusqlite::types::Value as SqlValue;
 use rusqlite::{Connection, OptionalExtension, Row, Transaction, params, params_from_iter};
 use serde_json::Value;
@@ -181,12 +181,18 @@ fn where_clause(q: &LessonQuery, now: DateTime<Utc>) -> (String, Vec<SqlValue>) 
     (clause, params)
 }
 
+/// Own lessons that count against the pace: not shared with the learner, and not a practice
+/// session's card (`ext_lesson_kinds`).
+const PACED: &str = "imported = 0 AND id NOT IN (SELECT lesson_id FROM ext_lesson_kinds WHERE kind = 'practice')";
+
 pub(crate) fn count_own_since(conn: &Connection, since: &str) -> rusqlite::Result<i64> {
-    conn.query_row("SELECT COUNT(*) FROM lessons WHERE imported = 0 AND timestamp >= ?1", [since], |r| r.get(0))
+    conn.prepare_cached(&format!("SELECT COUNT(*) FROM lessons WHERE {PACED} AND timestamp >= ?1"))?
+        .query_row([since], |r| r.get(0))
 }
 
 pub(crate) fn last_own_timestamp(conn: &Connection) -> rusqlite::Result<Option<String>> {
-    conn.query_row("SELECT timestamp FROM lessons WHERE imported = 0 ORDER BY timestamp DESC LIMIT 1", [], |r| r.get(0))
+    conn.prepare_cached(&format!("SELECT timestamp FROM lessons WHERE {PACED} ORDER BY timestamp DESC LIMIT 1"))?
+        .query_row([], |r| r.get(0))
         .optional()
 }
 
@@ -273,6 +279,8 @@ impl Store {
         git: &GitContext,
         now: DateTime<Utc>,
     ) -> Result<Lesson> {
+        // The lesson's topic follows the map's one topic rule, so the two always match.
+        let new = NewLesson { topic_id: knowledge::topic_id(&new.topic_id)?, ..new };
         self.write(|tx| {
             // Only scan for the learner's usual values when the arguments and git leave a gap.
             let c = &new.context;

@@ -23,6 +23,9 @@ impl Store {
         self.write(|tx| {
             let lesson = new.into_lesson(now);
             crate::lessons::insert_or_replace(tx, &lesson)?;
+            // A practice card is not a taught lesson: it spends none of the lesson budget.
+            tx.prepare_cached("INSERT OR REPLACE INTO ext_lesson_kinds (lesson_id, kind) VALUES (?1, 'practice')")?
+                .execute([&lesson.id])?;
             crate::reviews::add_derived_card(tx, &lesson, now)?;
             let why = Because { cause: EvidenceCause::Practice, lesson_id: Some(lesson.id.as_str()), detail: None };
             if let Some(result) = result {

@@ -181,6 +181,17 @@ CREATE TABLE IF NOT EXISTS ext_topic_model (
 );
 ",
     },
+    Addition {
+        // Lessons that are not taught lessons (a practice session's card): they never count
+        // against the daily limit or the gap.
+        name: "rs-4-lesson-kinds",
+        sql: "
+CREATE TABLE IF NOT EXISTS ext_lesson_kinds (
+    lesson_id TEXT PRIMARY KEY,
+    kind      TEXT NOT NULL
+);
+",
+    },
 ];
 
 pub(crate) fn user_version(conn: &Connection) -> rusqlite::Result<i64> {

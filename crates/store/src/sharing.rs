@@ -26,6 +26,13 @@ impl Store {
     /// `-shared`/`-shared-N` id; the same share imported again is reported as a duplicate.
     /// Never touches pacing. The lesson gets its review card in the same transaction.
     pub fn import_shared(&mut self, payload: &SharedLesson, now: DateTime<Utc>) -> Result<ImportOutcome> {
+        // The sender's topic read under this map's topic rule (a share from a build without it
+        // may say `Rust`): the lesson then lands on the learner's own topic.
+        let mut payload = payload.clone();
+        if let Ok(id) = devcoach_core::knowledge::topic_id(&payload.topic_id) {
+            payload.topic_id = id;
+        }
+        let payload = &payload;
         self.write(|tx| {
             let tracked = knowledge::confidence(tx, &payload.topic_id)?.is_some();
             let outcome = |counts: ImportCounts, lesson| ImportOutcome {

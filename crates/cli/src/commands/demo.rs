@@ -70,10 +70,14 @@ fn prepare(root: &Path, ctx: &Ctx) -> anyhow::Result<()> {
             root.display()
         )));
     }
-    let db = root.join("coaching.db");
-    if db.exists() && !root.join(MARKER).exists() {
+    // Anything devcoach keeps, in a folder the demo did not make, is somebody's data.
+    if !root.join(MARKER).exists()
+        && let Some(found) = ["coaching.db", "learning-state.md", "courses", "practice"]
+            .into_iter()
+            .find(|name| std::fs::symlink_metadata(root.join(name)).is_ok())
+    {
         return Err(invalid(format!(
-            "{} already holds a devcoach database that is not a demo; pick another --dir (nothing was changed)",
+            "{} already holds devcoach data ({found}) that is not a demo; pick another --dir (nothing was changed)",
             root.display()
         )));
     }

@@ -77,10 +77,19 @@ pub fn profile(ctx: &Ctx, json: bool) -> anyhow::Result<()> {
     Ok(())
 }
 
-pub fn add(ctx: &Ctx, topic: &str, confidence: i64, group: Option<&str>) -> anyhow::Result<()> {
-    let topic = knowledge::topic_name(topic).map_err(|e| invalid(e.to_string()))?;
-    let target = group.map(GroupTarget::parse);
+/// Says so when the topic rule changed what was typed (`Python` is stored as `python`).
+fn renamed_note(ctx: &Ctx, typed: &str, id: &str) {
+    if typed.trim() != id {
+        ctx.term
+            .warn(&format!("saved as '{id}' (topics are lower case, words joined by _); you typed '{}'", typed.trim()));
+    }
+}
+
+pub fn add(ctx: &Ctx, raw: &str, confidence: i64, group: Option<&str>) -> anyhow::Result<()> {
+    let topic = knowledge::topic_id(raw).map_err(|e| invalid(e.to_string()))?;
+    let target = group.map(GroupTarget::parse).transpose().map_err(|e| invalid(e.to_string()))?;
     let value = ctx.open()?.set_topic(&topic, confidence, target.as_ref(), ctx.now)?;
+    renamed_note(ctx, raw, &topic);
     let placed = match &target {
         Some(GroupTarget::Group(g)) => format!(" in {g}"),
         Some(GroupTarget::Ungrouped) => format!(" in {OTHER_GROUP}"),
@@ -122,8 +131,13 @@ pub fn group_remove(ctx: &Ctx, name: &str) -> anyhow::Result<()> {
 }
 
 pub fn group_assign(ctx: &Ctx, topic: &str, group: &str) -> anyhow::Result<()> {
-    let target = GroupTarget::parse(group);
-    if !ctx.open()?.assign_group(topic, &target)? {
+    let target = GroupTarget::parse(group).map_err(|e| invalid(e.to_string()))?;
+    let mut store = ctx.open()?;
+    let existed = match &target {
+        GroupTarget::Group(g) => store.profile()?.groups.iter().any(|x| x.name == *g),
+        GroupTarget::Ungrouped => true,
+    };
+    if !store.assign_group(topic, &target)? {
         return Err(invalid(format!(
             "'{}' is not on the knowledge map — add it first with `devcoach knowledge-add {}`",
             topic.trim(),
@@ -131,6 +145,7 @@ pub fn group_assign(ctx: &Ctx, topic: &str, group: &str) -> anyhow::Result<()> {
         )));
     }
     let msg = match target {
+        GroupTarget::Group(g) if !existed => format!("Created the group {g} and moved {} to it", topic.trim()),
         GroupTarget::Group(g) => format!("Moved {} to {g}", topic.trim()),
         GroupTarget::Ungrouped => format!("Moved {} to {OTHER_GROUP} (no group)", topic.trim()),
     };

@@ -38,7 +38,12 @@ pub fn run(command: Option<Command>, ctx: &Ctx) -> anyhow::Result<()> {
         Command::Settings(flag) => settings::show(ctx, flag.json),
         Command::Set { key, value } => settings::set(ctx, &key, &value),
         Command::Stats(flag) => stats::run(ctx, flag.json),
-        Command::KnowledgeAdd { topic, confidence, group } => knowledge::add(ctx, &topic, confidence, group.as_deref()),
+        Command::KnowledgeAdd { topic, level, confidence, group } => knowledge::add(
+            ctx,
+            &topic,
+            level.or(confidence).unwrap_or(devcoach_core::knowledge::DEFAULT_CONFIDENCE),
+            group.as_deref(),
+        ),
         Command::KnowledgeRemove { topic } => knowledge::remove(ctx, &topic),
         Command::GroupAdd { name } => knowledge::group_add(ctx, &name),
         Command::GroupRemove { name } => knowledge::group_remove(ctx, &name),

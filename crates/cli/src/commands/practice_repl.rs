@@ -17,7 +17,8 @@ use crate::failure::invalid;
 use crate::output::{self, Style};
 
 const HELP: &str = "Send `req: …` with your requirements first; code waits until they pass.\n\
-    /hint asks for a nudge, /reveal shows the answer, /quit ends (Ctrl-D too).";
+    /hint asks for a nudge, /reveal shows the answer, /done says you solved it, /quit stops for now \
+    (Ctrl-D too; `--resume` carries on later).";
 
 /// Where the `claude` CLI is (tests point this at a stand-in).
 const CLAUDE_ENV: &str = "DEVCOACH_CLAUDE";
@@ -30,12 +31,9 @@ const JUDGE_TIMEOUT: Duration = Duration::from_mins(1);
 
 fn load_problem(ctx: &Ctx, args: &PracticeArgs) -> anyhow::Result<Problem> {
     if let Some(path) = &args.problem_file {
-        let meta = std::fs::metadata(path).map_err(|e| invalid(format!("cannot read {}: {e}", path.display())))?;
-        if meta.len() > devcoach_practice::problem::MAX_PROBLEM_BYTES as u64 {
-            return Err(invalid(format!("{} is too large for a problem statement", path.display())));
-        }
-        let text =
-            std::fs::read_to_string(path).map_err(|e| invalid(format!("cannot read {}: {e}", path.display())))?;
+        // A pipe or device is refused without blocking; a file is read up to the limit only.
+        let limit = devcoach_practice::problem::MAX_PROBLEM_BYTES as u64;
+        let text = devcoach_files::read_to_string(path, limit, devcoach_files::Links::Follow)?;
         let slug = path.file_stem().map_or_else(|| "problem".to_owned(), |s| s.to_string_lossy().into_owned());
         return Problem::parse(&text, &slug).map_err(|e| invalid(format!("{}: {e}", path.display())));
     }
@@ -55,7 +53,8 @@ fn load_problem(ctx: &Ctx, args: &PracticeArgs) -> anyhow::Result<Problem> {
     };
     // LeetCode problems are fetched once and kept beside the session logs.
     let cached = ctx.dir.root().join("practice").join("problems").join(format!("{slug}.md"));
-    if let Ok(text) = std::fs::read_to_string(&cached) {
+    let limit = devcoach_practice::problem::MAX_PROBLEM_BYTES as u64;
+    if let Ok(text) = devcoach_files::read_to_string(&cached, limit, devcoach_files::Links::Refuse) {
         return Problem::parse(&text, &slug).map_err(|e| invalid(format!("{}: {e}", cached.display())));
     }
     let endpoint = std::env::var(LEETCODE_ENV).unwrap_or_else(|_| devcoach_net::leetcode::ENDPOINT.to_owned());
@@ -67,7 +66,8 @@ fn load_problem(ctx: &Ctx, args: &PracticeArgs) -> anyhow::Result<Problem> {
     if let Some(dir) = cached.parent() {
         let _ = std::fs::create_dir_all(dir);
     }
-    let _ = std::fs::write(&cached, text);
+    // A cache: failing to keep it only means fetching again next time.
+    let _ = devcoach_files::write(&cached, text.as_bytes(), devcoach_files::Overwrite::Replace);
     Ok(problem)
 }
 
@@ -340,8 +340,11 @@ fn run_tui(ctx: &Ctx, problem: &Problem) -> anyhow::Result<()> {
             ))
         })?;
     let _ = std::fs::remove_file(&system_path);
+    // Claude Code's interface has no /done: ask here, once it has exited.
+    let solved = output::confirm("Did you solve it?")?.unwrap_or(false);
+    let reason = if solved { log::SOLVED.to_owned() } else { format!("claude exited ({status})") };
     Writer::new(log_path.clone())
-        .append(&ts(), &log::Event::End { reason: Some(format!("claude exited ({status})")) })
+        .append(&ts(), &log::Event::End { reason: Some(reason) })
         .map_err(|e| invalid(e.to_string()))?;
     postmortem(ctx, problem, &log_path)?;
     output::print(&format!("Session log: {}. `devcoach practice report` sums it up.", log_path.display()))?;
@@ -354,12 +357,19 @@ pub fn run(ctx: &Ctx, args: &PracticeArgs) -> anyhow::Result<()> {
         return run_tui(ctx, &problem);
     }
     let toolbox = Toolbox::builtin();
-    let (log_path, _) = log::new_session_path(ctx.dir.root(), &ctx.now.format("%Y-%m-%d").to_string(), &problem.slug);
+    let resumed = if args.resume { Some(unfinished_session(ctx, &problem.slug)?) } else { None };
+    let log_path = match &resumed {
+        Some((path, _)) => path.clone(),
+        None => log::new_session_path(ctx.dir.root(), &ctx.now.format("%Y-%m-%d").to_string(), &problem.slug).0,
+    };
     let log_env = vec![(log::LOG_VAR.to_owned(), log_path.display().to_string())];
-
-    let mut session =
-        Session::start(toolbox, problem, backends(&args.models, &log_env), Writer::new(log_path), clock(ctx))
-            .map_err(|e| invalid(e.to_string()))?;
+    let models = backends(&args.models, &log_env);
+    let writer = Writer::new(log_path);
+    let mut session = match &resumed {
+        Some((_, events)) => Session::resume(toolbox, problem, models, writer, clock(ctx), events),
+        None => Session::start(toolbox, problem, models, writer, clock(ctx)),
+    }
+    .map_err(|e| invalid(e.to_string()))?;
 
     let term = ctx.term;
     let p = session.problem();
@@ -371,9 +381,10 @@ pub fn run(ctx: &Ctx, args: &PracticeArgs) -> anyhow::Result<()> {
         term.out(
             Style::Dim,
             &format!(
-                "Coach: {}. Start with your requirements: a message beginning `req:`. Code waits until they pass.\n\
+                "{}Coach: {}. Start with your requirements: a message beginning `req:`. Code waits until they pass.\n\
                  A line ending in `:` `{{` `(` or `\\` continues until an empty line; ``` fences a block.\n\
-                 /hint asks for a nudge, /reveal shows the answer, /quit ends. Log: {}",
+                 /hint asks for a nudge, /reveal shows the answer, /done says you solved it, /quit stops for now. Log: {}",
+                if resumed.is_some() { "Resumed where you stopped: the coach has the conversation so far.\n" } else { "" },
                 session.backend_label(),
                 session.log_path().display()
             )
@@ -389,6 +400,7 @@ pub fn run(ctx: &Ctx, args: &PracticeArgs) -> anyhow::Result<()> {
         let Some(message) = input.message(&prompt) else { break "end of input" };
         let shown = match message.trim() {
             "/quit" | "/exit" => break "quit",
+            "/done" => break log::SOLVED,
             "/help" => {
                 output::print(HELP)?;
                 continue;
@@ -407,7 +419,7 @@ pub fn run(ctx: &Ctx, args: &PracticeArgs) -> anyhow::Result<()> {
         }
     };
     input.save();
-    session.end(reason).map_err(|e| invalid(e.to_string()))?;
+    if reason == log::SOLVED { session.done() } else { session.end(reason) }.map_err(|e| invalid(e.to_string()))?;
     postmortem(ctx, session.problem(), session.log_path())?;
     output::print(&term.out(
         Style::Dim,
@@ -419,10 +431,10 @@ pub fn run(ctx: &Ctx, args: &PracticeArgs) -> anyhow::Result<()> {
 /// The session's lesson card and its evidence on the knowledge map.
 fn postmortem(ctx: &Ctx, problem: &Problem, log_path: &std::path::Path) -> anyhow::Result<()> {
     let events = log::read(log_path).map_err(|e| invalid(e.to_string()))?;
-    let stamp = ctx.now.format("%Y%m%dT%H%M%S").to_string();
-    let Some(pm) = devcoach_practice::postmortem::build(problem, &events, Toolbox::builtin(), &stamp) else {
+    let Some(pm) = devcoach_practice::postmortem::build(problem, &events, Toolbox::builtin()) else {
         return Ok(());
     };
+    let unfinished = !devcoach_practice::report::session("", &events, Toolbox::builtin()).finished();
     let mut store = ctx.open()?;
     // Saved when the session ends, not when it started.
     let lesson = store.record_practice(pm.lesson, &pm.topics, pm.result, ctx.clock.now())?;
@@ -432,7 +444,38 @@ fn postmortem(ctx: &Ctx, problem: &Problem, log_path: &std::path::Path) -> anyho
         lesson.title,
         lesson.id
     ))?;
+    if unfinished {
+        output::print(&ctx.term.out(
+            Style::Dim,
+            &format!("Unfinished: carry on where you stopped with `devcoach practice {} --resume`.", problem.slug),
+        ))?;
+    }
     Ok(())
+}
+
+/// The newest unfinished session of `slug` in the sessions folder, with its log.
+fn unfinished_session(ctx: &Ctx, slug: &str) -> anyhow::Result<(std::path::PathBuf, Vec<log::Stamped>)> {
+    let dir = ctx.dir.root().join("practice").join("sessions");
+    let mut best: Option<(String, std::path::PathBuf, Vec<log::Stamped>)> = None;
+    for entry in std::fs::read_dir(&dir).into_iter().flatten().flatten() {
+        let path = entry.path();
+        if !entry.file_type().is_ok_and(|t| t.is_file()) || path.extension().is_none_or(|e| e != "jsonl") {
+            continue;
+        }
+        let Ok(events) = log::read(&path) else { continue };
+        let report = devcoach_practice::report::session("", &events, Toolbox::builtin());
+        if report.problem != slug || report.finished() {
+            continue;
+        }
+        if best.as_ref().is_none_or(|(started, ..)| report.started > *started) {
+            best = Some((report.started, path, events));
+        }
+    }
+    best.map(|(_, path, events)| (path, events)).ok_or_else(|| {
+        invalid(format!(
+            "there is no unfinished session of {slug} to resume; start one with `devcoach practice {slug}`"
+        ))
+    })
 }
 
 fn print_shown(term: crate::output::Term, item: &Shown) -> std::io::Result<()> {

@@ -72,6 +72,33 @@ struct Plan {
     min_gap_minutes: i64,
 }
 
+impl Plan {
+    /// Adds a topic under the one topic rule; says when the name changed, and why one is skipped.
+    /// `keep` leaves a topic already in the plan as it is.
+    fn add<R: BufRead, W: Write>(
+        &mut self,
+        talk: &mut Conversation<R, W>,
+        raw: &str,
+        confidence: i64,
+        keep: bool,
+    ) -> anyhow::Result<()> {
+        match devcoach_core::knowledge::topic_id(raw) {
+            Ok(id) => {
+                if id != raw.trim() {
+                    talk.say(&format!("    (saved as {id})"))?;
+                }
+                if keep {
+                    self.topics.entry(id).or_insert(confidence);
+                } else {
+                    self.topics.insert(id, confidence.clamp(0, 10));
+                }
+            }
+            Err(e) => talk.say(&format!("    (skipped {:?}: {e})", raw.trim()))?,
+        }
+        Ok(())
+    }
+}
+
 pub fn run(ctx: &Ctx) -> anyhow::Result<()> {
     let stdin = std::io::stdin();
     let mut talk = Conversation { input: stdin.lock(), out: std::io::stdout().lock() };
@@ -148,7 +175,7 @@ fn converse<R: BufRead, W: Write>(
             }
             let extra = talk.ask("Anything else you work with? Comma-separated topics (confidence 5), or Enter: ")?;
             for topic in extra.split(',').map(str::trim).filter(|t| !t.is_empty()) {
-                plan.topics.entry(topic.to_owned()).or_insert(5);
+                plan.add(talk, topic, 5, true)?;
             }
         }
     }
@@ -162,7 +189,7 @@ fn converse<R: BufRead, W: Write>(
                 _ => (line.clone(), 5),
             };
             if !topic.is_empty() {
-                plan.topics.insert(topic, confidence.clamp(0, 10));
+                plan.add(talk, &topic, confidence, false)?;
             }
         }
     }
@@ -179,10 +206,23 @@ fn converse<R: BufRead, W: Write>(
             talk.say("    (skipped: write it as `group: topic, topic`)")?;
             continue;
         };
-        let members: Vec<String> =
-            members.split(',').map(str::trim).filter(|m| plan.topics.contains_key(*m)).map(str::to_owned).collect();
-        if !name.trim().is_empty() && !members.is_empty() {
-            plan.groups.push((name.trim().to_owned(), members));
+        let name = match devcoach_core::knowledge::new_group_name(name) {
+            Ok(name) => name,
+            Err(e) => {
+                talk.say(&format!("    (skipped: {e})"))?;
+                continue;
+            }
+        };
+        let mut kept = Vec::new();
+        for member in members.split(',').map(str::trim).filter(|m| !m.is_empty()) {
+            // Members follow the topic rule too; one that is not a topic is said, not dropped quietly.
+            match devcoach_core::knowledge::topic_id(member) {
+                Ok(id) if plan.topics.contains_key(&id) => kept.push(id),
+                _ => talk.say(&format!("    ({member} is not one of your topics, so it stays out of {name})"))?,
+            }
+        }
+        if !kept.is_empty() {
+            plan.groups.push((name, kept));
         }
     }
 

@@ -417,11 +417,16 @@ fn setup(env: &Env, answers: &str) -> Output {
 #[test]
 fn setup_by_hand() {
     let env = Env::new();
-    let out = setup(&env, "\n2\nrust 4\nsql 11\nkubernetes\n\nBackend: rust, sql, nope\nno colon\n\n25\n3\n120\n");
+    let out = setup(
+        &env,
+        "\n2\nrust 4\nsql 11\nkubernetes\nSliding Windows 3\n\nBackend: Rust, sql, nope\nno colon\n\n25\n3\n120\n",
+    );
     assert!(out.status.success(), "{}", transcript(&out, env.tmp.path()));
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(text.contains("Please type a whole number from 1 to 20"), "{text}");
-    assert!(text.contains("Saved 3 topics in 1 group, at most 3 lessons a day, 120 min apart"), "{text}");
+    assert!(text.contains("(saved as sliding_windows)"), "a changed name is said: {text}");
+    assert!(text.contains("(nope is not one of your topics, so it stays out of Backend)"), "a dropped one too: {text}");
+    assert!(text.contains("Saved 4 topics in 1 group, at most 3 lessons a day, 120 min apart"), "{text}");
     let profile: Value = serde_json::from_slice(&env.run(&["profile", "--json"]).stdout).expect("profile json");
     let conf = |t: &str| {
         profile["knowledge"]
@@ -429,7 +434,11 @@ fn setup_by_hand() {
             .and_then(|k| k.iter().find(|e| e["topic"] == t))
             .and_then(|e| e["confidence"].as_i64())
     };
-    assert_eq!((conf("rust"), conf("sql"), conf("kubernetes")), (Some(4), Some(10), Some(5)));
+    assert_eq!(
+        (conf("rust"), conf("sql"), conf("kubernetes"), conf("sliding_windows")),
+        (Some(4), Some(10), Some(5), Some(3))
+    );
+    assert_eq!(profile["groups"][0]["topics"], serde_json::json!(["rust", "sql"]), "Rust is rust");
     let settings: Value = serde_json::from_slice(&env.run(&["settings", "--json"]).stdout).expect("settings json");
     assert_eq!((settings["max_per_day"].as_i64(), settings["min_gap_minutes"].as_i64()), (Some(3), Some(120)));
     assert!(env.data().join("learning-state.md").is_file(), "the notebook placeholder");

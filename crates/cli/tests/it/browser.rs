@@ -99,7 +99,7 @@ fn every_page_and_every_click_in_chromium() {
     assert_eq!((starred, feedback.as_deref()), (1, Some("understood")));
     let confidence: i64 = rusqlite::Connection::open(&db)
         .expect("db")
-        .query_row("SELECT confidence FROM knowledge WHERE topic = 'browser-testing'", [], |r| r.get(0))
+        .query_row("SELECT confidence FROM knowledge WHERE topic = 'browser_testing'", [], |r| r.get(0))
         .expect("the topic was added");
     assert_eq!(confidence, 6, "added at 5, raised once");
 

@@ -147,6 +147,13 @@ fn knowledge_and_groups() {
     assert_snapshot!("knowledge_remove", env.transcript(&["knowledge-remove", "css"]));
     assert_snapshot!("knowledge_remove_missing", env.transcript(&["knowledge-remove", "css"]));
     assert_snapshot!("profile_json_after", env.transcript(&["profile", "--json"]));
+    // One topic rule: the confidence as setup teaches it (positional), a changed name said.
+    assert_snapshot!("knowledge_add_positional", env.transcript(&["knowledge-add", "Sliding Windows", "6"]));
+    assert_snapshot!("knowledge_add_both", env.transcript(&["knowledge-add", "go", "6", "--confidence", "3"]));
+    assert_snapshot!("group_assign_new_group", env.transcript(&["group-assign", "sliding_windows", "Nope"]));
+    assert_snapshot!("knowledge_add_control", env.transcript(&["knowledge-add", "a\u{1b}[2Jb"]));
+    let profile: serde_json::Value = serde_json::from_slice(&env.run(&["profile", "--json"]).stdout).expect("json");
+    assert!(profile["knowledge"].as_array().expect("topics").iter().any(|t| t["topic"] == "sliding_windows"));
 }
 
 #[test]
@@ -156,6 +163,15 @@ fn demo_never_overwrites_real_data() {
     let data = env.data();
     let out = env.transcript(&["demo", "--dir", data.to_str().expect("utf-8")]);
     assert_snapshot!("demo_refuses_real_data", out);
+    // A folder holding only someone's notebook is somebody's data too.
+    let notes = env.tmp.path().join("notes");
+    std::fs::create_dir(&notes).expect("dir");
+    std::fs::write(notes.join("learning-state.md"), "# My notebook\n").expect("notebook");
+    let out = env.run(&["demo", "--dir", notes.to_str().expect("utf-8")]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("already holds devcoach data (learning-state.md)"));
+    assert_eq!(std::fs::read_to_string(notes.join("learning-state.md")).expect("kept"), "# My notebook\n");
+    assert!(!notes.join("coaching.db").exists());
     // Re-running the demo on a demo directory resets it.
     let demo = env.tmp.path().join("demo");
     let demo_arg = demo.to_str().expect("utf-8");

@@ -158,7 +158,7 @@ fn cloud_session_holds_code_bounces_leaks_and_switches_to_local_with_the_history
         ollama_says("<!-- rung:H3 -->\n`best = min(best, abs(s - t))` would do it"),
         ollama_says("<!-- rung:H3 -->\n```\nlo, hi = 0, len(offsets) - 1\n```"),
     ]);
-    let stdin = "def closest(offsets, t):\n    return 0\n\nreq: sorted, may repeat\ndef closest(offsets, t):\n    return 0\n\nreq: sorted, may repeat, sums fit in i64\ndef closest(offsets, t):\n    best = abs(offsets[0] + offsets[1] - t)\n    return best\n\n/quit\n";
+    let stdin = "def closest(offsets, t):\n    return 0\n\nreq: sorted, may repeat\ndef closest(offsets, t):\n    return 0\n\nreq: sorted, may repeat, sums fit in i64\ndef closest(offsets, t):\n    best = abs(offsets[0] + offsets[1] - t)\n    return best\n\n/done\n";
     let out = with_fake_claude(&env, &fake)
         .args(["practice", "closest-pair-to-target", "--ollama-url", &ollama.url])
         .write_stdin(stdin)
@@ -264,7 +264,7 @@ fn cloud_session_holds_code_bounces_leaks_and_switches_to_local_with_the_history
     assert_eq!(log[15]["entry"], "code-line");
     assert_eq!(log[18]["drafts"], 3);
     assert_eq!(log[18]["rung"], Value::Null);
-    assert_eq!(log[19]["reason"], "quit");
+    assert_eq!(log[19]["reason"], "solved");
 
     // The postmortem: a lesson card in category practice, and evidence on the problem's topics.
     assert!(stdout.contains("Saved a lesson card: Practice: Closest Pair To Target"), "{text}");
@@ -273,10 +273,10 @@ fn cloud_session_holds_code_bounces_leaks_and_switches_to_local_with_the_history
         lessons.as_array().and_then(|l| l.iter().find(|l| l["title"] == "Practice: Closest Pair To Target")).cloned();
     let card = card.unwrap_or_else(|| panic!("no practice lesson: {lessons}"));
     assert_eq!(card["categories"][0], "practice");
-    assert_eq!(card["topic_id"], "two-pointers");
+    assert_eq!(card["topic_id"], "two_pointers", "the map's topic rule");
     let db = rusqlite::Connection::open(env.data().join("coaching.db")).expect("db");
     let evidence: i64 = db
-        .query_row("SELECT evidence FROM ext_topic_model WHERE topic = 'two-pointers'", [], |r| r.get(0))
+        .query_row("SELECT evidence FROM ext_topic_model WHERE topic = 'two_pointers'", [], |r| r.get(0))
         .expect("the topic model saw the session");
     assert_eq!(evidence, 1);
 
@@ -682,5 +682,75 @@ exit 0
         !env.data().join("practice/sessions/2026-11-30-signal-tower-reach.system.md").exists(),
         "instructions file removed"
     );
-    assert!(text.contains("Saved a lesson card: Practice: Signal Tower Reach"), "{text}");
+    // Piped, nobody can say it was solved: it stays unfinished, to be resumed.
+    assert!(text.contains("Saved a lesson card: Practice (unfinished): Signal Tower Reach"), "{text}");
+}
+
+#[cfg(unix)]
+#[test]
+fn hints_stay_guarded_after_code_and_an_unfinished_session_resumes() {
+    let env = Env::new();
+    let fake = fake_claude(&env);
+    claude_result(&fake, "haiku", 1, r#"{"verdict": "passed"}"#);
+    claude_result(&fake, "sonnet", 1, "<!-- rung:H1 -->\nWhat does a valid block look like?");
+    claude_result(&fake, "sonnet", 2, "<!-- rung:H1 -->\nWhat does your function return for one track?");
+    // After a stub went through, every version of the hint names the technique.
+    for n in 3..=5 {
+        claude_result(
+            &fake,
+            "sonnet",
+            n,
+            "<!-- rung:H2 -->\nUse a sliding window: move the right edge and shrink from the left.",
+        );
+    }
+    let stdin = "req: artists may repeat, durations positive, B may be 0\ndef longest(tracks, b):\n    return 0\n\n/hint\n/quit\n";
+    let out = with_fake_claude(&env, &fake)
+        .args(["practice", "longest-distinct-artist-run"])
+        .write_stdin(stdin)
+        .output()
+        .expect("ran");
+    let text = transcript(&out, env.tmp.path());
+    assert!(out.status.success(), "{text}");
+    let stdout = String::from_utf8_lossy(&out.stdout).to_lowercase();
+    assert!(!stdout.contains("sliding window"), "the hint after the stub was held back: {text}");
+    assert!(stdout.contains("every version of that hint gave the answer away"), "{text}");
+    assert!(!stdout.contains("type /hint for a nudge"), "no /hint advice right after /hint: {text}");
+    assert!(stdout.contains("practice (unfinished): longest distinct artist run"), "{text}");
+    assert!(stdout.contains("devcoach practice longest-distinct-artist-run --resume"), "{text}");
+    let lessons: Value = serde_json::from_slice(&env.run(&["lessons", "--json"]).stdout).expect("json");
+    let cards = lessons.as_array().expect("array");
+    assert_eq!(cards.len(), 1);
+    let shown = env.run(&["lesson", cards[0]["id"].as_str().expect("id")]);
+    let card = String::from_utf8_lossy(&shown.stdout).to_lowercase();
+    assert!(!card.contains("sliding window") && !card.contains("grow a window"), "{card}");
+    assert!(card.contains("--resume"), "{card}");
+    let db = rusqlite::Connection::open(env.data().join("coaching.db")).expect("db");
+    let modelled: i64 = db.query_row("SELECT COUNT(*) FROM ext_topic_model", [], |r| r.get(0)).expect("count");
+    assert_eq!(modelled, 0, "an unfinished session is no evidence yet");
+
+    // Back later: the conversation comes back, and solving it replaces the card.
+    claude_result(&fake, "sonnet", 6, "<!-- rung:H1 -->\nWhere were you?");
+    let out = with_fake_claude(&env, &fake)
+        .args(["practice", "longest-distinct-artist-run", "--resume"])
+        .write_stdin("I think I have it now\n/done\n")
+        .output()
+        .expect("ran");
+    let text = transcript(&out, env.tmp.path());
+    assert!(out.status.success(), "{text}");
+    assert!(text.contains("Resumed where you stopped"), "{text}");
+    let resumed_input = read(&fake, "sonnet.in.6");
+    assert!(resumed_input.contains("I think I have it now"), "{resumed_input}");
+    let log = events(&env);
+    assert_eq!(std::fs::read_dir(env.data().join("practice/sessions")).expect("dir").count(), 1, "the same log");
+    let kinds = names(&log);
+    assert!(kinds.contains(&"resume".to_owned()), "{kinds:?}");
+    assert_eq!(log.last().map(|e| e["reason"].clone()), Some(json!("solved")));
+    let lessons: Value = serde_json::from_slice(&env.run(&["lessons", "--json"]).stdout).expect("json");
+    let cards = lessons.as_array().expect("array");
+    assert_eq!(cards.len(), 1, "the unfinished card was replaced: {lessons}");
+    assert_eq!(cards[0]["title"], "Practice: Longest Distinct Artist Run");
+    // Nothing left to resume.
+    let again = env.run(&["practice", "longest-distinct-artist-run", "--resume"]);
+    assert_eq!(again.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&again.stderr).contains("no unfinished session"));
 }

@@ -247,7 +247,7 @@ fn hooks_servers_clis_and_the_dashboard_at_once_lose_nothing() {
                 let mut n = 0;
                 while Instant::now() < stop {
                     n += 1;
-                    let topic = format!("cli-{c}-{n}");
+                    let topic = format!("cli_{c}_{n}");
                     let started = Instant::now();
                     let out = env.run(&["knowledge-add", &topic, "--confidence", "3"]);
                     if out.status.success() {
@@ -270,7 +270,7 @@ fn hooks_servers_clis_and_the_dashboard_at_once_lose_nothing() {
                 let mut n = 0;
                 while Instant::now() < stop {
                     n += 1;
-                    let topic = format!("web-{n}");
+                    let topic = format!("web_{n}");
                     let started = Instant::now();
                     match http_post(port, "/knowledge", &format!("topic={topic}&confidence=6")) {
                         Ok(303) => {

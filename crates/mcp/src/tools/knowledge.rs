@@ -41,7 +41,11 @@ pub(crate) struct AddTopicArgs {
 
 #[derive(Debug, Serialize, JsonSchema)]
 pub(crate) struct AddedTopicOut {
+    /// The topic's id on the map (lower case, words joined by `_`).
     pub topic: String,
+    /// The name as given, when the topic rule changed it: tell the learner.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub renamed_from: Option<String>,
     pub confidence: i64,
     /// Its group (`Other` when ungrouped).
     pub group: String,
@@ -79,16 +83,21 @@ pub(crate) struct GroupRemovedOut {
     pub removed: bool,
 }
 
+/// A topic argument under the one topic rule (`Python` → `python`), or the rule's own error.
+fn topic_arg(raw: &str) -> Result<String, ToolError> {
+    devcoach_core::knowledge::topic_id(raw).map_err(|e| ToolError::Invalid(format!("`topic`: {e}")))
+}
+
 pub(super) fn register_update(r: &mut Registry) {
     r.structured(
         ("update_knowledge", "Update Knowledge", WRITE),
         "Move a topic's confidence by `delta` (clamped to 0–10; an untracked topic starts at 5). Use when the learner shows \
          they know a topic better or worse than the map says.",
         |ctx: &Ctx, a: UpdateKnowledgeArgs| {
-            check_len("topic", &a.topic, 100)?;
+            let topic = topic_arg(&a.topic)?;
             let now = ctx.now();
-            let confidence = ctx.with_store(|s| Ok(s.update_knowledge(&a.topic, a.delta, now)?))?;
-            Ok(TopicOut { topic: a.topic.trim().to_owned(), confidence }.into())
+            let confidence = ctx.with_store(|s| Ok(s.update_knowledge(&topic, a.delta, now)?))?;
+            Ok(TopicOut { topic, confidence }.into())
         },
     );
 }
@@ -98,19 +107,22 @@ pub(super) fn register_add_topic(r: &mut Registry) {
         ("add_topic", "Add Topic", WRITE),
         "Add a topic to the knowledge map (or set its confidence), optionally in a group. Ask the learner first.",
         |ctx: &Ctx, a: AddTopicArgs| {
-            check_len("topic", &a.topic, 100)?;
+            let topic = topic_arg(&a.topic)?;
             if !(0..=10).contains(&a.confidence) {
                 return Err(ToolError::Invalid(format!("`confidence` must be between 0 and 10, got {}", a.confidence)));
             }
-            if let Some(g) = &a.group {
-                check_len("group", g, 100)?;
-            }
-            let target = a.group.as_deref().map(GroupTarget::parse).filter(|t| *t != GroupTarget::Ungrouped);
+            let target = a
+                .group
+                .as_deref()
+                .map(GroupTarget::parse)
+                .transpose()
+                .map_err(|e| ToolError::Invalid(format!("`group`: {e}")))?
+                .filter(|t| *t != GroupTarget::Ungrouped);
             let now = ctx.now();
-            let confidence = ctx.with_store(|s| Ok(s.set_topic(&a.topic, a.confidence, target.as_ref(), now)?))?;
+            let confidence = ctx.with_store(|s| Ok(s.set_topic(&topic, a.confidence, target.as_ref(), now)?))?;
             let profile = ctx.with_store(|s| Ok(s.profile()?))?;
-            let topic = a.topic.trim().to_owned();
-            Ok(AddedTopicOut { group: profile.group_of(&topic).to_owned(), topic, confidence }.into())
+            let renamed_from = (a.topic.trim() != topic).then(|| a.topic.trim().to_owned());
+            Ok(AddedTopicOut { group: profile.group_of(&topic).to_owned(), topic, renamed_from, confidence }.into())
         },
     );
 }

@@ -123,6 +123,15 @@ pub(crate) struct SessionArgs {
     pub session_id: String,
 }
 
+#[derive(Debug, Deserialize, JsonSchema)]
+pub(crate) struct EndArgs {
+    pub session_id: String,
+    /// True when the learner solved it. Otherwise the session stays unfinished: its card names
+    /// neither the technique nor the hints, and it can be resumed.
+    #[serde(default)]
+    pub solved: bool,
+}
+
 #[derive(Debug, Serialize, JsonSchema)]
 pub(crate) struct RevealOut {
     pub session_id: String,
@@ -254,15 +263,14 @@ pub(super) fn register(r: &mut Registry) {
     r.structured(
         ("practice_end", "End Practice", WRITE),
         "End the practice session: saves its lesson card (category practice) and the evidence on the knowledge map.",
-        |ctx: &Ctx, a: SessionArgs| {
+        |ctx: &Ctx, a: EndArgs| {
             let path = session_path(ctx, &a.session_id)?;
-            let events = remote::end(&path, &a.session_id, &ts(ctx))?;
+            let events = remote::end(&path, &a.session_id, a.solved, &ts(ctx))?;
             let problem = remote::problem_of(&events).ok_or_else(|| {
                 ToolError::Verbatim(format!("practice_end failed: the log of {} has no start line", a.session_id))
             })?;
             let now = ctx.now();
-            let stamp = now.format("%Y%m%dT%H%M%S").to_string();
-            let Some(pm) = devcoach_practice::postmortem::build(&problem, &events, Toolbox::builtin(), &stamp) else {
+            let Some(pm) = devcoach_practice::postmortem::build(&problem, &events, Toolbox::builtin()) else {
                 return Ok(Out::from(EndOut { session_id: a.session_id, lesson_id: None, title: None, result: None }));
             };
             let result = match pm.result {

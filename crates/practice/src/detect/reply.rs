@@ -14,19 +14,14 @@ pub struct Giveaway {
     pub why: String,
 }
 
-/// Until the learner's first code, a toolbox name they have not used (the statement does not
-/// count as theirs); until the answer is revealed, a pasteable line of solution code.
-pub fn giveaway(
-    toolbox: &Toolbox,
-    draft: &str,
-    learner_words: &[&str],
-    code_seen: bool,
-    revealed: bool,
-) -> Option<Giveaway> {
+/// Until the answer is revealed, for the whole session (code from the learner changes nothing:
+/// a hint after a stub still must not name the technique): a toolbox name the learner has not
+/// used (the statement does not count as theirs), or a pasteable line of solution code.
+pub fn giveaway(toolbox: &Toolbox, draft: &str, learner_words: &[&str], revealed: bool) -> Option<Giveaway> {
     if revealed {
         return None;
     }
-    if !code_seen && let Some(hit) = scan(toolbox, draft, learner_words, None).into_iter().next() {
+    if let Some(hit) = scan(toolbox, draft, learner_words, None).into_iter().next() {
         return Some(Giveaway {
             entry: hit.id,
             why: format!("it names \"{}\", which the learner has not named yet", hit.text),

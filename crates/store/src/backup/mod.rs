@@ -63,7 +63,10 @@ const EXT_FORMAT: i64 = 1;
 /// The most bytes a backup file may have.
 pub const MAX_BACKUP_BYTES: u64 = 128 * 1024 * 1024;
 /// The most a whole backup may inflate to.
-pub const MAX_TOTAL_INFLATED: u64 = 256 * 1024 * 1024;
+pub const MAX_TOTAL_INFLATED: u64 = 512 * 1024 * 1024;
+/// The most the lessons entry may inflate to (read one lesson at a time, so this bounds time,
+/// not memory).
+pub const MAX_LESSONS_BYTES: u64 = 256 * 1024 * 1024;
 /// The most entries a backup may list.
 pub const MAX_ENTRIES: u64 = 20_000;
 /// The most one element of an array (a lesson, a log row) may take.
@@ -462,7 +465,7 @@ fn entry_cap(name: &str) -> Option<u64> {
     match name {
         SETTINGS_ENTRY | MANIFEST_ENTRY | EXT_SETTINGS_ENTRY => Some(64 * 1024),
         KNOWLEDGE_ENTRY | COURSES_ENTRY | EXT_KNOWLEDGE_ENTRY => Some(MAX_OBJECT_BYTES),
-        LESSONS_ENTRY => Some(96 * 1024 * 1024),
+        LESSONS_ENTRY => Some(MAX_LESSONS_BYTES),
         NOTEBOOK_ENTRY => Some(MAX_NOTEBOOK_BYTES),
         HISTORY_ENTRY => Some(MAX_PRACTICE_FILE_BYTES),
         _ => {
@@ -762,23 +765,26 @@ fn restore_knowledge(
                     out.invalid += 1;
                     continue;
                 };
-                let Ok(topic) = knowledge::topic_name(topic) else { continue };
+                // Names go through the same rules as every other front end's.
+                let Ok(topic) = knowledge::topic_id(topic) else {
+                    out.invalid += 1;
+                    continue;
+                };
                 restore_confidence(conn, &topic, conf, times, now)?;
-                if let Some(group) = item
-                    .get("group")
-                    .and_then(Value::as_str)
-                    .map(str::trim)
-                    .filter(|g| !g.is_empty() && *g != OTHER_GROUP)
-                {
-                    if add_group(conn, group)? {
-                        out.groups += 1;
-                    }
-                    if let GroupTarget::Group(g) = GroupTarget::parse(group) {
-                        conn.execute("DELETE FROM knowledge_groups WHERE topic = ?1", [&topic])?;
-                        conn.execute(
-                            "INSERT OR IGNORE INTO knowledge_groups (group_name, topic) VALUES (?1, ?2)",
-                            [&g, &topic],
-                        )?;
+                if let Some(group) = item.get("group").and_then(Value::as_str) {
+                    match GroupTarget::parse(group) {
+                        Ok(GroupTarget::Group(g)) => {
+                            if add_group(conn, &g)? {
+                                out.groups += 1;
+                            }
+                            conn.execute("DELETE FROM knowledge_groups WHERE topic = ?1", [&topic])?;
+                            conn.execute(
+                                "INSERT OR IGNORE INTO knowledge_groups (group_name, topic) VALUES (?1, ?2)",
+                                [&g, &topic],
+                            )?;
+                        }
+                        Ok(GroupTarget::Ungrouped) => {}
+                        Err(_) => out.invalid += 1,
                     }
                 }
                 out.topics += 1;
@@ -787,7 +793,7 @@ fn restore_knowledge(
         _ => {
             // The oldest format: {topic: confidence}.
             for (topic, conf) in k.as_object().into_iter().flatten() {
-                if let (Ok(topic), Some(conf)) = (knowledge::topic_name(topic), confidence_of(conf)) {
+                if let (Ok(topic), Some(conf)) = (knowledge::topic_id(topic), confidence_of(conf)) {
                     restore_confidence(conn, &topic, conf, times, now)?;
                     out.topics += 1;
                 }

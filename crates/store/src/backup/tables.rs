@@ -46,8 +46,6 @@ pub(super) struct Table {
     pub merge: Merge,
     /// A row is restored only when its lesson exists.
     pub needs_lesson: bool,
-    /// Rows kept out of backups (machine state, not the learner's record).
-    pub skip_where: Option<&'static str>,
 }
 
 const TEXT: Column = Column::Text { max: 4096 };
@@ -76,7 +74,6 @@ pub(super) const TABLES: &[Table] = &[
         key: &["topic", "delta", "value_after", "cause", "lesson_id", "detail", "at"],
         merge: Merge::AddMissing,
         needs_lesson: false,
-        skip_where: None,
     },
     Table {
         entry: "ext/topic_model.json",
@@ -92,7 +89,6 @@ pub(super) const TABLES: &[Table] = &[
         key: &["topic"],
         merge: Merge::Newer("last_at"),
         needs_lesson: false,
-        skip_where: None,
     },
     Table {
         entry: "ext/review_cards.json",
@@ -113,7 +109,14 @@ pub(super) const TABLES: &[Table] = &[
         key: &["lesson_id"],
         merge: Merge::Newer("last_review"),
         needs_lesson: true,
-        skip_where: None,
+    },
+    Table {
+        entry: "ext/lesson_kinds.json",
+        name: "ext_lesson_kinds",
+        columns: &[("lesson_id", TEXT, false), ("kind", Column::Text { max: 32 }, false)],
+        key: &["lesson_id"],
+        merge: Merge::AddMissing,
+        needs_lesson: true,
     },
     Table {
         entry: "ext/review_log.json",
@@ -131,7 +134,6 @@ pub(super) const TABLES: &[Table] = &[
         key: &["lesson_id", "reviewed_at", "grade"],
         merge: Merge::AddMissing,
         needs_lesson: false,
-        skip_where: None,
     },
 ];
 
@@ -158,8 +160,7 @@ pub(super) fn visit(
     mut f: impl FnMut(Value) -> crate::Result<()>,
 ) -> crate::Result<()> {
     let names: Vec<&str> = table.columns.iter().map(|c| c.0).collect();
-    let filter = table.skip_where.map(|w| format!(" WHERE NOT ({w})")).unwrap_or_default();
-    let sql = format!("SELECT {} FROM {}{filter} ORDER BY rowid", names.join(", "), table.name);
+    let sql = format!("SELECT {} FROM {} ORDER BY rowid", names.join(", "), table.name);
     let mut stmt = conn.prepare(&sql)?;
     let mut rows = stmt.query([])?;
     while let Some(row) = rows.next()? {

@@ -92,6 +92,7 @@ fn our_backup_round_trips_with_courses() {
             "ext/evidence.json",
             "ext/topic_model.json",
             "ext/review_cards.json",
+            "ext/lesson_kinds.json",
             "ext/review_log.json",
         ],
         "the original's entries first, in its order; ours after"

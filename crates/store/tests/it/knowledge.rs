@@ -40,7 +40,7 @@ fn groups_and_the_virtual_other() {
     // One group per topic; `Other` ungroups.
     assert!(store.assign_group("rust", &GroupTarget::Group("Systems".into())).expect("move"));
     assert_eq!(store.profile().expect("profile").group_of("rust"), "Systems");
-    assert!(store.assign_group("rust", &GroupTarget::parse("Other")).expect("ungroup"));
+    assert!(store.assign_group("rust", &GroupTarget::parse("Other").expect("valid")).expect("ungroup"));
     assert_eq!(store.profile().expect("profile").group_of("rust"), "Other");
     assert!(!store.assign_group("missing", &GroupTarget::Group("X".into())).expect("no topic"));
 

@@ -167,3 +167,42 @@ fn the_forecast_reads_without_writing() {
     assert!(store.explain_cue(&s("a"), now()).expect("forecast").would_cue);
     assert!(!store.explain_cue(&s("b"), now()).expect("forecast").would_cue);
 }
+
+#[test]
+fn practice_cards_spend_none_of_the_lesson_budget() {
+    use devcoach_core::ids::LessonId;
+    use devcoach_core::knowledge_model::PracticeResult;
+    use devcoach_core::lesson::{LessonContext, NewLesson};
+    let (_t, mut store) = onboarded(3);
+    set(&mut store, "max_per_day", "2");
+    set(&mut store, "min_gap_minutes", "60");
+    // Two stops counted towards the next cue.
+    reason(&mut store, "a");
+    reason(&mut store, "a");
+    for i in 0..4 {
+        let card = NewLesson {
+            id: LessonId::new(format!("practice-two-sum-{i}")).expect("id"),
+            topic_id: "algorithms".into(),
+            categories: vec!["practice".into()],
+            title: "Two Sum".into(),
+            level: Level::Junior,
+            summary: "Practice.".into(),
+            body: "Body.".into(),
+            context: LessonContext::default(),
+        };
+        let at = now() - Duration::minutes(10 * (4 - i));
+        store.record_practice(card, &["rust".into()], Some(PracticeResult::Alone), at).expect("practice");
+    }
+    let stats = store.stats(now()).expect("stats");
+    assert_eq!((stats.lessons_today, stats.total_lessons), (0, 4), "four practice cards, none against the budget");
+    assert!(store.rate_limit(now()).allowed, "{:?}", store.rate_limit(now()));
+    assert_eq!(
+        store.nudge_sessions().expect("read").first().map(|n| n.interactions),
+        Some(2),
+        "the stop counter goes on"
+    );
+    assert_eq!(reason(&mut store, "a"), "cue (3/3)", "the cue comes when it would have");
+    // A taught lesson still counts.
+    store.put_lesson(&own_lesson("taught", 90, false)).expect("put");
+    assert_eq!(store.stats(now()).expect("stats").lessons_today, 1);
+}

@@ -177,7 +177,10 @@ fn the_ts_fixture_upgrades_in_place_and_keeps_every_row() {
 
     let path = dir.db_path();
     assert_v6(&path);
-    assert_eq!(ledger(&path), ["rs-1-evidence", "rs-2-reviews", "rs-3-topic-model", "v4-feedback-understood"]);
+    assert_eq!(
+        ledger(&path),
+        ["rs-1-evidence", "rs-2-reviews", "rs-3-topic-model", "rs-4-lesson-kinds", "v4-feedback-understood"]
+    );
     let conn = Connection::open(&path).expect("raw");
     let value =
         |k: &str| conn.query_row("SELECT value FROM settings WHERE key = ?1", [k], |r| r.get::<_, String>(0)).expect(k);
@@ -273,7 +276,10 @@ fn our_additions_never_raise_the_stamp() {
     store.set_topic("rust", 4, None, now()).expect("write evidence");
     assert_eq!(store.evidence(Some("rust")).expect("log").len(), 1);
     drop(store);
-    assert_eq!(ledger(&path), ["rs-1-evidence", "rs-2-reviews", "rs-3-topic-model", "v4-feedback-understood"]);
+    assert_eq!(
+        ledger(&path),
+        ["rs-1-evidence", "rs-2-reviews", "rs-3-topic-model", "rs-4-lesson-kinds", "v4-feedback-understood"]
+    );
     assert_v6(&path);
 }
 
@@ -385,5 +391,9 @@ fn concurrent_first_opens_of_an_old_file_both_succeed() {
     for h in handles {
         assert_eq!(h.join().expect("thread").expect("open").expect("read"), 5);
     }
-    assert_eq!(ledger(&dir.db_path()).len(), 4);
+    assert_eq!(
+        ledger(&dir.db_path()).len(),
+        devcoach_store::ADDITIONS.len() + 1,
+        "each addition and the feedback rewrite, once"
+    );
 }

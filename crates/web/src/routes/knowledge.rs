@@ -1,7 +1,7 @@
 //! The knowledge map: topics by group, confidence edits, groups.
 
 use askama::Template;
-use axum::extract::{Path, State};
+use axum::extract::{Path, Query, State};
 use axum::http::HeaderMap;
 use chrono::{DateTime, Utc};
 use devcoach_core::knowledge::{GroupTarget, OTHER_GROUP};
@@ -38,6 +38,8 @@ struct Page {
     stats: (i64, i64, i64, i64),
     rate_allowed: bool,
     rate_reason: String,
+    /// Said once after a save, when the topic rule changed the name typed.
+    notice: Option<String>,
 }
 
 fn tier(confidence: i64) -> &'static str {
@@ -48,12 +50,28 @@ fn tier(confidence: i64) -> &'static str {
     }
 }
 
-pub(crate) async fn page(State(state): State<SharedState>) -> WebResult {
+pub(crate) async fn page(
+    State(state): State<SharedState>,
+    Query(q): Query<std::collections::HashMap<String, String>>,
+) -> WebResult {
     let now = state.now();
+    let notice = match (q.get("saved"), q.get("typed")) {
+        (Some(id), Some(typed)) if id != typed.trim() => Some(format!(
+            "Saved as “{id}”: topics are lower case, with words joined by _ (you typed “{}”).",
+            typed.trim()
+        )),
+        _ => None,
+    };
+    if notice.is_some() {
+        let page = pool::read(&state, move |s| render(s, now, notice)).await?;
+        if let Some(page) = page {
+            return Ok(super::kept_html(&std::sync::Arc::new(page)));
+        }
+    }
     // Counts and the rate limit move with the clock by the minute at most.
     let key = format!("knowledge|{}", now.format("%Y-%m-%dT%H:%M"));
     let shared = state.clone();
-    let rendered = pool::blocking(move || shared.cache.page(&shared.pool, key, |s| render(s, now))).await?;
+    let rendered = pool::blocking(move || shared.cache.page(&shared.pool, key, |s| render(s, now, None))).await?;
     match rendered {
         Some(page) => Ok(super::kept_html(&page)),
         None => html(&Page {
@@ -63,11 +81,12 @@ pub(crate) async fn page(State(state): State<SharedState>) -> WebResult {
             stats: (0, 0, 2, 0),
             rate_allowed: true,
             rate_reason: "a lesson is allowed now".into(),
+            notice: None,
         }),
     }
 }
 
-fn render(s: &devcoach_store::Store, now: DateTime<Utc>) -> Result<String, WebError> {
+fn render(s: &devcoach_store::Store, now: DateTime<Utc>, notice: Option<String>) -> Result<String, WebError> {
     let profile = s.profile()?;
     let stats = s.stats(now)?;
     let max = s.settings()?.max_per_day;
@@ -112,25 +131,28 @@ fn render(s: &devcoach_store::Store, now: DateTime<Utc>) -> Result<String, WebEr
         stats: (stats.total_lessons, stats.lessons_today, max, stats.lessons_this_week),
         rate_allowed: rate.allowed,
         rate_reason: rate.reason.unwrap_or_else(|| "a lesson is allowed now".into()),
+        notice,
     };
     super::render(&page)
 }
 
 /// A group field: absent leaves the grouping alone; empty or `Other` means no group.
-fn group_target(raw: Option<&str>) -> Option<GroupTarget> {
-    raw.map(GroupTarget::parse)
+fn group_target(raw: Option<&str>) -> Result<Option<GroupTarget>, WebError> {
+    raw.map(GroupTarget::parse).transpose().map_err(|e| WebError::BadRequest(e.to_string()))
 }
 
 pub(crate) async fn upsert(State(state): State<SharedState>, headers: HeaderMap, form: Fields) -> WebResult {
     same_site(&headers)?;
-    let topic = form.get("topic").unwrap_or_default().trim().to_owned();
-    if topic.is_empty() {
-        return Err(WebError::BadRequest("a topic needs a name".into()));
-    }
+    let typed = form.get("topic").unwrap_or_default().trim().to_owned();
+    let topic = devcoach_core::knowledge::topic_id(&typed).map_err(|e| WebError::BadRequest(e.to_string()))?;
     let confidence = form.get("confidence").and_then(|c| c.trim().parse::<i64>().ok()).unwrap_or(5);
-    let group = group_target(form.get("group"));
+    let group = group_target(form.get("group"))?;
     let now = state.now();
-    pool::write(&state, move |s| Ok(s.set_topic(&topic, confidence, group.as_ref(), now)?)).await?;
+    let id = topic.clone();
+    pool::write(&state, move |s| Ok(s.set_topic(&id, confidence, group.as_ref(), now)?)).await?;
+    if topic != typed {
+        return Ok(see_other(Some(&format!("/knowledge?saved={}&typed={}", enc(&topic), enc(&typed))), "/knowledge"));
+    }
     Ok(see_other(form.get("next"), "/knowledge"))
 }
 
@@ -152,7 +174,8 @@ pub(crate) async fn assign(
     form: Fields,
 ) -> WebResult {
     same_site(&headers)?;
-    let target = GroupTarget::parse(form.get("group").unwrap_or_default());
+    let target =
+        GroupTarget::parse(form.get("group").unwrap_or_default()).map_err(|e| WebError::BadRequest(e.to_string()))?;
     let found = pool::write(&state, move |s| Ok(s.assign_group(&topic, &target)?)).await?;
     if !found {
         return Err(WebError::NotFound("Topic not found"));

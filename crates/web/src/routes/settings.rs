@@ -44,11 +44,17 @@ fn flashes(q: &HashMap<String, String>) -> Vec<(&'static str, String)> {
         if let Some(groups) = q.get("groups").filter(|g| *g != "0") {
             text.push_str(&format!(", {}", plural(groups, "new group", "new groups")));
         }
+        if let Some(reviews) = q.get("reviews").filter(|r| *r != "0") {
+            text.push_str(&format!(", {}", plural(reviews, "review", "reviews")));
+        }
         if q.get("notebook").is_some_and(|n| n == "1") {
             text.push_str(", and the coaching notebook");
         }
         text.push('.');
         out.push(("ok", text));
+        if let Some(kept) = q.get("kept") {
+            out.push(("ok", format!("Your previous notebook was kept as {kept} in the devcoach folder.")));
+        }
         if invalid != "0" {
             out.push(("error", format!("{} could not be read.", plural(invalid, "entry", "entries"))));
         }
@@ -134,29 +140,35 @@ pub(crate) async fn import(State(state): State<SharedState>, headers: HeaderMap,
     if crate::guard::is_cross_site(&headers) {
         return Ok(Redirect::to("/settings?error=cross").into_response());
     }
-    let mut bytes = Vec::new();
+    // Kept as the one buffer the upload arrived in (no copy): with the upload limit and a
+    // restore that streams, the dashboard's memory stays bounded.
+    let mut bytes = axum::body::Bytes::new();
     while let Some(field) = form.next_field().await.map_err(|e| WebError::BadRequest(e.to_string()))? {
         if field.name() == Some("file") {
-            bytes = field.bytes().await.map_err(|e| WebError::BadRequest(e.to_string()))?.to_vec();
+            bytes = field.bytes().await.map_err(|e| WebError::BadRequest(e.to_string()))?;
         }
     }
     let now = state.now();
-    let outcome = pool::write(&state, move |s| match s.restore_zip(&bytes, now) {
+    let outcome = pool::write(&state, move |s| match s.restore(std::io::Cursor::new(bytes), now) {
         Ok(o) => Ok(Some(o)),
         Err(devcoach_store::StoreError::Backup(_)) => Ok(None),
         Err(e) => Err(e.into()),
     })
     .await?;
     let Some(o) = outcome else { return Ok(Redirect::to("/settings?error=backup").into_response()) };
-    Ok(Redirect::to(&format!(
-        "/settings?imported={}&skipped={}&invalid={}&groups={}&notebook={}",
+    let mut to = format!(
+        "/settings?imported={}&skipped={}&invalid={}&groups={}&notebook={}&reviews={}",
         o.lessons,
         o.skipped,
         o.invalid,
         o.groups,
-        u8::from(o.learning_state > 0)
-    ))
-    .into_response())
+        u8::from(o.learning_state > 0),
+        o.rows_of("ext_review_log")
+    );
+    if let Some(name) = o.previous_notebook.as_deref().and_then(std::path::Path::file_name) {
+        to.push_str(&format!("&kept={}", crate::views::enc(&name.to_string_lossy())));
+    }
+    Ok(Redirect::to(&to).into_response())
 }
 
 pub(crate) async fn notebook_download(State(state): State<SharedState>) -> WebResult {

@@ -191,6 +191,16 @@ fn settings_backup_restore_and_notebook() {
     assert!(again.header("location").starts_with("/settings?imported=0&skipped=5"), "restoring twice adds nothing");
     let junk = fresh.upload("/settings/import", &[("file", Some("x.zip"), b"not a zip")]);
     assert_eq!(junk.header("location"), "/settings?error=backup");
+    // Our own backup carries the reviews; over a notebook of one's own, that one is kept aside.
+    fresh.data().write_notebook("# Mine\n").expect("notebook");
+    let ours = fresh.upload("/settings/import", &[("file", Some("devcoach-backup.zip"), &zip.body)]);
+    let location = ours.header("location").to_owned();
+    assert!(location.contains("&reviews=8") && location.contains("&kept=learning-state."), "{location}");
+    let page = fresh.get(&location).text();
+    assert!(
+        page.contains("8 reviews") && page.contains("Your previous notebook was kept as learning-state."),
+        "{page}"
+    );
 
     s.post("/settings/notebook", &[("content", "# Notes\r\nLikes examples.\r\n")])
         .see_other("/settings?notebook_saved=1");

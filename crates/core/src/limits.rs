@@ -1,0 +1,32 @@
+//! Every size limit on outside input, in one table. The front ends (CLI, MCP, dashboard, hooks,
+//! restore, practice) reach them through the functions that enforce them (`knowledge::topic_id`,
+//! `knowledge::new_group_name`, `SessionId::from_payload`, `settings::normalize_share_name`, the
+//! MCP argument checks), never as literals of their own. Counts are characters unless the name
+//! says bytes.
+
+/// A knowledge-map topic id.
+pub const TOPIC_CHARS: usize = 100;
+/// A group name.
+pub const GROUP_CHARS: usize = 100;
+/// The sender name put on shared lessons.
+pub const SHARE_NAME_CHARS: usize = 80;
+/// An agent session id as a hook payload carries it (longer ids are cut there).
+pub const SESSION_ID_BYTES: usize = 256;
+/// A lesson id.
+pub const LESSON_ID_CHARS: usize = 200;
+/// A lesson title.
+pub const TITLE_CHARS: usize = 300;
+/// A lesson summary.
+pub const SUMMARY_CHARS: usize = 2_000;
+/// A lesson body.
+pub const BODY_CHARS: usize = 100_000;
+/// Each context field of a lesson (task, project, repository, branch, commit, folder).
+pub const CONTEXT_CHARS: usize = 1_000;
+/// How many categories a lesson may have, and how long each may be.
+pub const CATEGORIES: usize = 20;
+pub const CATEGORY_CHARS: usize = 100;
+/// A review card's question and answer.
+pub const QUESTION_CHARS: usize = 500;
+pub const ANSWER_CHARS: usize = 2_000;
+/// A hook payload read from stdin.
+pub const HOOK_PAYLOAD_BYTES: usize = 16 * 1024 * 1024;
