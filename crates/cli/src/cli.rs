@@ -201,6 +201,21 @@ pub enum PracticeCommand {
         backend: String,
         #[command(flatten)]
         models: ModelArgs,
+        /// Reject above this share of leaky drafts (0–1).
+        #[arg(long, default_value_t = 0.15)]
+        max_leak_rate: f64,
+        /// Reject below this share of code blocks the gate handled by its rule (0–1).
+        #[arg(long, default_value_t = 1.0)]
+        min_gate_compliance: f64,
+        /// Reject above this many judge names outside the vocabulary per judged list.
+        #[arg(long, default_value_t = 0.2)]
+        max_vocabulary_rate: f64,
+        /// Reject below this share of replies with a hint-rung marker (0–1).
+        #[arg(long, default_value_t = 0.8)]
+        min_marked_rate: f64,
+        /// Reject above this share of replies withheld after three leaky drafts (0–1).
+        #[arg(long, default_value_t = 0.1)]
+        max_withheld_rate: f64,
         #[command(flatten)]
         json: JsonFlag,
     },

@@ -24,6 +24,15 @@ pub fn invalid(message: impl Into<String>) -> anyhow::Error {
     UserError::Invalid(message.into()).into()
 }
 
+/// Exit 1 without another message: the output already said why (a rejected `practice eval`).
+#[derive(Debug, thiserror::Error)]
+#[error("rejected")]
+pub struct Said;
+
+pub fn rejected() -> anyhow::Error {
+    Said.into()
+}
+
 pub fn exit_code(err: &anyhow::Error) -> u8 {
     if let Some(UserError::Usage(_)) = err.downcast_ref::<UserError>() {
         return 2;
@@ -42,6 +51,9 @@ pub fn report(term: Term, err: &anyhow::Error) -> ExitCode {
         .any(|e| e.downcast_ref::<std::io::Error>().is_some_and(|io| io.kind() == std::io::ErrorKind::BrokenPipe))
     {
         return ExitCode::SUCCESS;
+    }
+    if err.downcast_ref::<Said>().is_some() {
+        return ExitCode::from(1);
     }
     crate::output::note(&format!("{} {err:#}", term.err(Style::Red, "error:")));
     ExitCode::from(exit_code(err))

@@ -15,30 +15,100 @@ fn agent(timeout: Duration) -> ureq::Agent {
         .new_agent()
 }
 
-/// What a dashboard on `port` says about itself, if one answers `/ping` within 1.5 s.
-pub fn ping(port: u16) -> Option<Value> {
+/// A devcoach dashboard's answer to `/ping`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Pong {
+    pub version: String,
+    /// The fingerprint of the data folder it shows (`DataDir::fingerprint`); `None` from a
+    /// build that does not say (the TypeScript devcoach, older builds).
+    pub data_dir: Option<String>,
+}
+
+impl Pong {
+    /// Whether it shows the data folder with this fingerprint; `None` when it does not say.
+    pub fn shows(&self, fingerprint: &str) -> Option<bool> {
+        self.data_dir.as_deref().map(|d| d == fingerprint)
+    }
+}
+
+/// Whether a `/ping` body is a devcoach dashboard's: `ok: true`, a `version` and a `compat`
+/// key, as both builds answer (any other server answering `{"ok": true}` is not one).
+pub fn read_pong(body: &Value) -> Option<Pong> {
+    let version = body.get("version")?.as_str()?.to_owned();
+    if body.get("ok") != Some(&Value::Bool(true)) || body.get("compat").is_none() {
+        return None;
+    }
+    let data_dir = body.get("dataDir").and_then(Value::as_str).map(str::to_owned);
+    Some(Pong { version, data_dir })
+}
+
+/// The devcoach dashboard on `port`, if one answers `/ping` within 1.5 s.
+pub fn ping(port: u16) -> Option<Pong> {
     let mut response = agent(Duration::from_millis(1500)).get(&format!("http://127.0.0.1:{port}/ping")).call().ok()?;
     if !response.status().is_success() {
         return None;
     }
     let body: Value =
         serde_json::from_slice(&response.body_mut().with_config().limit(64 * 1024).read_to_vec().ok()?).ok()?;
-    (body.get("ok") == Some(&Value::Bool(true))).then_some(body)
+    read_pong(&body)
 }
 
-/// Asks the dashboard on `port` to shut down; true when it agreed within 3 s. Returns once it
-/// has stopped answering (up to 3 s more), so "stopped" means stopped.
-pub fn stop(port: u16) -> bool {
+/// What `stop` found.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Stopped {
+    /// A devcoach dashboard was there and has stopped.
+    Yes,
+    /// Nothing answers on the port.
+    NothingThere,
+    /// Something answers, but it is not a devcoach dashboard: it was left alone.
+    NotDevcoach,
+    /// A devcoach dashboard refused (a build without `/shutdown`), or did not stop in time.
+    Refused,
+}
+
+/// Stops the devcoach dashboard on `port`, and only a devcoach dashboard: anything else that
+/// listens there is never sent `/shutdown`. Returns once it has stopped answering (up to 3 s),
+/// so "stopped" means stopped.
+pub fn stop(port: u16) -> Stopped {
+    if ping(port).is_none() {
+        return if answers(port) { Stopped::NotDevcoach } else { Stopped::NothingThere };
+    }
     let agreed = agent(Duration::from_secs(3))
         .post(&format!("http://127.0.0.1:{port}/shutdown"))
         .header("sec-fetch-site", "same-origin")
         .send_empty()
         .is_ok_and(|r| r.status().is_success());
-    if agreed {
-        let deadline = std::time::Instant::now() + Duration::from_secs(3);
-        while ping(port).is_some() && std::time::Instant::now() < deadline {
-            std::thread::sleep(Duration::from_millis(50));
+    if !agreed {
+        return Stopped::Refused;
+    }
+    let deadline = std::time::Instant::now() + Duration::from_secs(3);
+    while ping(port).is_some() {
+        if std::time::Instant::now() >= deadline {
+            return Stopped::Refused;
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    Stopped::Yes
+}
+
+/// Whether anything accepts connections on the port.
+fn answers(port: u16) -> bool {
+    std::net::TcpStream::connect_timeout(&std::net::SocketAddr::from(([127, 0, 0, 1], port)), Duration::from_millis(500))
+        .is_ok()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_a_devcoach_answer_is_a_dashboard() {
+        let ours = serde_json::json!({"ok": true, "version": "0.1.0", "compat": null, "dataDir": "ab12"});
+        assert_eq!(read_pong(&ours), Some(Pong { version: "0.1.0".into(), data_dir: Some("ab12".into()) }));
+        let theirs = serde_json::json!({"ok": true, "version": "3.2.0", "compat": null});
+        assert_eq!(read_pong(&theirs).map(|p| p.data_dir), Some(None), "the TypeScript build's answer");
+        for other in [serde_json::json!({"ok": true}), serde_json::json!({"ok": true, "version": 1, "compat": null}), serde_json::json!([1])] {
+            assert_eq!(read_pong(&other), None, "{other}");
         }
     }
-    agreed
 }

@@ -133,6 +133,79 @@ pub fn score(sessions: &[Vec<Stamped>]) -> EvalReport {
     r
 }
 
+/// What a coach model must reach to be accepted. The defaults are documented in
+/// docs/practice-log.md ("Accepting a coach model"); each can be set on the command line.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct Thresholds {
+    /// The most drafts that may leak (the guard sends them back, but a leaky model coaches badly).
+    pub max_leak_rate: f64,
+    /// The least share of code blocks the gate must handle by its rule (it is rules: all of them).
+    pub min_gate_compliance: f64,
+    /// The most names outside the vocabulary per judged list.
+    pub max_vocabulary_rate: f64,
+    /// The least share of replies that carry a hint-rung marker.
+    pub min_marked_rate: f64,
+    /// The most replies withheld after three leaky drafts, as a share of replies.
+    pub max_withheld_rate: f64,
+}
+
+impl Default for Thresholds {
+    fn default() -> Self {
+        Self {
+            max_leak_rate: 0.15,
+            min_gate_compliance: 1.0,
+            max_vocabulary_rate: 0.2,
+            min_marked_rate: 0.8,
+            max_withheld_rate: 0.1,
+        }
+    }
+}
+
+/// Accept or reject, and why not.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Verdict {
+    pub accepted: bool,
+    pub thresholds: Thresholds,
+    /// Each threshold missed, in words.
+    pub reasons: Vec<String>,
+}
+
+/// Judges a report against `t`. A run with errors (a model that did not answer) or without a
+/// single reply is rejected: nothing was shown to be good.
+pub fn verdict(r: &EvalReport, t: &Thresholds) -> Verdict {
+    let mut reasons = Vec::new();
+    let pct = |x: f64| format!("{:.1}%", x * 100.0);
+    if r.replies == 0 {
+        reasons.push("the model gave no reply to judge".to_owned());
+    }
+    if !r.errors.is_empty() {
+        reasons.push(format!("{} errors while coaching", r.errors.len()));
+    }
+    if r.leak_rate > t.max_leak_rate {
+        reasons.push(format!("leak rate {} is above {}", pct(r.leak_rate), pct(t.max_leak_rate)));
+    }
+    if r.gate_compliance < t.min_gate_compliance {
+        reasons.push(format!("gate compliance {} is below {}", pct(r.gate_compliance), pct(t.min_gate_compliance)));
+    }
+    let vocabulary = ratio(r.vocabulary_violations, r.judged);
+    if vocabulary > t.max_vocabulary_rate {
+        reasons.push(format!(
+            "judge vocabulary violations {vocabulary:.2} per list are above {:.2}",
+            t.max_vocabulary_rate
+        ));
+    }
+    let unmarked = r.rungs.get("none").copied().unwrap_or(0);
+    let marked = if r.replies == 0 { 0.0 } else { ratio(r.replies - unmarked, r.replies) };
+    if r.replies > 0 && marked < t.min_marked_rate {
+        reasons.push(format!("only {} of replies carry a rung marker (at least {})", pct(marked), pct(t.min_marked_rate)));
+    }
+    let withheld = ratio(r.withheld, r.replies + r.withheld);
+    if withheld > t.max_withheld_rate {
+        reasons.push(format!("{} of replies were withheld (at most {})", pct(withheld), pct(t.max_withheld_rate)));
+    }
+    Verdict { accepted: reasons.is_empty(), thresholds: *t, reasons }
+}
+
 /// The report as text.
 pub fn render(r: &EvalReport) -> String {
     let rungs: Vec<String> = r.rungs.iter().map(|(k, v)| format!("{k} {v}")).collect();
@@ -161,9 +234,57 @@ pub fn render(r: &EvalReport) -> String {
     out
 }
 
+/// The verdict line.
+pub fn render_verdict(v: &Verdict) -> String {
+    if v.accepted {
+        "verdict: accept — every threshold met".to_owned()
+    } else {
+        format!("verdict: reject — {}", v.reasons.join("; "))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn report(leaky: u32, drafts: u32, gate_ok: u32, unmarked: u32) -> EvalReport {
+        let mut r = EvalReport {
+            transcripts: 3,
+            replies: 10,
+            drafts,
+            leaky_drafts: leaky,
+            leak_rate: ratio(leaky, drafts),
+            gate_checks: 4,
+            gate_ok,
+            gate_compliance: ratio(gate_ok, 4),
+            judged: 5,
+            ..EvalReport::default()
+        };
+        r.rungs.insert("H1".into(), 10 - unmarked);
+        if unmarked > 0 {
+            r.rungs.insert("none".into(), unmarked);
+        }
+        r
+    }
+
+    #[test]
+    fn the_verdict_follows_each_threshold() {
+        let t = Thresholds::default();
+        assert!(verdict(&report(1, 12, 4, 1), &t).accepted);
+        let leaky = verdict(&report(6, 12, 4, 0), &t);
+        assert!(!leaky.accepted && leaky.reasons[0].contains("leak rate 50.0% is above 15.0%"), "{leaky:?}");
+        assert!(!verdict(&report(0, 10, 3, 0), &t).accepted, "the gate must handle every block");
+        assert!(!verdict(&report(0, 10, 4, 5), &t).accepted, "half the replies without a marker");
+        let lenient = Thresholds { max_leak_rate: 0.6, ..t };
+        assert!(verdict(&report(6, 12, 4, 0), &lenient).accepted, "thresholds can be set");
+        let mut silent = report(0, 0, 4, 0);
+        silent.replies = 0;
+        silent.rungs.clear();
+        assert!(!verdict(&silent, &t).accepted, "no reply is no evidence");
+        let mut failing = report(0, 10, 4, 0);
+        failing.errors.push("x".into());
+        assert!(render_verdict(&verdict(&failing, &t)).starts_with("verdict: reject — 1 errors"));
+    }
 
     #[test]
     fn the_shipped_transcripts_read_and_name_shipped_problems() {

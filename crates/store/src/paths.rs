@@ -45,4 +45,14 @@ impl DataDir {
     pub fn hook_log_path(&self) -> PathBuf {
         self.root.join("hook.log")
     }
+
+    /// A short, stable name for this folder that does not reveal its path: a dashboard's `/ping`
+    /// carries it (other origins may read `/ping`), so `ui` can tell whether the dashboard on a
+    /// port shows this data or another (the demo learner, another `DEVCOACH_DIR`).
+    pub fn fingerprint(&self) -> String {
+        use sha2::Digest as _;
+        let path = self.root.canonicalize().unwrap_or_else(|_| self.root.clone());
+        let digest = sha2::Sha256::digest(path.to_string_lossy().as_bytes());
+        digest.iter().take(8).map(|b| format!("{b:02x}")).collect()
+    }
 }

@@ -19,6 +19,8 @@ pub struct ImportOutcome {
     pub lesson: Option<Lesson>,
     /// Whether the lesson's topic is on the knowledge map (shared lessons only).
     pub topic_tracked: Option<bool>,
+    /// The share is of the learner's own lesson, made in this store: nothing was imported.
+    pub own: bool,
 }
 
 impl Store {
@@ -40,9 +42,14 @@ impl Store {
                 counts,
                 lesson,
                 topic_tracked: Some(tracked),
+                own: false,
             };
             for id in payload.id_candidates() {
                 match crate::lessons::lesson_by_id(tx, &id)? {
+                    Some(existing) if payload.is_own(&existing) => {
+                        let counts = ImportCounts { duplicated: 1, ..ImportCounts::default() };
+                        return Ok(ImportOutcome { own: true, ..outcome(counts, Some(existing)) });
+                    }
                     Some(existing) if payload.is_same_as(&existing) => {
                         return Ok(outcome(ImportCounts { duplicated: 1, ..ImportCounts::default() }, Some(existing)));
                     }
@@ -70,6 +77,7 @@ impl Store {
                 counts: self.import_lessons(&records as &[Value], now)?,
                 lesson: None,
                 topic_tracked: None,
+                own: false,
             }),
         }
     }

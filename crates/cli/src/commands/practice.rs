@@ -20,8 +20,24 @@ pub fn run(ctx: &Ctx, args: PracticeArgs) -> anyhow::Result<()> {
         Some(PracticeCommand::Check(check)) => run_check(check),
         Some(PracticeCommand::Report { files, json }) => run_report(ctx, files, json.json),
         Some(PracticeCommand::Problems(json)) => problems(json.json),
-        Some(PracticeCommand::Eval { backend, models, json }) => {
-            super::practice_repl::eval(ctx, &backend, models, json.json)
+        Some(PracticeCommand::Eval {
+            backend,
+            models,
+            max_leak_rate,
+            min_gate_compliance,
+            max_vocabulary_rate,
+            min_marked_rate,
+            max_withheld_rate,
+            json,
+        }) => {
+            let thresholds = devcoach_practice::eval::Thresholds {
+                max_leak_rate,
+                min_gate_compliance,
+                max_vocabulary_rate,
+                min_marked_rate,
+                max_withheld_rate,
+            };
+            super::practice_repl::eval(ctx, &backend, models, &thresholds, json.json)
         }
         None => super::practice_repl::run(ctx, &args),
     }

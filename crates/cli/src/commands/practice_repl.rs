@@ -248,7 +248,13 @@ fn clock(ctx: &Ctx) -> Box<dyn Fn() -> String> {
 
 /// `practice eval`: each shipped transcript replayed in its own session (logs kept under
 /// `<data dir>/practice/eval/`), then scored.
-pub fn eval(ctx: &Ctx, backend: &str, mut models: ModelArgs, json: bool) -> anyhow::Result<()> {
+pub fn eval(
+    ctx: &Ctx,
+    backend: &str,
+    mut models: ModelArgs,
+    thresholds: &devcoach_practice::eval::Thresholds,
+    json: bool,
+) -> anyhow::Result<()> {
     models.local = backend != "claude";
     if backend == "openai" && models.openai_url.is_none() {
         return Err(invalid("--backend openai needs --openai-url (the server's address)"));
@@ -281,11 +287,15 @@ pub fn eval(ctx: &Ctx, backend: &str, mut models: ModelArgs, json: bool) -> anyh
     }
     let mut report = devcoach_practice::eval::score(&logs);
     report.errors = errors;
+    let verdict = devcoach_practice::eval::verdict(&report, thresholds);
     if json {
-        return output::json(&report);
+        output::json(&serde_json::json!({ "report": report, "verdict": verdict }))?;
+    } else {
+        output::print(devcoach_practice::eval::render(&report).trim_end())?;
+        output::print(&devcoach_practice::eval::render_verdict(&verdict))?;
     }
-    output::print(devcoach_practice::eval::render(&report).trim_end())?;
-    Ok(())
+    // A script gates a model on the exit code.
+    if verdict.accepted { Ok(()) } else { Err(crate::failure::rejected()) }
 }
 
 /// `--tui`: a session whose coach is Claude Code's interactive interface. devcoach writes the
@@ -317,7 +327,8 @@ fn run_tui(ctx: &Ctx, problem: &Problem) -> anyhow::Result<()> {
         .is_some_and(|settings| settings.contains("practice-prompt") && settings.contains("practice-stop"));
     if !hooks_on {
         ctx.term.warn(
-            "The practice hooks are not installed in Claude Code, so nothing holds code or checks replies: run              `devcoach install --practice` first for the full rules.",
+            "The practice hooks are not installed in Claude Code, so nothing holds code or checks replies: run \
+             `devcoach install --practice` first for the full rules.",
         );
     }
     output::print(&format!(

@@ -172,6 +172,12 @@ pub fn import(ctx: &Ctx, source: Option<&str>) -> anyhow::Result<()> {
         ))?);
     }
     match &outcome.lesson {
+        Some(l) if outcome.own => Ok(output::print(&format!(
+            "{} \"{}\" is your own lesson ({}); nothing was imported.",
+            t.out(Style::Green, "✓"),
+            l.title,
+            t.out(Style::Cyan, &l.id)
+        ))?),
         Some(l) => {
             let from = l.shared_by.as_deref().map_or_else(|| "someone anonymous".to_owned(), str::to_owned);
             let verb = if outcome.counts.duplicated > 0 { "Already imported" } else { "Imported" };

@@ -14,18 +14,31 @@ pub fn run(ctx: &Ctx, args: &UiArgs) -> anyhow::Result<()> {
     let port = args.port;
     let url = format!("http://localhost:{port}");
     if args.stop {
-        let text = if devcoach_net::dashboard::stop(port) {
-            format!("Stopped the devcoach dashboard on port {port}.")
-        } else {
-            format!("No devcoach dashboard is running on port {port}.")
+        use devcoach_net::dashboard::Stopped;
+        return match devcoach_net::dashboard::stop(port) {
+            Stopped::Yes => Ok(output::print(&format!("Stopped the devcoach dashboard on port {port}."))?),
+            Stopped::NothingThere => Ok(output::print(&format!("No devcoach dashboard is running on port {port}."))?),
+            Stopped::NotDevcoach => Err(invalid(format!(
+                "port {port} is used by another program, not a devcoach dashboard; it was left alone"
+            ))),
+            Stopped::Refused => Err(invalid(format!(
+                "the devcoach dashboard on port {port} did not stop; stop it where it runs (Ctrl+C)"
+            ))),
         };
-        return Ok(output::print(&text)?);
     }
     let dir = if args.demo { super::demo::ensure(ctx)? } else { ctx.dir.clone() };
     let listener = match std::net::TcpListener::bind(("127.0.0.1", port)) {
         Ok(listener) => listener,
         Err(e) if e.kind() == std::io::ErrorKind::AddrInUse => {
-            if devcoach_net::dashboard::ping(port).is_some() {
+            let running = devcoach_net::dashboard::ping(port);
+            if running.as_ref().and_then(|p| p.shows(&dir.fingerprint())) == Some(false) {
+                let what = if args.demo { "your own data, not the demo learner" } else { "other data (the demo learner, or another DEVCOACH_DIR)" };
+                return Err(invalid(format!(
+                    "the dashboard on port {port} shows {what}; stop it with `devcoach ui --stop --port {port}`, \
+                     or choose another port with --port"
+                )));
+            }
+            if running.is_some() {
                 output::print(&format!(
                     "{} devcoach dashboard already running at {}\n  (stop it with `devcoach ui --stop --port {port}`)",
                     ctx.term.out(Style::Yellow, "!"),

@@ -78,11 +78,14 @@ pub fn lesson_cue(client: Client, lesson_number: i64) -> String {
 pub fn review_cue(client: Client, due: i64) -> String {
     let cards = if due == 1 { "1 review card is".to_owned() } else { format!("{due} review cards are") };
     format!(
-        "devcoach: the work just finished makes room for coaching, and {cards} due: this time, one quick review          instead of a new lesson. Do it now, without acknowledging this message.
-
-         {}: its review flow (references/review.md, Quizzes) says how. In short: call get_due_reviews, ask the          first card's question as the last thing in your reply, and stop there. On the learner's next message,          judge their answer, call grade_review (again, hard, good or easy) and show the expected answer it          returns in a few lines.
-
-         If the learner is in the middle of something that a question would derail, call skip_lesson with a          one-line reason instead and say nothing about it. Never narrate devcoach's tools.",
+        "devcoach: the work just finished makes room for coaching, and {cards} due: this time, one quick review \
+         instead of a new lesson. Do it now, without acknowledging this message.\n\n\
+         {}: its review flow (references/review.md, Quizzes) says how. In short: call get_due_reviews, ask the \
+         first card's question as the last thing in your reply, and stop there. On the learner's next message, \
+         judge their answer, call grade_review (again, hard, good or easy) and show the expected answer it \
+         returns in a few lines.\n\n\
+         If the learner is in the middle of something that a question would derail, call skip_lesson with a \
+         one-line reason instead and say nothing about it. Never narrate devcoach's tools.",
         client.use_skill(),
     )
 }

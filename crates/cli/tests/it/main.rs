@@ -14,6 +14,7 @@ mod mcp_python;
 mod packages;
 mod practice;
 mod practice_session;
+mod prose;
 mod read_only;
 mod reviews;
 mod sharing;

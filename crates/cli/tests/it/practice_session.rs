@@ -503,8 +503,12 @@ fn eval_scores_a_local_model() {
         .args(["practice", "eval", "--backend", "ollama", "--ollama-url", &ollama.url, "--json"])
         .output()
         .expect("ran");
-    assert!(out.status.success(), "{}", transcript(&out, env.tmp.path()));
-    let report: Value = serde_json::from_slice(&out.stdout).expect("json");
+    // Half the first drafts leak: over the default 15%, so the model is rejected, with exit 1.
+    assert_eq!(out.status.code(), Some(1), "{}", transcript(&out, env.tmp.path()));
+    let both: Value = serde_json::from_slice(&out.stdout).expect("json");
+    assert_eq!(both["verdict"]["accepted"], false, "{both}");
+    assert!(both["verdict"]["reasons"][0].as_str().is_some_and(|r| r.starts_with("leak rate")), "{both}");
+    let report = both["report"].clone();
     assert_eq!(report["transcripts"], 3);
     assert_eq!(report["errors"], json!([]));
     assert_eq!(report["gate_compliance"], 1.0);
@@ -516,6 +520,15 @@ fn eval_scores_a_local_model() {
         report["rungs"]["H1"].as_u64().is_some_and(|n| n > 0) && report["rungs"]["H2"].as_u64().is_some_and(|n| n > 0),
         "{report}"
     );
+    // With a threshold set for this model, the same run is accepted.
+    let out = env
+        .command()
+        .args(["practice", "eval", "--backend", "ollama", "--ollama-url", &ollama.url, "--max-leak-rate", "0.6"])
+        .output()
+        .expect("ran");
+    let text = transcript(&out, env.tmp.path());
+    assert_eq!(out.status.code(), Some(0), "{text}");
+    assert!(text.contains("verdict: accept"), "{text}");
     let text = env.transcript(&["practice", "eval", "--backend", "openai"]);
     assert!(text.contains("--backend openai needs --openai-url"), "{text}");
 }

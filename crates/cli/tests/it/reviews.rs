@@ -79,6 +79,19 @@ fn due_interactive_grade_and_export() {
     assert_eq!(lines[..3], ["#separator:tab", "#html:true", "#tags column:3"]);
     assert_eq!(lines.len() - 3, devcoach_store::DEMO_LESSON_COUNT);
     assert!(lines[3..].iter().all(|l| l.split('\t').count() == 3 && l.contains("\tdevcoach ")), "{anki}");
+    // A card holding markup characters keeps them as text in Anki.
+    rusqlite::Connection::open(env.data().join("coaching.db"))
+        .expect("db")
+        .execute(
+            "INSERT INTO lessons (id, timestamp, topic_id, categories, title, level, summary) \
+             VALUES ('generics', '2026-11-01T10:00:00Z', 'rust', '[]', 'Vec<T> & friends', 'mid', 'Use Vec<T> when a < b & b > c.')",
+            [],
+        )
+        .expect("lesson");
+    assert!(env.run(&["review", "export", "--anki", "cards.txt"]).status.success(), "an earlier export is replaced");
+    let anki = std::fs::read_to_string(env.tmp.path().join("cards.txt")).expect("export");
+    assert!(anki.contains("Use Vec&lt;T&gt; when a &lt; b &amp; b &gt; c."), "{anki}");
+    assert!(anki.contains("“Vec&lt;T&gt; &amp; friends”"), "{anki}");
 }
 
 #[test]

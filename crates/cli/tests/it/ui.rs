@@ -104,3 +104,49 @@ fn a_port_taken_by_something_else() {
     assert!(String::from_utf8_lossy(&out.stderr).contains(&format!("port {port} is used by another program")));
     assert!(!env.data().exists(), "nothing was created");
 }
+
+#[test]
+fn a_dashboard_of_other_data_is_not_taken_for_ours() {
+    // The demo learner on a port, then `ui` for one's own data on the same port.
+    let demo = Env::demo();
+    let mine = Env::new();
+    assert!(mine.run(&["knowledge-add", "rust", "6"]).status.success());
+    let port = free_port();
+    let child = start(&demo, port);
+    let out = mine.run(&["ui", "--port", &port.to_string()]);
+    assert_eq!(out.status.code(), Some(1), "{}", crate::transcript(&out, mine.tmp.path()));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains(&format!("the dashboard on port {port} shows other data")), "{err}");
+    assert!(err.contains("--stop") && err.contains("--port"), "{err}");
+    // Its own data dir is recognised.
+    assert!(String::from_utf8_lossy(&demo.run(&["ui", "--port", &port.to_string()]).stdout).contains("already running"));
+    assert!(demo.run(&["ui", "--stop", "--port", &port.to_string()]).status.success());
+    let (code, _) = wait(child);
+    assert_eq!(code, Some(0));
+}
+
+#[test]
+fn stop_leaves_anything_but_a_devcoach_dashboard_alone() {
+    let env = Env::new();
+    let other = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
+    let port = other.local_addr().expect("addr").port();
+    let asked = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+    let seen = std::sync::Arc::clone(&asked);
+    // A server that answers every request with `{"ok": true}`, as a careless one might.
+    std::thread::spawn(move || {
+        for stream in other.incoming().flatten() {
+            let mut stream = stream;
+            let mut buf = [0u8; 2048];
+            let n = stream.read(&mut buf).unwrap_or(0);
+            let line = String::from_utf8_lossy(&buf[..n]).lines().next().unwrap_or_default().to_owned();
+            seen.lock().expect("lock").push(line);
+            let _ = stream.write_all(b"HTTP/1.0 200 OK\r\ncontent-type: application/json\r\n\r\n{\"ok\": true}");
+        }
+    });
+    let out = env.run(&["ui", "--stop", "--port", &port.to_string()]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("not a devcoach dashboard; it was left alone"));
+    let asked = asked.lock().expect("lock").clone();
+    assert!(asked.iter().all(|l| !l.starts_with("POST /shutdown")), "never asked to shut down: {asked:?}");
+    assert!(asked.iter().any(|l| l.starts_with("GET /ping")), "{asked:?}");
+}

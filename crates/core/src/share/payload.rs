@@ -186,6 +186,17 @@ impl SharedLesson {
             .chain((2..MAX_ID_CANDIDATES).map(|n| format!("{}-shared-{n}", self.origin_id)))
     }
 
+    /// Whether a stored lesson is the very lesson this share was made from: the learner's own
+    /// (not imported), under the share's id, with the same content.
+    pub fn is_own(&self, stored: &Lesson) -> bool {
+        !stored.imported
+            && stored.id == self.origin_id
+            && stored.title == self.title
+            && stored.topic_id == self.topic_id
+            && stored.summary == self.summary
+            && stored.body == self.body
+    }
+
     /// Whether a stored lesson is this share, imported before.
     pub fn is_same_as(&self, stored: &Lesson) -> bool {
         stored.imported

@@ -130,12 +130,15 @@ pub(crate) struct ImportOut {
     pub lesson: Option<LessonOut>,
     /// Whether the lesson's topic is on the learner's map (null for an export).
     pub topic_tracked: Option<bool>,
+    /// The share is of the learner's own lesson: nothing was imported.
+    pub own_lesson: bool,
     pub reply_check: String,
 }
 
 const IMPORT_CHECK: &str = "Confirm in one line: the title, who shared it, and that it joined the learner's lessons \
 (feedback works on it; it does not count against the daily limit). If topic_tracked is false, offer to add the topic \
-with add_topic, and add it only if the learner agrees.";
+with add_topic, and add it only if the learner agrees. If own_lesson is true, say instead that this is their own lesson, \
+already in their lessons, and that nothing was imported.";
 const EXPORT_CHECK: &str =
     "Confirm in one line how many lessons were added, and how many were already there or invalid.";
 
@@ -159,6 +162,7 @@ fn import(ctx: &Ctx, a: ImportArgs) -> Result<Out<ImportOut>, ToolError> {
         invalid: outcome.counts.invalid,
         lesson: outcome.lesson.as_ref().map(LessonOut::from),
         topic_tracked: outcome.topic_tracked,
+        own_lesson: outcome.own,
         reply_check: if outcome.shared { IMPORT_CHECK } else { EXPORT_CHECK }.into(),
     }
     .into())

@@ -62,7 +62,13 @@ pub(super) fn register_open(r: &mut Registry) {
                 Err(text) => return Ok(text),
             };
             let url = format!("http://localhost:{port}");
-            if devcoach_net::dashboard::ping(port).is_some() {
+            if let Some(running) = devcoach_net::dashboard::ping(port) {
+                if running.shows(&ctx.opts.dir.fingerprint()) == Some(false) {
+                    return Err(ToolError::Invalid(format!(
+                        "the dashboard on port {port} shows other data (the demo learner, or another DEVCOACH_DIR); \
+                         stop it with stop_ui on that port, or open one on another port"
+                    )));
+                }
                 return Ok(format!("devcoach UI is already running at {url}"));
             }
             spawn_dashboard(ctx, port).map_err(ToolError::Invalid)?;
@@ -84,11 +90,16 @@ pub(super) fn register_stop(r: &mut Registry) {
         "Stop a running local dashboard.",
         |_ctx: &Ctx, a: PortArgs| -> Result<super::Out<StopUiOut>, ToolError> {
             let port = check_port(a.port).map_err(ToolError::Invalid)?;
-            let stopped = devcoach_net::dashboard::stop(port);
-            let lead = if stopped {
-                format!("devcoach UI on port {port} stopped")
-            } else {
-                format!("No devcoach UI is running on port {port}")
+            use devcoach_net::dashboard::Stopped;
+            let result = devcoach_net::dashboard::stop(port);
+            let stopped = result == Stopped::Yes;
+            let lead = match result {
+                Stopped::Yes => format!("devcoach UI on port {port} stopped"),
+                Stopped::NothingThere => format!("No devcoach UI is running on port {port}"),
+                Stopped::NotDevcoach => {
+                    format!("Port {port} is used by another program, not a devcoach UI; it was left alone")
+                }
+                Stopped::Refused => format!("The devcoach UI on port {port} did not stop"),
             };
             Ok(super::Out { value: StopUiOut { stopped, port: i64::from(port) }, lead: Some(lead) })
         },

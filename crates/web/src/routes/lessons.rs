@@ -444,6 +444,7 @@ pub(crate) async fn detail(
         banner: match q.get("imported").map(String::as_str) {
             Some("1") => Some("Imported: the lesson is in your list now."),
             Some("dup") => Some("You already had this lesson; nothing was added."),
+            Some("own") => Some("This is your own lesson; nothing was imported."),
             _ => None,
         },
         share_open: q.get("share").is_some_and(|v| v == "1"),
@@ -669,7 +670,13 @@ pub(crate) async fn import(State(state): State<SharedState>, req: Request) -> We
     let now = state.now();
     let outcome = pool::write(&state, move |s| Ok(s.import_input(input, now)?)).await?;
     if let (true, Some(lesson)) = (outcome.shared, outcome.lesson.as_ref()) {
-        let flag = if outcome.counts.inserted > 0 { "1" } else { "dup" };
+        let flag = if outcome.own {
+            "own"
+        } else if outcome.counts.inserted > 0 {
+            "1"
+        } else {
+            "dup"
+        };
         return Ok(Redirect::to(&format!("/lessons/{}?imported={flag}", enc(&lesson.id))).into_response());
     }
     if outcome.shared {

@@ -41,7 +41,8 @@ pub(crate) async fn ping(State(state): State<SharedState>) -> WebResult {
     })
     .await?
     .flatten();
-    let body = json!({ "ok": true, "version": state.version, "compat": compat });
+    // `dataDir` names the folder without revealing its path: `ui` compares it with its own.
+    let body = json!({ "ok": true, "version": state.version, "compat": compat, "dataDir": state.dir.fingerprint() });
     Ok((ping_headers(), axum::Json(body)).into_response())
 }
 
