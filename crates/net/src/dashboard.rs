@@ -93,8 +93,11 @@ pub fn stop(port: u16) -> Stopped {
 
 /// Whether anything accepts connections on the port.
 fn answers(port: u16) -> bool {
-    std::net::TcpStream::connect_timeout(&std::net::SocketAddr::from(([127, 0, 0, 1], port)), Duration::from_millis(500))
-        .is_ok()
+    std::net::TcpStream::connect_timeout(
+        &std::net::SocketAddr::from(([127, 0, 0, 1], port)),
+        Duration::from_millis(500),
+    )
+    .is_ok()
 }
 
 #[cfg(test)]
@@ -107,7 +110,11 @@ mod tests {
         assert_eq!(read_pong(&ours), Some(Pong { version: "0.1.0".into(), data_dir: Some("ab12".into()) }));
         let theirs = serde_json::json!({"ok": true, "version": "3.2.0", "compat": null});
         assert_eq!(read_pong(&theirs).map(|p| p.data_dir), Some(None), "the TypeScript build's answer");
-        for other in [serde_json::json!({"ok": true}), serde_json::json!({"ok": true, "version": 1, "compat": null}), serde_json::json!([1])] {
+        for other in [
+            serde_json::json!({"ok": true}),
+            serde_json::json!({"ok": true, "version": 1, "compat": null}),
+            serde_json::json!([1]),
+        ] {
             assert_eq!(read_pong(&other), None, "{other}");
         }
     }

@@ -197,7 +197,11 @@ pub fn verdict(r: &EvalReport, t: &Thresholds) -> Verdict {
     let unmarked = r.rungs.get("none").copied().unwrap_or(0);
     let marked = if r.replies == 0 { 0.0 } else { ratio(r.replies - unmarked, r.replies) };
     if r.replies > 0 && marked < t.min_marked_rate {
-        reasons.push(format!("only {} of replies carry a rung marker (at least {})", pct(marked), pct(t.min_marked_rate)));
+        reasons.push(format!(
+            "only {} of replies carry a rung marker (at least {})",
+            pct(marked),
+            pct(t.min_marked_rate)
+        ));
     }
     let withheld = ratio(r.withheld, r.replies + r.withheld);
     if withheld > t.max_withheld_rate {

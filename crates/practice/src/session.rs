@@ -142,7 +142,7 @@ impl Session {
             match &e.event {
                 Event::Learner { text, .. } => history.push(Turn { role: Role::User, text: text.clone() }),
                 Event::Coach { text: Some(text), .. } => {
-                    history.push(Turn { role: Role::Assistant, text: text.clone() })
+                    history.push(Turn { role: Role::Assistant, text: text.clone() });
                 }
                 _ => {}
             }

@@ -216,6 +216,21 @@ impl Store {
             return Err(StoreError::ReadOnly);
         }
         let tx = begin_immediate(&self.conn)?;
+        // A newer devcoach may have upgraded the file since this connection opened it (a long
+        // running server, a kept connection): the stamp is read under the write lock, every time.
+        let stamp = schema::user_version(&tx)?;
+        if stamp > SCHEMA_VERSION {
+            drop(tx);
+            let compat = SchemaTooNew {
+                db_schema: stamp,
+                app_schema: SCHEMA_VERSION,
+                upgraded_by: setting_value(&self.conn, "schema_app_version"),
+                min_app: setting_value(&self.conn, "schema_min_app_version"),
+            };
+            self.compat = Some(compat.clone());
+            self.read_only = true;
+            return Err(StoreError::SchemaTooNew(compat));
+        }
         let out = f(&tx)?;
         tx.commit()?;
         Ok(out)

@@ -50,9 +50,10 @@ pub(crate) fn host_allowed(headers: &HeaderMap, port: Option<u16>) -> bool {
     }
 }
 
-/// Routes that refuse a cross-site write themselves, with the original's own answer (the import
-/// form redirects back with `error=cross` instead of a 403 page).
-const OWN_CROSS_SITE_ANSWER: [&str; 1] = ["/lessons/import"];
+/// Routes that answer a refused write themselves, with the original's own answer (the import
+/// form redirects back with `error=cross` instead of a 403 page). It asks [`is_cross_site_at`],
+/// the same decision.
+pub(crate) const OWN_CROSS_SITE_ANSWER: [&str; 1] = ["/lessons/import"];
 
 fn is_unsafe(method: &Method) -> bool {
     !matches!(*method, Method::GET | Method::HEAD | Method::OPTIONS)
@@ -64,7 +65,7 @@ pub(crate) async fn layer(State(state): State<SharedState>, request: Request, ne
         return (StatusCode::FORBIDDEN, "This dashboard answers only at 127.0.0.1 or localhost.").into_response();
     }
     if is_unsafe(request.method())
-        && is_cross_site(request.headers())
+        && is_cross_site_at(request.headers(), state.port)
         && !OWN_CROSS_SITE_ANSWER.contains(&request.uri().path())
     {
         return WebError::Forbidden.into_response();
@@ -85,21 +86,107 @@ pub(crate) async fn layer(State(state): State<SharedState>, request: Request, ne
     response
 }
 
-/// A request a browser marks as coming from another site. Browsers that send no
-/// `Sec-Fetch-Site` (and non-browser clients) are allowed, as in the original.
-pub(crate) fn is_cross_site(headers: &HeaderMap) -> bool {
-    headers
-        .get("sec-fetch-site")
-        .and_then(|v| v.to_str().ok())
-        .is_some_and(|site| !matches!(site.trim().to_ascii_lowercase().as_str(), "same-origin" | "none"))
+/// Whether a write may go on, from what the request says about where it came from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Provenance {
+    /// From one of our own pages (or a client that is not a browser).
+    Ours,
+    /// From another site, or from a place that will not say (`Origin: null`).
+    Foreign,
 }
 
-/// `next` when it is a path on this site (`/…` but not `//…` or `/\…`), else `fallback`.
-pub(crate) fn local_next<'a>(next: Option<&'a str>, fallback: &'a str) -> &'a str {
+/// Our own origins: `http://localhost`, `http://127.0.0.1` or `http://[::1]`, on our port when
+/// it is known.
+fn is_our_origin(origin: &str, port: Option<u16>) -> bool {
+    let Some(rest) = origin.trim().strip_prefix("http://") else { return false };
+    let rest = rest.trim_end_matches('/');
+    if rest.contains(['/', '?', '#', '@']) {
+        return false;
+    }
+    let mut headers = HeaderMap::new();
+    match HeaderValue::from_str(rest) {
+        Ok(v) => headers.insert(header::HOST, v),
+        Err(_) => return false,
+    };
+    // The same rule as the Host check: our names, our port.
+    host_allowed(&headers, port)
+}
+
+/// The one decision for every state-changing request, from the headers a browser sends:
+///
+/// 1. `Sec-Fetch-Site`, when present, decides: `same-origin` or `none` (typed, bookmarked) is
+///    ours, anything else is not.
+/// 2. Else `Origin` decides: it must be our own origin; `null` and any other site are not.
+/// 3. Else `Referer` decides the same way, from the origin of the page it names.
+/// 4. Else nothing says where the request came from. A browser sends `Origin` with every
+///    cross-site `POST`, so such a request is a non-browser client (curl, a script, the CLI), and
+///    it passes, unless it carries a body a page could forge without the browser asking first
+///    (a form: `application/x-www-form-urlencoded`, `multipart/form-data` or `text/plain`): that
+///    is refused, since an old browser might send one without `Origin`.
+pub fn provenance(
+    sec_fetch_site: Option<&str>,
+    origin: Option<&str>,
+    referer: Option<&str>,
+    content_type: Option<&str>,
+    port: Option<u16>,
+) -> Provenance {
+    let verdict = |ours: bool| if ours { Provenance::Ours } else { Provenance::Foreign };
+    if let Some(site) = sec_fetch_site {
+        return verdict(matches!(site.trim().to_ascii_lowercase().as_str(), "same-origin" | "none"));
+    }
+    if let Some(origin) = origin {
+        return verdict(is_our_origin(origin, port));
+    }
+    if let Some(referer) = referer {
+        let origin = referer.trim().strip_prefix("http://").map(|rest| {
+            let end = rest.find(['/', '?', '#']).unwrap_or(rest.len());
+            format!("http://{}", &rest[..end])
+        });
+        return verdict(origin.is_some_and(|o| is_our_origin(&o, port)));
+    }
+    let essence = content_type.map(|t| t.split(';').next().unwrap_or("").trim().to_ascii_lowercase());
+    verdict(!matches!(
+        essence.as_deref(),
+        Some("application/x-www-form-urlencoded" | "multipart/form-data" | "text/plain")
+    ))
+}
+
+fn header_str(headers: &HeaderMap, name: impl axum::http::header::AsHeaderName) -> Option<&str> {
+    // A header that is not text is present, but says nothing we accept.
+    headers.get(name).map(|v| v.to_str().unwrap_or("\u{fffd}"))
+}
+
+/// [`provenance`] of a request's headers: whether a write from it must be refused.
+pub(crate) fn is_cross_site_at(headers: &HeaderMap, port: Option<u16>) -> bool {
+    provenance(
+        header_str(headers, "sec-fetch-site"),
+        header_str(headers, header::ORIGIN),
+        header_str(headers, header::REFERER),
+        header_str(headers, header::CONTENT_TYPE),
+        port,
+    ) == Provenance::Foreign
+}
+
+/// Whether `next` may be redirected to: a path on this site, `/` alone or `/` followed by a
+/// character that is not `/`, `\` or a control character (which browsers drop, so `/\t/evil`
+/// reads as `//evil`), and no control character anywhere. Checked on the decoded value.
+pub fn is_local_path(next: &str) -> bool {
+    let mut chars = next.chars();
+    if chars.next() != Some('/') {
+        return false;
+    }
+    if let Some(second) = chars.next()
+        && (second == '/' || second == '\\' || second.is_whitespace())
+    {
+        return false;
+    }
+    !next.chars().any(|c| c.is_control() || matches!(c, '\u{2028}' | '\u{2029}'))
+}
+
+/// `next` when it is a local path (see [`is_local_path`]), else `fallback`.
+pub fn local_next<'a>(next: Option<&'a str>, fallback: &'a str) -> &'a str {
     match next {
-        Some(n) if n.starts_with('/') && !n.starts_with("//") && !n.starts_with("/\\") && !n.contains(['\r', '\n']) => {
-            n
-        }
+        Some(n) if is_local_path(n) => n,
         _ => fallback,
     }
 }
@@ -136,16 +223,53 @@ mod tests {
     }
 
     #[test]
+    fn provenance_follows_fetch_metadata_then_origin_then_referer() {
+        use Provenance::{Foreign, Ours};
+        let p = |site, origin, referer, ct| provenance(site, origin, referer, ct, Some(7860));
+        let form = Some("application/x-www-form-urlencoded");
+        assert_eq!(p(Some("same-origin"), Some("http://evil.example"), None, form), Ours, "fetch metadata first");
+        assert_eq!(p(Some("cross-site"), Some("http://localhost:7860"), None, form), Foreign);
+        assert_eq!(p(None, Some("http://evil.example"), None, form), Foreign);
+        assert_eq!(p(None, Some("null"), None, form), Foreign);
+        assert_eq!(p(None, Some("http://localhost:7860"), None, form), Ours);
+        assert_eq!(p(None, Some("http://127.0.0.1:7860"), None, form), Ours);
+        assert_eq!(p(None, Some("http://[::1]:7860"), None, form), Ours);
+        assert_eq!(p(None, Some("http://localhost:7861"), None, form), Foreign, "another port is another origin");
+        assert_eq!(p(None, Some("https://localhost:7860"), None, form), Foreign);
+        assert_eq!(p(None, Some("http://localhost:7860.evil.example"), None, form), Foreign);
+        assert_eq!(p(None, None, Some("http://localhost:7860/lessons?x=1"), form), Ours);
+        assert_eq!(p(None, None, Some("http://evil.example/localhost:7860"), form), Foreign);
+        assert_eq!(p(None, None, None, form), Foreign, "a form with nothing saying where from");
+        assert_eq!(p(None, None, None, Some("multipart/form-data; boundary=x")), Foreign);
+        assert_eq!(p(None, None, None, Some("TEXT/PLAIN")), Foreign);
+        assert_eq!(p(None, None, None, None), Ours, "a client without a body: curl, the CLI");
+        assert_eq!(p(None, None, None, Some("application/json")), Ours, "a body a page cannot send unasked");
+    }
+
+    #[test]
     fn cross_site_and_next() {
         let mut h = HeaderMap::new();
-        assert!(!is_cross_site(&h));
+        assert!(!is_cross_site_at(&h, Some(7860)));
         for (site, cross) in [("same-origin", false), ("none", false), ("same-site", true), ("cross-site", true)] {
             h.insert("sec-fetch-site", HeaderValue::from_static(site));
-            assert_eq!(is_cross_site(&h), cross, "{site}");
+            assert_eq!(is_cross_site_at(&h, Some(7860)), cross, "{site}");
         }
         assert_eq!(local_next(Some("/lessons?page=2"), "/"), "/lessons?page=2");
-        for bad in ["//evil.example", "https://evil.example", "/\\evil", "lessons", "/x\r\nSet-Cookie: a"] {
-            assert_eq!(local_next(Some(bad), "/fallback"), "/fallback", "{bad}");
+        assert_eq!(local_next(Some("/"), "/f"), "/");
+        for bad in [
+            "//evil.example",
+            "https://evil.example",
+            "/\\evil",
+            "lessons",
+            "/x\r\nSet-Cookie: a",
+            "/\t/evil.example",
+            "/ /evil.example",
+            "/\n/evil.example",
+            "/\u{7f}/x",
+            "",
+            "/lessons\u{0}",
+        ] {
+            assert_eq!(local_next(Some(bad), "/fallback"), "/fallback", "{bad:?}");
         }
         assert_eq!(local_next(None, "/f"), "/f");
     }

@@ -11,7 +11,7 @@
 mod assets;
 mod cache;
 mod error;
-mod guard;
+pub mod guard;
 mod markdown;
 mod plots;
 mod pool;
@@ -64,6 +64,17 @@ pub async fn serve(
     stop: impl Future<Output = ()> + Send + 'static,
 ) -> std::io::Result<()> {
     let port = listener.local_addr().ok().map(|a| a.port());
+    // Lessons written elsewhere (the TypeScript build) get their review cards at the start, a
+    // write of the dashboard's own, so no page has to write while it is only being read.
+    let (dir, now) = (options.dir.clone(), options.now.unwrap_or_else(chrono::Utc::now));
+    let _ = tokio::task::spawn_blocking(move || {
+        if let Ok(Some(mut store)) = devcoach_store::Store::open_existing(&dir)
+            && store.compat().is_none()
+        {
+            let _ = store.ensure_review_cards(now);
+        }
+    })
+    .await;
     let (router, shutdown) = app(options, port);
     let trigger = shutdown.clone();
     tokio::spawn(async move {

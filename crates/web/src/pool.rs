@@ -32,6 +32,11 @@ impl Pool {
             idle.retain(|(f, _)| Some(*f) == file);
             idle.pop()
         });
+        // A kept connection opened before a newer devcoach upgraded the file would still think
+        // it may write (and the pages would miss the read-only banner): opened again instead.
+        let reused = reused.filter(|(_, s)| {
+            s.schema_version().is_ok_and(|v| (v > devcoach_store::SCHEMA_VERSION) == s.compat().is_some())
+        });
         if reused.is_some() {
             return Ok(reused);
         }

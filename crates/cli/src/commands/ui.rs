@@ -32,7 +32,11 @@ pub fn run(ctx: &Ctx, args: &UiArgs) -> anyhow::Result<()> {
         Err(e) if e.kind() == std::io::ErrorKind::AddrInUse => {
             let running = devcoach_net::dashboard::ping(port);
             if running.as_ref().and_then(|p| p.shows(&dir.fingerprint())) == Some(false) {
-                let what = if args.demo { "your own data, not the demo learner" } else { "other data (the demo learner, or another DEVCOACH_DIR)" };
+                let what = if args.demo {
+                    "your own data, not the demo learner"
+                } else {
+                    "other data (the demo learner, or another DEVCOACH_DIR)"
+                };
                 return Err(invalid(format!(
                     "the dashboard on port {port} shows {what}; stop it with `devcoach ui --stop --port {port}`, \
                      or choose another port with --port"

@@ -31,7 +31,10 @@ fn share_transports_and_import_them_elsewhere() {
     std::fs::write(env.tmp.path().join("shared.txt"), &text).expect("write");
     // One's own lesson, shared and imported back in the same store: recognised, nothing added.
     let before = env.run(&["lessons", "--json"]).stdout;
-    assert_snapshot!("import_own", env.transcript(&["import", env.tmp.path().join("shared.txt").to_str().expect("utf-8")]));
+    assert_snapshot!(
+        "import_own",
+        env.transcript(&["import", env.tmp.path().join("shared.txt").to_str().expect("utf-8")])
+    );
     assert_eq!(env.run(&["lessons", "--json"]).stdout, before, "no duplicate from someone anonymous");
     let friend = other(&env);
     let shared = env.tmp.path().join("shared.txt");

@@ -119,7 +119,9 @@ fn a_dashboard_of_other_data_is_not_taken_for_ours() {
     assert!(err.contains(&format!("the dashboard on port {port} shows other data")), "{err}");
     assert!(err.contains("--stop") && err.contains("--port"), "{err}");
     // Its own data dir is recognised.
-    assert!(String::from_utf8_lossy(&demo.run(&["ui", "--port", &port.to_string()]).stdout).contains("already running"));
+    assert!(
+        String::from_utf8_lossy(&demo.run(&["ui", "--port", &port.to_string()]).stdout).contains("already running")
+    );
     assert!(demo.run(&["ui", "--stop", "--port", &port.to_string()]).status.success());
     let (code, _) = wait(child);
     assert_eq!(code, Some(0));

@@ -3,6 +3,8 @@
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
+use devcoach_net::dashboard::Stopped;
+
 use super::{Hints, Registry};
 use crate::ctx::{Ctx, ToolError};
 
@@ -90,7 +92,6 @@ pub(super) fn register_stop(r: &mut Registry) {
         "Stop a running local dashboard.",
         |_ctx: &Ctx, a: PortArgs| -> Result<super::Out<StopUiOut>, ToolError> {
             let port = check_port(a.port).map_err(ToolError::Invalid)?;
-            use devcoach_net::dashboard::Stopped;
             let result = devcoach_net::dashboard::stop(port);
             let stopped = result == Stopped::Yes;
             let lead = match result {

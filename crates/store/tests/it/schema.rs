@@ -397,3 +397,19 @@ fn concurrent_first_opens_of_an_old_file_both_succeed() {
         "each addition and the feedback rewrite, once"
     );
 }
+
+#[test]
+fn an_upgrade_by_a_newer_build_while_open_stops_every_write() {
+    let (tmp, mut store) = crate::fresh();
+    store.set_topic("rust", 5, None, now()).expect("write while v6");
+    // A newer devcoach upgrades the file while this connection stays open (a server, a pool).
+    let raw = rusqlite::Connection::open(tmp.path().join("coaching.db")).expect("raw");
+    raw.pragma_update(None, "user_version", 7).expect("stamp");
+    match store.set_topic("go", 5, None, now()) {
+        Err(devcoach_store::StoreError::SchemaTooNew(c)) => assert_eq!(c.db_schema, 7),
+        other => panic!("{other:?}"),
+    }
+    assert!(store.compat().is_some(), "the connection now knows");
+    let go: i64 = raw.query_row("SELECT COUNT(*) FROM knowledge WHERE topic = 'go'", [], |r| r.get(0)).expect("count");
+    assert_eq!(go, 0, "nothing was written");
+}

@@ -46,12 +46,28 @@ fn an_own_lesson_with_the_same_id_is_never_overwritten_and_ids_run_out() {
     store.complete_onboarding(&[("git".into(), 5)], &[], now()).expect("onboard");
     let p = payload(Some("Ada"));
     for id in p.id_candidates() {
-        let mut own = p.clone().into_lesson(id, "2026-01-01T00:00:00Z".into());
+        let mut own = p.clone().into_lesson(id.clone(), "2026-01-01T00:00:00Z".into());
         own.imported = false;
+        // Other lessons of the learner's own under every id the share could take.
+        own.title = format!("My own {id}");
         store.put_lesson(&own).expect("own lesson");
     }
     let out = store.import_shared(&p, now()).expect("import");
-    assert_eq!((out.counts.invalid, out.lesson, out.topic_tracked), (1, None, Some(true)));
+    assert_eq!((out.counts.invalid, out.lesson, out.topic_tracked, out.own), (1, None, Some(true), false));
+}
+
+#[test]
+fn ones_own_lesson_shared_back_is_recognised() {
+    let (_t, mut store) = fresh();
+    let p = payload(Some("Ada"));
+    let mut own = p.clone().into_lesson(p.origin_id.clone(), "2026-01-01T00:00:00Z".into());
+    own.imported = false;
+    own.shared_by = None;
+    store.put_lesson(&own).expect("own lesson");
+    let out = store.import_shared(&p, now()).expect("import");
+    assert!(out.own, "{out:?}");
+    assert_eq!(out.counts.inserted, 0);
+    assert_eq!(store.total_lessons().expect("count"), 1, "no copy from someone anonymous");
 }
 
 #[test]

@@ -4,13 +4,13 @@ use std::collections::HashMap;
 
 use askama::Template;
 use axum::extract::{Path, Query, State};
-use axum::http::{HeaderMap, HeaderValue, header};
+use axum::http::{HeaderValue, header};
 use axum::response::IntoResponse;
 use devcoach_core::course::{Course, CourseId, StepStatus};
 use devcoach_core::highlighter;
 use devcoach_store::{CourseFilter, HIGHLIGHTER};
 
-use super::{Fields, html, same_site, see_other};
+use super::{Fields, html, see_other};
 use crate::assets::COURSE_FRAME_JS;
 use crate::error::{WebError, WebResult};
 use crate::pool;
@@ -192,11 +192,9 @@ pub(crate) async fn document(State(state): State<SharedState>, Path(id): Path<St
 
 pub(crate) async fn step(
     State(state): State<SharedState>,
-    headers: HeaderMap,
     Path((id, position)): Path<(String, String)>,
     form: Fields,
 ) -> WebResult {
-    same_site(&headers)?;
     let status = match form.get("status") {
         Some("todo") => StepStatus::Todo,
         Some("done") => StepStatus::Done,
@@ -214,8 +212,7 @@ pub(crate) async fn step(
     Ok(see_other(form.get("next"), &format!("/courses/{id}")))
 }
 
-pub(crate) async fn delete(State(state): State<SharedState>, headers: HeaderMap, form: Fields) -> WebResult {
-    same_site(&headers)?;
+pub(crate) async fn delete(State(state): State<SharedState>, form: Fields) -> WebResult {
     if let Some(Ok(course_id)) = form.get("id").map(CourseId::parse) {
         pool::write(&state, move |s| Ok(s.delete_course(&course_id)?)).await?;
     }

@@ -2,11 +2,10 @@
 
 use askama::Template;
 use axum::extract::{Path, Query, State};
-use axum::http::HeaderMap;
 use chrono::{DateTime, Utc};
 use devcoach_core::knowledge::{GroupTarget, OTHER_GROUP};
 
-use super::{Fields, html, same_site, see_other};
+use super::{Fields, html, see_other};
 use crate::error::{WebError, WebResult};
 use crate::pool;
 use crate::state::SharedState;
@@ -141,8 +140,7 @@ fn group_target(raw: Option<&str>) -> Result<Option<GroupTarget>, WebError> {
     raw.map(GroupTarget::parse).transpose().map_err(|e| WebError::BadRequest(e.to_string()))
 }
 
-pub(crate) async fn upsert(State(state): State<SharedState>, headers: HeaderMap, form: Fields) -> WebResult {
-    same_site(&headers)?;
+pub(crate) async fn upsert(State(state): State<SharedState>, form: Fields) -> WebResult {
     let typed = form.get("topic").unwrap_or_default().trim().to_owned();
     let topic = devcoach_core::knowledge::topic_id(&typed).map_err(|e| WebError::BadRequest(e.to_string()))?;
     let confidence = form.get("confidence").and_then(|c| c.trim().parse::<i64>().ok()).unwrap_or(5);
@@ -156,24 +154,12 @@ pub(crate) async fn upsert(State(state): State<SharedState>, headers: HeaderMap,
     Ok(see_other(form.get("next"), "/knowledge"))
 }
 
-pub(crate) async fn remove(
-    State(state): State<SharedState>,
-    headers: HeaderMap,
-    Path(topic): Path<String>,
-    form: Fields,
-) -> WebResult {
-    same_site(&headers)?;
+pub(crate) async fn remove(State(state): State<SharedState>, Path(topic): Path<String>, form: Fields) -> WebResult {
     pool::write(&state, move |s| Ok(s.remove_topic(&topic)?)).await?;
     Ok(see_other(form.get("next"), "/knowledge"))
 }
 
-pub(crate) async fn assign(
-    State(state): State<SharedState>,
-    headers: HeaderMap,
-    Path(topic): Path<String>,
-    form: Fields,
-) -> WebResult {
-    same_site(&headers)?;
+pub(crate) async fn assign(State(state): State<SharedState>, Path(topic): Path<String>, form: Fields) -> WebResult {
     let target =
         GroupTarget::parse(form.get("group").unwrap_or_default()).map_err(|e| WebError::BadRequest(e.to_string()))?;
     let found = pool::write(&state, move |s| Ok(s.assign_group(&topic, &target)?)).await?;
@@ -183,13 +169,7 @@ pub(crate) async fn assign(
     Ok(see_other(form.get("next"), "/knowledge"))
 }
 
-pub(crate) async fn delta(
-    State(state): State<SharedState>,
-    headers: HeaderMap,
-    Path(topic): Path<String>,
-    form: Fields,
-) -> WebResult {
-    same_site(&headers)?;
+pub(crate) async fn delta(State(state): State<SharedState>, Path(topic): Path<String>, form: Fields) -> WebResult {
     let Some(delta) = form.get("delta").and_then(|d| d.trim().parse::<i64>().ok()) else {
         return Err(WebError::BadRequest("delta must be a whole number".into()));
     };
@@ -198,8 +178,7 @@ pub(crate) async fn delta(
     Ok(see_other(form.get("next"), "/knowledge"))
 }
 
-pub(crate) async fn add_group(State(state): State<SharedState>, headers: HeaderMap, form: Fields) -> WebResult {
-    same_site(&headers)?;
+pub(crate) async fn add_group(State(state): State<SharedState>, form: Fields) -> WebResult {
     let name = form.get("group_name").unwrap_or_default().trim().to_owned();
     if name.is_empty() || name == OTHER_GROUP {
         return Err(WebError::BadRequest(format!("a group needs a name other than {OTHER_GROUP}")));
@@ -210,11 +189,9 @@ pub(crate) async fn add_group(State(state): State<SharedState>, headers: HeaderM
 
 pub(crate) async fn remove_group(
     State(state): State<SharedState>,
-    headers: HeaderMap,
     Path(name): Path<String>,
     form: Fields,
 ) -> WebResult {
-    same_site(&headers)?;
     pool::write(&state, move |s| Ok(s.remove_group(&name)?)).await?;
     Ok(see_other(form.get("next"), "/knowledge"))
 }

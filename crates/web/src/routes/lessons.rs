@@ -5,7 +5,7 @@ use std::collections::HashMap;
 
 use askama::Template;
 use axum::extract::{FromRequest, Multipart, Path, Query, Request, State};
-use axum::http::{HeaderMap, header};
+use axum::http::header;
 use axum::response::{IntoResponse, Redirect};
 use devcoach_core::Lesson;
 use devcoach_core::feedback::FeedbackChoice;
@@ -17,7 +17,7 @@ use devcoach_core::share::{SharedInput, file, parse_shared_input, text, url_to_f
 use devcoach_core::time::{Period, lesson_stamp};
 use devcoach_store::CourseFilter;
 
-use super::{Fields, attachment, html, same_site, see_other};
+use super::{Fields, attachment, html, see_other};
 use crate::error::{WebError, WebResult};
 use crate::state::SharedState;
 use crate::views::{Chrome, enc, full_date, short_date};
@@ -464,13 +464,7 @@ pub(crate) async fn detail(
     html(&page)
 }
 
-pub(crate) async fn star(
-    State(state): State<SharedState>,
-    headers: HeaderMap,
-    Path(id): Path<String>,
-    form: Fields,
-) -> WebResult {
-    same_site(&headers)?;
+pub(crate) async fn star(State(state): State<SharedState>, Path(id): Path<String>, form: Fields) -> WebResult {
     let on = form.get("starred") == Some("1");
     let next = form.get("next").map(str::to_owned);
     let found = pool::write(&state, move |s| Ok(s.set_star(&id, on)?)).await?;
@@ -480,13 +474,7 @@ pub(crate) async fn star(
     Ok(see_other(next.as_deref(), "/lessons"))
 }
 
-pub(crate) async fn feedback(
-    State(state): State<SharedState>,
-    headers: HeaderMap,
-    Path(id): Path<String>,
-    form: Fields,
-) -> WebResult {
-    same_site(&headers)?;
+pub(crate) async fn feedback(State(state): State<SharedState>, Path(id): Path<String>, form: Fields) -> WebResult {
     let raw = form.get("feedback").unwrap_or_default();
     let choice = if raw.is_empty() { Some(FeedbackChoice(None)) } else { FeedbackChoice::parse(raw) };
     let Some(choice) = choice else {
@@ -503,8 +491,7 @@ pub(crate) async fn feedback(
     Ok(see_other(next.as_deref(), "/lessons"))
 }
 
-pub(crate) async fn delete(State(state): State<SharedState>, headers: HeaderMap, form: Fields) -> WebResult {
-    same_site(&headers)?;
+pub(crate) async fn delete(State(state): State<SharedState>, form: Fields) -> WebResult {
     let ids: Vec<String> = form.all("id").map(str::to_owned).collect();
     let next = form.get("next").map(str::to_owned);
     if !ids.is_empty() {
@@ -534,32 +521,28 @@ impl ShareRequest {
 
 pub(crate) async fn share_get(
     State(state): State<SharedState>,
-    headers: HeaderMap,
+    headers: axum::http::HeaderMap,
     Path(id): Path<String>,
     Query(q): Query<HashMap<String, String>>,
 ) -> WebResult {
-    same_site(&headers)?;
-    share(state, id, ShareRequest::from_pairs(|k| q.get(k).cloned())).await
+    // A lesson's text is for our own pages only, as in the original.
+    if crate::guard::is_cross_site_at(&headers, state.port) {
+        return Err(WebError::Forbidden);
+    }
+    // A GET never writes: `persist` counts only on the form's POST.
+    let req = ShareRequest { persist: false, ..ShareRequest::from_pairs(|k| q.get(k).cloned()) };
+    share(state, id, req).await
 }
 
-pub(crate) async fn share_post(
-    State(state): State<SharedState>,
-    headers: HeaderMap,
-    Path(id): Path<String>,
-    form: Fields,
-) -> WebResult {
-    same_site(&headers)?;
+pub(crate) async fn share_post(State(state): State<SharedState>, Path(id): Path<String>, form: Fields) -> WebResult {
     share(state, id, ShareRequest::from_pairs(|k| form.get(k).map(str::to_owned))).await
 }
 
 async fn share(state: SharedState, id: String, req: ShareRequest) -> WebResult {
     let now = state.now();
     let persist_name = req.name.clone().filter(|n| req.persist && !n.trim().is_empty());
-    let payload = pool::write(&state, move |s| {
+    let build = move |s: &devcoach_store::Store| -> Result<Option<SharedLesson>, WebError> {
         let Some(lesson) = s.lesson(&id)? else { return Ok(None) };
-        if let Some(name) = &persist_name {
-            s.apply_setting(&SettingUpdate::new(SettingKey::ShareName, name)?)?;
-        }
         let setting = s.settings()?.share_name;
         let by = match req.name.as_deref().map(str::trim) {
             Some("") => SharedBy::Anonymous,
@@ -574,8 +557,17 @@ async fn share(state: SharedState, id: String, req: ShareRequest) -> WebResult {
             lesson_stamp(now),
             devcoach_core::APP_VERSION,
         )))
-    })
-    .await?
+    };
+    let payload = match persist_name {
+        Some(name) => {
+            pool::write(&state, move |s| {
+                s.apply_setting(&SettingUpdate::new(SettingKey::ShareName, &name)?)?;
+                build(s)
+            })
+            .await?
+        }
+        None => pool::read(&state, build).await?.flatten(),
+    }
     .ok_or(WebError::NotFoundText("Lesson not found"))?;
     let (share_text, code) = text::share_text(&payload);
     let plain = |body: String| {
@@ -639,7 +631,7 @@ async fn import_input(req: Request) -> Result<(String, String), WebError> {
 }
 
 pub(crate) async fn import(State(state): State<SharedState>, req: Request) -> WebResult {
-    let cross = crate::guard::is_cross_site(req.headers());
+    let cross = crate::guard::is_cross_site_at(req.headers(), state.port);
     let (from, raw) = import_input(req).await?;
     let from_lessons = from != "settings";
     let invalid = || {

@@ -10,7 +10,7 @@ mod system;
 
 use axum::Router;
 use axum::extract::DefaultBodyLimit;
-use axum::http::{HeaderMap, StatusCode, header};
+use axum::http::{StatusCode, header};
 use axum::response::{IntoResponse, Redirect, Response};
 use axum::routing::{get, post};
 
@@ -64,11 +64,6 @@ pub(crate) fn router(state: SharedState) -> Router {
         // In front of every route and the fallback: Host, cross-site writes, headers.
         .layer(axum::middleware::from_fn_with_state(state.clone(), guard::layer))
         .with_state(state)
-}
-
-/// Refuses a request the browser marks as cross-site.
-fn same_site(headers: &HeaderMap) -> Result<(), WebError> {
-    if guard::is_cross_site(headers) { Err(WebError::Forbidden) } else { Ok(()) }
 }
 
 /// The answer to a form: 303 to `next` (a local path) or the fallback.

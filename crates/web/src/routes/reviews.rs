@@ -4,12 +4,11 @@ use std::collections::HashMap;
 
 use askama::Template;
 use axum::extract::{Path, Query, State};
-use axum::http::HeaderMap;
 use devcoach_core::fsrs::{Grade, Scheduler};
 use devcoach_core::review::{ReviewMix, ReviewSettings};
 use devcoach_store::DueReview;
 
-use super::{Fields, html, same_site, see_other};
+use super::{Fields, html, see_other};
 use crate::error::{WebError, WebResult};
 use crate::pool;
 use crate::state::SharedState;
@@ -34,26 +33,14 @@ struct Page {
 
 pub(crate) async fn page(State(state): State<SharedState>, Query(q): Query<HashMap<String, String>>) -> WebResult {
     let now = state.now();
-    // Lessons written elsewhere get their cards here, which writes: only when the database exists.
-    let shared = state.clone();
-    let exists = pool::read(&state, |_| Ok(())).await?.is_some();
-    let loaded = if exists {
-        Some(
-            pool::write(&shared, move |s| {
-                s.ensure_review_cards(now)?;
-                let (mut due, total) = s.due_reviews(now, 1)?;
-                let next = if total == 0 {
-                    s.due_by_day(now + chrono::Duration::days(3650))?.into_iter().next()
-                } else {
-                    None
-                };
-                Ok((Chrome::new(Some(s), "reviews"), due.pop(), total, next.map(|(day, _)| day), s.review_settings()?))
-            })
-            .await?,
-        )
-    } else {
-        None
-    };
+    // A GET only reads: cards for lessons written elsewhere are made on the write paths (the
+    // dashboard's start, every grade), never here.
+    let loaded = pool::read(&state, move |s| {
+        let (mut due, total) = s.due_reviews(now, 1)?;
+        let next = if total == 0 { s.due_by_day(now + chrono::Duration::days(3650))?.into_iter().next() } else { None };
+        Ok((Chrome::new(Some(s), "reviews"), due.pop(), total, next.map(|(day, _)| day), s.review_settings()?))
+    })
+    .await?;
     let graded =
         match (q.get("graded").and_then(|g| Grade::parse(g).ok()), q.get("days").and_then(|d| d.parse::<u32>().ok())) {
             (Some(g), Some(1)) => Some(format!("Graded {}: back tomorrow.", g.as_str())),
@@ -84,23 +71,21 @@ pub(crate) async fn page(State(state): State<SharedState>, Query(q): Query<HashM
     })
 }
 
-pub(crate) async fn grade(
-    State(state): State<SharedState>,
-    headers: HeaderMap,
-    Path(id): Path<String>,
-    form: Fields,
-) -> WebResult {
-    same_site(&headers)?;
+pub(crate) async fn grade(State(state): State<SharedState>, Path(id): Path<String>, form: Fields) -> WebResult {
     let g = Grade::parse(form.get("grade").unwrap_or_default()).map_err(|e| WebError::BadRequest(e.to_string()))?;
     let now = state.now();
-    let outcome = pool::write(&state, move |s| Ok(s.grade_review(&id, g, now)?)).await?;
+    let outcome = pool::write(&state, move |s| {
+        // Lessons written elsewhere get their cards, so the next one shown is the right one.
+        s.ensure_review_cards(now)?;
+        Ok(s.grade_review(&id, g, now)?)
+    })
+    .await?;
     let Some(outcome) = outcome else { return Err(WebError::NotFound("Lesson not found")) };
     let next = format!("/reviews?graded={}&days={}", g.as_str(), outcome.graded.step.interval);
     Ok(see_other(Some(&next), "/reviews"))
 }
 
-pub(crate) async fn settings(State(state): State<SharedState>, headers: HeaderMap, form: Fields) -> WebResult {
-    same_site(&headers)?;
+pub(crate) async fn settings(State(state): State<SharedState>, form: Fields) -> WebResult {
     let retention = form
         .get("retention")
         .and_then(|r| r.trim().parse::<f64>().ok())

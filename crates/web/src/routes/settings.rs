@@ -4,11 +4,10 @@ use std::collections::HashMap;
 
 use askama::Template;
 use axum::extract::{Multipart, Query, State};
-use axum::http::HeaderMap;
 use axum::response::{IntoResponse, Redirect};
 use devcoach_core::settings::{SettingKey, SettingUpdate, Settings};
 
-use super::{Fields, attachment, html, same_site, see_other};
+use super::{Fields, attachment, html, see_other};
 use crate::error::{WebError, WebResult};
 use crate::pool;
 use crate::state::SharedState;
@@ -97,8 +96,7 @@ pub(crate) async fn page(State(state): State<SharedState>, Query(q): Query<HashM
     html(&page)
 }
 
-pub(crate) async fn save(State(state): State<SharedState>, headers: HeaderMap, form: Fields) -> WebResult {
-    same_site(&headers)?;
+pub(crate) async fn save(State(state): State<SharedState>, form: Fields) -> WebResult {
     let mut updates = Vec::new();
     let mut problems = Vec::new();
     for (key, name) in [
@@ -132,14 +130,14 @@ pub(crate) async fn save(State(state): State<SharedState>, headers: HeaderMap, f
 }
 
 pub(crate) async fn export(State(state): State<SharedState>) -> WebResult {
-    let zip = pool::write(&state, |s| Ok(s.backup_zip()?.0)).await?;
+    // A read: with no database yet there is nothing to back up, and none is created.
+    let zip = pool::read(&state, |s| Ok(s.backup_zip()?.0))
+        .await?
+        .ok_or(WebError::NotFoundText("No data yet, so there is nothing to back up."))?;
     Ok(attachment("application/zip", "devcoach-backup.zip", zip))
 }
 
-pub(crate) async fn import(State(state): State<SharedState>, headers: HeaderMap, mut form: Multipart) -> WebResult {
-    if crate::guard::is_cross_site(&headers) {
-        return Ok(Redirect::to("/settings?error=cross").into_response());
-    }
+pub(crate) async fn import(State(state): State<SharedState>, mut form: Multipart) -> WebResult {
     // Kept as the one buffer the upload arrived in (no copy): with the upload limit and a
     // restore that streams, the dashboard's memory stays bounded.
     let mut bytes = axum::body::Bytes::new();
@@ -179,12 +177,19 @@ pub(crate) async fn notebook_download(State(state): State<SharedState>) -> WebRe
     Ok(attachment("text/markdown; charset=utf-8", "devcoach-notebook.md", text))
 }
 
-pub(crate) async fn notebook_save(State(state): State<SharedState>, headers: HeaderMap, form: Fields) -> WebResult {
-    same_site(&headers)?;
-    let content = form.get("content").unwrap_or_default().replace("\r\n", "\n");
-    let dir = state.dir.clone();
-    tokio::task::spawn_blocking(move || dir.write_notebook(&content))
-        .await
-        .map_err(|e| WebError::Internal(e.to_string()))??;
+pub(crate) async fn notebook_save(State(state): State<SharedState>, form: Fields) -> WebResult {
+    // A form without the field is not "an empty notebook": nothing is replaced.
+    let content = form
+        .get("content")
+        .ok_or_else(|| WebError::BadRequest("the notebook form sent no `content`; nothing was changed".into()))?
+        .replace("\r\n", "\n");
+    // Written like every other write: refused (503) while a newer devcoach owns the data.
+    pool::write(&state, move |s| {
+        if let Some(compat) = s.compat() {
+            return Err(devcoach_store::StoreError::SchemaTooNew(compat.clone()).into());
+        }
+        Ok(s.data_dir().write_notebook(&content)?)
+    })
+    .await?;
     Ok(see_other(form.get("next"), "/settings?notebook_saved=1"))
 }

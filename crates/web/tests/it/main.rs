@@ -58,7 +58,10 @@ impl Server {
                 .await
             })
         });
-        Self { base, tmp, stop: Some(tx), thread: Some(thread) }
+        let server = Self { base, tmp, stop: Some(tx), thread: Some(thread) };
+        // The first answer comes once the dashboard's start (which may write) is over.
+        assert_eq!(server.get("/ping").status, 200, "the dashboard came up");
+        server
     }
 
     pub fn data(&self) -> DataDir {
@@ -106,6 +109,18 @@ impl Server {
             .post(&format!("{}{path}", self.base))
             .header("content-type", "application/x-www-form-urlencoded")
             .header("sec-fetch-site", site);
+        Resp::from(req.send(body.as_bytes()).expect("POST"))
+    }
+
+    /// A form post with exactly these extra headers (no `Sec-Fetch-Site` unless given).
+    pub fn post_with(&self, path: &str, fields: &[(&str, &str)], headers: &[(&str, &str)]) -> Resp {
+        let body: String = fields.iter().map(|(k, v)| format!("{}={}", enc(k), enc(v))).collect::<Vec<_>>().join("&");
+        let mut req = Self::agent()
+            .post(&format!("{}{path}", self.base))
+            .header("content-type", "application/x-www-form-urlencoded");
+        for (name, value) in headers {
+            req = req.header(*name, *value);
+        }
         Resp::from(req.send(body.as_bytes()).expect("POST"))
     }
 

@@ -204,6 +204,8 @@ fn settings_backup_restore_and_notebook() {
 
     s.post("/settings/notebook", &[("content", "# Notes\r\nLikes examples.\r\n")])
         .see_other("/settings?notebook_saved=1");
+    assert_eq!(s.post("/settings/notebook", &[("next", "/settings")]).status, 400, "no field is not an empty notebook");
+    assert_eq!(s.data().read_notebook().expect("notebook"), "# Notes\nLikes examples.\n");
     assert_eq!(s.data().read_notebook().expect("notebook"), "# Notes\nLikes examples.\n");
     let md = s.get("/settings/notebook/download");
     assert_eq!(md.header("content-disposition"), "attachment; filename=\"devcoach-notebook.md\"");
@@ -243,12 +245,14 @@ fn a_newer_database_is_shown_but_never_written() {
         ("/lessons/redis-ttl-jitter/star", vec![("starred", "1")]),
         ("/knowledge", vec![("topic", "x")]),
         ("/settings", vec![("max_per_day", "3")]),
+        ("/settings/notebook", vec![("content", "")]),
     ] {
         let r = s.post(path, &fields);
         assert_eq!(r.status, 503, "{path}");
         assert!(r.text().contains("Read-only database"));
     }
     assert_eq!(std::fs::read(s.data().db_path()).expect("db"), bytes, "the file is untouched");
+    assert!(s.data().read_notebook().expect("notebook").contains("Coaching Notebook"), "the notebook is untouched");
 }
 
 /// Stamps the database as written by a newer devcoach (schema 7).

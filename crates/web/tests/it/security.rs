@@ -107,6 +107,52 @@ fn every_state_changing_route_refuses_other_sites() {
     assert_eq!(s.get("/ping").status, 200);
 }
 
+/// Without fetch metadata (older browsers, some embedded views), the decision falls to `Origin`,
+/// then `Referer`, then the kind of body: every combination a page on another site can produce,
+/// on every state-changing route.
+#[test]
+fn every_state_changing_route_refuses_other_sites_without_fetch_metadata() {
+    let (s, course) = demo_with_course();
+    let port = s.base.rsplit(':').next().expect("port").to_owned();
+    let posts: Vec<String> =
+        routes().iter().filter(|(_, m)| m.contains(&"post")).map(|(p, _)| concrete(p, &course)).collect();
+    let foreign: Vec<Vec<(&str, String)>> = vec![
+        vec![("origin", "http://evil.example".into())],
+        vec![("origin", "null".into())],
+        vec![("origin", format!("http://localhost:{port}.evil.example"))],
+        vec![("origin", "http://localhost:1".into())],
+        vec![("origin", format!("https://localhost:{port}"))],
+        vec![("referer", "http://evil.example/page".into())],
+        vec![("referer", format!("http://evil.example/http://localhost:{port}/"))],
+        vec![],
+    ];
+    let before = std::fs::read(s.data().db_path()).expect("db");
+    let notebook = s.data().read_notebook().expect("notebook");
+    let mut tried = 0;
+    for path in &posts {
+        for headers in &foreign {
+            let headers: Vec<(&str, &str)> = headers.iter().map(|(k, v)| (*k, v.as_str())).collect();
+            let r = s.post_with(path, &[("id", "redis-ttl-jitter"), ("content", ""), ("grade", "good")], &headers);
+            tried += 1;
+            if path == "/lessons/import" {
+                assert_eq!((r.status, r.header("location")), (303, "/lessons?import=1&error=cross"), "{headers:?}");
+            } else {
+                assert_eq!(r.status, 403, "POST {path} with {headers:?}");
+            }
+        }
+    }
+    assert!(tried >= 19 * 8, "{tried}");
+    assert_eq!(std::fs::read(s.data().db_path()).expect("db"), before, "nothing was written");
+    assert_eq!(s.data().read_notebook().expect("notebook"), notebook, "the notebook is untouched");
+    // Our own pages pass on Origin or Referer alone.
+    let ours = format!("http://127.0.0.1:{port}");
+    let r = s.post_with("/lessons/redis-ttl-jitter/star", &[("starred", "1")], &[("origin", &ours)]);
+    assert_eq!(r.status, 303);
+    let r =
+        s.post_with("/lessons/redis-ttl-jitter/star", &[("starred", "0")], &[("referer", &format!("{ours}/lessons"))]);
+    assert_eq!(r.status, 303);
+}
+
 #[test]
 fn every_page_carries_a_content_security_policy() {
     let (s, course) = demo_with_course();
@@ -238,4 +284,30 @@ fn stored_payloads_are_shown_as_text_everywhere() {
         tried += PAYLOADS.len();
     }
     assert!(tried >= 70);
+}
+
+/// No GET creates the database or changes a byte of it (a cross-site page can make a browser
+/// send any GET): every GET route of the router, on an empty data folder and on the demo.
+#[test]
+fn no_get_creates_or_changes_the_database() {
+    let empty = Server::empty();
+    let (demo, course) = demo_with_course();
+    let gets: Vec<String> =
+        routes().iter().filter(|(_, m)| m.contains(&"get")).map(|(p, _)| concrete(p, &course)).collect();
+    assert!(gets.len() >= 20, "{gets:?}");
+    // Past its start (which may write: review cards for lessons written elsewhere).
+    assert_eq!((empty.get("/ping").status, demo.get("/ping").status), (200, 200));
+    let before = std::fs::read(demo.data().db_path()).expect("db");
+    let extra = ["/reviews", "/settings/export", "/lessons/redis-ttl-jitter/share?format=text&persist=1&name=Eve"];
+    for path in gets.iter().map(String::as_str).chain(extra) {
+        if path == "/shutdown" {
+            continue;
+        }
+        let _ = empty.get(path);
+        assert!(!empty.data().db_path().exists(), "GET {path} created the database");
+        let _ = demo.get(path);
+        assert!(std::fs::read(demo.data().db_path()).expect("db") == before, "GET {path} changed the database");
+    }
+    assert_eq!(empty.get("/settings/export").status, 404, "nothing to back up yet");
+    assert_eq!(demo.store().settings().expect("settings").share_name, None, "a GET never saves a name");
 }
