@@ -1,19 +1,116 @@
-//! stdio framing in front of rmcp: every input line is checked before rmcp sees it, so input
-//! that is not JSON gets a JSON-RPC parse error (rmcp drops it silently) and a line too long to
-//! be a request gets an error instead of being discarded. Output lines from the server and these
-//! errors never interleave.
+//! stdio framing in front of rmcp: every input line is checked before rmcp sees it, so every
+//! line gets an answer and the server keeps serving. rmcp drops some input silently (a line
+//! that is not JSON, nested deeper than 128 levels, holding invalid UTF-8, not a JSON-RPC message
+//! it can read) and stops serving on a notification before `initialize`; such lines are answered
+//! here instead (with the request's id when it can be read, else `null`), or, for notifications,
+//! which get no answer, dropped. A line too long to be a request gets an error instead of being
+//! discarded. Output lines from the server and these errors never interleave.
 
 use std::sync::Arc;
 
-use serde::de::IgnoredAny;
+use rmcp::model::ClientJsonRpcMessage;
+use serde::de::{Deserializer as _, IgnoredAny, MapAccess, Visitor};
+use serde_json::Value;
 use tokio::io::{AsyncBufRead, AsyncBufReadExt, AsyncRead, AsyncWrite, AsyncWriteExt, BufReader};
 use tokio::sync::Mutex;
 
 /// The longest request line accepted (a 10 MB argument still fits, and is refused by the tool).
 pub const MAX_LINE_BYTES: usize = 16 * 1024 * 1024;
 
-const PARSE_ERROR: &[u8] = b"{\"jsonrpc\":\"2.0\",\"id\":null,\"error\":{\"code\":-32700,\"message\":\"Parse error: the line is not JSON; send one JSON-RPC message per line\"}}\n";
-const TOO_LARGE: &[u8] = b"{\"jsonrpc\":\"2.0\",\"id\":null,\"error\":{\"code\":-32600,\"message\":\"Invalid request: the message is larger than 16 MiB\"}}\n";
+const PARSE_ERROR: i64 = -32700;
+const INVALID_REQUEST: i64 = -32600;
+/// The code LSP and most JSON-RPC servers use for "not initialized yet".
+const NOT_INITIALIZED: i64 = -32002;
+
+/// One error answer, as a line.
+fn error_line(id: &Value, code: i64, message: &str) -> Vec<u8> {
+    let mut line = serde_json::to_vec(&serde_json::json!({
+        "jsonrpc": "2.0", "id": id, "error": {"code": code, "message": message}
+    }))
+    .unwrap_or_default();
+    line.push(b'\n');
+    line
+}
+
+/// The top-level `id` of a message that did not parse as a whole (the rest is skipped, not
+/// read), when it is a number or a string: so even a broken request gets its own answer.
+fn read_id(text: &[u8]) -> Value {
+    /// Reads keys until `id`, keeping it in `found`; what comes after may be broken.
+    struct Id<'a>(&'a mut Option<Value>);
+    impl<'de> Visitor<'de> for Id<'_> {
+        type Value = ();
+        fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+            f.write_str("an object")
+        }
+        fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
+            while let Some(key) = map.next_key::<String>()? {
+                if key == "id" {
+                    *self.0 = Some(map.next_value::<Value>()?);
+                    return Err(serde::de::Error::custom("found"));
+                }
+                map.next_value::<IgnoredAny>()?;
+            }
+            Ok(())
+        }
+    }
+    let mut found = None;
+    let _ = serde_json::Deserializer::from_slice(text).deserialize_map(Id(&mut found));
+    found.filter(|id| id.is_number() || id.is_string()).unwrap_or(Value::Null)
+}
+
+/// What to do with one line.
+#[derive(Debug, PartialEq, Eq)]
+enum Verdict {
+    /// Hand it to rmcp.
+    Pass { initialize: bool },
+    /// Answer it here.
+    Answer(Vec<u8>),
+    /// A notification nothing may answer, which rmcp would not survive: drop it.
+    Drop,
+}
+
+/// Checks one line (without its newline) the way rmcp will read it.
+fn check(text: &[u8], initialized: bool) -> Verdict {
+    let value = match serde_json::from_slice::<Value>(text) {
+        Ok(value) => value,
+        Err(e) => {
+            let id = read_id(text);
+            let message = if e.to_string().contains("recursion limit") {
+                return Verdict::Answer(error_line(
+                    &id,
+                    INVALID_REQUEST,
+                    "Invalid request: the message is nested deeper than 128 levels",
+                ));
+            } else if std::str::from_utf8(text).is_err() {
+                "Parse error: the line is not valid UTF-8"
+            } else {
+                "Parse error: the line is not JSON; send one JSON-RPC message per line"
+            };
+            return Verdict::Answer(error_line(&id, PARSE_ERROR, message));
+        }
+    };
+    let id = value.get("id").filter(|id| id.is_number() || id.is_string()).cloned();
+    let method = value.get("method").and_then(Value::as_str).map(str::to_owned);
+    if let Err(e) = serde_json::from_value::<ClientJsonRpcMessage>(value) {
+        if id.is_none() && method.is_some() {
+            return Verdict::Drop;
+        }
+        let message = format!("Invalid request: not a JSON-RPC 2.0 message this server reads ({e})");
+        return Verdict::Answer(error_line(&id.unwrap_or(Value::Null), INVALID_REQUEST, &message));
+    }
+    let initialize = method.as_deref() == Some("initialize");
+    if !initialized && !initialize && method.as_deref() != Some("ping") {
+        return match id {
+            Some(id) if method.is_some() => Verdict::Answer(error_line(
+                &id,
+                NOT_INITIALIZED,
+                "Server not initialized: send `initialize` first",
+            )),
+            _ => Verdict::Drop,
+        };
+    }
+    Verdict::Pass { initialize }
+}
 
 enum Line {
     Ok,
@@ -64,28 +161,38 @@ pub async fn pump_input<W: AsyncWrite + Unpin>(
 ) -> std::io::Result<()> {
     let mut reader = BufReader::with_capacity(64 * 1024, input);
     let mut buf = Vec::new();
+    let mut initialized = false;
     loop {
-        let reply: Option<&[u8]> = match read_line(&mut reader, &mut buf, MAX_LINE_BYTES).await? {
+        let reply: Option<Vec<u8>> = match read_line(&mut reader, &mut buf, MAX_LINE_BYTES).await? {
             Line::Eof => break,
-            Line::TooLong => Some(TOO_LARGE),
+            Line::TooLong => Some(error_line(
+                &Value::Null,
+                INVALID_REQUEST,
+                "Invalid request: the message is larger than 16 MiB",
+            )),
             Line::Ok => {
                 let text = buf.strip_suffix(b"\n").unwrap_or(&buf);
                 let text = text.strip_suffix(b"\r").unwrap_or(text);
                 if text.iter().all(u8::is_ascii_whitespace) {
                     None
-                } else if serde_json::from_slice::<IgnoredAny>(text).is_err() {
-                    Some(PARSE_ERROR)
                 } else {
-                    to_server.write_all(text).await?;
-                    to_server.write_all(b"\n").await?;
-                    to_server.flush().await?;
-                    None
+                    match check(text, initialized) {
+                        Verdict::Pass { initialize } => {
+                            initialized |= initialize;
+                            to_server.write_all(text).await?;
+                            to_server.write_all(b"\n").await?;
+                            to_server.flush().await?;
+                            None
+                        }
+                        Verdict::Answer(line) => Some(line),
+                        Verdict::Drop => None,
+                    }
                 }
             }
         };
         if let Some(reply) = reply {
             let mut out = out.lock().await;
-            out.write_all(reply).await?;
+            out.write_all(&reply).await?;
             out.flush().await?;
         }
     }
@@ -124,19 +231,64 @@ mod tests {
         (forwarded, answered)
     }
 
+    const INIT: &str = r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}"#;
+
+    fn answers(lines: &[u8]) -> Vec<Value> {
+        lines.split(|b| *b == b'\n').filter(|l| !l.is_empty()).map(|l| serde_json::from_slice(l).expect("json")).collect()
+    }
+
     #[tokio::test(flavor = "current_thread")]
     async fn json_passes_garbage_is_answered() {
-        let (fwd, ans) = run(b"{\"a\":1}\r\nnot json\n\n   \n[1,2]").await;
-        assert_eq!(fwd, b"{\"a\":1}\n[1,2]\n");
-        assert_eq!(ans, PARSE_ERROR);
+        let input = format!("{INIT}\r\nnot json\n\n   \n[1,2]\n{{\"a\":1}}\n");
+        let (fwd, ans) = run(input.as_bytes()).await;
+        assert_eq!(fwd, format!("{INIT}\n").as_bytes());
+        let ans = answers(&ans);
+        assert_eq!(ans.len(), 3, "{ans:?}");
+        assert_eq!(ans[0]["error"]["code"], PARSE_ERROR);
+        assert!(ans[1..].iter().all(|a| a["error"]["code"] == INVALID_REQUEST && a["id"].is_null()), "{ans:?}");
+    }
+
+    #[tokio::test(flavor = "current_thread")]
+    async fn every_broken_request_gets_its_own_answer() {
+        let deep = format!(r#"{{"jsonrpc":"2.0","id":5,"method":"tools/list","params":{{"x":{}{}}}}}"#, "[".repeat(200), "]".repeat(200));
+        let mut input = format!("{INIT}\n{deep}\n").into_bytes();
+        input.extend_from_slice(b"{\"jsonrpc\":\"2.0\",\"id\":\"u\",\"method\":\"tools/call\",\"params\":{\"name\":\"\xff\"}}\n");
+        input.extend_from_slice(b"{\"jsonrpc\":\"2.0\",\"id\":7,\"method\":\"tools/call\",\"params\":\"x\"}\n");
+        let (fwd, ans) = run(&input).await;
+        assert_eq!(fwd, format!("{INIT}\n").as_bytes(), "none of them reaches rmcp");
+        let ans = answers(&ans);
+        assert_eq!((ans[0]["id"].clone(), ans[0]["error"]["code"].clone()), (serde_json::json!(5), serde_json::json!(INVALID_REQUEST)));
+        assert!(ans[0]["error"]["message"].as_str().is_some_and(|m| m.contains("128 levels")));
+        assert_eq!((ans[1]["id"].clone(), ans[1]["error"]["code"].clone()), (serde_json::json!("u"), serde_json::json!(PARSE_ERROR)));
+        assert!(ans[1]["error"]["message"].as_str().is_some_and(|m| m.contains("UTF-8")));
+        assert_eq!((ans[2]["id"].clone(), ans[2]["error"]["code"].clone()), (serde_json::json!(7), serde_json::json!(INVALID_REQUEST)));
+    }
+
+    #[tokio::test(flavor = "current_thread")]
+    async fn nothing_but_initialize_and_ping_before_initialize() {
+        let input = format!(
+            "{}\n{}\n{}\n{INIT}\n{}\n",
+            r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#,
+            r#"{"jsonrpc":"2.0","id":1,"method":"tools/list"}"#,
+            r#"{"jsonrpc":"2.0","id":2,"method":"ping"}"#,
+            r#"{"jsonrpc":"2.0","id":3,"method":"tools/list"}"#,
+        );
+        let (fwd, ans) = run(input.as_bytes()).await;
+        let fwd = String::from_utf8(fwd).expect("utf-8");
+        assert!(!fwd.contains("notifications/initialized"), "a notification before initialize would stop rmcp");
+        assert!(fwd.contains(r#""id":2,"method":"ping""#) && fwd.contains(INIT) && fwd.contains(r#""id":3"#), "{fwd}");
+        let ans = answers(&ans);
+        assert_eq!(ans.len(), 1);
+        assert_eq!((ans[0]["id"].clone(), ans[0]["error"]["code"].clone()), (serde_json::json!(1), serde_json::json!(NOT_INITIALIZED)));
     }
 
     #[tokio::test(flavor = "current_thread")]
     async fn oversized_lines_are_refused_and_skipped() {
         let mut input = vec![b'"'; MAX_LINE_BYTES + 10];
-        input.extend_from_slice(b"\"\n{\"ok\":true}\n");
+        input.extend_from_slice(format!("\"\n{INIT}\n").as_bytes());
         let (fwd, ans) = run(&input).await;
-        assert_eq!(fwd, b"{\"ok\":true}\n");
-        assert_eq!(ans, TOO_LARGE);
+        assert_eq!(fwd, format!("{INIT}\n").as_bytes());
+        let ans = answers(&ans);
+        assert_eq!((ans.len(), ans[0]["error"]["code"].clone()), (1, serde_json::json!(INVALID_REQUEST)));
     }
 }

@@ -147,3 +147,121 @@ fn tools_report_a_broken_database_and_resources_degrade() {
     assert!(stderr.contains("database unreadable") || stderr.contains("schema"), "{stderr}");
     assert_eq!(std::fs::read(env.data().join("coaching.db")).expect("bytes"), b"not a database at all".repeat(200));
 }
+
+/// Sends raw byte lines (they need not be UTF-8) and returns every stdout line as JSON.
+fn exchange_bytes(env: &Env, lines: &[Vec<u8>]) -> Vec<Value> {
+    let mut child = Command::new(bin())
+        .arg("mcp")
+        .env_clear()
+        .envs(env.vars())
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("spawn");
+    let mut stdin = child.stdin.take().expect("stdin");
+    let mut input = Vec::new();
+    for line in lines {
+        input.extend_from_slice(line);
+        input.push(b'\n');
+    }
+    let writer = std::thread::spawn(move || {
+        let _ = stdin.write_all(&input);
+        std::thread::sleep(std::time::Duration::from_millis(800));
+    });
+    let stdout = BufReader::new(child.stdout.take().expect("stdout"));
+    let out: Vec<Value> = stdout
+        .lines()
+        .map(|l| {
+            let l = l.expect("utf-8 line");
+            serde_json::from_str(&l).unwrap_or_else(|e| panic!("stdout carried a non-JSON line ({e}): {l}"))
+        })
+        .collect();
+    writer.join().expect("writer");
+    assert!(child.wait().expect("exit").success(), "the server exits cleanly when stdin closes");
+    out
+}
+
+/// splitmix64, so the generated corpus is the same on every run.
+struct Rng(u64);
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+    fn below(&mut self, n: u64) -> usize {
+        usize::try_from(self.next() % n).expect("small")
+    }
+}
+
+/// Every kind of line rmcp would drop or die on, generated: deep nesting, invalid UTF-8, cut-off
+/// requests, wrong shapes, bytes that are not JSON. Each is answered exactly once, with its own
+/// id when it can be read, and the server goes on serving.
+#[test]
+fn every_hostile_line_gets_one_answer_and_serving_goes_on() {
+    let env = Env::demo();
+    let mut rng = Rng(7);
+    let mut lines: Vec<Vec<u8>> = init().into_iter().map(String::into_bytes).collect();
+    let mut readable_ids = Vec::new();
+    let cases = 300;
+    for n in 0..cases {
+        let id = 1000 + i64::try_from(n).expect("small");
+        let valid = format!(r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/call","params":{{"name":"get_lessons","arguments":{{"search":"abc"}}}}}}"#);
+        let line: Vec<u8> = match n % 6 {
+            0 => {
+                let depth = 129 + rng.below(300);
+                format!(r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/list","params":{{"x":{}{}}}}}"#, "[".repeat(depth), "]".repeat(depth))
+                    .into_bytes()
+            }
+            1 => {
+                let mut bytes = valid.clone().into_bytes();
+                let at = bytes.len() - 6;
+                bytes[at] = [0xff, 0xc0, 0x80, 0xfe][rng.below(4)];
+                bytes
+            }
+            2 => {
+                let cut = valid.find("\"method\"").expect("method") + rng.below(40);
+                valid.as_bytes()[..cut].to_vec()
+            }
+            3 => {
+                let params = ["\"x\"", "7", "[1,2]", "null", "{\"name\":3}"][rng.below(5)];
+                format!(r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/call","params":{params}}}"#).into_bytes()
+            }
+            4 => (0..1 + rng.below(60)).map(|_| u8::try_from(32 + rng.below(95)).expect("ascii")).collect(),
+            _ => ["[1,2]", "42", "\"text\"", "{\"jsonrpc\":\"1.0\"}", "{}"][rng.below(5)].as_bytes().to_vec(),
+        };
+        // Deep, broken-UTF-8 and wrongly shaped requests keep an id that can be read.
+        if matches!(n % 6, 0 | 1 | 3) {
+            readable_ids.push(id);
+        }
+        lines.push(line);
+    }
+    lines.push(json!({"jsonrpc": "2.0", "id": 99, "method": "ping"}).to_string().into_bytes());
+    let out = exchange_bytes(&env, &lines);
+    assert_eq!(by_id(&out, 99)["result"], json!({}), "still serving after all of it");
+    let answered = out.iter().filter(|m| m["id"] != json!(1) && m["id"] != json!(99)).count();
+    // A line that is only whitespace gets no answer; none are generated here.
+    assert_eq!(answered, cases, "every hostile line answered exactly once");
+    for id in &readable_ids {
+        assert!(by_id(&out, *id)["error"]["code"].is_i64(), "request {id}");
+    }
+}
+
+#[test]
+fn before_initialize_nothing_stops_the_server() {
+    let env = Env::demo();
+    let mut lines = vec![
+        json!({"jsonrpc": "2.0", "method": "notifications/initialized"}).to_string(),
+        json!({"jsonrpc": "2.0", "id": 5, "method": "tools/list"}).to_string(),
+        json!({"jsonrpc": "2.0", "id": 6, "method": "ping"}).to_string(),
+    ];
+    lines.extend(init());
+    lines.push(json!({"jsonrpc": "2.0", "id": 7, "method": "tools/list"}).to_string());
+    let (out, _) = exchange(&env, &lines);
+    assert_eq!(by_id(&out, 5)["error"]["code"], -32002, "asked to initialize first");
+    assert_eq!(by_id(&out, 6)["result"], json!({}));
+    assert!(by_id(&out, 7)["result"]["tools"].as_array().is_some_and(|t| t.len() > 20), "then it serves as usual");
+}
