@@ -28,21 +28,43 @@ fn is_public_v4(ip: Ipv4Addr) -> bool {
         || a >= 224)
 }
 
+/// The IPv4 address an IPv6 address carries, for every form that embeds one: the forms a
+/// translator or tunnel turns into a connection to that IPv4 address, which then decides.
+pub fn embedded_v4(ip: Ipv6Addr) -> Option<Embedded> {
+    let s = ip.segments();
+    let last = v4_from(s[6], s[7]);
+    match s {
+        // Mapped (::ffff:a.b.c.d) and SIIT (::ffff:0:a.b.c.d, RFC 6145).
+        [0, 0, 0, 0, 0, 0xffff, _, _] | [0, 0, 0, 0, 0xffff, 0, _, _] => Some(Embedded::One(last)),
+        // IPv4-compatible (::a.b.c.d, deprecated), but not :: and ::1 themselves.
+        [0, 0, 0, 0, 0, 0, _, _] if !ip.is_unspecified() && !ip.is_loopback() => Some(Embedded::One(last)),
+        // NAT64, well-known (64:ff9b::/96) and local-use (64:ff9b:1::/48, RFC 8215).
+        [0x64, 0xff9b, 0, 0, 0, 0, _, _] | [0x64, 0xff9b, 1, ..] => Some(Embedded::One(last)),
+        // 6to4 (2002:a.b.c.d::/48).
+        [0x2002, hi, lo, ..] => Some(Embedded::One(v4_from(hi, lo))),
+        // Teredo (2001:0::/32): the server in bits 32-63, the client's address inverted at the end.
+        [0x2001, 0, server_hi, server_lo, _, _, client_hi, client_lo] => {
+            Some(Embedded::Two(v4_from(server_hi, server_lo), v4_from(!client_hi, !client_lo)))
+        }
+        _ => None,
+    }
+}
+
+/// The IPv4 address (or, for Teredo, addresses) an IPv6 address embeds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Embedded {
+    One(Ipv4Addr),
+    /// A Teredo server and client: both must be public.
+    Two(Ipv4Addr, Ipv4Addr),
+}
+
 fn is_public_v6(ip: Ipv6Addr) -> bool {
-    if let Some(v4) = ip.to_ipv4_mapped() {
-        return is_public_v4(v4);
+    match embedded_v4(ip) {
+        Some(Embedded::One(v4)) => return is_public_v4(v4),
+        Some(Embedded::Two(a, b)) => return is_public_v4(a) && is_public_v4(b),
+        None => {}
     }
     let s = ip.segments();
-    // IPv4-compatible (::a.b.c.d), NAT64 (64:ff9b::/96) and 6to4 (2002::/16) carry an IPv4
-    // address that decides.
-    if s[..6] == [0, 0, 0, 0, 0, 0] || s[..6] == [0x64, 0xff9b, 0, 0, 0, 0] {
-        let v4 = v4_from(s[6], s[7]);
-        return !ip.is_unspecified() && !ip.is_loopback() && is_public_v4(v4);
-    }
-    if s[0] == 0x2002 {
-        let v4 = v4_from(s[1], s[2]);
-        return is_public_v4(v4);
-    }
     !(ip.is_unspecified()
         || ip.is_loopback()
         || (s[0] & 0xfe00) == 0xfc00
@@ -110,6 +132,12 @@ mod tests {
             "64:ff9b::10.0.0.1",
             "2002:0a00:0001::1",
             "2001:db8::1",
+            "::ffff:0:7f00:1",
+            "::ffff:0:a00:1",
+            "64:ff9b:1::7f00:1",
+            "64:ff9b:1:abcd::c0a8:101",
+            "2001:0:4136:e378:8000:63bf:80ff:fffe",
+            "2001:0:a00:1:0:0:bcff:fefe",
         ] {
             check(ip, false);
         }
@@ -126,9 +154,46 @@ mod tests {
             "2606:4700:4700::1111",
             "::ffff:93.184.216.34",
             "64:ff9b::1.1.1.1",
+            "::ffff:0:5db8:d822",
+            "2001:0:4136:e378:8000:63bf:a2b7:2bdd",
         ] {
             check(ip, true);
         }
+    }
+
+    /// Every form that embeds an IPv4 address is judged by that address, for any address.
+    #[test]
+    fn embedded_addresses_decide_for_every_ipv4() {
+        let mut x: u32 = 0x1234_5678;
+        let server = Ipv4Addr::new(65, 54, 227, 120);
+        let mut tried = 0;
+        for _ in 0..20_000 {
+            // xorshift32: every part of the space, the special ranges included.
+            x ^= x << 13;
+            x ^= x >> 17;
+            x ^= x << 5;
+            let v4 = Ipv4Addr::from(x);
+            let [a, b, c, d] = v4.octets();
+            let (hi, lo) = (u16::from_be_bytes([a, b]), u16::from_be_bytes([c, d]));
+            let forms = [
+                Ipv6Addr::new(0, 0, 0, 0, 0, 0xffff, hi, lo),
+                Ipv6Addr::new(0, 0, 0, 0, 0xffff, 0, hi, lo),
+                Ipv6Addr::new(0x64, 0xff9b, 0, 0, 0, 0, hi, lo),
+                Ipv6Addr::new(0x64, 0xff9b, 1, 0, 0, 0, hi, lo),
+                Ipv6Addr::new(0x2002, hi, lo, 0, 0, 0, 0, 1),
+            ];
+            for form in forms {
+                assert_eq!(is_public_v6(form), is_public_v4(v4), "{form} carries {v4}");
+                tried += 1;
+            }
+            let teredo = Ipv6Addr::new(0x2001, 0, 0x4136, 0xe378, 0x8000, 0x63bf, !hi, !lo);
+            assert_eq!(is_public_v6(teredo), is_public_v4(v4) && is_public_v4(server), "{teredo}");
+            if x > 1 {
+                let compat = Ipv6Addr::new(0, 0, 0, 0, 0, 0, hi, lo);
+                assert_eq!(is_public_v6(compat), is_public_v4(v4), "{compat}");
+            }
+        }
+        assert!(tried >= 100_000);
     }
 
     #[test]
