@@ -101,11 +101,9 @@ fn check(text: &[u8], initialized: bool) -> Verdict {
     let initialize = method.as_deref() == Some("initialize");
     if !initialized && !initialize && method.as_deref() != Some("ping") {
         return match id {
-            Some(id) if method.is_some() => Verdict::Answer(error_line(
-                &id,
-                NOT_INITIALIZED,
-                "Server not initialized: send `initialize` first",
-            )),
+            Some(id) if method.is_some() => {
+                Verdict::Answer(error_line(&id, NOT_INITIALIZED, "Server not initialized: send `initialize` first"))
+            }
             _ => Verdict::Drop,
         };
     }
@@ -165,11 +163,9 @@ pub async fn pump_input<W: AsyncWrite + Unpin>(
     loop {
         let reply: Option<Vec<u8>> = match read_line(&mut reader, &mut buf, MAX_LINE_BYTES).await? {
             Line::Eof => break,
-            Line::TooLong => Some(error_line(
-                &Value::Null,
-                INVALID_REQUEST,
-                "Invalid request: the message is larger than 16 MiB",
-            )),
+            Line::TooLong => {
+                Some(error_line(&Value::Null, INVALID_REQUEST, "Invalid request: the message is larger than 16 MiB"))
+            }
             Line::Ok => {
                 let text = buf.strip_suffix(b"\n").unwrap_or(&buf);
                 let text = text.strip_suffix(b"\r").unwrap_or(text);
@@ -234,7 +230,11 @@ mod tests {
     const INIT: &str = r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}"#;
 
     fn answers(lines: &[u8]) -> Vec<Value> {
-        lines.split(|b| *b == b'\n').filter(|l| !l.is_empty()).map(|l| serde_json::from_slice(l).expect("json")).collect()
+        lines
+            .split(|b| *b == b'\n')
+            .filter(|l| !l.is_empty())
+            .map(|l| serde_json::from_slice(l).expect("json"))
+            .collect()
     }
 
     #[tokio::test(flavor = "current_thread")]
@@ -250,18 +250,33 @@ mod tests {
 
     #[tokio::test(flavor = "current_thread")]
     async fn every_broken_request_gets_its_own_answer() {
-        let deep = format!(r#"{{"jsonrpc":"2.0","id":5,"method":"tools/list","params":{{"x":{}{}}}}}"#, "[".repeat(200), "]".repeat(200));
+        let deep = format!(
+            r#"{{"jsonrpc":"2.0","id":5,"method":"tools/list","params":{{"x":{}{}}}}}"#,
+            "[".repeat(200),
+            "]".repeat(200)
+        );
         let mut input = format!("{INIT}\n{deep}\n").into_bytes();
-        input.extend_from_slice(b"{\"jsonrpc\":\"2.0\",\"id\":\"u\",\"method\":\"tools/call\",\"params\":{\"name\":\"\xff\"}}\n");
+        input.extend_from_slice(
+            b"{\"jsonrpc\":\"2.0\",\"id\":\"u\",\"method\":\"tools/call\",\"params\":{\"name\":\"\xff\"}}\n",
+        );
         input.extend_from_slice(b"{\"jsonrpc\":\"2.0\",\"id\":7,\"method\":\"tools/call\",\"params\":\"x\"}\n");
         let (fwd, ans) = run(&input).await;
         assert_eq!(fwd, format!("{INIT}\n").as_bytes(), "none of them reaches rmcp");
         let ans = answers(&ans);
-        assert_eq!((ans[0]["id"].clone(), ans[0]["error"]["code"].clone()), (serde_json::json!(5), serde_json::json!(INVALID_REQUEST)));
+        assert_eq!(
+            (ans[0]["id"].clone(), ans[0]["error"]["code"].clone()),
+            (serde_json::json!(5), serde_json::json!(INVALID_REQUEST))
+        );
         assert!(ans[0]["error"]["message"].as_str().is_some_and(|m| m.contains("128 levels")));
-        assert_eq!((ans[1]["id"].clone(), ans[1]["error"]["code"].clone()), (serde_json::json!("u"), serde_json::json!(PARSE_ERROR)));
+        assert_eq!(
+            (ans[1]["id"].clone(), ans[1]["error"]["code"].clone()),
+            (serde_json::json!("u"), serde_json::json!(PARSE_ERROR))
+        );
         assert!(ans[1]["error"]["message"].as_str().is_some_and(|m| m.contains("UTF-8")));
-        assert_eq!((ans[2]["id"].clone(), ans[2]["error"]["code"].clone()), (serde_json::json!(7), serde_json::json!(INVALID_REQUEST)));
+        assert_eq!(
+            (ans[2]["id"].clone(), ans[2]["error"]["code"].clone()),
+            (serde_json::json!(7), serde_json::json!(INVALID_REQUEST))
+        );
     }
 
     #[tokio::test(flavor = "current_thread")]
@@ -279,7 +294,10 @@ mod tests {
         assert!(fwd.contains(r#""id":2,"method":"ping""#) && fwd.contains(INIT) && fwd.contains(r#""id":3"#), "{fwd}");
         let ans = answers(&ans);
         assert_eq!(ans.len(), 1);
-        assert_eq!((ans[0]["id"].clone(), ans[0]["error"]["code"].clone()), (serde_json::json!(1), serde_json::json!(NOT_INITIALIZED)));
+        assert_eq!(
+            (ans[0]["id"].clone(), ans[0]["error"]["code"].clone()),
+            (serde_json::json!(1), serde_json::json!(NOT_INITIALIZED))
+        );
     }
 
     #[tokio::test(flavor = "current_thread")]

@@ -88,12 +88,13 @@ impl Store {
     pub fn open(dir: &DataDir) -> Result<Self> {
         std::fs::create_dir_all(dir.root())
             .map_err(|e| StoreError::io("cannot create the data directory", dir.root(), e))?;
+        dir.has_database()?;
         Self::open_at(dir, Utc::now())
     }
 
     /// Opens the database only if it exists (hooks and `doctor` must never create it).
     pub fn open_existing(dir: &DataDir) -> Result<Option<Self>> {
-        if !dir.db_path().is_file() {
+        if !dir.has_database()? {
             return Ok(None);
         }
         Self::open_at(dir, Utc::now()).map(Some)
@@ -133,7 +134,7 @@ impl Store {
     /// locked for writing. A file older than v6 is read as it is. `None` when there is no file.
     pub fn open_for_reading(dir: &DataDir) -> Result<Option<Self>> {
         let path = dir.db_path();
-        if !path.is_file() {
+        if !dir.has_database()? {
             return Ok(None);
         }
         let stamp = {

@@ -46,6 +46,22 @@ impl DataDir {
         self.root.join("hook.log")
     }
 
+    /// Whether the database file is there. Something else standing where it should be (a
+    /// folder, a pipe, a device) is an error, never "no database yet": a hook must not offer
+    /// onboarding over it, and nothing may open (and block on) it.
+    pub fn has_database(&self) -> Result<bool, StoreError> {
+        let path = self.db_path();
+        match std::fs::metadata(&path) {
+            Ok(m) if m.is_file() => Ok(true),
+            Ok(m) => {
+                let what = if m.is_dir() { "a folder" } else { "not a regular file" };
+                Err(StoreError::Corrupt { path, reason: format!("it is {what}, not a database file") })
+            }
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(false),
+            Err(e) => Err(StoreError::io("cannot read", path, e)),
+        }
+    }
+
     /// A short, stable name for this folder that does not reveal its path: a dashboard's `/ping`
     /// carries it (other origins may read `/ping`), so `ui` can tell whether the dashboard on a
     /// port shows this data or another (the demo learner, another `DEVCOACH_DIR`).

@@ -128,13 +128,18 @@ pub fn decide(hook: Hook, p: &Payload, dir: &DataDir, now: DateTime<Utc>) -> Out
     if p.stop_hook_active {
         return silent("stop_hook_active: the agent is already answering a hook");
     }
-    if !dir.db_path().is_file() {
+    match dir.has_database() {
+        Ok(true) => {}
+        // A folder or a pipe where the database should be is not "no database yet".
+        Err(e) => return silent(&format!("database unusable: {e}")),
         // Asking for onboarding must not create the database: the profile does that.
-        return match hook {
-            Hook::LessonReady => silent("no database"),
-            _ if p.plan_mode => silent("plan mode (not counted)"),
-            _ => onboarding(client),
-        };
+        Ok(false) => {
+            return match hook {
+                Hook::LessonReady => silent("no database"),
+                _ if p.plan_mode => silent("plan mode (not counted)"),
+                _ => onboarding(client),
+            };
+        }
     }
     let mut store = match open(dir) {
         Ok(store) => store,

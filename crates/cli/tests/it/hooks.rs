@@ -391,6 +391,26 @@ fn a_broken_database_is_silent_and_untouched() {
             assert!(v["reason"].as_str().is_some_and(|r| r.contains("complete_onboarding")), "{name}: {v}");
         }
     }
+
+    // Something else where the database should be (a folder, a pipe): not "no database yet",
+    // so no onboarding cue; the hook neither blocks on a pipe nor replaces anything.
+    for kind in ["folder", "fifo"] {
+        let env = Env::new();
+        std::fs::create_dir_all(env.data()).expect("dir");
+        let path = env.data().join("coaching.db");
+        if kind == "folder" {
+            std::fs::create_dir(&path).expect("folder");
+        } else {
+            assert!(std::process::Command::new("mkfifo").arg(&path).status().expect("mkfifo").success());
+        }
+        for name in ALL {
+            assert_eq!(hook(&env, name, &payload_for(name)), None, "{kind}: {name}");
+        }
+        let out = env.run(&["lessons"]);
+        assert_eq!(out.status.code(), Some(1), "{kind}");
+        assert!(String::from_utf8_lossy(&out.stderr).contains("is not a devcoach database"), "{kind}");
+        assert!(std::fs::symlink_metadata(&path).is_ok_and(|m| !m.is_file()), "{kind} left as it was");
+    }
 }
 
 #[test]

@@ -209,12 +209,18 @@ fn every_hostile_line_gets_one_answer_and_serving_goes_on() {
     let cases = 300;
     for n in 0..cases {
         let id = 1000 + i64::try_from(n).expect("small");
-        let valid = format!(r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/call","params":{{"name":"get_lessons","arguments":{{"search":"abc"}}}}}}"#);
+        let valid = format!(
+            r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/call","params":{{"name":"get_lessons","arguments":{{"search":"abc"}}}}}}"#
+        );
         let line: Vec<u8> = match n % 6 {
             0 => {
                 let depth = 129 + rng.below(300);
-                format!(r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/list","params":{{"x":{}{}}}}}"#, "[".repeat(depth), "]".repeat(depth))
-                    .into_bytes()
+                format!(
+                    r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/list","params":{{"x":{}{}}}}}"#,
+                    "[".repeat(depth),
+                    "]".repeat(depth)
+                )
+                .into_bytes()
             }
             1 => {
                 let mut bytes = valid.clone().into_bytes();
