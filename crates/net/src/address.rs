@@ -34,12 +34,14 @@ pub fn embedded_v4(ip: Ipv6Addr) -> Option<Embedded> {
     let s = ip.segments();
     let last = v4_from(s[6], s[7]);
     match s {
-        // Mapped (::ffff:a.b.c.d) and SIIT (::ffff:0:a.b.c.d, RFC 6145).
-        [0, 0, 0, 0, 0, 0xffff, _, _] | [0, 0, 0, 0, 0xffff, 0, _, _] => Some(Embedded::One(last)),
+        // Mapped (::ffff:a.b.c.d), SIIT (::ffff:0:a.b.c.d, RFC 6145), and NAT64, well-known
+        // (64:ff9b::/96) and local-use (64:ff9b:1::/48, RFC 8215).
+        [0, 0, 0, 0, 0, 0xffff, _, _]
+        | [0, 0, 0, 0, 0xffff, 0, _, _]
+        | [0x64, 0xff9b, 0, 0, 0, 0, _, _]
+        | [0x64, 0xff9b, 1, ..] => Some(Embedded::One(last)),
         // IPv4-compatible (::a.b.c.d, deprecated), but not :: and ::1 themselves.
         [0, 0, 0, 0, 0, 0, _, _] if !ip.is_unspecified() && !ip.is_loopback() => Some(Embedded::One(last)),
-        // NAT64, well-known (64:ff9b::/96) and local-use (64:ff9b:1::/48, RFC 8215).
-        [0x64, 0xff9b, 0, 0, 0, 0, _, _] | [0x64, 0xff9b, 1, ..] => Some(Embedded::One(last)),
         // 6to4 (2002:a.b.c.d::/48).
         [0x2002, hi, lo, ..] => Some(Embedded::One(v4_from(hi, lo))),
         // Teredo (2001:0::/32): the server in bits 32-63, the client's address inverted at the end.
