@@ -236,7 +236,7 @@ fn every_hostile_line_gets_one_answer_and_serving_goes_on() {
                 let params = ["\"x\"", "7", "[1,2]", "null", "{\"name\":3}"][rng.below(5)];
                 format!(r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/call","params":{params}}}"#).into_bytes()
             }
-            4 => (0..1 + rng.below(60)).map(|_| u8::try_from(32 + rng.below(95)).expect("ascii")).collect(),
+            4 => (0..=rng.below(60)).map(|_| u8::try_from(32 + rng.below(95)).expect("ascii")).collect(),
             _ => ["[1,2]", "42", "\"text\"", "{\"jsonrpc\":\"1.0\"}", "{}"][rng.below(5)].as_bytes().to_vec(),
         };
         // Deep, broken-UTF-8 and wrongly shaped requests keep an id that can be read.
