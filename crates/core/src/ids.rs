@@ -41,9 +41,24 @@ impl SessionId {
     /// both count the same row).
     pub const FALLBACK: &'static str = "__nosession__";
 
-    /// A session id from a payload; blank or missing ids fall back to [`Self::FALLBACK`].
+    /// A session id from a payload; blank or missing ids fall back to [`Self::FALLBACK`]. An id
+    /// longer than [`SESSION_ID_BYTES`] keeps its start and ends in a hash of the whole, so it
+    /// stays one row of bounded size and distinct from other long ids.
+    ///
+    /// [`SESSION_ID_BYTES`]: crate::limits::SESSION_ID_BYTES
     pub fn from_payload(id: Option<&str>) -> Self {
+        const MAX: usize = crate::limits::SESSION_ID_BYTES;
         match id {
+            Some(s) if s.len() > MAX => {
+                // FNV-1a: stable across builds and machines, no dependency.
+                let hash =
+                    s.bytes().fold(0xcbf2_9ce4_8422_2325_u64, |h, b| (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3));
+                let mut keep = MAX - 17;
+                while !s.is_char_boundary(keep) {
+                    keep -= 1;
+                }
+                Self(format!("{}~{hash:016x}", &s[..keep]))
+            }
             Some(s) if !s.is_empty() => Self(s.to_owned()),
             _ => Self(Self::FALLBACK.to_owned()),
         }
@@ -62,6 +77,19 @@ impl fmt::Display for SessionId {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn long_session_ids_are_bounded_and_stay_distinct() {
+        let max = crate::limits::SESSION_ID_BYTES;
+        let a = "é".repeat(8_000_000);
+        let b = format!("{a}x");
+        let (ida, idb) = (SessionId::from_payload(Some(&a)), SessionId::from_payload(Some(&b)));
+        assert!(ida.as_str().len() <= max && idb.as_str().len() <= max);
+        assert_ne!(ida, idb, "same start, different ids");
+        assert_eq!(ida, SessionId::from_payload(Some(&a)), "stable");
+        let exact = "s".repeat(max);
+        assert_eq!(SessionId::from_payload(Some(&exact)).as_str(), exact, "up to the limit, kept as is");
+    }
+
     use super::*;
 
     #[test]

@@ -56,17 +56,19 @@ impl Hook {
 }
 
 /// The most input read from stdin (a Stop payload carries the last reply, which can be long).
-const MAX_INPUT: u64 = 16 * 1024 * 1024;
+const MAX_INPUT: u64 = devcoach_core::limits::HOOK_PAYLOAD_BYTES as u64;
 
 /// Reads the payload from stdin unless it is a terminal (a hook run by hand must never wait).
-fn payload_from_stdin() -> Payload {
+/// `None` for a payload larger than the limit: read in part, it could lose the re-entry flag,
+/// so it is not acted on at all.
+fn payload_from_stdin() -> Option<Payload> {
     let stdin = std::io::stdin();
     if stdin.is_terminal() {
-        return Payload::default();
+        return Some(Payload::default());
     }
     let mut buf = Vec::new();
-    let _ = stdin.lock().take(MAX_INPUT).read_to_end(&mut buf);
-    Payload::parse(&buf)
+    let _ = stdin.lock().take(MAX_INPUT + 1).read_to_end(&mut buf);
+    (buf.len() as u64 <= MAX_INPUT).then(|| Payload::parse(&buf))
 }
 
 /// What a hook prints.
@@ -195,8 +197,11 @@ fn trace(dir: &DataDir, hook: Hook, session: Option<&str>, message: &str, now: D
     }
     let path = dir.hook_log_path();
     let too_big = std::fs::metadata(&path).is_ok_and(|m| m.len() > MAX_LOG);
-    let file = std::fs::OpenOptions::new().create(true).append(!too_big).write(true).truncate(too_big).open(&path);
-    if let Ok(mut f) = file {
+    if too_big {
+        let _ = devcoach_files::write(&path, b"", devcoach_files::Overwrite::Replace);
+    }
+    // A regular file only: a pipe or device named hook.log must never block the hook.
+    if let Ok(mut f) = devcoach_files::open_append(&path) {
         let short: String = session.map_or_else(|| "-".to_owned(), |s| s.chars().take(8).collect());
         let _ = writeln!(f, "{} {} {short} {message}", devcoach_core::time::iso_ms(now), hook.name());
     }
@@ -207,9 +212,12 @@ pub fn run(hook: Hook) {
     // A panic must not put a backtrace in front of the agent.
     std::panic::set_hook(Box::new(|_| {}));
     let _ = std::panic::catch_unwind(|| {
-        let payload = payload_from_stdin();
         let Ok(dir) = DataDir::from_env() else { return };
         let now = now();
+        let Some(payload) = payload_from_stdin() else {
+            trace(&dir, hook, None, "payload over 16 MiB: not read whole, so not acted on", now);
+            return;
+        };
         let outcome = decide(hook, &payload, &dir, now);
         trace(&dir, hook, payload.session_id.as_deref(), outcome.why(), now);
         if let Some(v) = outcome.json() {

@@ -110,7 +110,8 @@ fn push_cell(line: &mut String, text: &str, used: usize, width: usize, style: St
 }
 
 fn spaces(out: &mut impl Write, n: usize) -> io::Result<()> {
-    write!(out, "{:n$}", "")
+    // Not `{:n$}`: a width past u16::MAX panics in the formatter, and cells can be that long.
+    out.write_all(" ".repeat(n).as_bytes())
 }
 
 fn write_rule(out: &mut impl Write, widths: &[usize], [left, mid, right]: [char; 3]) -> io::Result<()> {
@@ -161,5 +162,22 @@ mod tests {
         ]);
         let lines: Vec<usize> = t.to_string(&["💡 idea", "plain"], false).lines().map(style::width).collect();
         assert!(lines.windows(2).all(|w| w[0] == w[1]), "{lines:?}");
+    }
+
+    #[test]
+    fn any_width_renders_without_panicking() {
+        let long = "t".repeat(70_000);
+        let t: Table<'_, (String, String)> = Table::new(vec![
+            Column::new("Topic", |r: &(String, String)| Cow::Borrowed(r.0.as_str())),
+            Column::new("Group", |r: &(String, String)| Cow::Borrowed(r.1.as_str())),
+        ])
+        .title("Knowledge profile");
+        let text = t.to_string(&[(long.clone(), long.clone())], false);
+        assert!(text.contains(&long));
+        assert!(text.lines().all(|l| l.ends_with('│')
+            || l.ends_with('╮')
+            || l.ends_with('╯')
+            || l.ends_with('┤')
+            || l.trim_start().starts_with("Knowledge")));
     }
 }

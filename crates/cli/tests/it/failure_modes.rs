@@ -97,3 +97,28 @@ fn a_data_folder_that_is_a_file_is_explained() {
     }
     assert_eq!(std::fs::read_to_string(env.data()).expect("file"), "not a folder", "left as it was");
 }
+
+#[test]
+fn enormous_names_are_refused_at_the_door_and_shown_if_already_stored() {
+    let env = Env::new();
+    let long = "t".repeat(70_000);
+    let out = env.run(&["knowledge-add", &long, "--group", &long]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("at most 100 characters"));
+    let out = env.run(&["group-add", &long]);
+    assert_eq!(out.status.code(), Some(1));
+    // Written by another program before the limits: every read still works.
+    assert!(env.run(&["knowledge-add", "rust", "5"]).status.success());
+    let db = rusqlite::Connection::open(env.data().join("coaching.db")).expect("db");
+    db.execute(
+        "INSERT INTO knowledge (topic, confidence, updated_at) VALUES (?1, 5, '2026-11-30T12:00:00.000Z')",
+        [&long],
+    )
+    .expect("topic");
+    db.execute("INSERT INTO knowledge_group_names (group_name) VALUES (?1)", [&long]).expect("group");
+    db.execute("INSERT INTO knowledge_groups (group_name, topic) VALUES (?1, ?1)", [&long]).expect("member");
+    for args in [&["profile"][..], &["profile", "--json"], &["stats"]] {
+        let out = env.run(args);
+        assert_eq!(out.status.code(), Some(0), "{args:?}: {}", String::from_utf8_lossy(&out.stderr));
+    }
+}

@@ -514,3 +514,32 @@ fn due_review_cards_take_every_other_cue() {
     ok(&env, &["review", "grade", "old-one", "good"]);
     assert!(stop(&env).contains("earns a lesson"));
 }
+
+#[test]
+fn huge_payloads_stay_bounded_and_never_lose_the_reentry_flag() {
+    // Counting every stop, so each session keeps its row.
+    let env = onboarded(1000);
+    let db = env.data().join("coaching.db");
+    let size = || std::fs::metadata(&db).expect("db").len();
+    let before = size();
+    // A 15 MiB session id, three times: one bounded row each, not 15 MiB a stop.
+    for n in 0..3 {
+        let id = format!("{n}{}", "s".repeat(15 * 1024 * 1024));
+        let payload =
+            serde_json::to_vec(&serde_json::json!({"session_id": id, "hook_event_name": "Stop"})).expect("json");
+        run_hook(&env, "stop-hook", &payload);
+    }
+    assert!(size() < before + 64 * 1024, "the database grew from {before} to {} bytes", size());
+    let longest: i64 = one(&env, "SELECT MAX(LENGTH(session_id)) FROM nudge_state");
+    assert!(longest <= 256, "{longest}");
+    assert_eq!(one(&env, "SELECT COUNT(*) FROM nudge_state"), 3, "three distinct sessions");
+    // Over the 16 MiB limit with the flag set, against a store that would cue at once.
+    ok(&env, &["set", "nudge_every", "1"]);
+    // Over the 16 MiB read limit with the re-entry flag set: never read in part and acted on.
+    let mut payload = br#"{"stop_hook_active": true, "session_id": "big", "last_assistant_message": ""#.to_vec();
+    payload.extend(std::iter::repeat_n(b'x', 17 * 1024 * 1024));
+    payload.extend_from_slice(b"\"}");
+    for name in ALL {
+        assert_eq!(hook(&env, name, &payload), None, "{name} acted on a payload it could not read whole");
+    }
+}

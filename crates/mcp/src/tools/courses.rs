@@ -198,8 +198,8 @@ fn course_error(e: StoreError) -> ToolError {
 }
 
 fn create(ctx: &Ctx, a: CreateCourseArgs) -> Result<Out<CreatedOut>, ToolError> {
-    check_len("title", &a.title, 300)?;
-    check_len("topic_id", &a.topic_id, 100)?;
+    check_len("title", &a.title, devcoach_core::limits::TITLE_CHARS)?;
+    check_len("topic_id", &a.topic_id, devcoach_core::limits::TOPIC_CHARS)?;
     if a.prerequisites.len() > 50 {
         return Err(ToolError::Invalid("at most 50 prerequisites".into()));
     }
@@ -251,7 +251,7 @@ fn add_step(ctx: &Ctx, a: AddStepArgs) -> Result<Out<StepAddedOut>, ToolError> {
     if a.after.is_some_and(|n| n < 0) {
         return Err(ToolError::Invalid("'after' must be 0 or more".into()));
     }
-    check_len("title", &a.title, 300)?;
+    check_len("title", &a.title, devcoach_core::limits::TITLE_CHARS)?;
     let now = ctx.now();
     let dir = ctx.opts.dir.clone();
     let (course, step) =

@@ -143,7 +143,7 @@ pub(super) fn register_add_group(r: &mut Registry) {
         ("add_group", "Add Group", WRITE),
         "Create a group for topics on the knowledge map. `Other` is reserved for ungrouped topics.",
         |ctx: &Ctx, a: GroupArgs| {
-            check_len("name", &a.name, 100)?;
+            check_len("name", &a.name, devcoach_core::limits::GROUP_CHARS)?;
             let created = ctx.with_store(|s| Ok(s.add_group(&a.name)?))?;
             Ok(GroupAddedOut { name: a.name.trim().to_owned(), created }.into())
         },

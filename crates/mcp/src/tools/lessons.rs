@@ -3,6 +3,7 @@
 use devcoach_core::feedback::FeedbackChoice;
 use devcoach_core::ids::LessonId;
 use devcoach_core::lesson::{Feedback, LessonContext, Level, NewLesson, Platform};
+use devcoach_core::limits;
 use devcoach_core::query::{FeedbackFilter, LessonQuery};
 use devcoach_core::time::Period;
 use devcoach_store::probe;
@@ -118,11 +119,11 @@ pub(crate) struct LoggedLesson {
 
 fn log_lesson(ctx: &Ctx, a: LogLessonArgs) -> Result<Out<LoggedLesson>, ToolError> {
     for (field, value, max) in [
-        ("id", &a.id, 200),
-        ("topic_id", &a.topic_id, 100),
-        ("title", &a.title, 300),
-        ("summary", &a.summary, 2000),
-        ("body", &a.body, 100_000),
+        ("id", &a.id, limits::LESSON_ID_CHARS),
+        ("topic_id", &a.topic_id, limits::TOPIC_CHARS),
+        ("title", &a.title, limits::TITLE_CHARS),
+        ("summary", &a.summary, limits::SUMMARY_CHARS),
+        ("body", &a.body, limits::BODY_CHARS),
     ] {
         check_len(field, value, max)?;
     }
@@ -135,11 +136,17 @@ fn log_lesson(ctx: &Ctx, a: LogLessonArgs) -> Result<Out<LoggedLesson>, ToolErro
         ("folder", &a.folder),
     ] {
         if let Some(v) = value {
-            check_len(field, v, 1000)?;
+            check_len(field, v, limits::CONTEXT_CHARS)?;
         }
     }
-    if a.categories.len() > 20 || a.categories.iter().any(|c| c.chars().count() > 100) {
-        return Err(ToolError::Invalid("`categories` takes at most 20 tags of at most 100 characters".into()));
+    if a.categories.len() > limits::CATEGORIES
+        || a.categories.iter().any(|c| c.chars().count() > limits::CATEGORY_CHARS)
+    {
+        return Err(ToolError::Invalid(format!(
+            "`categories` takes at most {} tags of at most {} characters",
+            limits::CATEGORIES,
+            limits::CATEGORY_CHARS
+        )));
     }
     if a.topic_id.trim().is_empty() || a.title.trim().is_empty() {
         return Err(ToolError::Invalid("`topic_id` and `title` must not be empty".into()));

@@ -79,7 +79,7 @@ pub(super) fn register_complete(r: &mut Registry) {
                 return Err(ToolError::Invalid("at most 500 topics, please".into()));
             }
             for topic in a.topics.keys() {
-                check_len("topics", topic, 100)?;
+                check_len("topics", topic, devcoach_core::limits::TOPIC_CHARS)?;
             }
             let topics: Vec<(String, i64)> = a.topics.into_iter().collect();
             let groups: Vec<(String, Vec<String>)> = a.groups.unwrap_or_default().into_iter().collect();
