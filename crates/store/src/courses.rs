@@ -67,7 +67,8 @@ impl DataDir {
     /// Reads the document (`None` when it is not written yet).
     pub fn read_course_document(&self, id: &CourseId) -> Result<Option<String>> {
         let Some(path) = self.course_document(id)? else { return Ok(None) };
-        let bytes = std::fs::read(&path).map_err(|e| StoreError::io("cannot read the course document", &path, e))?;
+        // Checked again while opening (a link swapped in since is refused) and read bounded.
+        let bytes = devcoach_files::read(&path, MAX_COURSE_DOCUMENT_BYTES, devcoach_files::Links::Refuse)?;
         Ok(Some(String::from_utf8_lossy(&bytes).into_owned()))
     }
 
@@ -79,9 +80,7 @@ impl DataDir {
             return Ok(false);
         }
         let path = self.course_document_path(id);
-        let tmp = path.with_extension("html.tmp");
-        std::fs::write(&tmp, filled).map_err(|e| StoreError::io("cannot write the course document", &tmp, e))?;
-        std::fs::rename(&tmp, &path).map_err(|e| StoreError::io("cannot write the course document", &path, e))?;
+        devcoach_files::write(&path, filled.as_bytes(), devcoach_files::Overwrite::Replace)?;
         Ok(true)
     }
 }

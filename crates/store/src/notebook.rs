@@ -9,15 +9,15 @@ use crate::paths::DataDir;
 /// a profile without a notebook.
 pub const NOTEBOOK_PLACEHOLDER: &str = "# devcoach — Coaching Notebook\n";
 
+/// The most of a notebook devcoach reads (the agent keeps it short; a runaway file is an error).
+pub const MAX_NOTEBOOK_BYTES: u64 = 8 * 1024 * 1024;
+
 impl DataDir {
     /// The notebook text, empty when there is none.
     pub fn read_notebook(&self) -> Result<String> {
         let path = self.notebook_path();
-        match std::fs::read_to_string(&path) {
-            Ok(text) => Ok(text),
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(String::new()),
-            Err(e) => Err(StoreError::io("cannot read the notebook", path, e)),
-        }
+        let bytes = devcoach_files::read_optional(&path, MAX_NOTEBOOK_BYTES, devcoach_files::Links::Follow)?;
+        Ok(bytes.map(|b| String::from_utf8_lossy(&b).into_owned()).unwrap_or_default())
     }
 
     /// Writes the placeholder when the notebook is missing or empty; true when it wrote.
@@ -36,8 +36,6 @@ impl DataDir {
         let path = self.notebook_path();
         std::fs::create_dir_all(self.root())
             .map_err(|e| StoreError::io("cannot create the data directory", self.root(), e))?;
-        let tmp = path.with_extension("md.tmp");
-        std::fs::write(&tmp, text).map_err(|e| StoreError::io("cannot write the notebook", &tmp, e))?;
-        std::fs::rename(&tmp, &path).map_err(|e| StoreError::io("cannot write the notebook", &path, e))
+        Ok(devcoach_files::write(&path, text.as_bytes(), devcoach_files::Overwrite::Replace)?)
     }
 }

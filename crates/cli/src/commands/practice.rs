@@ -114,11 +114,8 @@ fn run_check(check: CheckCommand) -> anyhow::Result<()> {
 }
 
 fn read_limited(path: &Path) -> anyhow::Result<String> {
-    let meta = std::fs::metadata(path).map_err(|e| invalid(format!("cannot read {}: {e}", path.display())))?;
-    if meta.len() > MAX_INPUT {
-        return Err(invalid(format!("{} is over {} MiB", path.display(), MAX_INPUT >> 20)));
-    }
-    std::fs::read_to_string(path).map_err(|e| invalid(format!("cannot read {}: {e}", path.display())))
+    // Bounded while reading; a pipe or device is refused without blocking.
+    Ok(devcoach_files::read_to_string(path, MAX_INPUT, devcoach_files::Links::Follow)?)
 }
 
 /// Every session log under the data directory, oldest first (file names start with the date).

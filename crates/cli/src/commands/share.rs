@@ -70,8 +70,8 @@ pub fn share(ctx: &Ctx, a: &ShareArgs) -> anyhow::Result<()> {
     let (share_text, code) = text::share_text(&payload);
     if let Some(path) = &a.file {
         let path = path.clone().unwrap_or_else(|| PathBuf::from(file::file_name(&payload)));
-        std::fs::write(&path, file::render_file(&payload))
-            .map_err(|e| invalid(format!("cannot write {}: {e}", path.display())))?;
+        // A regular file (an earlier share of it is replaced); never a link, pipe or device.
+        devcoach_files::write(&path, file::render_file(&payload).as_bytes(), devcoach_files::Overwrite::Replace)?;
         return Ok(output::print(&format!("Saved: {}", path.display()))?);
     }
     if code.len() > text::LONG_CODE_CHARS {
@@ -148,9 +148,10 @@ fn source_text(source: Option<&str>) -> anyhow::Result<String> {
             )
         }),
         Some("-") => read_capped(std::io::stdin().lock(), "the input"),
-        Some(s) if Path::new(s).is_file() => {
-            let file = std::fs::File::open(s).map_err(|e| invalid(format!("cannot read {s}: {e}")))?;
-            read_capped(file, s)
+        // Anything at that path is read as a file: a pipe or folder there is an error, not text.
+        Some(s) if std::fs::symlink_metadata(s).is_ok() => {
+            let bytes = devcoach_files::read(Path::new(s), MAX_IMPORT_BYTES, devcoach_files::Links::Follow)?;
+            Ok(String::from_utf8_lossy(&bytes).into_owned())
         }
         Some(s) => match url_to_fetch(s) {
             Some(url) => devcoach_net::fetch(url, &FetchPolicy::default()).map_err(|e| invalid(e.to_string())),

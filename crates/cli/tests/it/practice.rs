@@ -95,7 +95,26 @@ fn check_refuses_bad_input_with_a_reason() {
     assert_eq!(out.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&out.stderr).contains("over 4 MiB"), "{}", transcript(&out, env.tmp.path()));
     let missing = env.run(&["practice", "check", "leak", "--statement", "/nonexistent/statement.md"]);
-    assert!(String::from_utf8_lossy(&missing.stderr).contains("cannot read /nonexistent/statement.md"));
+    assert!(String::from_utf8_lossy(&missing.stderr).contains("/nonexistent/statement.md does not exist"));
+    // A pipe, a device or a folder as the statement: refused at once, never waited on.
+    let fifo = env.tmp.path().join("fifo");
+    assert!(std::process::Command::new("mkfifo").arg(&fifo).status().expect("mkfifo").success());
+    for path in [fifo.to_str().expect("utf-8"), "/dev/zero", "/tmp"] {
+        let out = env.run(&["practice", "check", "leak", "--statement", path]);
+        assert_eq!(out.status.code(), Some(1), "{path}");
+        assert!(String::from_utf8_lossy(&out.stderr).contains("only reads and writes regular files"), "{path}");
+        let out = env.command().args(["practice", "--problem", path]).write_stdin("").output().expect("ran");
+        assert_eq!(out.status.code(), Some(1), "--problem {path}");
+    }
+    // The practice guard hook with a device as its log: silent, and it returns.
+    let out = env
+        .command()
+        .args(["hook", "practice-stop"])
+        .env("DEVCOACH_PRACTICE_LOG", "/dev/zero")
+        .write_stdin("{}")
+        .output()
+        .expect("ran");
+    assert_eq!((out.status.code(), out.stdout.is_empty()), (Some(0), true));
 }
 
 const SESSION_A: &str = r#"{"ts":"2026-11-29T09:00:00.000Z","event":"start","schema":1,"problem":"closest-pair-to-target","tags":["two-pointers","sorted-input"],"backend":"claude","model":"sonnet"}

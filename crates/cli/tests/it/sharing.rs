@@ -77,6 +77,9 @@ fn backup_and_restore_round_trip_and_the_original_backup() {
         let out = env.run(&["restore", target]);
         assert_eq!(out.status.code(), Some(i32::from(target != "link.zip")), "{target}");
     }
+    let out = env.run(&["import", fifo.to_str().expect("utf-8")]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("named pipe"), "import reads a file, never waits on a pipe");
     assert!(std::fs::symlink_metadata(env.tmp.path().join("link.zip")).expect("link").file_type().is_symlink());
     assert!(std::fs::symlink_metadata(&fifo).expect("fifo").file_type().is_fifo());
     let names: Vec<String> = std::fs::read_dir(env.tmp.path())

@@ -40,6 +40,7 @@ use crate::courses::{CourseFilter, HIGHLIGHTER};
 use crate::error::StoreError;
 use crate::knowledge::{Because, write_confidence};
 use crate::lessons::insert_if_absent;
+use crate::notebook::MAX_NOTEBOOK_BYTES;
 use crate::{DataDir, Fields, Result, Store};
 
 pub const SETTINGS_ENTRY: &str = "settings.json";
@@ -75,7 +76,6 @@ pub const MAX_ELEMENT_BYTES: u64 = 4 * 1024 * 1024;
 /// is kept small.
 const MAX_OBJECT_BYTES: u64 = 2 * 1024 * 1024;
 const MAX_PRACTICE_FILE_BYTES: u64 = 16 * 1024 * 1024;
-const MAX_NOTEBOOK_BYTES: u64 = 8 * 1024 * 1024;
 
 /// Why a backup could not be restored. Nothing was changed.
 #[derive(Debug, thiserror::Error)]

@@ -163,7 +163,8 @@ pub(crate) async fn document(State(state): State<SharedState>, Path(id): Path<St
     let dir = state.dir.clone();
     let bytes = tokio::task::spawn_blocking(move || -> Option<Vec<u8>> {
         let path = dir.course_document(&course_id).ok().flatten()?;
-        std::fs::read(path).ok()
+        devcoach_files::read(&path, devcoach_core::course::MAX_COURSE_DOCUMENT_BYTES, devcoach_files::Links::Refuse)
+            .ok()
     })
     .await
     .map_err(|e| WebError::Internal(e.to_string()))?
