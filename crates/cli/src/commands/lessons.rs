@@ -102,26 +102,31 @@ pub fn list(ctx: &Ctx, args: &LessonsArgs) -> anyhow::Result<()> {
 
 /// The lessons as a pretty JSON array, written one lesson at a time.
 fn print_json(store: &devcoach_store::Store, q: &LessonQuery, ctx: &Ctx) -> anyhow::Result<()> {
-    let mut out = std::io::BufWriter::with_capacity(64 * 1024, std::io::stdout().lock());
-    let mut first = true;
-    let mut buf = Vec::new();
-    store.visit_lessons(q, ctx.now, devcoach_store::Fields::Full, |l| {
-        out.write_all(if first { b"[\n" } else { b",\n" })?;
-        first = false;
-        buf.clear();
-        serde_json::to_writer_pretty(&mut buf, &l)?;
-        for (i, line) in buf.split(|b| *b == b'\n').enumerate() {
-            if i > 0 {
-                out.write_all(b"\n")?;
+    let mut failed = None;
+    crate::output::write_stdout(|out| {
+        let mut first = true;
+        let mut buf = Vec::new();
+        let visited = store.visit_lessons(q, ctx.now, devcoach_store::Fields::Full, |l| {
+            out.write_all(if first { b"[\n" } else { b",\n" })?;
+            first = false;
+            buf.clear();
+            serde_json::to_writer_pretty(&mut buf, &l)?;
+            for (i, line) in buf.split(|b| *b == b'\n').enumerate() {
+                if i > 0 {
+                    out.write_all(b"\n")?;
+                }
+                out.write_all(b"  ")?;
+                out.write_all(line)?;
             }
-            out.write_all(b"  ")?;
-            out.write_all(line)?;
+            Ok::<(), anyhow::Error>(())
+        });
+        if let Err(e) = visited {
+            failed = Some(e);
+            return Ok(());
         }
-        Ok::<(), anyhow::Error>(())
+        out.write_all(if first { b"[]\n" } else { b"\n]\n" })
     })?;
-    out.write_all(if first { b"[]\n" } else { b"\n]\n" })?;
-    out.flush()?;
-    Ok(())
+    failed.map_or(Ok(()), Err)
 }
 
 /// What one table row shows.

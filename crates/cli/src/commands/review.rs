@@ -241,8 +241,8 @@ fn export(ctx: &Ctx, file: &std::path::Path) -> anyhow::Result<()> {
 
 fn interactive(ctx: &Ctx) -> anyhow::Result<()> {
     let stdin = std::io::stdin();
-    let stdout = std::io::stdout();
-    session(ctx, &mut stdin.lock(), &mut stdout.lock())
+    // Cards hold lesson text from anywhere: the door keeps it inert.
+    session(ctx, &mut stdin.lock(), &mut output::stdout())
 }
 
 /// One card at a time: the question, the learner's own answer (or just Enter), the expected

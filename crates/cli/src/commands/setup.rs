@@ -101,7 +101,8 @@ impl Plan {
 
 pub fn run(ctx: &Ctx) -> anyhow::Result<()> {
     let stdin = std::io::stdin();
-    let mut talk = Conversation { input: stdin.lock(), out: std::io::stdout().lock() };
+    // Topic names come from the Claude Code history: shown through the door.
+    let mut talk = Conversation { input: stdin.lock(), out: crate::output::stdout() };
     let cwd = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("."));
     converse(ctx, &mut talk, &cwd)
 }

@@ -1,12 +1,23 @@
 //! Everything the binary prints goes through here: stdout for results, stderr for notes and
 //! errors. Colours only on a terminal and never with `NO_COLOR`.
+//!
+//! Text from outside (a lesson's title, a topic, a model's reply) may hold what a terminal acts
+//! on, so every write passes one door ([`clean::door`]): nothing but newline, tab and the
+//! module's own styles reaches the terminal, however the text was put together.
 
+pub mod clean;
 pub mod style;
 pub mod table;
 
 use std::io::{self, BufRead, IsTerminal, Write};
+use std::sync::atomic::{AtomicBool, Ordering};
 
 pub use style::Style;
+
+/// Whether stdout and stderr take our styles (set once by [`Term::detect`]): the door keeps
+/// them only then.
+static COLOR_OUT: AtomicBool = AtomicBool::new(false);
+static COLOR_ERR: AtomicBool = AtomicBool::new(false);
 
 /// Where output goes and whether it may be coloured.
 #[derive(Debug, Clone, Copy)]
@@ -18,7 +29,11 @@ pub struct Term {
 impl Term {
     pub fn detect() -> Self {
         let allowed = std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty());
-        Self { color_out: allowed && io::stdout().is_terminal(), color_err: allowed && io::stderr().is_terminal() }
+        let term =
+            Self { color_out: allowed && io::stdout().is_terminal(), color_err: allowed && io::stderr().is_terminal() };
+        COLOR_OUT.store(term.color_out, Ordering::Relaxed);
+        COLOR_ERR.store(term.color_err, Ordering::Relaxed);
+        term
     }
 
     /// Styles text for stdout.
@@ -38,6 +53,7 @@ impl Term {
 
 /// Writes a result to stdout as one piece, ending in a newline.
 pub fn print(text: &str) -> io::Result<()> {
+    let text = clean::door(text, COLOR_OUT.load(Ordering::Relaxed));
     let mut out = io::stdout().lock();
     out.write_all(text.as_bytes())?;
     if !text.ends_with('\n') {
@@ -46,9 +62,57 @@ pub fn print(text: &str) -> io::Result<()> {
     out.flush()
 }
 
+/// A writer that passes what goes through it by the door, one line at a time (a partial line
+/// waits for its end, or for `flush`, so a sequence split across writes is still seen whole).
+pub struct Door<W: Write> {
+    inner: W,
+    pending: Vec<u8>,
+    own_styles: bool,
+}
+
+impl<W: Write> Door<W> {
+    pub fn new(inner: W, own_styles: bool) -> Self {
+        Self { inner, pending: Vec::new(), own_styles }
+    }
+
+    fn pass(&mut self, upto: usize) -> io::Result<()> {
+        let line: Vec<u8> = self.pending.drain(..upto).collect();
+        let text = String::from_utf8_lossy(&line);
+        self.inner.write_all(clean::door(&text, self.own_styles).as_bytes())
+    }
+}
+
+impl<W: Write> Write for Door<W> {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        self.pending.extend_from_slice(buf);
+        if let Some(last) = self.pending.iter().rposition(|b| *b == b'\n') {
+            self.pass(last + 1)?;
+        }
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        let n = self.pending.len();
+        self.pass(n)?;
+        self.inner.flush()
+    }
+}
+
+impl<W: Write> Drop for Door<W> {
+    fn drop(&mut self) {
+        let _ = self.flush();
+    }
+}
+
+/// Stdout behind the door, for commands that write as they go (the interactive review).
+pub fn stdout() -> Door<io::StdoutLock<'static>> {
+    Door::new(io::stdout().lock(), COLOR_OUT.load(Ordering::Relaxed))
+}
+
 /// A note for the person at the terminal (stderr, so piped output stays clean).
 /// Rewrites the current stderr line (a spinner); `clear_status` wipes it.
 pub fn status(text: &str) {
+    let text = clean::door(text, COLOR_ERR.load(Ordering::Relaxed));
     let mut err = io::stderr().lock();
     let _ = write!(err, "\r{text}");
     let _ = err.flush();
@@ -67,6 +131,7 @@ pub fn confirm(question: &str) -> io::Result<Option<bool>> {
     if !stdin.is_terminal() {
         return Ok(None);
     }
+    let question = clean::door(question, COLOR_ERR.load(Ordering::Relaxed));
     let mut err = io::stderr().lock();
     write!(err, "{question} [y/N] ")?;
     err.flush()?;
@@ -76,6 +141,7 @@ pub fn confirm(question: &str) -> io::Result<Option<bool>> {
 }
 
 pub fn note(text: &str) {
+    let text = clean::door(text, COLOR_ERR.load(Ordering::Relaxed));
     let mut err = io::stderr().lock();
     let _ = writeln!(err, "{text}");
 }
@@ -89,9 +155,12 @@ pub fn json<T: serde::Serialize>(value: &T) -> anyhow::Result<()> {
     Ok(())
 }
 
-/// Streams output to a buffered stdout.
-pub fn write_stdout(f: impl FnOnce(&mut io::BufWriter<io::StdoutLock<'static>>) -> io::Result<()>) -> io::Result<()> {
-    let mut out = io::BufWriter::with_capacity(64 * 1024, io::stdout().lock());
+/// Streams output to a buffered stdout, through the door.
+pub fn write_stdout(
+    f: impl FnOnce(&mut Door<io::BufWriter<io::StdoutLock<'static>>>) -> io::Result<()>,
+) -> io::Result<()> {
+    let mut out =
+        Door::new(io::BufWriter::with_capacity(64 * 1024, io::stdout().lock()), COLOR_OUT.load(Ordering::Relaxed));
     f(&mut out)?;
     out.flush()
 }

@@ -36,8 +36,11 @@ impl Style {
         out
     }
 
-    /// Appends `text`, styled when `enabled`, to `out` (no allocation of its own).
+    /// Appends `text`, styled when `enabled`, to `out`. The text is cleaned first: a style is
+    /// only ever ours, around text that carries none of its own.
     pub fn paint_into(self, out: &mut String, text: &str, enabled: bool) {
+        let text = super::clean::clean(text);
+        let text = text.as_ref();
         match self.code() {
             Some(code) if enabled && !text.is_empty() => {
                 out.push_str("\x1b[");

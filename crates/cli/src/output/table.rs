@@ -61,10 +61,12 @@ impl<'a, R> Table<'a, R> {
 
     /// Writes the table; `color` enables the cells' styles and a bold title and header.
     pub fn render(&self, rows: &[R], color: bool, out: &mut impl Write) -> io::Result<()> {
+        // Cells are cleaned before they are measured, so the frame fits what is shown.
+        let cell = |col: &Column<'a, R>, row: &R| super::clean::clean(&(col.text)(row)).into_owned();
         let mut widths: Vec<usize> = self.columns.iter().map(|c| style::width(c.header)).collect();
         for row in rows {
             for (w, col) in widths.iter_mut().zip(&self.columns) {
-                *w = (*w).max(style::width(&(col.text)(row)));
+                *w = (*w).max(style::width(&cell(col, row)));
             }
         }
         let total: usize = widths.iter().map(|w| w + 3).sum::<usize>() + 1;
@@ -84,7 +86,7 @@ impl<'a, R> Table<'a, R> {
             line.clear();
             line.push('│');
             for (w, col) in widths.iter().zip(&self.columns) {
-                let text = (col.text)(row);
+                let text = cell(col, row);
                 push_cell(&mut line, &text, style::width(&text), *w, (col.style)(row), color);
             }
             line.push('\n');

@@ -18,6 +18,7 @@ mod prose;
 mod read_only;
 mod reviews;
 mod sharing;
+mod terminal;
 mod torture;
 mod ui;
 

@@ -1,0 +1,236 @@
+//! The one sanitiser between text that came from outside (lessons, topics, groups, courses,
+//! share names, problem statements, model replies) and a terminal.
+//!
+//! A terminal acts on more than it shows: escape sequences clear the screen, set the window
+//! title, write the clipboard (OSC 52) or draw links (OSC 8); a carriage return or backspace
+//! overwrites what was printed; bidirectional overrides reorder it. Everything of the kind is
+//! removed whole (an escape sequence with its parameters, not just its first byte): C0 controls
+//! but newline and tab, DEL, C1 controls (which some terminals read as escapes), and the
+//! bidirectional formatting characters. The output module's door runs it on everything it prints;
+//! with colours on, it keeps only the sequences the module writes itself (the few SGR styles and
+//! OSC 8 links to this machine's dashboard).
+
+use std::borrow::Cow;
+
+/// Whether `c` is a bidirectional formatting character (it reorders the text around it).
+fn is_bidi(c: char) -> bool {
+    matches!(c, '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}' | '\u{200e}' | '\u{200f}' | '\u{061c}')
+}
+
+/// Whether `c` must not reach a terminal as it is.
+fn is_control(c: char) -> bool {
+    (c.is_control() && c != '\n' && c != '\t') || is_bidi(c)
+}
+
+/// The SGR parameter strings the style module writes.
+const OWN_SGR: [&str; 9] = ["0", "1", "2", "3", "31", "32", "33", "36", "1;36"];
+
+/// What kind of sequence of ours an escape is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Own {
+    No,
+    Style,
+    /// An OSC 8 link to this machine's dashboard.
+    LinkOpen,
+    /// The end of a link (kept only after one of ours opened).
+    LinkClose,
+}
+
+/// Where an escape sequence that starts at `chars[i]` ends (exclusive), and whether it is one of
+/// ours (only looked for when `own` is true).
+fn sequence(chars: &[char], i: usize, own: bool) -> (usize, Own) {
+    let c = chars[i];
+    // The introducer: ESC and the next character, or a C1 control standing for both.
+    let (kind, mut j) = match c {
+        '\u{1b}' => match chars.get(i + 1) {
+            Some(&next) => (next, i + 2),
+            None => return (i + 1, Own::No),
+        },
+        '\u{9b}' => ('[', i + 1),
+        '\u{9d}' => (']', i + 1),
+        '\u{90}' => ('P', i + 1),
+        '\u{98}' => ('X', i + 1),
+        '\u{9e}' => ('^', i + 1),
+        '\u{9f}' => ('_', i + 1),
+        _ => return (i + 1, Own::No),
+    };
+    match kind {
+        // CSI: parameters, intermediates, one final byte.
+        '[' => {
+            let start = j;
+            while chars.get(j).is_some_and(|c| ('\u{30}'..='\u{3f}').contains(c)) {
+                j += 1;
+            }
+            let params: String = chars[start..j].iter().collect();
+            while chars.get(j).is_some_and(|c| ('\u{20}'..='\u{2f}').contains(c)) {
+                j += 1;
+            }
+            match chars.get(j) {
+                Some(f) if ('\u{40}'..='\u{7e}').contains(f) => {
+                    let ours = own && c == '\u{1b}' && *f == 'm' && OWN_SGR.contains(&params.as_str());
+                    (j + 1, if ours { Own::Style } else { Own::No })
+                }
+                _ => (j, Own::No),
+            }
+        }
+        // OSC, DCS, SOS, PM, APC: a string up to BEL or ST (ESC \ or the C1 ST), or the line's end.
+        ']' | 'P' | 'X' | '^' | '_' => {
+            let start = j;
+            let end = loop {
+                match chars.get(j) {
+                    None | Some('\n') => break j,
+                    Some('\u{7}' | '\u{9c}') => break j + 1,
+                    Some('\u{1b}') if chars.get(j + 1) == Some(&'\\') => break j + 2,
+                    Some(_) => j += 1,
+                }
+            };
+            let body: String = chars[start..j.min(chars.len())].iter().collect();
+            let ours = if own && kind == ']' && c == '\u{1b}' { own_link(&body) } else { Own::No };
+            (end, ours)
+        }
+        // nF escapes: ESC, intermediates, a final byte (`ESC ( 0` switches the character set).
+        _ if ('\u{20}'..='\u{2f}').contains(&kind) => {
+            while chars.get(j).is_some_and(|c| ('\u{20}'..='\u{2f}').contains(c)) {
+                j += 1;
+            }
+            if chars.get(j).is_some_and(|c| ('\u{30}'..='\u{7e}').contains(c)) {
+                j += 1;
+            }
+            (j, Own::No)
+        }
+        // Two-character escapes (`ESC c` resets the terminal, `ESC 7` saves the cursor).
+        _ if ('\u{30}'..='\u{7e}').contains(&kind) => (j, Own::No),
+        // A lone ESC before anything else: only the ESC goes (a newline after it stays).
+        _ => (i + 1, Own::No),
+    }
+}
+
+/// An OSC 8 hyperlink this module writes (to the dashboard on this machine), or a link's end.
+fn own_link(body: &str) -> Own {
+    match body.strip_prefix("8;;") {
+        Some("") => Own::LinkClose,
+        Some(url) if url.starts_with("http://localhost:") || url.starts_with("http://127.0.0.1:") => Own::LinkOpen,
+        _ => Own::No,
+    }
+}
+
+fn filter(text: &str, own: bool) -> Cow<'_, str> {
+    if !text.chars().any(is_control) {
+        return Cow::Borrowed(text);
+    }
+    let chars: Vec<char> = text.chars().collect();
+    let mut out = String::with_capacity(text.len());
+    let mut i = 0;
+    let mut link_open = false;
+    while i < chars.len() {
+        let c = chars[i];
+        if matches!(c, '\u{1b}' | '\u{9b}' | '\u{9d}' | '\u{90}' | '\u{98}' | '\u{9e}' | '\u{9f}') {
+            let (end, kind) = sequence(&chars, i, own);
+            let keep = match kind {
+                Own::No => false,
+                Own::Style => true,
+                Own::LinkOpen => !std::mem::replace(&mut link_open, true),
+                Own::LinkClose => std::mem::replace(&mut link_open, false),
+            };
+            if keep {
+                out.extend(&chars[i..end]);
+            }
+            i = end.max(i + 1);
+            continue;
+        }
+        if !is_control(c) {
+            out.push(c);
+        }
+        i += 1;
+    }
+    Cow::Owned(out)
+}
+
+/// Outside text made safe to show: every control sequence and control character removed.
+pub fn clean(text: &str) -> Cow<'_, str> {
+    filter(text, false)
+}
+
+/// What the output module writes: like [`clean`], but with `own_styles` the module's own
+/// styles and dashboard links stay.
+pub(crate) fn door(text: &str, own_styles: bool) -> Cow<'_, str> {
+    filter(text, own_styles)
+}
+
+/// The hostile strings the tests feed every front end: each kind of sequence a terminal acts on.
+#[cfg(test)]
+pub(crate) const CORPUS: &[&str] = &[
+    "\u{1b}]52;c;cHduZWQ=\u{7}",
+    "\u{1b}[2J\u{1b}[H",
+    "\u{1b}]8;;https://evil.example\u{1b}\\click\u{1b}]8;;\u{1b}\\",
+    "\u{1b}]0;pwned title\u{7}",
+    "\u{1b}P+q544e\u{1b}\\",
+    "\u{1b}",
+    "\u{7}",
+    "abc\u{8}\u{8}\u{8}xyz",
+    "safe\rEVIL",
+    "\u{202e}txt.exe",
+    "\u{2066}isolate\u{2069}",
+    "\u{9b}2J",
+    "\u{9d}52;c;eA==\u{9c}",
+    "\u{1b}[31mred\u{1b}[0m",
+    "\u{1b}c",
+    "\u{1b}(0lqk",
+    "\u{1b}]52;c;unterminated",
+    "\u{7f}del",
+    "\u{0}nul",
+];
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// No character a terminal acts on is left.
+    fn inert(s: &str) -> bool {
+        !s.chars().any(is_control)
+    }
+
+    #[test]
+    fn every_kind_of_sequence_goes_whole() {
+        for hostile in CORPUS {
+            let cleaned = clean(hostile);
+            assert!(inert(&cleaned), "{hostile:?} -> {cleaned:?}");
+        }
+        assert_eq!(clean("\u{1b}]52;c;cHduZWQ=\u{7}title"), "title", "the parameters go with the escape");
+        assert_eq!(clean("a\u{1b}[2Jb"), "ab");
+        assert_eq!(clean("\u{1b}]8;;https://evil.example\u{1b}\\click\u{1b}]8;;\u{1b}\\"), "click");
+        assert_eq!(clean("safe\rEVIL"), "safeEVIL");
+        assert_eq!(clean("line\nnext\ttab"), "line\nnext\ttab", "newlines and tabs are text");
+        assert_eq!(clean("\u{1b}]52;c;unterminated\nnext line"), "\nnext line", "an open string ends with its line");
+        assert_eq!(clean("plain ünïcode 🎓"), "plain ünïcode 🎓");
+    }
+
+    #[test]
+    fn the_door_keeps_only_our_own_styles_and_links() {
+        let ours = "\u{1b}[1;36mtitle\u{1b}[0m \u{1b}]8;;http://localhost:7860\u{7}open\u{1b}]8;;\u{7}";
+        assert_eq!(door(ours, true), ours);
+        assert_eq!(door(ours, false), "title open", "without colours nothing of it stays");
+        for hostile in [
+            "\u{1b}[2J",
+            "\u{1b}]52;c;eA==\u{7}",
+            "\u{1b}]8;;https://evil.example\u{7}x",
+            "\u{1b}]8;;https://evil.example\u{1b}\\x\u{1b}]8;;\u{1b}\\",
+            "\u{1b}[38;5;196m",
+            "\u{9b}31m",
+        ] {
+            assert!(!door(hostile, true).contains(['\u{1b}', '\u{9b}']), "{hostile:?}");
+        }
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn nothing_a_terminal_acts_on_survives(s in "\\PC*|[\\x00-\\x1f\\x7f-\\u{9f}\\u{202a}-\\u{202e}a\\[\\];]{0,40}") {
+            let cleaned = clean(&s);
+            proptest::prop_assert!(inert(&cleaned), "{:?} -> {:?}", s, cleaned);
+            let kept = door(&s, true);
+            proptest::prop_assert!(!kept.contains(['\u{7}', '\u{9b}', '\u{9d}', '\u{202e}', '\r', '\u{8}']), "{:?}", kept);
+            let again = clean(&cleaned);
+            proptest::prop_assert_eq!(again.as_ref(), cleaned.as_ref(), "cleaning twice changes nothing");
+        }
+    }
+}
