@@ -83,6 +83,9 @@ pub(super) fn restore(ctx: &Ctx, file: &Path) -> anyhow::Result<()> {
     if out.practice_files > 0 {
         lines.push(format!("  practice  {} added", output::plural(out.practice_files, "file")));
     }
+    for (from, to) in &out.renamed {
+        lines.push(format!("  renamed   {from} → {to} (topics are lower case, words joined by _)"));
+    }
     if let Some(kept) = &out.previous_notebook {
         lines.push(format!("Your previous notebook was kept as {}.", kept.display()));
     }

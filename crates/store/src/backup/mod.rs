@@ -131,6 +131,9 @@ pub struct RestoreOutcome {
     pub practice_files: usize,
     /// Where the notebook that the restore replaced was kept.
     pub previous_notebook: Option<PathBuf>,
+    /// Topics restored under another name by the topic rule (`Python` as `python`): as written
+    /// in the backup, and as stored.
+    pub renamed: Vec<(String, String)>,
 }
 
 impl RestoreOutcome {
@@ -766,10 +769,14 @@ fn restore_knowledge(
                     continue;
                 };
                 // Names go through the same rules as every other front end's.
-                let Ok(topic) = knowledge::topic_id(topic) else {
+                let raw = topic;
+                let Ok(topic) = knowledge::topic_id(raw) else {
                     out.invalid += 1;
                     continue;
                 };
+                if topic != raw.trim() {
+                    out.renamed.push((raw.to_owned(), topic.clone()));
+                }
                 restore_confidence(conn, &topic, conf, times, now)?;
                 if let Some(group) = item.get("group").and_then(Value::as_str) {
                     match GroupTarget::parse(group) {
@@ -793,7 +800,11 @@ fn restore_knowledge(
         _ => {
             // The oldest format: {topic: confidence}.
             for (topic, conf) in k.as_object().into_iter().flatten() {
-                if let (Ok(topic), Some(conf)) = (knowledge::topic_id(topic), confidence_of(conf)) {
+                if let (Ok(id), Some(conf)) = (knowledge::topic_id(topic), confidence_of(conf)) {
+                    if id != topic.trim() {
+                        out.renamed.push((topic.clone(), id.clone()));
+                    }
+                    let topic = id;
                     restore_confidence(conn, &topic, conf, times, now)?;
                     out.topics += 1;
                 }

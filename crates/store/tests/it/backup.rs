@@ -216,6 +216,24 @@ fn the_oldest_knowledge_format_still_restores() {
     let out = store.restore_zip(&zip_of(&[("knowledge.json", br#"{"rust": 7, "go": 12}"#)]), now()).expect("restore");
     assert_eq!(out.topics, 2);
     assert_eq!(store.confidence("go").expect("read"), Some(10));
+    assert!(out.renamed.is_empty());
+}
+
+#[test]
+fn restored_names_follow_the_topic_rule_and_say_so() {
+    let (_t, mut store) = fresh();
+    let knowledge = br#"{"groups": ["Langs", "\u001b]52;c;eA==\u0007"], "topics": [{"topic": "Python", "confidence": 6, "group": "Langs"}, {"topic": "sliding windows", "confidence": 3, "group": null}, {"topic": "x\u001b[2J", "confidence": 3}]}"#;
+    let out = store.restore_zip(&zip_of(&[("knowledge.json", knowledge)]), now()).expect("restore");
+    assert_eq!(
+        out.renamed,
+        [("Python".to_owned(), "python".to_owned()), ("sliding windows".to_owned(), "sliding_windows".to_owned())]
+    );
+    assert_eq!(store.confidence("python").expect("read"), Some(6));
+    let profile = store.profile().expect("profile");
+    assert_eq!(profile.group_of("python"), "Langs");
+    assert!(profile.groups.iter().all(|g| !g.name.contains('\u{1b}')), "a group name with controls is not restored");
+    assert!(profile.knowledge.iter().all(|k| !k.topic.contains('\u{1b}')), "nor a topic");
+    assert_eq!(out.invalid, 1, "the topic with controls counts as invalid");
 }
 
 /// The keys of every object, in order, down the tree (the first element stands for an array).
