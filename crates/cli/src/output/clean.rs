@@ -109,9 +109,23 @@ fn sequence(chars: &[char], i: usize, own: bool) -> (usize, Own) {
 fn own_link(body: &str) -> Own {
     match body.strip_prefix("8;;") {
         Some("") => Own::LinkClose,
-        Some(url) if url.starts_with("http://localhost:") || url.starts_with("http://127.0.0.1:") => Own::LinkOpen,
+        Some(url) if is_dashboard_url(url) => Own::LinkOpen,
         _ => Own::No,
     }
+}
+
+/// `http://localhost:PORT` or `http://127.0.0.1:PORT`, then nothing or a path of visible ASCII:
+/// no user part (`localhost:1@evil`), no other host, nothing a terminal would act on.
+fn is_dashboard_url(url: &str) -> bool {
+    let Some(rest) = url.strip_prefix("http://localhost:").or_else(|| url.strip_prefix("http://127.0.0.1:")) else {
+        return false;
+    };
+    let digits = rest.bytes().take_while(u8::is_ascii_digit).count();
+    let (port, path) = rest.split_at(digits);
+    (1..=5).contains(&port.len())
+        && port.parse::<u16>().is_ok_and(|p| p > 0)
+        && (path.is_empty() || path.starts_with('/'))
+        && path.bytes().all(|b| b.is_ascii_graphic())
 }
 
 fn filter(text: &str, own: bool) -> Cow<'_, str> {
@@ -179,6 +193,8 @@ pub(crate) const CORPUS: &[&str] = &[
     "\u{1b}]52;c;unterminated",
     "\u{7f}del",
     "\u{0}nul",
+    "\u{1b}]8;;http://localhost:1@evil.example/\u{7}click\u{1b}]8;;\u{7}",
+    "\u{1b}]8;;http://localhost:7860/\u{1b}]52;c;eA==\u{7}x",
 ];
 
 #[cfg(test)]
@@ -210,6 +226,8 @@ mod tests {
         let ours = "\u{1b}[1;36mtitle\u{1b}[0m \u{1b}]8;;http://localhost:7860\u{7}open\u{1b}]8;;\u{7}";
         assert_eq!(door(ours, true), ours);
         assert_eq!(door(ours, false), "title open", "without colours nothing of it stays");
+        let path = "\u{1b}]8;;http://127.0.0.1:7860/lessons/12?x=1\u{1b}\\open\u{1b}]8;;\u{1b}\\";
+        assert_eq!(door(path, true), path, "a dashboard path stays");
         for hostile in [
             "\u{1b}[2J",
             "\u{1b}]52;c;eA==\u{7}",
@@ -217,6 +235,13 @@ mod tests {
             "\u{1b}]8;;https://evil.example\u{1b}\\x\u{1b}]8;;\u{1b}\\",
             "\u{1b}[38;5;196m",
             "\u{9b}31m",
+            "\u{1b}]8;;http://localhost:1@evil.example/\u{7}x",
+            "\u{1b}]8;;http://localhost:7860.evil.example\u{7}x",
+            "\u{1b}]8;;http://127.0.0.1:7860/\u{1b}]52;c;eA==\u{7}x",
+            "\u{1b}]8;;http://localhost:7860/\u{1b}[2J\u{7}x",
+            "\u{1b}]8;;http://localhost:7860/\u{9b}2J\u{7}x",
+            "\u{1b}]8;;http://localhost:99999\u{7}x",
+            "\u{1b}]8;;http://localhost:\u{7}x",
         ] {
             assert!(!door(hostile, true).contains(['\u{1b}', '\u{9b}']), "{hostile:?}");
         }

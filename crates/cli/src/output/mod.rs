@@ -84,9 +84,11 @@ impl<W: Write> Door<W> {
 
 impl<W: Write> Write for Door<W> {
     fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        // Only the new bytes can hold a newline: a long line written in pieces costs linear time.
+        let before = self.pending.len();
         self.pending.extend_from_slice(buf);
-        if let Some(last) = self.pending.iter().rposition(|b| *b == b'\n') {
-            self.pass(last + 1)?;
+        if let Some(last) = buf.iter().rposition(|b| *b == b'\n') {
+            self.pass(before + last + 1)?;
         }
         Ok(buf.len())
     }
@@ -192,4 +194,36 @@ fn hyperlinks_supported() -> bool {
         || var("TERM").as_deref() == Some("xterm-kitty")
         || var("WT_SESSION").is_some()
         || var("VTE_VERSION").and_then(|v| v.parse::<u32>().ok()).is_some_and(|v| v >= 5000)
+}
+
+#[cfg(test)]
+mod door_tests {
+    use std::io::Write;
+
+    use super::Door;
+
+    #[test]
+    fn a_sequence_split_across_writes_still_goes_whole() {
+        let mut out = Vec::new();
+        {
+            let mut door = Door::new(&mut out, false);
+            for piece in ["tit", "le \u{1b}]5", "2;c;eA", "==\u{7}end\n", "next ", "\u{1b}[2", "Jline"] {
+                door.write_all(piece.as_bytes()).unwrap();
+            }
+        }
+        assert_eq!(String::from_utf8(out).unwrap(), "title end\nnext line");
+    }
+
+    #[test]
+    fn a_long_line_in_many_pieces_is_written_once_whole() {
+        let mut out = Vec::new();
+        {
+            let mut door = Door::new(&mut out, false);
+            for _ in 0..100_000 {
+                door.write_all(b"ab").unwrap();
+            }
+            door.write_all(b"\n").unwrap();
+        }
+        assert_eq!(out.len(), 200_001);
+    }
 }

@@ -25,6 +25,9 @@ const CORPUS: &[&str] = &[
     "\u{1b}[31mred",
     "\u{1b}c",
     "\u{7f}del",
+    // Dressed as the dashboard links the door keeps: a user part, or an escape inside the link.
+    "\u{1b}]8;;http://localhost:1@evil.example/\u{7}x\u{1b}]8;;\u{7}",
+    "\u{1b}]8;;http://127.0.0.1:7860/\u{1b}]52;c;eA==\u{7}y",
 ];
 
 fn hostile(label: &str) -> String {

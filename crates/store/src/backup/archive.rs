@@ -1,6 +1,7 @@
 //! Reading an untrusted ZIP: the entry count it declares (checked before the directory is
-//! parsed, and compared with the names it yields, so a name listed twice is caught whatever the
-//! record format), and JSON arrays read one element at a time under byte caps, so no backup can
+//! parsed), the central headers actually stored (so an end record that declares fewer entries
+//! than the directory holds, such as a forged one hidden in the comment, cannot hide a second
+//! copy of a name), and JSON arrays read one element at a time under byte caps, so no backup can
 //! make a restore hold more than one element in memory.
 
 use std::cell::Cell;
@@ -13,6 +14,7 @@ use serde_json::Value;
 const EOCD: u32 = 0x0605_4b50;
 const ZIP64_LOCATOR: u32 = 0x0706_4b50;
 const ZIP64_EOCD: u32 = 0x0606_4b50;
+const CENTRAL_HEADER: u32 = 0x0201_4b50;
 
 fn u16_at(b: &[u8], at: usize) -> Option<u16> {
     Some(u16::from_le_bytes(b.get(at..at + 2)?.try_into().ok()?))
@@ -59,6 +61,24 @@ pub(super) fn declared_entries<R: Read + Seek>(r: &mut R) -> io::Result<Option<u
         return Ok(None);
     }
     Ok(u64_at(&record, 32))
+}
+
+/// How many central headers follow one another from `start`, counting at most `limit` (the
+/// directory the ZIP reader parsed holds only as many as the end record it chose declares).
+pub(super) fn central_headers<R: Read + Seek>(r: &mut R, start: u64, limit: u64) -> io::Result<u64> {
+    let mut at = start;
+    let mut count = 0;
+    let mut header = [0u8; 46];
+    while count < limit {
+        r.seek(SeekFrom::Start(at))?;
+        if r.read_exact(&mut header).is_err() || u32_at(&header, 0) != Some(CENTRAL_HEADER) {
+            break;
+        }
+        let lengths = [28, 30, 32].map(|i| u64::from(u16_at(&header, i).unwrap_or(0)));
+        at += 46 + lengths.iter().sum::<u64>();
+        count += 1;
+    }
+    Ok(count)
 }
 
 /// Which cap a metered read went over.

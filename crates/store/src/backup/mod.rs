@@ -340,13 +340,21 @@ impl Store {
         if declared.is_some_and(|n| n > MAX_ENTRIES) {
             return Err(BackupError::TooLarge.into());
         }
-        let mut zip = zip::ZipArchive::new(source).map_err(|e| not_a_zip(&e))?;
-        // The ZIP reader keeps one entry per name; the end record's own count tells when a name
-        // was listed twice (which copy would win is up to each reader, so such a backup is
-        // refused), in the classic and the ZIP64 format alike.
-        if declared.is_some_and(|n| n != zip.len() as u64) {
+        let zip = zip::ZipArchive::new(source).map_err(|e| not_a_zip(&e))?;
+        // A name listed twice is refused (which copy wins is up to each reader): the ZIP reader
+        // sees it among the headers its end record declares; a directory holding more headers
+        // than that record says (a forged record in the comment) is refused the same way.
+        if zip.has_duplicate_names() {
             return Err(BackupError::Duplicate("an entry name".into()).into());
         }
+        let (start, parsed) = (zip.central_directory_start(), zip.len() as u64);
+        let mut source = zip.into_inner();
+        let stored = archive::central_headers(&mut source, start, MAX_ENTRIES + 1).map_err(|e| not_a_zip(&e))?;
+        if stored > parsed {
+            return Err(BackupError::Duplicate("an entry name".into()).into());
+        }
+        // A backup holds a dozen entries: reading the directory again costs nothing.
+        let mut zip = zip::ZipArchive::new(source).map_err(|e| not_a_zip(&e))?;
         let mut index: HashMap<String, usize> = HashMap::new();
         for i in 0..zip.len() {
             let entry = zip.by_index_raw(i).map_err(|e| not_a_zip(&e))?;

@@ -380,6 +380,42 @@ fn raw_zip(entries: &[(&str, &[u8])], zip64: bool) -> Vec<u8> {
     out
 }
 
+/// `archive` (a classic one) with a second end record hidden in its comment, declaring only the
+/// first of its central headers: a reader that takes the last record sees one entry.
+fn with_forged_end_record(mut archive: Vec<u8>, first_header_len: u32) -> Vec<u8> {
+    let real = archive.len() - 22;
+    let cd_offset: [u8; 4] = archive[real + 16..real + 20].try_into().expect("offset");
+    archive.truncate(archive.len() - 2);
+    archive.extend_from_slice(&22u16.to_le_bytes());
+    archive.extend_from_slice(&0x0605_4b50u32.to_le_bytes());
+    archive.extend_from_slice(&[0, 0, 0, 0]);
+    archive.extend_from_slice(&1u16.to_le_bytes());
+    archive.extend_from_slice(&1u16.to_le_bytes());
+    archive.extend_from_slice(&first_header_len.to_le_bytes());
+    archive.extend_from_slice(&cd_offset);
+    archive.extend_from_slice(&0u16.to_le_bytes());
+    archive
+}
+
+#[test]
+fn a_forged_end_record_in_the_comment_cannot_hide_a_second_copy() {
+    let first = br#"[{"id":"a","timestamp":"2026-11-01T10:00:00.000Z","topic_id":"git","categories":[],"title":"A","level":"mid","summary":"s"}]"#;
+    let second = br#"[{"id":"b","timestamp":"2026-11-01T10:00:00.000Z","topic_id":"git","categories":[],"title":"B","level":"mid","summary":"s"}]"#;
+    let header_len = 46 + u32::try_from("lessons.json".len()).expect("short");
+    // The forgery alone (one entry, one header) still reads: the check is on what is hidden.
+    let (_t, mut store) = fresh();
+    let single = with_forged_end_record(raw_zip(&[("lessons.json", first)], false), header_len);
+    assert_eq!(store.restore_zip(&single, now()).expect("one copy").lessons, 1);
+    let (_t, mut store) = fresh();
+    let twice =
+        with_forged_end_record(raw_zip(&[("lessons.json", first), ("lessons.json", second)], false), header_len);
+    match store.restore_zip(&twice, now()) {
+        Err(StoreError::Backup(BackupError::Duplicate(_))) => {}
+        other => panic!("a hidden second copy must be refused, got {other:?}"),
+    }
+    assert!(store.lessons(&LessonQuery::default(), now()).expect("read").is_empty(), "nothing restored");
+}
+
 #[test]
 fn a_name_listed_twice_is_refused_whatever_the_end_record() {
     let first = br#"[{"id":"a","timestamp":"2026-11-01T10:00:00.000Z","topic_id":"git","categories":[],"title":"A","level":"mid","summary":"s"}]"#;
