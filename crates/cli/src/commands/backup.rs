@@ -86,6 +86,18 @@ pub(super) fn restore(ctx: &Ctx, file: &Path) -> anyhow::Result<()> {
     for (from, to) in &out.renamed {
         lines.push(format!("  renamed   {from} → {to} (topics are lower case, words joined by _)"));
     }
+    if out.duplicate_topics > 0 {
+        lines.push(format!(
+            "  skipped   {} listed twice under one name (the first was restored)",
+            output::plural(out.duplicate_topics, "topic")
+        ));
+    }
+    if out.newer_kept > 0 {
+        lines.push(format!(
+            "  kept      {} changed here after the backup was taken",
+            output::plural(out.newer_kept, "topic")
+        ));
+    }
     if let Some(kept) = &out.previous_notebook {
         lines.push(format!("Your previous notebook was kept as {}.", kept.display()));
     }

@@ -17,7 +17,7 @@ mod tables;
 
 use std::cell::Cell;
 use std::collections::HashMap;
-use std::io::{Cursor, Read, Seek, Write};
+use std::io::{self, Cursor, Read, Seek, Write};
 use std::path::{Path, PathBuf};
 use std::rc::Rc;
 
@@ -134,6 +134,10 @@ pub struct RestoreOutcome {
     /// Topics restored under another name by the topic rule (`Python` as `python`): as written
     /// in the backup, and as stored.
     pub renamed: Vec<(String, String)>,
+    /// Topics listed twice under names the topic rule makes one: only the first was restored.
+    pub duplicate_topics: usize,
+    /// Topics whose value here was set after the backup's: the value here was kept.
+    pub newer_kept: usize,
 }
 
 impl RestoreOutcome {
@@ -367,6 +371,13 @@ impl Store {
                 return Err(BackupError::Duplicate(name).into());
             }
         }
+        // Files are written once the database has committed, so every entry is inflated once
+        // first (its cap, the backup's total and its checksum checked): a damaged or oversized
+        // entry refuses the backup before anything changes.
+        let mut check = EntryReader { zip: &mut zip, index: &index, total: Rc::new(Cell::new(0)) };
+        for name in index.keys() {
+            check.drain(name)?;
+        }
         let total = Rc::new(Cell::new(0u64));
         let mut reader = EntryReader { zip: &mut zip, index: &index, total: Rc::clone(&total) };
         let manifest = reader.object(MANIFEST_ENTRY)?;
@@ -532,6 +543,17 @@ impl<R: Read + Seek> EntryReader<'_, R> {
         Ok(Some(buf))
     }
 
+    /// Inflates an entry to nowhere, under its cap and the backup's total, checking its checksum.
+    fn drain(&mut self, name: &str) -> Result<()> {
+        let Some(mut reader) = self.metered(name, u64::MAX)? else { return Ok(()) };
+        let over = Rc::clone(&reader.over);
+        let read = io::copy(&mut reader, &mut io::sink());
+        if let Some(e) = Self::over(name, over.get()) {
+            return Err(e);
+        }
+        read.map(drop).map_err(|e| BackupError::NotAZip(format!("{name}: {e}")).into())
+    }
+
     /// A small JSON entry, parsed whole.
     fn object(&mut self, name: &str) -> Result<Option<Value>> {
         let Some(bytes) = self.bytes(name, entry_cap(name).unwrap_or(0))? else { return Ok(None) };
@@ -559,9 +581,10 @@ fn knowledge_times(v: Option<&Value>) -> HashMap<String, String> {
         .into_iter()
         .flatten()
         .filter_map(|row| {
-            let topic = row.get("topic")?.as_str()?;
+            // Keyed like the topics they time: by the topic rule's id.
+            let topic = knowledge::topic_id(row.get("topic")?.as_str()?).ok()?;
             let at = devcoach_core::time::parse_timestamp(row.get("updated_at")?.as_str()?).ok()?;
-            Some((topic.to_owned(), iso_ms(at)))
+            Some((topic, iso_ms(at)))
         })
         .collect()
 }
@@ -672,11 +695,25 @@ fn restore_confidence(
     conf: i64,
     times: &HashMap<String, String>,
     now: DateTime<Utc>,
-) -> rusqlite::Result<()> {
+) -> rusqlite::Result<Kept> {
     let conf = knowledge::clamp_confidence(conf);
     let current = crate::knowledge::confidence(conn, topic)?;
     if current == Some(conf) {
-        return Ok(());
+        return Ok(Kept::Same);
+    }
+    // A value set here after the backup was taken is newer knowledge: it stays. (A backup
+    // without times, like the original's, wins as it always did.)
+    if current.is_some()
+        && let Some(backup_at) = times.get(topic).and_then(|t| devcoach_core::time::parse_timestamp(t).ok())
+    {
+        let local_at: Option<String> = conn
+            .prepare_cached("SELECT updated_at FROM knowledge WHERE topic = ?1")?
+            .query_row([topic], |r| r.get(0))
+            .optional()?
+            .flatten();
+        if local_at.and_then(|t| devcoach_core::time::parse_timestamp(&t).ok()).is_some_and(|l| l > backup_at) {
+            return Ok(Kept::Newer);
+        }
     }
     if current.is_none() {
         let last: Option<Option<i64>> = conn
@@ -687,11 +724,21 @@ fn restore_confidence(
             let at = times.get(topic).cloned().unwrap_or_else(|| iso_ms(now));
             conn.prepare_cached("INSERT INTO knowledge (topic, confidence, updated_at) VALUES (?1, ?2, ?3)")?
                 .execute(params![topic, conf, at])?;
-            return Ok(());
+            return Ok(Kept::Restored);
         }
     }
     write_confidence(conn, topic, conf, &Because::plain(EvidenceCause::Restore), now)?;
-    Ok(())
+    Ok(Kept::Restored)
+}
+
+/// What a restore did with one topic's confidence.
+#[derive(Debug, PartialEq, Eq)]
+enum Kept {
+    /// Already the backup's value.
+    Same,
+    Restored,
+    /// The value here is newer than the backup's.
+    Newer,
 }
 
 /// A backup written by this build to `path`, atomically: the file appears only when complete.
@@ -769,6 +816,7 @@ fn restore_knowledge(
                     out.groups += 1;
                 }
             }
+            let mut seen = std::collections::HashSet::new();
             for item in topics {
                 let (Some(topic), Some(conf)) =
                     (item.get("topic").and_then(Value::as_str), item.get("confidence").and_then(confidence_of))
@@ -785,7 +833,14 @@ fn restore_knowledge(
                 if topic != raw.trim() {
                     out.renamed.push((raw.to_owned(), topic.clone()));
                 }
-                restore_confidence(conn, &topic, conf, times, now)?;
+                // Two names of one topic ("Git" and "git"): the first listed is restored.
+                if !seen.insert(topic.clone()) {
+                    out.duplicate_topics += 1;
+                    continue;
+                }
+                if restore_confidence(conn, &topic, conf, times, now)? == Kept::Newer {
+                    out.newer_kept += 1;
+                }
                 if let Some(group) = item.get("group").and_then(Value::as_str) {
                     match GroupTarget::parse(group) {
                         Ok(GroupTarget::Group(g)) => {
@@ -807,13 +862,19 @@ fn restore_knowledge(
         }
         _ => {
             // The oldest format: {topic: confidence}.
+            let mut seen = std::collections::HashSet::new();
             for (topic, conf) in k.as_object().into_iter().flatten() {
                 if let (Ok(id), Some(conf)) = (knowledge::topic_id(topic), confidence_of(conf)) {
                     if id != topic.trim() {
                         out.renamed.push((topic.clone(), id.clone()));
                     }
-                    let topic = id;
-                    restore_confidence(conn, &topic, conf, times, now)?;
+                    if !seen.insert(id.clone()) {
+                        out.duplicate_topics += 1;
+                        continue;
+                    }
+                    if restore_confidence(conn, &id, conf, times, now)? == Kept::Newer {
+                        out.newer_kept += 1;
+                    }
                     out.topics += 1;
                 }
             }

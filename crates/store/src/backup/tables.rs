@@ -26,6 +26,9 @@ pub(super) enum Column {
     },
     /// A millisecond ISO timestamp (normalised on restore).
     Stamp,
+    /// A topic id, put through the topic rule like every topic a front end stores (`Git` is
+    /// `git`), so a row lines up with the knowledge map it belongs to.
+    Topic,
 }
 
 /// How a restored row meets a row already there with the same key.
@@ -63,7 +66,7 @@ pub(super) const TABLES: &[Table] = &[
         entry: "ext/evidence.json",
         name: "ext_evidence",
         columns: &[
-            ("topic", TEXT, false),
+            ("topic", Column::Topic, false),
             ("delta", Column::Int { min: -10, max: 10 }, true),
             ("value_after", CONFIDENCE, true),
             ("cause", Column::Text { max: 32 }, false),
@@ -79,7 +82,7 @@ pub(super) const TABLES: &[Table] = &[
         entry: "ext/topic_model.json",
         name: "ext_topic_model",
         columns: &[
-            ("topic", TEXT, false),
+            ("topic", Column::Topic, false),
             ("learned", PROBABILITY, false),
             ("stability", STABILITY, false),
             ("difficulty", DIFFICULTY, false),
@@ -183,6 +186,7 @@ fn checked(column: Column, nullable: bool, v: Option<&Value>) -> Option<Sql> {
         Column::Int { min, max } => v.as_i64().filter(|n| (min..=max).contains(n)).map(Sql::Integer),
         Column::Real { min, max } => v.as_f64().filter(|f| f.is_finite() && (min..=max).contains(f)).map(Sql::Real),
         Column::Stamp => parse_timestamp(v.as_str()?).ok().map(|t| Sql::Text(iso_ms(t))),
+        Column::Topic => devcoach_core::knowledge::topic_id(v.as_str()?).ok().map(Sql::Text),
     }
 }
 

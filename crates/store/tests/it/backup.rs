@@ -417,6 +417,31 @@ fn a_forged_end_record_in_the_comment_cannot_hide_a_second_copy() {
 }
 
 #[test]
+fn a_damaged_file_entry_refuses_the_backup_before_the_database_changes() {
+    let lesson = br#"[{"id":"a","timestamp":"2026-11-01T10:00:00.000Z","topic_id":"git","categories":[],"title":"A","level":"mid","summary":"s"}]"#;
+    let session = b"{\"t\":\"2026-11-01T10:00:00Z\",\"kind\":\"start\"}\n";
+    // Stored uncompressed, so the session's bytes can be altered after its checksum was taken.
+    let mut damaged = raw_zip(&[("lessons.json", lesson), ("practice/sessions/two-sum-1.jsonl", session)], false);
+    let at = damaged.windows(session.len()).position(|w| w == session).expect("stored data");
+    damaged[at] ^= 0x20;
+    let (tmp, mut store) = fresh();
+    let err = store.restore_zip(&damaged, now()).expect_err("a checksum mismatch is refused");
+    assert!(
+        matches!(err, StoreError::Backup(BackupError::NotAZip(ref m)) if m.contains("practice/sessions/")),
+        "{err}"
+    );
+    assert!(store.lessons(&LessonQuery::default(), now()).expect("read").is_empty(), "no lesson restored");
+    assert!(!tmp.path().join("practice/sessions/two-sum-1.jsonl").exists());
+
+    // Oversized: a practice file past its cap (deflated, so the archive itself stays small).
+    let huge = vec![b'x'; 17 * 1024 * 1024];
+    let big = zip_of(&[("lessons.json", lesson), ("practice/problems/two-sum.md", &huge)]);
+    let (_t, mut store) = fresh();
+    assert!(matches!(store.restore_zip(&big, now()), Err(StoreError::Backup(BackupError::EntryTooLarge(..)))));
+    assert!(store.lessons(&LessonQuery::default(), now()).expect("read").is_empty(), "no lesson restored");
+}
+
+#[test]
 fn a_name_listed_twice_is_refused_whatever_the_end_record() {
     let first = br#"[{"id":"a","timestamp":"2026-11-01T10:00:00.000Z","topic_id":"git","categories":[],"title":"A","level":"mid","summary":"s"}]"#;
     let second = br#"[{"id":"b","timestamp":"2026-11-01T10:00:00.000Z","topic_id":"git","categories":[],"title":"B","level":"mid","summary":"s"}]"#;
@@ -433,4 +458,43 @@ fn a_name_listed_twice_is_refused_whatever_the_end_record() {
         }
         assert!(store.lessons(&LessonQuery::default(), now()).expect("read").is_empty(), "nothing restored");
     }
+}
+
+#[test]
+fn a_value_changed_here_after_the_backup_is_kept() {
+    let (t1, t2) = (now() - chrono::Duration::days(2), now() - chrono::Duration::days(1));
+    let (_a, mut taken) = fresh();
+    taken.set_topic("git", 5, None, t1).expect("set");
+    taken.set_topic("rust", 4, None, t1).expect("set");
+    let (zip, _) = taken.backup_zip().expect("backup");
+
+    let (_b, mut here) = fresh();
+    here.set_topic("git", 8, None, t2).expect("set after the backup");
+    here.set_topic("rust", 2, None, t1 - chrono::Duration::days(1)).expect("set before the backup");
+    let out = here.restore_zip(&zip, now()).expect("restore");
+    assert_eq!(here.confidence("git").expect("read"), Some(8), "newer here: kept");
+    assert_eq!(here.confidence("rust").expect("read"), Some(4), "older here: the backup's");
+    assert_eq!(out.newer_kept, 1);
+
+    // The original's backups carry no times: their values win, as they always did.
+    let (_c, mut theirs) = fresh();
+    theirs.set_topic("docker", 1, None, now()).expect("set");
+    theirs.restore_zip(&fixture_zip(), now()).expect("restore");
+    assert_ne!(theirs.confidence("docker").expect("read"), Some(1), "the backup's value");
+}
+
+#[test]
+fn two_names_of_one_topic_restore_once() {
+    let knowledge = br#"{"groups":[],"topics":[{"topic":"Git","confidence":6,"group":null},{"topic":"git","confidence":2,"group":null}]}"#;
+    let times = br#"[{"topic":"Git","updated_at":"2020-01-01T00:00:00.000Z"}]"#;
+    let (_t, mut store) = fresh();
+    store.set_topic("git", 9, None, now()).expect("set");
+    let out = store
+        .restore_zip(&zip_of(&[("knowledge.json", knowledge), ("ext/knowledge.json", times)]), now())
+        .expect("restore");
+    assert_eq!((out.topics, out.duplicate_topics), (1, 1));
+    assert_eq!(out.renamed, [("Git".to_owned(), "git".to_owned())]);
+    // The time of "Git" is the time of git: the value here, set since 2020, stays.
+    assert_eq!(store.confidence("git").expect("read"), Some(9));
+    assert_eq!(out.newer_kept, 1);
 }

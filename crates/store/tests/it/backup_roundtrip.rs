@@ -237,3 +237,29 @@ fn damaged_rows_of_our_tables_are_skipped_not_stored() {
     assert_eq!((out.rows_of("ext_review_log"), out.invalid), (1, 4), "only the sound row");
     assert_eq!(store.review_log().expect("log").len(), before + 1);
 }
+
+#[test]
+fn restored_history_rows_follow_the_topic_rule() {
+    let evidence = br#"[
+      {"topic": "Git", "delta": 1, "value_after": 6, "cause": "manual", "lesson_id": null, "detail": null, "at": "2026-11-30T10:00:00.000Z"},
+      {"topic": "bad\u001b[2Jtopic", "delta": 1, "value_after": 6, "cause": "manual", "lesson_id": null, "detail": null, "at": "2026-11-30T10:00:00.000Z"}
+    ]"#;
+    let model = br#"[
+      {"topic": "Rust Lang", "learned": 0.5, "stability": 2.0, "difficulty": 5.0, "last_at": "2026-11-30T10:00:00.000Z", "evidence": 1}
+    ]"#;
+    let mut zip = zip::ZipWriter::new(std::io::Cursor::new(Vec::new()));
+    for (name, bytes) in
+        [("lessons.json", &b"[]"[..]), ("ext/evidence.json", evidence), ("ext/topic_model.json", model)]
+    {
+        zip.start_file(name, zip::write::SimpleFileOptions::default()).expect("entry");
+        std::io::Write::write_all(&mut zip, bytes).expect("write");
+    }
+    let bytes = zip.finish().expect("zip").into_inner();
+    let (_t, mut store) = fresh();
+    let out = store.restore_zip(&bytes, now()).expect("restore");
+    assert_eq!((out.rows_of("ext_evidence"), out.rows_of("ext_topic_model"), out.invalid), (1, 1, 1));
+    let topics: Vec<String> = store.evidence(None).expect("log").into_iter().map(|e| e.topic).collect();
+    assert_eq!(topics, ["git"]);
+    let estimates: Vec<String> = store.topic_estimates(now()).expect("model").into_iter().map(|e| e.topic).collect();
+    assert_eq!(estimates, ["rust_lang"]);
+}

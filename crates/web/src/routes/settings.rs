@@ -51,6 +51,15 @@ fn flashes(q: &HashMap<String, String>) -> Vec<(&'static str, String)> {
         }
         text.push('.');
         out.push(("ok", text));
+        if let Some(newer) = q.get("newer").filter(|n| *n != "0") {
+            out.push((
+                "ok",
+                format!(
+                    "{} changed here after the backup was taken kept the value set here.",
+                    plural(newer, "topic", "topics")
+                ),
+            ));
+        }
         if let Some(kept) = q.get("kept") {
             out.push(("ok", format!("Your previous notebook was kept as {kept} in the devcoach folder.")));
         }
@@ -163,6 +172,9 @@ pub(crate) async fn import(State(state): State<SharedState>, mut form: Multipart
         u8::from(o.learning_state > 0),
         o.rows_of("ext_review_log")
     );
+    if o.newer_kept > 0 {
+        to.push_str(&format!("&newer={}", o.newer_kept));
+    }
     if let Some(name) = o.previous_notebook.as_deref().and_then(std::path::Path::file_name) {
         to.push_str(&format!("&kept={}", crate::views::enc(&name.to_string_lossy())));
     }
