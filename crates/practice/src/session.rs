@@ -14,6 +14,10 @@ use crate::toolbox::Toolbox;
 /// Leaky drafts after which a reply is withheld.
 pub const MAX_DRAFTS: u32 = 3;
 
+/// What the coach is told when the learner asks for the answer.
+const REVEAL_TURN: &str =
+    "[devcoach: the learner typed /reveal] Please show a complete solution now and explain why it works.";
+
 /// The coaching instructions for a model: the practice skill, without its first section (about
 /// the terminal client) for a local model, then the problem.
 pub fn system_prompt(problem: &Problem, local: bool) -> String {
@@ -137,16 +141,7 @@ impl Session {
         events: &[Stamped],
     ) -> Result<Self, LogError> {
         let state = crate::remote::replay(events, toolbox);
-        let mut history = Vec::new();
-        for e in events {
-            match &e.event {
-                Event::Learner { text, .. } => history.push(Turn { role: Role::User, text: text.clone() }),
-                Event::Coach { text: Some(text), .. } => {
-                    history.push(Turn { role: Role::Assistant, text: text.clone() });
-                }
-                _ => {}
-            }
-        }
+        let mut history = replayed_history(events, toolbox);
         history.push(Turn {
             role: Role::User,
             text:
@@ -220,15 +215,7 @@ impl Session {
                 let names: Vec<String> = missing.iter().map(|id| self.name_of(id)).collect();
                 // The learner has now been told these names: they are theirs to use.
                 self.learner_words.push(names.join(", "));
-                to_coach = format!(
-                    "{text}\n\n[devcoach: the requirement list was judged {}{}]",
-                    verdict.as_str(),
-                    if names.is_empty() {
-                        String::new()
-                    } else {
-                        format!("; it says nothing yet about: {}", names.join(", "))
-                    }
-                );
+                to_coach = judged_turn(text, verdict, &names);
                 shown.push(Shown::Verdict { verdict, missing: names });
             }
             MessageKind::Code => {
@@ -260,11 +247,7 @@ impl Session {
         self.revealed = true;
         self.for_hint = false;
         self.record(&Event::Reveal {}, &mut shown);
-        self.history.push(Turn {
-            role: Role::User,
-            text: "[devcoach: the learner typed /reveal] Please show a complete solution now and explain why it works."
-                .into(),
-        });
+        self.history.push(Turn { role: Role::User, text: REVEAL_TURN.into() });
         self.coach_reply(&mut shown);
         shown
     }
@@ -406,5 +389,95 @@ impl Session {
                 }
             }
         }
+    }
+}
+
+/// What the coach is told of a requirement list: the learner's text and the judge's verdict.
+fn judged_turn(text: &str, verdict: ReqVerdict, missing: &[String]) -> String {
+    let gaps =
+        if missing.is_empty() { String::new() } else { format!("; it says nothing yet about: {}", missing.join(", ")) };
+    format!("{text}\n\n[devcoach: the requirement list was judged {}{gaps}]", verdict.as_str())
+}
+
+/// The conversation as the coach saw it, rebuilt from a session's log: code the gate held back
+/// never reached the coach, a requirement list reached it with its verdict, a reveal as asked.
+fn replayed_history(events: &[Stamped], toolbox: &Toolbox) -> Vec<Turn> {
+    let mut history = Vec::new();
+    let mut pending: Option<String> = None;
+    let flush = |pending: &mut Option<String>, history: &mut Vec<Turn>| {
+        if let Some(text) = pending.take() {
+            history.push(Turn { role: Role::User, text });
+        }
+    };
+    for e in events {
+        match &e.event {
+            Event::Learner { text, .. } => {
+                flush(&mut pending, &mut history);
+                pending = Some(text.clone());
+            }
+            Event::Held { .. } => pending = None,
+            Event::ReqCheck { verdict, missing, .. } => {
+                if let Some(text) = pending.take() {
+                    let names: Vec<String> = missing
+                        .iter()
+                        .map(|id| toolbox.get(id).map_or_else(|| id.clone(), |e| e.name.clone()))
+                        .collect();
+                    pending = Some(judged_turn(&text, *verdict, &names));
+                }
+            }
+            Event::Reveal {} => {
+                flush(&mut pending, &mut history);
+                history.push(Turn { role: Role::User, text: REVEAL_TURN.into() });
+            }
+            Event::Coach { text: Some(text), .. } => {
+                flush(&mut pending, &mut history);
+                history.push(Turn { role: Role::Assistant, text: text.clone() });
+            }
+            _ => {}
+        }
+    }
+    flush(&mut pending, &mut history);
+    history
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn at(event: Event) -> Stamped {
+        Stamped { ts: "2026-11-30T10:00:00Z".into(), event }
+    }
+
+    #[test]
+    fn a_resumed_conversation_is_the_one_the_coach_saw() {
+        let toolbox = Toolbox::builtin();
+        let id = toolbox.entries()[0].id.clone();
+        let name = toolbox.entries()[0].name.clone();
+        let coach = |text: &str| Event::Coach { rung: Some(1), leaked: false, drafts: 1, text: Some(text.into()) };
+        let events = [
+            at(Event::Learner { text: "def f(): return 0".into(), kind: MessageKind::Code }),
+            at(Event::Held { why: "requirements first".into() }),
+            at(Event::Learner { text: "req: sorted".into(), kind: MessageKind::Req }),
+            at(Event::ReqCheck { verdict: ReqVerdict::Incomplete, missing: vec![id], judge: Judge::None, dropped: 0 }),
+            at(coach("What about duplicates?")),
+            at(Event::Reveal {}),
+            at(coach("Here is the whole solution.")),
+            at(Event::End { reason: Some("quit".into()) }),
+            at(Event::Learner { text: "one more thought".into(), kind: MessageKind::Prose }),
+        ];
+        let history = replayed_history(&events, toolbox);
+        let said: Vec<(Role, &str)> = history.iter().map(|t| (t.role, t.text.as_str())).collect();
+        let judged = judged_turn("req: sorted", ReqVerdict::Incomplete, &[name]);
+        assert_eq!(
+            said,
+            [
+                (Role::User, judged.as_str()),
+                (Role::Assistant, "What about duplicates?"),
+                (Role::User, REVEAL_TURN),
+                (Role::Assistant, "Here is the whole solution."),
+                (Role::User, "one more thought"),
+            ],
+            "held code never reached the coach"
+        );
     }
 }

@@ -109,16 +109,20 @@ pub(crate) fn put_card(
     Ok(())
 }
 
-/// A derived card for `lesson`, unless it has one.
+/// A derived card for `lesson`, or its text brought up to date when it has one.
 pub(crate) fn add_derived_card(
     tx: &Transaction<'_>,
     lesson: &devcoach_core::Lesson,
     now: DateTime<Utc>,
 ) -> rusqlite::Result<()> {
     let text = CardText::derived(lesson);
+    // A derived card's text follows its lesson (a practice card rewritten once the problem is
+    // solved, a lesson logged again under its id); its schedule stays. Written cards are kept.
     tx.prepare_cached(
-        "INSERT OR IGNORE INTO ext_review_cards (lesson_id, question, answer, source, due, created_at) \
-         VALUES (?1, ?2, ?3, 'derived', ?4, ?5)",
+        "INSERT INTO ext_review_cards (lesson_id, question, answer, source, due, created_at) \
+         VALUES (?1, ?2, ?3, 'derived', ?4, ?5) \
+         ON CONFLICT(lesson_id) DO UPDATE SET question = excluded.question, answer = excluded.answer \
+         WHERE source = 'derived' AND (question IS NOT excluded.question OR answer IS NOT excluded.answer)",
     )?
     .execute(params![
         lesson.id,

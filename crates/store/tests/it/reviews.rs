@@ -173,3 +173,47 @@ fn every_evidence_source_feeds_the_knowledge_model() {
     store.set_topic("redis", 9, None, now()).expect("rate");
     assert_eq!(redis(&store, now()).confidence_now, 9);
 }
+
+#[test]
+fn a_derived_card_follows_its_lesson_and_keeps_its_schedule() {
+    let (_t, mut store) = fresh();
+    let card = |summary: &str| NewLesson {
+        summary: summary.into(),
+        body: format!("{summary} The body."),
+        ..new_lesson("practice-two-sum")
+    };
+    let first = now() - Duration::days(3);
+    store
+        .record_practice(card("Unfinished: the approach is hidden until it is solved."), &[], None, first)
+        .expect("unfinished");
+    let before = store.review_card("practice-two-sum").expect("read").expect("card");
+    store.grade_review("practice-two-sum", Grade::Good, first + Duration::hours(1)).expect("grade");
+    let graded = store.review_card("practice-two-sum").expect("read").expect("card");
+
+    store
+        .record_practice(
+            card("Solved: keep a map from value to index."),
+            &["redis".into()],
+            Some(devcoach_core::knowledge_model::PracticeResult::Alone),
+            now(),
+        )
+        .expect("solved");
+    let after = store.review_card("practice-two-sum").expect("read").expect("card");
+    assert_ne!((&after.question, &after.answer), (&before.question, &before.answer), "the text follows the lesson");
+    assert!(
+        after.answer.contains("map from value to index") || after.question.contains("map from value to index"),
+        "{after:?}"
+    );
+    assert_eq!(
+        (after.reps, &after.due, &after.last_review),
+        (graded.reps, &graded.due, &graded.last_review),
+        "the schedule stays"
+    );
+
+    // A card the agent wrote is not rewritten from the lesson.
+    let text = CardText::new("What does the agent ask?", "Its own answer.").expect("text");
+    store.set_review_card("practice-two-sum", &text, now()).expect("write");
+    store.record_practice(card("Solved again."), &[], None, now()).expect("again");
+    let kept = store.review_card("practice-two-sum").expect("read").expect("card");
+    assert_eq!((kept.question.as_str(), kept.source), ("What does the agent ask?", CardSource::Agent));
+}
