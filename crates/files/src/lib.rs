@@ -122,7 +122,8 @@ pub fn open(path: &Path, links: Links) -> Result<File> {
     #[cfg(unix)]
     {
         use std::os::unix::fs::OpenOptionsExt;
-        let mut flags = libc::O_NONBLOCK;
+        // Never waits on a FIFO, never makes a terminal device the controlling terminal.
+        let mut flags = libc::O_NONBLOCK | libc::O_NOCTTY;
         if links == Links::Refuse {
             flags |= libc::O_NOFOLLOW;
         }
@@ -228,6 +229,7 @@ pub struct AtomicFile {
     file: Option<File>,
     tmp: PathBuf,
     target: PathBuf,
+    overwrite: Overwrite,
 }
 
 impl AtomicFile {
@@ -256,7 +258,7 @@ impl AtomicFile {
         {
             let _ = file.set_permissions(meta.permissions());
         }
-        Ok(Self { file: Some(file), tmp, target: path.to_owned() })
+        Ok(Self { file: Some(file), tmp, target: path.to_owned(), overwrite })
     }
 
     /// The target path.
@@ -277,7 +279,25 @@ impl AtomicFile {
             .ok_or_else(|| FileError::io("write", &self.target, io::Error::other("committed twice")))?;
         file.sync_all().map_err(|e| FileError::io("write", &self.target, e))?;
         drop(file);
-        check_target(&self.target)?;
+        let existing = check_target(&self.target)?;
+        if self.overwrite == Overwrite::Never {
+            if existing == Target::File {
+                return Err(FileError::Exists { path: self.target.clone() });
+            }
+            // A link fails when anything has appeared at the target since the check: a file
+            // made meanwhile is never replaced. (Where links are not supported, the rename
+            // below stands in, checked as above.)
+            match std::fs::hard_link(&self.tmp, &self.target) {
+                Ok(()) => {
+                    let _ = std::fs::remove_file(&self.tmp);
+                    return Ok(());
+                }
+                Err(e) if e.kind() == io::ErrorKind::AlreadyExists => {
+                    return Err(FileError::Exists { path: self.target.clone() });
+                }
+                Err(_) => {}
+            }
+        }
         std::fs::rename(&self.tmp, &self.target).map_err(|e| FileError::io("write", &self.target, e))?;
         Ok(())
     }
@@ -329,7 +349,7 @@ pub fn open_append(path: &Path) -> Result<File> {
     #[cfg(unix)]
     {
         use std::os::unix::fs::OpenOptionsExt;
-        options.custom_flags(libc::O_NONBLOCK | libc::O_NOFOLLOW);
+        options.custom_flags(libc::O_NONBLOCK | libc::O_NOFOLLOW | libc::O_NOCTTY);
     }
     #[cfg(not(unix))]
     check_target(path)?;

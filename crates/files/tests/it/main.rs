@@ -146,6 +146,31 @@ fn writes_replace_only_when_asked_and_leave_no_temp_file() {
 }
 
 #[test]
+fn a_file_that_appears_while_a_new_one_is_written_is_never_replaced() {
+    let tmp = TempDir::new().expect("tmp");
+    let path = tmp.path().join("backup.zip");
+    let mut writer = AtomicFile::create(&path, Overwrite::Never).expect("absent: may be created");
+    writer.write_all(b"ours").expect("write");
+    // Someone else's file lands at the target before the commit.
+    std::fs::write(&path, b"theirs").expect("theirs");
+    assert!(matches!(writer.commit(), Err(FileError::Exists { .. })));
+    assert_eq!(std::fs::read(&path).expect("read"), b"theirs");
+    assert_eq!(leftovers(tmp.path()), Vec::<String>::new(), "no temporary file left");
+
+    // And a link that appears there is not replaced either (nor written through).
+    let link = tmp.path().join("link.zip");
+    let mut writer = AtomicFile::create(&link, Overwrite::Never).expect("absent");
+    writer.write_all(b"ours").expect("write");
+    #[cfg(unix)]
+    {
+        std::os::unix::fs::symlink(&path, &link).expect("link");
+        assert!(writer.commit().is_err());
+        assert!(std::fs::symlink_metadata(&link).expect("meta").file_type().is_symlink());
+        assert_eq!(std::fs::read(&path).expect("read"), b"theirs");
+    }
+}
+
+#[test]
 fn appends_create_and_extend_regular_files_only() {
     let tmp = TempDir::new().expect("tmp");
     let path = tmp.path().join("log.jsonl");
