@@ -96,11 +96,16 @@ pub enum Provenance {
 }
 
 /// Our own origins: `http://localhost`, `http://127.0.0.1` or `http://[::1]`, on our port when
-/// it is known.
+/// it is known. An origin names its port unless it is 80: `http://localhost` is another
+/// program's page on port 80, not ours on 7860.
 fn is_our_origin(origin: &str, port: Option<u16>) -> bool {
     let Some(rest) = origin.trim().strip_prefix("http://") else { return false };
     let rest = rest.trim_end_matches('/');
     if rest.contains(['/', '?', '#', '@']) {
+        return false;
+    }
+    let names_a_port = rest.rsplit_once(':').is_some_and(|(_, p)| !p.contains(']'));
+    if !names_a_port && port.is_some_and(|p| p != 80) {
         return false;
     }
     let mut headers = HeaderMap::new();
@@ -236,6 +241,12 @@ mod tests {
         assert_eq!(p(None, Some("http://[::1]:7860"), None, form), Ours);
         assert_eq!(p(None, Some("http://localhost:7861"), None, form), Foreign, "another port is another origin");
         assert_eq!(p(None, Some("https://localhost:7860"), None, form), Foreign);
+        for portless in ["http://localhost", "http://127.0.0.1/", "http://[::1]"] {
+            assert_eq!(p(None, Some(portless), None, form), Foreign, "{portless} is port 80, not ours");
+        }
+        assert_eq!(p(None, None, Some("http://localhost/page"), form), Foreign, "a page on port 80");
+        let on_80 = provenance(None, Some("http://localhost"), None, form, Some(80));
+        assert_eq!(on_80, Ours, "on port 80 an origin names no port");
         assert_eq!(p(None, Some("http://localhost:7860.evil.example"), None, form), Foreign);
         assert_eq!(p(None, None, Some("http://localhost:7860/lessons?x=1"), form), Ours);
         assert_eq!(p(None, None, Some("http://evil.example/localhost:7860"), form), Foreign);
