@@ -90,9 +90,12 @@ fn check(text: &[u8], initialized: bool) -> Verdict {
         }
     };
     let id = value.get("id").filter(|id| id.is_number() || id.is_string()).cloned();
+    // A message with an `id` key asks for an answer, even when that id is unusable (null, a
+    // boolean, an object): it gets one, with the id `null`. Only a notification goes unanswered.
+    let has_id_key = value.get("id").is_some();
     let method = value.get("method").and_then(Value::as_str).map(str::to_owned);
     if let Err(e) = serde_json::from_value::<ClientJsonRpcMessage>(value) {
-        if id.is_none() && method.is_some() {
+        if !has_id_key && method.is_some() {
             return Verdict::Drop;
         }
         let message = format!("Invalid request: not a JSON-RPC 2.0 message this server reads ({e})");
@@ -280,6 +283,22 @@ mod tests {
     }
 
     #[tokio::test(flavor = "current_thread")]
+    async fn a_request_with_an_unusable_id_is_answered_with_id_null() {
+        let mut input = format!("{INIT}\n").into_bytes();
+        for id in ["null", "true", r#"{"a":1}"#, "[1]"] {
+            input.extend_from_slice(format!(r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/list"}}"#).as_bytes());
+            input.push(b'\n');
+        }
+        // A notification with a broken shape still gets no answer.
+        input.extend_from_slice(b"{\"jsonrpc\":\"2.0\",\"method\":\"notifications/cancelled\",\"params\":7}\n");
+        let (fwd, answered) = run(&input).await;
+        assert_eq!(fwd, format!("{INIT}\n").as_bytes(), "only the valid message reaches rmcp");
+        let ans = answers(&answered);
+        assert_eq!(ans.len(), 4, "every request with an id key is answered, the notification is not: {ans:?}");
+        assert!(ans.iter().all(|a| a["id"].is_null() && a["error"]["code"] == INVALID_REQUEST), "{ans:?}");
+    }
+
+    #[tokio::test]
     async fn nothing_but_initialize_and_ping_before_initialize() {
         let input = format!(
             "{}\n{}\n{}\n{INIT}\n{}\n",
