@@ -208,10 +208,10 @@ mod door_tests {
         {
             let mut door = Door::new(&mut out, false);
             for piece in ["tit", "le \u{1b}]5", "2;c;eA", "==\u{7}end\n", "next ", "\u{1b}[2", "Jline"] {
-                door.write_all(piece.as_bytes()).unwrap();
+                door.write_all(piece.as_bytes()).expect("in memory");
             }
         }
-        assert_eq!(String::from_utf8(out).unwrap(), "title end\nnext line");
+        assert_eq!(String::from_utf8(out).expect("in memory"), "title end\nnext line");
     }
 
     #[test]
@@ -220,9 +220,9 @@ mod door_tests {
         {
             let mut door = Door::new(&mut out, false);
             for _ in 0..100_000 {
-                door.write_all(b"ab").unwrap();
+                door.write_all(b"ab").expect("in memory");
             }
-            door.write_all(b"\n").unwrap();
+            door.write_all(b"\n").expect("in memory");
         }
         assert_eq!(out.len(), 200_001);
     }
