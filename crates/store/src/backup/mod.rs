@@ -94,6 +94,8 @@ pub enum BackupError {
     Empty,
     #[error("the backup lists {0} more than once, so it cannot be trusted; nothing was restored")]
     Duplicate(String),
+    #[error("the backup is damaged: its {0} cannot be read ({1}); nothing was restored — try another copy")]
+    Damaged(String, String),
     #[error(
         "the backup was written by a newer devcoach (format {0} of its own data); update devcoach to restore it — nothing was restored"
     )]
@@ -551,7 +553,7 @@ impl<R: Read + Seek> EntryReader<'_, R> {
         if let Some(e) = Self::over(name, over.get()) {
             return Err(e);
         }
-        read.map(drop).map_err(|e| BackupError::NotAZip(format!("{name}: {e}")).into())
+        read.map(drop).map_err(|e| BackupError::Damaged(name.to_owned(), e.to_string()).into())
     }
 
     /// A small JSON entry, parsed whole.

@@ -427,7 +427,7 @@ fn a_damaged_file_entry_refuses_the_backup_before_the_database_changes() {
     let (tmp, mut store) = fresh();
     let err = store.restore_zip(&damaged, now()).expect_err("a checksum mismatch is refused");
     assert!(
-        matches!(err, StoreError::Backup(BackupError::NotAZip(ref m)) if m.contains("practice/sessions/")),
+        matches!(err, StoreError::Backup(BackupError::Damaged(ref name, _)) if name.starts_with("practice/sessions/")),
         "{err}"
     );
     assert!(store.lessons(&LessonQuery::default(), now()).expect("read").is_empty(), "no lesson restored");
