@@ -11,6 +11,12 @@ use crate::{Env, bin};
 /// Sends `lines` to a fresh `devcoach mcp`, closes stdin, and returns every stdout line as JSON
 /// plus stderr.
 pub(crate) fn exchange(env: &Env, lines: &[String]) -> (Vec<Value>, String) {
+    let bytes: Vec<Vec<u8>> = lines.iter().map(|l| l.clone().into_bytes()).collect();
+    exchange_raw(env, &bytes)
+}
+
+/// Sends raw byte lines (they need not be UTF-8); see [`exchange`].
+fn exchange_raw(env: &Env, lines: &[Vec<u8>]) -> (Vec<Value>, String) {
     let mut child = Command::new(bin())
         .arg("mcp")
         .env_clear()
@@ -21,11 +27,22 @@ pub(crate) fn exchange(env: &Env, lines: &[String]) -> (Vec<Value>, String) {
         .spawn()
         .expect("spawn");
     let mut stdin = child.stdin.take().expect("stdin");
-    let input = lines.join("\n") + "\n";
+    let mut input = Vec::new();
+    for line in lines {
+        input.extend_from_slice(line);
+        input.push(b'\n');
+    }
     let writer = std::thread::spawn(move || {
-        let _ = stdin.write_all(input.as_bytes());
+        let _ = stdin.write_all(&input);
         // Give the server time to answer before stdin closes.
-        std::thread::sleep(std::time::Duration::from_millis(500));
+        std::thread::sleep(std::time::Duration::from_millis(800));
+    });
+    // stderr is drained beside stdout, so a chatty server cannot block on a full pipe.
+    let mut stderr = child.stderr.take().expect("stderr");
+    let errors = std::thread::spawn(move || {
+        let mut text = String::new();
+        let _ = std::io::Read::read_to_string(&mut stderr, &mut text);
+        text
     });
     let stdout = BufReader::new(child.stdout.take().expect("stdout"));
     let mut out = Vec::new();
@@ -37,9 +54,8 @@ pub(crate) fn exchange(env: &Env, lines: &[String]) -> (Vec<Value>, String) {
         );
     }
     writer.join().expect("writer");
-    let output = child.wait_with_output().expect("exit");
-    assert!(output.status.success(), "the server exits cleanly when stdin closes");
-    (out, String::from_utf8_lossy(&output.stderr).into_owned())
+    assert!(child.wait().expect("exit").success(), "the server exits cleanly when stdin closes");
+    (out, errors.join().expect("stderr"))
 }
 
 pub(crate) fn init() -> Vec<String> {
@@ -148,38 +164,8 @@ fn tools_report_a_broken_database_and_resources_degrade() {
     assert_eq!(std::fs::read(env.data().join("coaching.db")).expect("bytes"), b"not a database at all".repeat(200));
 }
 
-/// Sends raw byte lines (they need not be UTF-8) and returns every stdout line as JSON.
 fn exchange_bytes(env: &Env, lines: &[Vec<u8>]) -> Vec<Value> {
-    let mut child = Command::new(bin())
-        .arg("mcp")
-        .env_clear()
-        .envs(env.vars())
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("spawn");
-    let mut stdin = child.stdin.take().expect("stdin");
-    let mut input = Vec::new();
-    for line in lines {
-        input.extend_from_slice(line);
-        input.push(b'\n');
-    }
-    let writer = std::thread::spawn(move || {
-        let _ = stdin.write_all(&input);
-        std::thread::sleep(std::time::Duration::from_millis(800));
-    });
-    let stdout = BufReader::new(child.stdout.take().expect("stdout"));
-    let out: Vec<Value> = stdout
-        .lines()
-        .map(|l| {
-            let l = l.expect("utf-8 line");
-            serde_json::from_str(&l).unwrap_or_else(|e| panic!("stdout carried a non-JSON line ({e}): {l}"))
-        })
-        .collect();
-    writer.join().expect("writer");
-    assert!(child.wait().expect("exit").success(), "the server exits cleanly when stdin closes");
-    out
+    exchange_raw(env, lines).0
 }
 
 /// splitmix64, so the generated corpus is the same on every run.

@@ -809,7 +809,9 @@ fn restore_knowledge(
     // Confidences are small; a fractional or huge value is clamped later anyway.
     #[allow(clippy::cast_possible_truncation)]
     let confidence_of = |v: &Value| v.as_i64().or_else(|| v.as_f64().map(|f| f.round().clamp(-1000.0, 1000.0) as i64));
-    match k.get("topics") {
+    // Either format as (name, confidence, group): `{groups, topics: [...]}`, or the oldest,
+    // `{topic: confidence}`.
+    let entries: Vec<(&str, Option<i64>, Option<&str>)> = match k.get("topics") {
         Some(Value::Array(topics)) => {
             for g in k.get("groups").and_then(Value::as_array).into_iter().flatten() {
                 if let Some(name) = g.as_str().and_then(|n| knowledge::new_group_name(n).ok())
@@ -818,69 +820,51 @@ fn restore_knowledge(
                     out.groups += 1;
                 }
             }
-            let mut seen = std::collections::HashSet::new();
-            for item in topics {
-                let (Some(topic), Some(conf)) =
-                    (item.get("topic").and_then(Value::as_str), item.get("confidence").and_then(confidence_of))
-                else {
-                    out.invalid += 1;
-                    continue;
-                };
-                // Names go through the same rules as every other front end's.
-                let raw = topic;
-                let Ok(topic) = knowledge::topic_id(raw) else {
-                    out.invalid += 1;
-                    continue;
-                };
-                if topic != raw.trim() {
-                    out.renamed.push((raw.to_owned(), topic.clone()));
-                }
-                // Two names of one topic ("Git" and "git"): the first listed is restored.
-                if !seen.insert(topic.clone()) {
-                    out.duplicate_topics += 1;
-                    continue;
-                }
-                if restore_confidence(conn, &topic, conf, times, now)? == Kept::Newer {
-                    out.newer_kept += 1;
-                }
-                if let Some(group) = item.get("group").and_then(Value::as_str) {
-                    match GroupTarget::parse(group) {
-                        Ok(GroupTarget::Group(g)) => {
-                            if add_group(conn, &g)? {
-                                out.groups += 1;
-                            }
-                            conn.execute("DELETE FROM knowledge_groups WHERE topic = ?1", [&topic])?;
-                            conn.execute(
-                                "INSERT OR IGNORE INTO knowledge_groups (group_name, topic) VALUES (?1, ?2)",
-                                [&g, &topic],
-                            )?;
-                        }
-                        Ok(GroupTarget::Ungrouped) => {}
-                        Err(_) => out.invalid += 1,
+            topics
+                .iter()
+                .map(|item| {
+                    let text = |key: &str| item.get(key).and_then(Value::as_str);
+                    (text("topic").unwrap_or_default(), item.get("confidence").and_then(confidence_of), text("group"))
+                })
+                .collect()
+        }
+        _ => k.as_object().into_iter().flatten().map(|(t, c)| (t.as_str(), confidence_of(c), None)).collect(),
+    };
+    let mut seen = std::collections::HashSet::new();
+    for (raw, conf, group) in entries {
+        // Names go through the same rules as every other front end's.
+        let (Ok(topic), Some(conf)) = (knowledge::topic_id(raw), conf) else {
+            out.invalid += 1;
+            continue;
+        };
+        if topic != raw.trim() {
+            out.renamed.push((raw.to_owned(), topic.clone()));
+        }
+        // Two names of one topic ("Git" and "git"): the first listed is restored.
+        if !seen.insert(topic.clone()) {
+            out.duplicate_topics += 1;
+            continue;
+        }
+        if restore_confidence(conn, &topic, conf, times, now)? == Kept::Newer {
+            out.newer_kept += 1;
+        }
+        if let Some(group) = group {
+            match GroupTarget::parse(group) {
+                Ok(GroupTarget::Group(g)) => {
+                    if add_group(conn, &g)? {
+                        out.groups += 1;
                     }
+                    conn.execute("DELETE FROM knowledge_groups WHERE topic = ?1", [&topic])?;
+                    conn.execute(
+                        "INSERT OR IGNORE INTO knowledge_groups (group_name, topic) VALUES (?1, ?2)",
+                        [&g, &topic],
+                    )?;
                 }
-                out.topics += 1;
+                Ok(GroupTarget::Ungrouped) => {}
+                Err(_) => out.invalid += 1,
             }
         }
-        _ => {
-            // The oldest format: {topic: confidence}.
-            let mut seen = std::collections::HashSet::new();
-            for (topic, conf) in k.as_object().into_iter().flatten() {
-                if let (Ok(id), Some(conf)) = (knowledge::topic_id(topic), confidence_of(conf)) {
-                    if id != topic.trim() {
-                        out.renamed.push((topic.clone(), id.clone()));
-                    }
-                    if !seen.insert(id.clone()) {
-                        out.duplicate_topics += 1;
-                        continue;
-                    }
-                    if restore_confidence(conn, &id, conf, times, now)? == Kept::Newer {
-                        out.newer_kept += 1;
-                    }
-                    out.topics += 1;
-                }
-            }
-        }
+        out.topics += 1;
     }
     Ok(())
 }
