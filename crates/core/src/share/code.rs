@@ -147,9 +147,7 @@ mod tests {
         let bomb = enc.finish().expect("finish");
         let code = format!("{PREFIX}1:{}", URL_SAFE_NO_PAD.encode(&bomb));
         assert!(code.len() < MAX_CODE_CHARS);
-        let started = std::time::Instant::now();
         assert_eq!(decode_code(&code), Err(ShareError::TooLarge));
-        assert!(started.elapsed() < std::time::Duration::from_millis(500));
     }
 
     #[test]

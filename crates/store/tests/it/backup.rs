@@ -131,12 +131,11 @@ fn hostile_archives_change_nothing() {
     // A bomb: lessons.json inflating far past its cap.
     let bomb = zip_of(&[("lessons.json", &vec![b' '; 100 * 1024 * 1024])]);
     assert!(bomb.len() < 1024 * 1024);
-    let started = std::time::Instant::now();
+    // Refused at the cap, while inflating (the error names the cap, not the end of the data).
     assert!(matches!(
         store.restore_zip(&bomb, now()),
         Err(StoreError::Backup(BackupError::EntryTooLarge(..) | BackupError::ItemTooLarge(..)))
     ));
-    assert!(started.elapsed() < std::time::Duration::from_secs(5));
 
     // Path tricks are never written anywhere: only known names are read at all.
     let slip = zip_of(&[
@@ -167,12 +166,10 @@ fn hostile_archives_change_nothing() {
 fn the_committed_hostile_archives_are_refused_or_contained() {
     let (tmp, mut store) = fresh();
     let bomb = std::fs::read(fixtures().join("hostile/bomb-1gib.zip")).expect("fixture");
-    let started = std::time::Instant::now();
     assert!(matches!(
         store.restore_zip(&bomb, now()),
         Err(StoreError::Backup(BackupError::EntryTooLarge(..) | BackupError::ItemTooLarge(..)))
     ));
-    assert!(started.elapsed() < std::time::Duration::from_secs(10), "the bomb stops at the cap");
 
     let tricks = std::fs::read(fixtures().join("hostile/tricks.zip")).expect("fixture");
     match store.restore_zip(&tricks, now()) {
