@@ -142,21 +142,27 @@ pub fn open(path: &Path, links: Links) -> Result<File> {
         Err(e) if links == Links::Refuse && e.raw_os_error() == Some(libc::ELOOP) => {
             return Err(FileError::NotRegular { path: path.to_owned(), kind: Kind::Symlink });
         }
-        Err(e) => {
-            // A directory opens on some systems and fails on others; say what it is either way.
-            if let Ok(meta) = std::fs::metadata(path)
-                && let Some(kind) = kind_of(meta.file_type())
-            {
-                return Err(FileError::NotRegular { path: path.to_owned(), kind });
-            }
-            return Err(FileError::io("read", path, e));
-        }
+        // A directory opens on some systems and fails on others; say what it is either way.
+        Err(e) => return Err(refused(path, std::fs::metadata(path), "read", e)),
     };
-    let meta = file.metadata().map_err(|e| FileError::io("read", path, e))?;
-    if let Some(kind) = kind_of(meta.file_type()) {
-        return Err(FileError::NotRegular { path: path.to_owned(), kind });
+    regular(file, path, "read")
+}
+
+/// Why an open failed: what stands at `path` when it is not a regular file, else the error.
+fn refused(path: &Path, meta: io::Result<std::fs::Metadata>, verb: &'static str, e: io::Error) -> FileError {
+    match meta.ok().and_then(|m| kind_of(m.file_type())) {
+        Some(kind) => FileError::NotRegular { path: path.to_owned(), kind },
+        None => FileError::io(verb, path, e),
     }
-    Ok(file)
+}
+
+/// The opened handle itself, checked: a regular file, whatever the path named when it was looked at.
+fn regular(file: File, path: &Path, verb: &'static str) -> Result<File> {
+    let meta = file.metadata().map_err(|e| FileError::io(verb, path, e))?;
+    match kind_of(meta.file_type()) {
+        Some(kind) => Err(FileError::NotRegular { path: path.to_owned(), kind }),
+        None => Ok(file),
+    }
 }
 
 /// Reads at most `limit` bytes from `reader`, failing (instead of truncating) when there is more.
@@ -353,20 +359,6 @@ pub fn open_append(path: &Path) -> Result<File> {
     }
     #[cfg(not(unix))]
     check_target(path)?;
-    let file = match options.open(path) {
-        Ok(file) => file,
-        Err(e) => {
-            if let Ok(meta) = std::fs::symlink_metadata(path)
-                && let Some(kind) = kind_of(meta.file_type())
-            {
-                return Err(FileError::NotRegular { path: path.to_owned(), kind });
-            }
-            return Err(FileError::io("append to", path, e));
-        }
-    };
-    let meta = file.metadata().map_err(|e| FileError::io("append to", path, e))?;
-    if let Some(kind) = kind_of(meta.file_type()) {
-        return Err(FileError::NotRegular { path: path.to_owned(), kind });
-    }
-    Ok(file)
+    let file = options.open(path).map_err(|e| refused(path, std::fs::symlink_metadata(path), "append to", e))?;
+    regular(file, path, "append to")
 }

@@ -96,15 +96,15 @@ pub struct Session {
 }
 
 impl Session {
-    /// Starts a session and writes its `start` line.
-    pub fn start(
+    /// A session with nothing said yet (nothing written to its log).
+    fn blank(
         toolbox: &'static Toolbox,
         problem: Problem,
         models: Models,
         log: Writer,
         clock: Box<dyn Fn() -> String>,
-    ) -> Result<Self, LogError> {
-        let session = Self {
+    ) -> Self {
+        Self {
             toolbox,
             problem,
             models,
@@ -116,7 +116,18 @@ impl Session {
             revealed: false,
             ended: false,
             for_hint: false,
-        };
+        }
+    }
+
+    /// Starts a session and writes its `start` line.
+    pub fn start(
+        toolbox: &'static Toolbox,
+        problem: Problem,
+        models: Models,
+        log: Writer,
+        clock: Box<dyn Fn() -> String>,
+    ) -> Result<Self, LogError> {
+        let session = Self::blank(toolbox, problem, models, log, clock);
         session.write(&Event::Start {
             schema: SCHEMA,
             problem: session.problem.slug.clone(),
@@ -141,26 +152,17 @@ impl Session {
         events: &[Stamped],
     ) -> Result<Self, LogError> {
         let state = crate::remote::replay(events, toolbox);
-        let mut history = replayed_history(events, toolbox);
-        history.push(Turn {
+        let mut session = Self::blank(toolbox, problem, models, log, clock);
+        session.gate = state.gate;
+        session.learner_words = state.learner_words;
+        session.revealed = state.revealed;
+        session.history = replayed_history(events, toolbox);
+        session.history.push(Turn {
             role: Role::User,
             text:
                 "[devcoach: the learner is back after a break and resumed this session] Carry on from where you were."
                     .into(),
         });
-        let session = Self {
-            toolbox,
-            problem,
-            models,
-            log,
-            clock,
-            gate: state.gate,
-            history,
-            learner_words: state.learner_words,
-            revealed: state.revealed,
-            ended: false,
-            for_hint: false,
-        };
         session.write(&Event::Resume {})?;
         Ok(session)
     }

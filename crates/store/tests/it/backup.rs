@@ -377,6 +377,20 @@ fn raw_zip(entries: &[(&str, &[u8])], zip64: bool) -> Vec<u8> {
     out
 }
 
+/// One lesson each, as a `lessons.json` entry.
+const LESSONS_A: &[u8] = br#"[{"id":"a","timestamp":"2026-11-01T10:00:00.000Z","topic_id":"git","categories":[],"title":"A","level":"mid","summary":"s"}]"#;
+const LESSONS_B: &[u8] = br#"[{"id":"b","timestamp":"2026-11-01T10:00:00.000Z","topic_id":"git","categories":[],"title":"B","level":"mid","summary":"s"}]"#;
+
+/// `archive` is refused as listing a name twice, and no lesson was restored from it.
+#[track_caller]
+fn refused_as_duplicate(store: &mut devcoach_store::Store, archive: &[u8], what: &str) {
+    match store.restore_zip(archive, now()) {
+        Err(StoreError::Backup(BackupError::Duplicate(_))) => {}
+        other => panic!("{what}: a name listed twice must be refused, got {other:?}"),
+    }
+    assert!(store.lessons(&LessonQuery::default(), now()).expect("read").is_empty(), "{what}: nothing restored");
+}
+
 /// `archive` (a classic one) with a second end record hidden in its comment, declaring only the
 /// first of its central headers: a reader that takes the last record sees one entry.
 fn with_forged_end_record(mut archive: Vec<u8>, first_header_len: u32) -> Vec<u8> {
@@ -396,8 +410,7 @@ fn with_forged_end_record(mut archive: Vec<u8>, first_header_len: u32) -> Vec<u8
 
 #[test]
 fn a_forged_end_record_in_the_comment_cannot_hide_a_second_copy() {
-    let first = br#"[{"id":"a","timestamp":"2026-11-01T10:00:00.000Z","topic_id":"git","categories":[],"title":"A","level":"mid","summary":"s"}]"#;
-    let second = br#"[{"id":"b","timestamp":"2026-11-01T10:00:00.000Z","topic_id":"git","categories":[],"title":"B","level":"mid","summary":"s"}]"#;
+    let (first, second) = (LESSONS_A, LESSONS_B);
     let header_len = 46 + u32::try_from("lessons.json".len()).expect("short");
     // The forgery alone (one entry, one header) still reads: the check is on what is hidden.
     let (_t, mut store) = fresh();
@@ -406,16 +419,12 @@ fn a_forged_end_record_in_the_comment_cannot_hide_a_second_copy() {
     let (_t, mut store) = fresh();
     let twice =
         with_forged_end_record(raw_zip(&[("lessons.json", first), ("lessons.json", second)], false), header_len);
-    match store.restore_zip(&twice, now()) {
-        Err(StoreError::Backup(BackupError::Duplicate(_))) => {}
-        other => panic!("a hidden second copy must be refused, got {other:?}"),
-    }
-    assert!(store.lessons(&LessonQuery::default(), now()).expect("read").is_empty(), "nothing restored");
+    refused_as_duplicate(&mut store, &twice, "a hidden second copy");
 }
 
 #[test]
 fn a_damaged_file_entry_refuses_the_backup_before_the_database_changes() {
-    let lesson = br#"[{"id":"a","timestamp":"2026-11-01T10:00:00.000Z","topic_id":"git","categories":[],"title":"A","level":"mid","summary":"s"}]"#;
+    let lesson = LESSONS_A;
     let session = b"{\"t\":\"2026-11-01T10:00:00Z\",\"kind\":\"start\"}\n";
     // Stored uncompressed, so the session's bytes can be altered after its checksum was taken.
     let mut damaged = raw_zip(&[("lessons.json", lesson), ("practice/sessions/two-sum-1.jsonl", session)], false);
@@ -440,8 +449,7 @@ fn a_damaged_file_entry_refuses_the_backup_before_the_database_changes() {
 
 #[test]
 fn a_name_listed_twice_is_refused_whatever_the_end_record() {
-    let first = br#"[{"id":"a","timestamp":"2026-11-01T10:00:00.000Z","topic_id":"git","categories":[],"title":"A","level":"mid","summary":"s"}]"#;
-    let second = br#"[{"id":"b","timestamp":"2026-11-01T10:00:00.000Z","topic_id":"git","categories":[],"title":"B","level":"mid","summary":"s"}]"#;
+    let (first, second) = (LESSONS_A, LESSONS_B);
     for zip64 in [false, true] {
         let (_t, mut store) = fresh();
         // The archive reads (one copy of each name) in both formats.
@@ -449,11 +457,7 @@ fn a_name_listed_twice_is_refused_whatever_the_end_record() {
         assert_eq!(store.restore_zip(&single, now()).expect("one copy").lessons, 1, "zip64: {zip64}");
         let (_t, mut store) = fresh();
         let twice = raw_zip(&[("lessons.json", first), ("lessons.json", second)], zip64);
-        match store.restore_zip(&twice, now()) {
-            Err(StoreError::Backup(BackupError::Duplicate(_))) => {}
-            other => panic!("zip64 {zip64}: {other:?}"),
-        }
-        assert!(store.lessons(&LessonQuery::default(), now()).expect("read").is_empty(), "nothing restored");
+        refused_as_duplicate(&mut store, &twice, &format!("zip64 {zip64}"));
     }
 }
 
