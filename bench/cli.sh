@@ -10,7 +10,7 @@ trap 'rm -rf "$WORK"' EXIT
 export DEVCOACH_DIR=$WORK/data
 "$BIN" demo --dir "$DEVCOACH_DIR" >/dev/null
 python3 bench/seed.py "$DEVCOACH_DIR/coaching.db" 970   # + 30 demo lessons = 1,000
-echo "lessons in the database: $("$BIN" lessons --json | python3 -c 'import json,sys; print(len(json.load(sys.stdin)))')"
+echo "lessons in the database: $("$BIN" lessons --json | python3 -c 'import json,sys; print(len(json.load(sys.stdin)["lessons"]))')"
 mkdir -p bench/out
 python3 bench/run.py --runs "${RUNS:-300}" --json bench/out/cli.json -- \
   "spawn /bin/true=/bin/true" \

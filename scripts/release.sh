@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Builds a release archive of devcoach for one target (default: this machine's):
 #   dist/devcoach-<version>-<target>.tar.gz (.zip for Windows) holding the binary, README,
-#   LICENSE, third-party notices, the crate licence list and a CycloneDX SBOM,
+#   LICENSE, third-party notices, the crate licence list, a CycloneDX SBOM, the man page
+#   (devcoach.1) and shell completions (completions/: bash, zsh, fish, PowerShell),
 #   dist/devcoach-<version>-<target>.cdx.json (the SBOM, also beside the archive),
 #   dist/SHASUMS256.txt over every archive in dist/.
 # With --verify: checks the checksums, unpacks the archive into a scratch folder and runs the
@@ -37,6 +38,15 @@ STAGE=$(mktemp -d)
 trap 'rm -rf "$STAGE"' EXIT
 mkdir "$STAGE/$NAME"
 cp "$BIN" README.md LICENSE THIRD_PARTY_NOTICES.md "$STAGE/$NAME/"
+# The man page and completions come from the clap definition, written by a binary for this
+# machine (the target's may not run here).
+if [ "$TARGET" = "$HOST" ]; then GEN=$BIN; else cargo build --profile dist --locked -p devcoach; GEN=target/dist/devcoach; fi
+"$GEN" man > "$STAGE/$NAME/devcoach.1"
+mkdir "$STAGE/$NAME/completions"
+"$GEN" completions bash > "$STAGE/$NAME/completions/devcoach.bash"
+"$GEN" completions zsh > "$STAGE/$NAME/completions/_devcoach"
+"$GEN" completions fish > "$STAGE/$NAME/completions/devcoach.fish"
+"$GEN" completions powershell > "$STAGE/$NAME/completions/devcoach.ps1"
 python3 scripts/sbom.py "$TARGET" "$STAGE/$NAME/sbom.cdx.json" "$STAGE/$NAME/CRATES.md"
 cp "$STAGE/$NAME/sbom.cdx.json" "dist/$NAME.cdx.json"
 case "$TARGET" in
@@ -68,6 +78,8 @@ if [ "$VERIFY" = 1 ]; then
   tar -xzf "$ARCHIVE" -C "$CHECK"
   RUN="$CHECK/$NAME/$EXE"
   env -i HOME="$CHECK/home" PATH=/usr/bin:/bin "$RUN" --version
+  grep -q '^\.TH devcoach 1' "$CHECK/$NAME/devcoach.1" && echo "man page: devcoach.1"
+  grep -q '_devcoach' "$CHECK/$NAME/completions/devcoach.bash" && echo "completions: bash, zsh, fish, powershell"
   INIT='{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"release-check","version":"1"}}}'
   REPLY=$(printf '%s\n' "$INIT" | env -i HOME="$CHECK/home" PATH=/usr/bin:/bin timeout 10 "$RUN" mcp 2>/dev/null | head -1)
   echo "$REPLY" | python3 -c 'import json,sys; r=json.loads(sys.stdin.read()); assert r["result"]["serverInfo"]["name"]=="devcoach", r; print("mcp initialize: ok,", r["result"]["serverInfo"]["version"])'

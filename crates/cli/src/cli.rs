@@ -13,8 +13,17 @@ use clap::{ArgAction, Args, Parser, Subcommand};
 )]
 pub struct Cli {
     /// Print the version.
-    #[arg(short = 'v', long = "version", action = ArgAction::Version)]
+    #[arg(short = 'v', short_alias = 'V', long = "version", action = ArgAction::Version)]
     version: Option<bool>,
+
+    /// Print tables as wide as their cells instead of fitting them to the terminal (or to
+    /// `COLUMNS`, or to 80 columns when piped).
+    #[arg(long, global = true)]
+    pub wide: bool,
+
+    /// Show times in UTC instead of the local time zone.
+    #[arg(long, global = true)]
+    pub utc: bool,
 
     #[command(subcommand)]
     pub command: Option<Command>,
@@ -41,8 +50,13 @@ pub enum Command {
     Star { id: String },
     /// Remove a lesson's star.
     Unstar { id: String },
-    /// Delete a lesson.
-    Delete { id: String },
+    /// Delete a lesson (a backup is taken first, so it can be restored).
+    Delete {
+        id: String,
+        /// Do not ask first.
+        #[arg(long, short = 'y')]
+        yes: bool,
+    },
     /// Record feedback on a lesson: know, understood, dont_know, or clear.
     Feedback {
         id: String,
@@ -52,11 +66,12 @@ pub enum Command {
     },
     /// Show the settings.
     Settings(JsonFlag),
-    /// Change a setting: max_per_day, min_gap_minutes, nudge_every, nudge_scope or share_name.
+    /// Change a setting: max_per_day, min_gap_minutes, nudge_every, nudge_scope, share_name, ui_theme or ui_home.
     Set {
         /// The setting's name.
         key: String,
         /// Its new value (use "" to clear share_name).
+        #[arg(allow_hyphen_values = true)]
         value: String,
     },
     /// Show lesson counts, pacing, and the weakest and strongest topics.
@@ -120,7 +135,7 @@ pub enum Command {
     /// Remove what `install` added (default: Claude Code and Claude Desktop).
     Uninstall(UninstallArgs),
     /// Check the wiring, the database and the pacing, and say why the next stop would or would not cue.
-    Doctor,
+    Doctor(JsonFlag),
     /// Build your knowledge profile in the terminal, without an agent.
     Setup,
     /// Open the local dashboard (lessons, knowledge map, courses, progress, settings) on 127.0.0.1.
@@ -129,6 +144,14 @@ pub enum Command {
     Review(ReviewArgs),
     /// Practise algorithm problems with a coach that wants requirements before code and never gives the answer away.
     Practice(PracticeArgs),
+    /// Print a shell completion script: `devcoach completions bash > ~/.local/share/bash-completion/completions/devcoach`.
+    Completions {
+        #[arg(value_enum)]
+        shell: clap_complete::Shell,
+    },
+    /// Print the man page (roff), for `man -l -` or a release archive.
+    #[command(hide = true)]
+    Man,
     /// Write the plugin, extension and registry packages under a directory (for releases).
     #[command(hide = true, name = "write-packages")]
     WritePackages {

@@ -12,6 +12,8 @@ pub struct Ctx {
     /// When the command started: the moment of a one-shot command's event.
     pub now: DateTime<Utc>,
     pub clock: Clock,
+    /// Times are shown in UTC (`--utc`) rather than the local zone; they are stored in UTC either way.
+    pub utc: bool,
 }
 
 /// The clock of events inside a long-running command (each grade of an interactive review,
@@ -42,13 +44,32 @@ pub fn pinned_now() -> Option<Result<DateTime<Utc>, devcoach_core::time::Timesta
 }
 
 impl Ctx {
-    pub fn from_env() -> anyhow::Result<Self> {
+    pub fn from_env(wide: bool, utc: bool) -> anyhow::Result<Self> {
         let (now, pinned) = match pinned_now() {
             Some(at) => (at.with_context(|| format!("{NOW_ENV} must be an ISO 8601 timestamp"))?, true),
             None => (Utc::now(), false),
         };
         let clock = Clock { pinned: pinned.then_some(now), started: std::time::Instant::now() };
-        Ok(Self { term: Term::detect(), dir: DataDir::from_env()?, now, clock })
+        Ok(Self { term: Term::detect(wide), dir: DataDir::from_env()?, now, clock, utc })
+    }
+
+    /// A stored timestamp as a person reads it: "2026-11-25 09:05 +01:00" in the local zone, or
+    /// "2026-11-25 08:05 UTC" with `--utc`; text that is not a timestamp is shown as it is.
+    pub fn show_time(&self, stamp: &str) -> String {
+        match devcoach_core::time::parse_timestamp(stamp) {
+            Ok(at) if self.utc => at.format("%Y-%m-%d %H:%M UTC").to_string(),
+            Ok(at) => at.with_timezone(&chrono::Local).format("%Y-%m-%d %H:%M %:z").to_string(),
+            Err(_) => stamp.to_owned(),
+        }
+    }
+
+    /// The calendar day of a stored timestamp, in the zone times are shown in.
+    pub fn show_date(&self, stamp: &str) -> String {
+        match devcoach_core::time::parse_timestamp(stamp) {
+            Ok(at) if self.utc => at.format("%Y-%m-%d").to_string(),
+            Ok(at) => at.with_timezone(&chrono::Local).format("%Y-%m-%d").to_string(),
+            Err(_) => stamp.get(..10).unwrap_or(stamp).to_owned(),
+        }
     }
 
     /// The pinned start, for servers that keep a fixed clock under `DEVCOACH_NOW`.

@@ -1,7 +1,12 @@
 //! The one place that maps failures to exit codes and words.
 //!
-//! 0 ok · 1 not found, invalid value or any other error · 2 usage · 3 a write refused because a
-//! newer devcoach owns the database.
+//! One rule (ARCHITECTURE.md, "Exit codes"): 0 ok · 1 a valid command that failed or found
+//! nothing (no such lesson, a damaged share code, a doctor that found a problem) · 2 the command
+//! line itself is wrong (an unknown flag or setting, a value a flag does not take, named in the
+//! flag's own words) · 3 a write refused because a newer devcoach owns the database.
+//!
+//! With `--json` on the command line, an error is one JSON object on stderr
+//! (`{"error": {"message": …, "exit": …}}`) so stdout only ever holds the result's shape.
 
 use std::process::ExitCode;
 
@@ -24,6 +29,10 @@ pub fn invalid(message: impl Into<String>) -> anyhow::Error {
     UserError::Invalid(message.into()).into()
 }
 
+pub fn usage(message: impl Into<String>) -> anyhow::Error {
+    UserError::Usage(message.into()).into()
+}
+
 /// Exit 1 without another message: the output already said why (a rejected `practice eval`).
 #[derive(Debug, thiserror::Error)]
 #[error("rejected")]
@@ -43,6 +52,16 @@ pub fn exit_code(err: &anyhow::Error) -> u8 {
     1
 }
 
+/// Whether `--json` was asked for (before any `--`): errors are then JSON too.
+pub fn json_requested() -> bool {
+    std::env::args_os().skip(1).take_while(|a| a != "--").any(|a| a == "--json")
+}
+
+/// The one shape of an error under `--json`, as a single line for stderr.
+pub fn json_error(message: &str, exit: u8) -> String {
+    serde_json::json!({ "error": { "message": message, "exit": exit } }).to_string()
+}
+
 /// Prints the error chain and returns the exit code. A closed pipe (`devcoach lessons | head`)
 /// is not an error.
 pub fn report(term: Term, err: &anyhow::Error) -> ExitCode {
@@ -55,6 +74,11 @@ pub fn report(term: Term, err: &anyhow::Error) -> ExitCode {
     if err.downcast_ref::<Said>().is_some() {
         return ExitCode::from(1);
     }
-    crate::output::note(&format!("{} {err:#}", term.err(Style::Red, "error:")));
-    ExitCode::from(exit_code(err))
+    let code = exit_code(err);
+    if json_requested() {
+        crate::output::note(&json_error(&format!("{err:#}"), code));
+    } else {
+        crate::output::note(&format!("{} {err:#}", term.err(Style::Red, "error:")));
+    }
+    ExitCode::from(code)
 }

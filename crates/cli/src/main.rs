@@ -39,14 +39,20 @@ fn main() -> ExitCode {
     };
     let cli = match parsed {
         Ok(cli) => cli,
+        Err(e) if e.use_stderr() && failure::json_requested() => {
+            let text = e.render().to_string();
+            let first = text.lines().next().unwrap_or_default();
+            output::note(&failure::json_error(first.strip_prefix("error: ").unwrap_or(first), 2));
+            return ExitCode::from(2);
+        }
         Err(e) => {
             let _ = e.print();
             return if e.use_stderr() { ExitCode::from(2) } else { ExitCode::SUCCESS };
         }
     };
-    let ctx = match context::Ctx::from_env() {
+    let ctx = match context::Ctx::from_env(cli.wide, cli.utc) {
         Ok(ctx) => ctx,
-        Err(e) => return failure::report(output::Term::detect(), &e),
+        Err(e) => return failure::report(output::Term::detect(cli.wide), &e),
     };
     match commands::run(cli.command, &ctx) {
         Ok(()) => ExitCode::SUCCESS,

@@ -32,6 +32,39 @@ impl fmt::Display for LessonId {
     }
 }
 
+/// What a typed lesson id names: the id itself, or the one lesson whose id starts with it (the
+/// lessons table cuts long ids to a unique start ending in `…`, which is accepted as typed).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum IdLookup {
+    Found(String),
+    Missing,
+    /// More than one id starts with what was typed: a few of them, in order.
+    Ambiguous(Vec<String>),
+}
+
+/// The start of an id as typed: blanks around it and a final `…` (copied from a table) removed.
+pub fn typed_prefix(typed: &str) -> &str {
+    let t = typed.trim();
+    t.strip_suffix('…').unwrap_or(t).trim_end()
+}
+
+/// How many characters of the `shown` ids tell each apart from every id in `all` (sorted), at
+/// least `floor`: the shortest cut of an id column whose every cell still names one lesson.
+pub fn unique_prefix_len(all: &[String], shown: &[&str], floor: usize) -> usize {
+    let common = |a: &str, b: &str| a.chars().zip(b.chars()).take_while(|(x, y)| x == y).count();
+    shown
+        .iter()
+        .map(|id| {
+            let at = all.partition_point(|a| a.as_str() < *id);
+            let before = at.checked_sub(1).map_or(0, |i| common(&all[i], id));
+            let after = all.get(at + usize::from(all.get(at).is_some_and(|a| a == id))).map_or(0, |a| common(a, id));
+            // An id that is itself the start of another cannot be cut at all.
+            let n = before.max(after) + 1;
+            n.min(id.chars().count().max(1))
+        })
+        .fold(floor, usize::max)
+}
+
 /// An agent session, as reported by the client's hook payload.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct SessionId(String);
@@ -77,6 +110,24 @@ impl fmt::Display for SessionId {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn a_typed_prefix_drops_the_tables_ellipsis() {
+        assert_eq!(super::typed_prefix(" redis-tt… "), "redis-tt");
+        assert_eq!(super::typed_prefix("redis"), "redis");
+        assert_eq!(super::typed_prefix("…"), "");
+    }
+
+    #[test]
+    fn unique_prefixes_tell_neighbours_apart() {
+        let all: Vec<String> = ["ab", "abc", "abd", "b", "rust-a", "rust-b", "sql"].map(String::from).into();
+        assert_eq!(super::unique_prefix_len(&all, &["ab"], 1), 2);
+        assert_eq!(super::unique_prefix_len(&all, &["abc"], 1), 3);
+        assert_eq!(super::unique_prefix_len(&all, &["sql"], 1), 1);
+        // Only the shown ids count, but against every id.
+        assert_eq!(super::unique_prefix_len(&all, &["rust-a", "sql"], 2), 6);
+        assert_eq!(super::unique_prefix_len(&all, &[], 2), 2);
+    }
+
     #[test]
     fn long_session_ids_are_bounded_and_stay_distinct() {
         let max = crate::limits::SESSION_ID_BYTES;

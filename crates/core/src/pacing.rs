@@ -235,7 +235,11 @@ mod tests {
             if self.allowed {
                 RateLimit::allowed()
             } else {
-                RateLimit { allowed: false, reason: Some("Daily limit reached (2/2 lessons in the last 24h)".into()) }
+                RateLimit {
+                    allowed: false,
+                    reason: Some("Daily limit reached (2/2 lessons in the last 24h)".into()),
+                    denial: Some(crate::rate_limit::Denial::DailyLimit { count: 2, max: 2 }),
+                }
             }
         }
         fn mark_cue_pending(&mut self) -> Result<(), Self::Error> {

@@ -10,22 +10,66 @@ use crate::settings::Settings;
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct RateLimit {
     pub allowed: bool,
+    /// The original's words for the MCP answer (kept as they were, for agents reading both).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub reason: Option<String>,
+    /// Why a lesson must wait, as data for front ends that phrase it themselves.
+    #[serde(skip)]
+    pub denial: Option<Denial>,
+}
+
+/// Why the rate limit holds a lesson back.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Denial {
+    /// `count` lessons in the last 24 hours, `max` allowed.
+    DailyLimit { count: i64, max: i64 },
+    /// The newest lesson is `since_minutes` old (negative: stamped in the future); lessons are at
+    /// least `gap_minutes` apart, `remaining_minutes` to go.
+    TooSoon { since_minutes: i64, gap_minutes: i64, remaining_minutes: i64 },
+}
+
+/// The words every front end shows a person (the MCP answer keeps the original's `reason`).
+impl std::fmt::Display for Denial {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        use crate::time::hours_minutes;
+        match *self {
+            Self::DailyLimit { count, max } => {
+                write!(f, "daily limit reached: {count} of {max} lessons in the last 24 hours")
+            }
+            Self::TooSoon { since_minutes, gap_minutes, remaining_minutes } => {
+                let when = if since_minutes < 0 {
+                    format!("stamped {} in the future", hours_minutes(since_minutes))
+                } else {
+                    format!("{} ago", hours_minutes(since_minutes))
+                };
+                write!(
+                    f,
+                    "too soon: the last lesson was {when}; lessons are at least {} apart ({} to go)",
+                    hours_minutes(gap_minutes),
+                    hours_minutes(remaining_minutes.max(0))
+                )
+            }
+        }
+    }
 }
 
 impl RateLimit {
-    pub fn allowed() -> Self {
-        Self { allowed: true, reason: None }
+    /// What a person is told: the phrased denial, else the reason as given (a failed check).
+    pub fn explain(&self) -> Option<String> {
+        self.denial.map(|d| d.to_string()).or_else(|| self.reason.clone())
     }
 
-    fn denied(reason: String) -> Self {
-        Self { allowed: false, reason: Some(reason) }
+    pub fn allowed() -> Self {
+        Self { allowed: true, reason: None, denial: None }
+    }
+
+    fn denied(reason: String, denial: Denial) -> Self {
+        Self { allowed: false, reason: Some(reason), denial: Some(denial) }
     }
 
     /// When the check itself failed: coaching must not stop because of it.
     pub fn check_failed(err: &dyn std::fmt::Display) -> Self {
-        Self { allowed: true, reason: Some(format!("Rate limit check failed: {err}")) }
+        Self { allowed: true, reason: Some(format!("Rate limit check failed: {err}")), denial: None }
     }
 }
 
@@ -43,7 +87,10 @@ pub fn check(
 ) -> RateLimit {
     let max = settings.max_per_day;
     if own_in_last_24h >= max {
-        return RateLimit::denied(format!("Daily limit reached ({own_in_last_24h}/{max} lessons in the last 24h)"));
+        return RateLimit::denied(
+            format!("Daily limit reached ({own_in_last_24h}/{max} lessons in the last 24h)"),
+            Denial::DailyLimit { count: own_in_last_24h, max },
+        );
     }
     let Some(last) = last_own else {
         return RateLimit::allowed();
@@ -63,13 +110,17 @@ pub fn check(
     } else {
         format!("{}m ago", js_round(elapsed))
     };
-    RateLimit::denied(format!(
-        "Too soon: last lesson {ago}, minimum interval is {}h {}m ({}h {}m remaining)",
-        gap_minutes.div_euclid(60),
-        gap_minutes.rem_euclid(60),
-        remaining.div_euclid(60),
-        remaining.rem_euclid(60),
-    ))
+    let since = if elapsed < 0.0 { -js_round(-elapsed) } else { js_round(elapsed) };
+    RateLimit::denied(
+        format!(
+            "Too soon: last lesson {ago}, minimum interval is {}h {}m ({}h {}m remaining)",
+            gap_minutes.div_euclid(60),
+            gap_minutes.rem_euclid(60),
+            remaining.div_euclid(60),
+            remaining.rem_euclid(60),
+        ),
+        Denial::TooSoon { since_minutes: since, gap_minutes, remaining_minutes: remaining },
+    )
 }
 
 /// Rounds half up, as JavaScript's `Math.round` does, so messages read the same in both builds.
@@ -89,6 +140,19 @@ mod tests {
 
     fn settings(max: i64, gap: i64) -> Settings {
         Settings { max_per_day: max, min_gap_minutes: gap, ..Settings::default() }
+    }
+
+    #[test]
+    fn people_read_one_duration_format() {
+        let r = check(&settings(5, 240), 1, Some(now() - Duration::minutes(180)), now());
+        assert_eq!(
+            r.explain().as_deref(),
+            Some("too soon: the last lesson was 3h 0m ago; lessons are at least 4h 0m apart (1h 0m to go)")
+        );
+        let r = check(&settings(2, 240), 2, None, now());
+        assert_eq!(r.explain().as_deref(), Some("daily limit reached: 2 of 2 lessons in the last 24 hours"));
+        assert_eq!(crate::time::hours_minutes(45), "45m");
+        assert_eq!(crate::time::hours_minutes(1565), "26h 5m");
     }
 
     #[test]

@@ -196,7 +196,18 @@ pub enum SettingKey {
 }
 
 impl SettingKey {
-    /// The keys an agent (`update_settings`) and the CLI (`set`) may change.
+    /// Every key, in the order `settings` lists them (the CLI's `set` and the dashboard take all).
+    pub const ALL: [SettingKey; 7] = [
+        Self::MaxPerDay,
+        Self::MinGapMinutes,
+        Self::NudgeEvery,
+        Self::NudgeScope,
+        Self::ShareName,
+        Self::UiTheme,
+        Self::UiHome,
+    ];
+
+    /// The keys an agent may change (`update_settings`, as in the original).
     pub const AGENT_KEYS: [SettingKey; 5] =
         [Self::MaxPerDay, Self::MinGapMinutes, Self::NudgeEvery, Self::NudgeScope, Self::ShareName];
 

@@ -13,6 +13,12 @@ use thiserror::Error;
 pub struct TimestampError(pub String);
 
 /// The lesson form: `2026-05-01T14:30:00Z`.
+/// A span of minutes as devcoach writes every duration: "45m", "3h 0m", "26h 5m".
+pub fn hours_minutes(minutes: i64) -> String {
+    let m = minutes.unsigned_abs();
+    if m < 60 { format!("{m}m") } else { format!("{}h {}m", m / 60, m % 60) }
+}
+
 pub fn lesson_stamp(at: DateTime<Utc>) -> String {
     at.format("%Y-%m-%dT%H:%M:%SZ").to_string()
 }

@@ -209,13 +209,20 @@ impl Store {
 
     /// Runs `f` in one `BEGIN IMMEDIATE` transaction, committing on success. Refused up-front
     /// on a read-only (newer) database.
-    pub(crate) fn write<T>(&mut self, f: impl FnOnce(&Transaction<'_>) -> Result<T>) -> Result<T> {
+    /// Whether this connection may write at all (a newer build's file, or one opened read-only,
+    /// may not), for a command that prepares something before its write.
+    pub fn check_writable(&self) -> Result<()> {
         if let Some(compat) = &self.compat {
             return Err(StoreError::SchemaTooNew(compat.clone()));
         }
         if self.read_only {
             return Err(StoreError::ReadOnly);
         }
+        Ok(())
+    }
+
+    pub(crate) fn write<T>(&mut self, f: impl FnOnce(&Transaction<'_>) -> Result<T>) -> Result<T> {
+        self.check_writable()?;
         let tx = begin_immediate(&self.conn)?;
         // A newer devcoach may have upgraded the file since this connection opened it (a long
         // running server, a kept connection): the stamp is read under the write lock, every time.

@@ -311,6 +311,41 @@ impl Store {
         Ok(lesson_by_id(self.conn(), id)?)
     }
 
+    /// Every lesson id, sorted (for cutting ids to a start that still names one lesson).
+    pub fn lesson_ids(&self) -> Result<Vec<String>> {
+        let mut stmt = self.conn().prepare_cached("SELECT id FROM lessons ORDER BY id")?;
+        Ok(stmt.query_map([], |r| r.get(0))?.collect::<rusqlite::Result<_>>()?)
+    }
+
+    /// The lesson id `typed` names: itself when a lesson has it, else the one id that starts
+    /// with it (see [`devcoach_core::ids::typed_prefix`]).
+    pub fn find_lesson_id(&self, typed: &str) -> Result<devcoach_core::ids::IdLookup> {
+        use devcoach_core::ids::{IdLookup, typed_prefix};
+        let conn = self.conn();
+        let exact = |id: &str| -> rusqlite::Result<bool> {
+            conn.prepare_cached("SELECT 1 FROM lessons WHERE id = ?1")?.exists([id])
+        };
+        if exact(typed)? {
+            return Ok(IdLookup::Found(typed.to_owned()));
+        }
+        let prefix = typed_prefix(typed);
+        if prefix.is_empty() {
+            return Ok(IdLookup::Missing);
+        }
+        if prefix != typed && exact(prefix)? {
+            return Ok(IdLookup::Found(prefix.to_owned()));
+        }
+        // substr counts characters, as length does: no LIKE, so `%` and `_` in ids mean themselves.
+        let mut stmt =
+            conn.prepare_cached("SELECT id FROM lessons WHERE substr(id, 1, length(?1)) = ?1 ORDER BY id LIMIT 6")?;
+        let mut ids: Vec<String> = stmt.query_map([prefix], |r| r.get(0))?.collect::<rusqlite::Result<_>>()?;
+        Ok(match ids.len() {
+            0 => IdLookup::Missing,
+            1 => IdLookup::Found(ids.remove(0)),
+            _ => IdLookup::Ambiguous(ids),
+        })
+    }
+
     /// The lessons matching `q`, in its order (ties: most recently written first).
     pub fn lessons(&self, q: &LessonQuery, now: DateTime<Utc>) -> Result<Vec<Lesson>> {
         // Sizing the result up front avoids copying a large list while it grows.

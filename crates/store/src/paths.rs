@@ -42,6 +42,11 @@ impl DataDir {
         self.root.join("courses")
     }
 
+    /// Where the automatic backups devcoach takes before a destructive command are kept.
+    pub fn backups_dir(&self) -> PathBuf {
+        self.root.join("backups")
+    }
+
     pub fn hook_log_path(&self) -> PathBuf {
         self.root.join("hook.log")
     }

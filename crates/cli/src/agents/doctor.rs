@@ -543,7 +543,7 @@ fn database(inputs: &Inputs<'_>) -> Vec<Section> {
     if rate.allowed {
         s.add(Level::Ok, "rate limit: a lesson is allowed now");
     } else {
-        s.add(Level::Info, format!("rate limit: {}", rate.reason.unwrap_or_default()));
+        s.add(Level::Info, format!("rate limit: {}", rate.explain().unwrap_or_default()));
     }
 
     let mut verdict = Section::new("Verdict");

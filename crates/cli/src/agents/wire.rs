@@ -532,7 +532,10 @@ fn remove_hooks(report: &mut Report, places: &Places, path: &Path) {
     }
     match doc.save() {
         Ok(saved) => {
-            report.push(Mark::Done, format!("{removed} hook(s) removed ({})", saved_text(places, &doc, &saved)));
+            report.push(
+                Mark::Done,
+                format!("{} removed ({})", crate::output::plural(removed, "hook"), saved_text(places, &doc, &saved)),
+            );
         }
         Err(e) => config_failure(report, places, &e),
     }

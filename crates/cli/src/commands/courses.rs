@@ -30,25 +30,24 @@ pub fn list(ctx: &Ctx, json: bool) -> anyhow::Result<()> {
         None => Vec::new(),
     };
     if json {
-        output::json(&courses.iter().map(course_json).collect::<Vec<_>>())?;
+        output::json(&json!({ "courses": courses.iter().map(course_json).collect::<Vec<_>>() }))?;
     } else if courses.is_empty() {
         output::print(
             "No courses yet. Ask your agent to turn a lesson into a course (\"make a course from the rebase lesson\").",
         )?;
     } else {
         let table = Table::new(vec![
-            Column::new("ID", |c: &Course| Cow::Borrowed(c.id.as_str())).fixed(Style::Cyan),
-            Column::new("Title", |c: &Course| Cow::Borrowed(c.title.as_str())),
+            Column::new("ID", |c: &Course| Cow::Borrowed(c.id.as_str())).fixed(Style::Cyan).shrink(3, 12),
+            Column::new("Title", |c: &Course| Cow::Borrowed(c.title.as_str())).shrink(3, 12),
             Column::new("Progress", |c: &Course| {
                 let (done, total) = c.progress();
                 Cow::Owned(format!("{done}/{total}"))
             }),
-            Column::new("Status", |c: &Course| Cow::Borrowed(c.status.as_str())),
-            Column::new("Updated", |c: &Course| Cow::Borrowed(c.updated_at.get(..10).unwrap_or(&c.updated_at)))
-                .fixed(Style::Dim),
+            Column::new("Status", |c: &Course| Cow::Borrowed(c.status.as_str())).optional(1),
+            Column::new("Updated", |c: &Course| Cow::Owned(ctx.show_date(&c.updated_at))).fixed(Style::Dim).optional(0),
         ])
         .title("Courses");
-        output::print(&table.to_string(&courses, ctx.term.color_out))?;
+        output::print(&table.for_term(&courses, ctx.term))?;
     }
     if let Some(s) = &store {
         ctx.read_only_notice(s);

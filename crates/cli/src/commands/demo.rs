@@ -45,6 +45,13 @@ pub fn run(ctx: &Ctx, args: &DemoArgs) -> anyhow::Result<()> {
         stats.imported_lessons,
         t.out(Style::Bold, "Look around (the demo never touches your own data):"),
     );
+    // The dashboard first: `ui --demo` opens this very folder when it is the default one.
+    let ui = if same_dir(&root, &default_dir()) {
+        t.out(Style::Cyan, "devcoach ui --demo")
+    } else {
+        format!("{} {}", t.out(Style::Dim, &env), t.out(Style::Cyan, "devcoach ui"))
+    };
+    out.push_str(&format!("  {ui}\n      {}\n", t.out(Style::Dim, "the dashboard in your browser")));
     for (cmd, what) in [
         ("devcoach stats", "where the learner stands"),
         ("devcoach lessons --starred", "lessons worth keeping"),

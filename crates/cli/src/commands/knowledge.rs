@@ -5,7 +5,7 @@ use std::borrow::Cow;
 use devcoach_core::knowledge::{self, GroupTarget, KnowledgeEntry, OTHER_GROUP};
 
 use crate::context::Ctx;
-use crate::failure::invalid;
+use crate::failure::{invalid, usage};
 use crate::output::Style;
 use crate::output::style::confidence_style;
 use crate::output::table::{Column, Table};
@@ -49,13 +49,15 @@ pub fn profile(ctx: &Ctx, json: bool) -> anyhow::Result<()> {
         let mut entries = profile.knowledge.clone();
         entries.sort_by(|a, b| b.confidence.cmp(&a.confidence).then_with(|| a.topic.cmp(&b.topic)));
         let table = Table::new(vec![
-            Column::new("Topic", |e: &KnowledgeEntry| Cow::Borrowed(e.topic.as_str())).fixed(Style::Cyan),
+            Column::new("Topic", |e: &KnowledgeEntry| Cow::Borrowed(e.topic.as_str())).fixed(Style::Cyan).shrink(2, 10),
             Column::new("Group", |e: &KnowledgeEntry| Cow::Owned(profile.group_of(&e.topic).to_owned()))
-                .style(|e| if profile.group_of(&e.topic) == OTHER_GROUP { Style::Dim } else { Style::Plain }),
+                .style(|e| if profile.group_of(&e.topic) == OTHER_GROUP { Style::Dim } else { Style::Plain })
+                .shrink(1, 8),
             Column::new("Confidence", |e: &KnowledgeEntry| Cow::Owned(format!("{}/10", e.confidence)))
                 .style(|e| confidence_style(e.confidence)),
             Column::new("", |e: &KnowledgeEntry| Cow::Owned(bar(e.confidence)))
-                .style(|e| confidence_style(e.confidence)),
+                .style(|e| confidence_style(e.confidence))
+                .optional(0),
         ])
         .title("Knowledge profile");
         let n = entries.len();
@@ -65,11 +67,7 @@ pub fn profile(ctx: &Ctx, json: bool) -> anyhow::Result<()> {
             if n == 1 { "" } else { "s" },
             if groups == 1 { "" } else { "s" }
         );
-        crate::output::print(&format!(
-            "{}{}",
-            table.to_string(&entries, ctx.term.color_out),
-            ctx.term.out(Style::Dim, &footer)
-        ))?;
+        crate::output::print(&format!("{}{}", table.for_term(&entries, ctx.term), ctx.term.out(Style::Dim, &footer)))?;
     }
     if let Some(s) = &store {
         ctx.read_only_notice(s);
@@ -86,8 +84,8 @@ fn renamed_note(ctx: &Ctx, typed: &str, id: &str) {
 }
 
 pub fn add(ctx: &Ctx, raw: &str, confidence: i64, group: Option<&str>) -> anyhow::Result<()> {
-    let topic = knowledge::topic_id(raw).map_err(|e| invalid(e.to_string()))?;
-    let target = group.map(GroupTarget::parse).transpose().map_err(|e| invalid(e.to_string()))?;
+    let topic = knowledge::topic_id(raw).map_err(|e| usage(e.to_string()))?;
+    let target = group.map(GroupTarget::parse).transpose().map_err(|e| usage(format!("--group: {e}")))?;
     let value = ctx.open()?.set_topic(&topic, confidence, target.as_ref(), ctx.now)?;
     renamed_note(ctx, raw, &topic);
     let placed = match &target {
@@ -106,13 +104,15 @@ pub fn remove(ctx: &Ctx, topic: &str) -> anyhow::Result<()> {
     if ctx.open()?.remove_topic(topic)? {
         crate::output::print(&format!("Removed {topic}"))?;
     } else {
-        ctx.term.warn(&format!("'{topic}' is not on the knowledge map; nothing removed"));
+        return Err(invalid(format!(
+            "'{topic}' is not on the knowledge map; nothing removed — `devcoach profile` lists the topics"
+        )));
     }
     Ok(())
 }
 
 pub fn group_add(ctx: &Ctx, name: &str) -> anyhow::Result<()> {
-    let name = knowledge::new_group_name(name).map_err(|e| invalid(e.to_string()))?;
+    let name = knowledge::new_group_name(name).map_err(|e| usage(e.to_string()))?;
     if ctx.open()?.add_group(&name)? {
         crate::output::print(&format!("Created group {name}"))?;
     } else {
@@ -125,13 +125,13 @@ pub fn group_remove(ctx: &Ctx, name: &str) -> anyhow::Result<()> {
     if ctx.open()?.remove_group(name)? {
         crate::output::print(&format!("Removed group {} (its topics are now in {OTHER_GROUP})", name.trim()))?;
     } else {
-        ctx.term.warn(&format!("there is no group named '{}'; nothing removed", name.trim()));
+        return Err(invalid(format!("there is no group named '{}'; nothing removed", name.trim())));
     }
     Ok(())
 }
 
 pub fn group_assign(ctx: &Ctx, topic: &str, group: &str) -> anyhow::Result<()> {
-    let target = GroupTarget::parse(group).map_err(|e| invalid(e.to_string()))?;
+    let target = GroupTarget::parse(group).map_err(|e| usage(e.to_string()))?;
     let mut store = ctx.open()?;
     let existed = match &target {
         GroupTarget::Group(g) => store.profile()?.groups.iter().any(|x| x.name == *g),

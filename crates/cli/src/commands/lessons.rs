@@ -12,14 +12,29 @@ use devcoach_core::time::Period;
 use crate::cli::LessonsArgs;
 use crate::context::Ctx;
 use crate::failure::{UserError, invalid};
-use crate::output::style::truncate;
 use crate::output::table::{Column, Table};
 use crate::output::{self, Style};
 
-const TITLE_WIDTH: usize = 48;
-
 fn not_found(id: &str) -> anyhow::Error {
     invalid(format!("no lesson with id '{id}' — run `devcoach lessons` to see the ids"))
+}
+
+/// The lesson id `typed` names (the id, or a start of it that only one id has), for every
+/// command that takes one.
+pub fn resolve_id(store: &devcoach_store::Store, typed: &str) -> anyhow::Result<String> {
+    use devcoach_core::ids::IdLookup;
+    match store.find_lesson_id(typed)? {
+        IdLookup::Found(id) => Ok(id),
+        IdLookup::Missing => Err(not_found(typed)),
+        IdLookup::Ambiguous(ids) => {
+            let more = if ids.len() > 5 { ", …" } else { "" };
+            let shown: Vec<&str> = ids.iter().take(5).map(String::as_str).collect();
+            Err(invalid(format!(
+                "'{typed}' starts more than one lesson id ({}{more}) — type more of the id",
+                shown.join(", ")
+            )))
+        }
+    }
 }
 
 /// The raw flags as one validated query.
@@ -50,22 +65,39 @@ fn query(args: &LessonsArgs) -> anyhow::Result<LessonQuery> {
     if let Some(s) = &args.search {
         q.set_search(s);
     }
-    let usage = |e: devcoach_core::query::QueryError| UserError::Usage(e.to_string());
+    // The flag's own name, not the query field's.
+    let usage = |flag: &'static str| {
+        move |e: devcoach_core::query::QueryError| {
+            let devcoach_core::query::QueryError::BadDate { got, .. } = e;
+            UserError::Usage(format!(
+                "{flag} takes a date like 2026-05-01 or a timestamp like 2026-05-01T14:30:00Z, not {got:?}"
+            ))
+        }
+    };
     if let Some(d) = &args.date_from {
-        q.dates.set_from(d).map_err(usage)?;
+        q.dates.set_from(d).map_err(usage("--date-from"))?;
     }
     if let Some(d) = &args.date_to {
-        q.dates.set_to(d).map_err(usage)?;
+        q.dates.set_to(d).map_err(usage("--date-to"))?;
     }
     Ok(q)
 }
 
+/// A mark for each answer that every terminal font has (no emoji), shown beside its words.
 pub fn feedback_icon(f: Option<Feedback>) -> &'static str {
     match f {
         Some(Feedback::Know) => "✓",
-        Some(Feedback::Understood) => "💡",
+        Some(Feedback::Understood) => "+",
         Some(Feedback::DontKnow) => "✗",
         None => "",
+    }
+}
+
+/// The mark and the words, or nothing without feedback.
+pub fn feedback_text(f: Option<Feedback>) -> String {
+    match f {
+        Some(_) => format!("{} {}", feedback_icon(f), feedback::label(f)),
+        None => String::new(),
     }
 }
 
@@ -73,7 +105,7 @@ pub fn list(ctx: &Ctx, args: &LessonsArgs) -> anyhow::Result<()> {
     let q = query(args)?;
     let Some(store) = ctx.open_existing()? else {
         return if args.json.json {
-            output::print("[]").map_err(Into::into)
+            output::print("{\n  \"lessons\": []\n}").map_err(Into::into)
         } else {
             output::print("No lessons found.").map_err(Into::into)
         };
@@ -86,7 +118,7 @@ pub fn list(ctx: &Ctx, args: &LessonsArgs) -> anyhow::Result<()> {
     // Only what the table shows is kept, so a long list stays small in memory.
     let mut rows = Vec::new();
     store.visit_lessons(&q, ctx.now, devcoach_store::Fields::List, |l| {
-        rows.push(ListRow::from(&l));
+        rows.push(ListRow::new(&l, ctx));
         Ok::<(), anyhow::Error>(())
     })?;
     if rows.is_empty() {
@@ -95,19 +127,20 @@ pub fn list(ctx: &Ctx, args: &LessonsArgs) -> anyhow::Result<()> {
         return Ok(());
     }
     let total = if q.limit.is_some() { store.count_lessons(&q, ctx.now)? } else { i64::try_from(rows.len())? };
-    print_list(ctx, &rows, total)?;
+    print_list(ctx, &rows, total, &store.lesson_ids()?)?;
     ctx.read_only_notice(&store);
     Ok(())
 }
 
-/// The lessons as a pretty JSON array, written one lesson at a time.
+/// The lessons as pretty JSON, `{"lessons": [...]}` (every list command names its array), written
+/// one lesson at a time.
 fn print_json(store: &devcoach_store::Store, q: &LessonQuery, ctx: &Ctx) -> anyhow::Result<()> {
     let mut failed = None;
     crate::output::write_stdout(|out| {
         let mut first = true;
         let mut buf = Vec::new();
         let visited = store.visit_lessons(q, ctx.now, devcoach_store::Fields::Full, |l| {
-            out.write_all(if first { b"[\n" } else { b",\n" })?;
+            out.write_all(if first { b"{\n  \"lessons\": [\n" } else { b",\n" })?;
             first = false;
             buf.clear();
             serde_json::to_writer_pretty(&mut buf, &l)?;
@@ -115,7 +148,7 @@ fn print_json(store: &devcoach_store::Store, q: &LessonQuery, ctx: &Ctx) -> anyh
                 if i > 0 {
                     out.write_all(b"\n")?;
                 }
-                out.write_all(b"  ")?;
+                out.write_all(b"    ")?;
                 out.write_all(line)?;
             }
             Ok::<(), anyhow::Error>(())
@@ -124,7 +157,7 @@ fn print_json(store: &devcoach_store::Store, q: &LessonQuery, ctx: &Ctx) -> anyh
             failed = Some(e);
             return Ok(());
         }
-        out.write_all(if first { b"[]\n" } else { b"\n]\n" })
+        out.write_all(if first { b"{\n  \"lessons\": []\n}\n" } else { b"\n  ]\n}\n" })
     })?;
     failed.map_or(Ok(()), Err)
 }
@@ -132,9 +165,11 @@ fn print_json(store: &devcoach_store::Store, q: &LessonQuery, ctx: &Ctx) -> anyh
 /// What one table row shows.
 struct ListRow {
     starred: bool,
+    id: String,
     date: String,
     topic: String,
     title: String,
+    feedback: Option<Feedback>,
     level: &'static str,
     categories: String,
     project: Option<String>,
@@ -144,15 +179,15 @@ struct ListRow {
     shared_by: Option<String>,
 }
 
-impl From<&Lesson> for ListRow {
-    fn from(l: &Lesson) -> Self {
-        let icon = feedback_icon(l.feedback);
-        let title = truncate(&l.title, TITLE_WIDTH);
+impl ListRow {
+    fn new(l: &Lesson, ctx: &Ctx) -> Self {
         Self {
             starred: l.starred,
-            date: l.timestamp.get(..10).unwrap_or(&l.timestamp).to_owned(),
+            id: l.id.clone(),
+            date: ctx.show_date(&l.timestamp),
             topic: l.topic_id.clone(),
-            title: if icon.is_empty() { title.into_owned() } else { format!("{title} {icon}") },
+            title: l.title.clone(),
+            feedback: l.feedback,
             level: l.level.as_str(),
             categories: l.categories.join(", "),
             project: l.project.clone(),
@@ -169,45 +204,71 @@ fn opt(v: Option<&String>) -> Cow<'_, str> {
 }
 
 /// The lessons table, streamed to stdout.
-fn print_list(ctx: &Ctx, rows: &[ListRow], total: i64) -> anyhow::Result<()> {
+fn print_list(ctx: &Ctx, rows: &[ListRow], total: i64, all_ids: &[String]) -> anyhow::Result<()> {
     let meta = rows.iter().any(|r| r.project.is_some() || r.branch.is_some() || r.commit.is_some());
     let shared = rows.iter().any(|r| r.imported);
+    let answered = rows.iter().any(|r| r.feedback.is_some());
+    // An id is cut no shorter than what tells it apart from the others shown (plus its `…`), so
+    // what the table shows can be typed back.
+    let shown: Vec<&str> = rows.iter().map(|r| r.id.as_str()).collect();
+    let id_min = devcoach_core::ids::unique_prefix_len(all_ids, &shown, 4) + 1;
+    // When the terminal is narrow the least useful go first: extra columns (0), level and
+    // sender (1), topic (2), long titles cut to 24 (3), date (4); id and title cut last (5).
     let mut columns: Vec<Column<'_, ListRow>> = vec![
         Column::new("★", |r: &ListRow| Cow::Borrowed(if r.starred { "★" } else { "" })).fixed(Style::Yellow),
-        Column::new("Date", |r: &ListRow| Cow::Borrowed(r.date.as_str())),
-        Column::new("Topic", |r: &ListRow| Cow::Borrowed(r.topic.as_str())).fixed(Style::Cyan),
-        Column::new("Title", |r: &ListRow| Cow::Borrowed(r.title.as_str())),
-        Column::new("Level", |r: &ListRow| Cow::Borrowed(r.level)),
-        Column::new("Categories", |r: &ListRow| Cow::Borrowed(r.categories.as_str())).fixed(Style::Dim),
+        Column::new("ID", |r: &ListRow| Cow::Borrowed(r.id.as_str())).fixed(Style::Cyan).shrink(5, id_min),
+        Column::new("Date", |r: &ListRow| Cow::Borrowed(r.date.as_str())).optional(4),
+        Column::new("Topic", |r: &ListRow| Cow::Borrowed(r.topic.as_str())).optional(2).shrink(2, 8),
+        Column::new("Title", |r: &ListRow| Cow::Borrowed(r.title.as_str())).shrink(3, 24).shrink(5, 12),
     ];
+    if answered {
+        columns.push(Column::new("✓", |r: &ListRow| Cow::Borrowed(feedback_icon(r.feedback))));
+    }
+    columns.push(Column::new("Level", |r: &ListRow| Cow::Borrowed(r.level)).optional(1));
+    columns.push(
+        Column::new("Categories", |r: &ListRow| Cow::Borrowed(r.categories.as_str())).fixed(Style::Dim).optional(0),
+    );
     if meta {
-        columns.push(Column::new("Project", |r: &ListRow| opt(r.project.as_ref())));
-        columns.push(Column::new("Branch", |r: &ListRow| opt(r.branch.as_ref())));
-        columns.push(Column::new("Commit", |r: &ListRow| opt(r.commit.as_ref())).fixed(Style::Dim));
+        columns.push(Column::new("Project", |r: &ListRow| opt(r.project.as_ref())).optional(0));
+        columns.push(Column::new("Branch", |r: &ListRow| opt(r.branch.as_ref())).optional(0));
+        columns.push(Column::new("Commit", |r: &ListRow| opt(r.commit.as_ref())).fixed(Style::Dim).optional(0));
     }
     if shared {
-        columns.push(Column::new("Shared by", |r: &ListRow| {
-            if r.imported { Cow::Borrowed(r.shared_by.as_deref().unwrap_or("anonymous")) } else { Cow::Borrowed("") }
-        }));
+        columns.push(
+            Column::new("Shared by", |r: &ListRow| {
+                if r.imported {
+                    Cow::Borrowed(r.shared_by.as_deref().unwrap_or("anonymous"))
+                } else {
+                    Cow::Borrowed("")
+                }
+            })
+            .optional(1),
+        );
     }
     let shown = rows.len();
     let noun = if total == 1 { "lesson" } else { "lessons" };
-    let footer = if i64::try_from(shown).unwrap_or(i64::MAX) < total {
+    let mut footer = if i64::try_from(shown).unwrap_or(i64::MAX) < total {
         format!("showing {shown} of {total} {noun}")
     } else {
         format!("{total} {noun}")
     };
+    if answered {
+        let legend: Vec<String> =
+            [Feedback::Know, Feedback::Understood, Feedback::DontKnow].map(|f| feedback_text(Some(f))).into();
+        footer.push_str(&format!(" · {}", legend.join(" · ")));
+    }
     let table = Table::new(columns).title("Lessons");
     crate::output::write_stdout(|out| {
-        table.render(rows, ctx.term.color_out, out)?;
-        writeln!(out, "{}", ctx.term.out(Style::Dim, &footer))
+        table.render(rows, ctx.term.color_out, ctx.term.table_width(), out)?;
+        writeln!(out, "{}", ctx.term.out(Style::Dim, &output::wrap(&footer, ctx.term.width)))
     })?;
     Ok(())
 }
 
 pub fn show(ctx: &Ctx, id: &str, json: bool) -> anyhow::Result<()> {
     let store = ctx.open_existing()?.ok_or_else(|| not_found(id))?;
-    let lesson = store.lesson(id)?.ok_or_else(|| not_found(id))?;
+    let id = resolve_id(&store, id)?;
+    let lesson = store.lesson(&id)?.ok_or_else(|| not_found(&id))?;
     if json {
         crate::output::json(&lesson)?;
     } else {
@@ -221,12 +282,12 @@ fn render_detail(ctx: &Ctx, l: &Lesson) -> String {
     let t = &ctx.term;
     let mut rows: Vec<(&str, String)> = vec![
         ("ID", l.id.clone()),
-        ("Date", l.timestamp.replacen('T', " ", 1).replace('Z', " UTC")),
+        ("Date", ctx.show_time(&l.timestamp)),
         ("Topic", l.topic_id.clone()),
         ("Categories", if l.categories.is_empty() { "—".into() } else { l.categories.join(", ") }),
         ("Level", l.level.as_str().into()),
         ("Starred", if l.starred { "★ yes".into() } else { "no".into() }),
-        ("Feedback", format!("{} {}", feedback_icon(l.feedback), feedback::label(l.feedback)).trim().to_owned()),
+        ("Feedback", if l.feedback.is_some() { feedback_text(l.feedback) } else { feedback::label(None).to_owned() }),
     ];
     if l.imported {
         rows.push(("Shared by", l.shared_by.clone().unwrap_or_else(|| "anonymous".into())));
@@ -241,7 +302,7 @@ fn render_detail(ctx: &Ctx, l: &Lesson) -> String {
             None => r.clone(),
         }),
         l.branch.clone(),
-        l.commit_hash.as_ref().map(|c| format!("@ {}", c.chars().take(7).collect::<String>())),
+        l.commit_hash.as_ref().map(|c| format!("@{}", c.chars().take(7).collect::<String>())),
     ]
     .into_iter()
     .flatten()
@@ -252,22 +313,27 @@ fn render_detail(ctx: &Ctx, l: &Lesson) -> String {
     if let Some(folder) = &l.folder {
         rows.push(("Folder", folder.clone()));
     }
-    let mut out = format!("{}\n", t.out(Style::Bold, &l.title));
+    let mut out = format!("{}\n", t.out(Style::Bold, &output::wrap(&l.title, t.width)));
     for (label, value) in rows {
-        out.push_str(&format!("{}  {value}\n", t.out(Style::Dim, &format!("{label:<10}"))));
+        // Long values (a task's context) wrap under themselves, past the labels.
+        let value = output::wrap_indented(&value, t.width, &" ".repeat(12), &" ".repeat(12));
+        out.push_str(&format!("{}  {}\n", t.out(Style::Dim, &format!("{label:<10}")), value.get(12..).unwrap_or("")));
     }
     out.push('\n');
-    out.push_str(&t.out(Style::Italic, &l.summary));
+    out.push_str(&t.out(Style::Italic, &output::wrap(&l.summary, t.width)));
     out.push('\n');
     if let Some(body) = l.body.as_deref().map(str::trim).filter(|b| !b.is_empty()) {
-        out.push_str(&format!("\n{}\n{body}\n", t.out(Style::Dim, &"─".repeat(60))));
+        out.push_str(&format!("\n{}\n", t.out(Style::Dim, &"─".repeat(t.width.min(60)))));
+        out.push_str(&output::markdown::render(body, t.width, t.color_out));
     }
     out
 }
 
 pub fn star(ctx: &Ctx, id: &str, starred: bool) -> anyhow::Result<()> {
-    if !ctx.open()?.set_star(id, starred)? {
-        return Err(not_found(id));
+    let mut store = ctx.open()?;
+    let id = resolve_id(&store, id)?;
+    if !store.set_star(&id, starred)? {
+        return Err(not_found(&id));
     }
     let msg = if starred {
         format!("{} Starred {id}", ctx.term.out(Style::Yellow, "★"))
@@ -277,19 +343,74 @@ pub fn star(ctx: &Ctx, id: &str, starred: bool) -> anyhow::Result<()> {
     Ok(crate::output::print(&msg)?)
 }
 
-pub fn delete(ctx: &Ctx, id: &str) -> anyhow::Result<()> {
-    if !ctx.open()?.delete_lesson(id)? {
-        return Err(not_found(id));
+/// How many automatic pre-delete backups are kept (the oldest go first).
+const KEPT_DELETE_BACKUPS: usize = 10;
+
+pub fn delete(ctx: &Ctx, id: &str, yes: bool) -> anyhow::Result<()> {
+    let mut store = ctx.open()?;
+    let id = resolve_id(&store, id)?;
+    store.check_writable()?;
+    let title = store.lesson(&id)?.map(|l| l.title).unwrap_or_default();
+    if !yes {
+        match output::confirm(&format!("Delete \"{title}\" ({id}) and its review history?"))? {
+            Some(true) => {}
+            Some(false) => return Err(invalid(format!("kept {id}; nothing was deleted"))),
+            None => {
+                return Err(UserError::Usage(format!(
+                    "not deleting {id} without a terminal to ask on — pass --yes to delete it"
+                ))
+                .into());
+            }
+        }
     }
-    Ok(crate::output::print(&format!("Deleted {id}"))?)
+    // The undo: a backup of everything just before, which `restore` merges back.
+    let backup = take_delete_backup(ctx, &store, &id)?;
+    if !store.delete_lesson(&id)? {
+        return Err(not_found(&id));
+    }
+    Ok(output::print(&format!(
+        "Deleted {id}.\n{}",
+        ctx.term.out(Style::Dim, &format!("To undo it:\n  devcoach restore {}", backup.display()))
+    ))?)
+}
+
+fn take_delete_backup(ctx: &Ctx, store: &devcoach_store::Store, id: &str) -> anyhow::Result<std::path::PathBuf> {
+    let dir = ctx.dir.backups_dir();
+    std::fs::create_dir_all(&dir)
+        .map_err(|e| invalid(format!("cannot create {} for the backup taken before deleting: {e}", dir.display())))?;
+    let stamp = ctx.now.format("%Y%m%dT%H%M%SZ");
+    let safe: String =
+        id.chars().map(|c| if c.is_ascii_alphanumeric() || c == '-' { c } else { '_' }).take(40).collect();
+    let path = dir.join(format!("before-delete-{stamp}-{safe}.zip"));
+    devcoach_store::write_backup_file(store, &path, devcoach_files::Overwrite::Replace)?;
+    prune_delete_backups(&dir);
+    Ok(path)
+}
+
+/// Keeps the newest [`KEPT_DELETE_BACKUPS`] (names sort by time); a failure to prune is not a
+/// failure to delete.
+fn prune_delete_backups(dir: &std::path::Path) {
+    let Ok(entries) = std::fs::read_dir(dir) else { return };
+    let mut names: Vec<std::path::PathBuf> = entries
+        .filter_map(Result::ok)
+        .map(|e| e.path())
+        .filter(|p| p.file_name().and_then(|n| n.to_str()).is_some_and(|n| n.starts_with("before-delete-")))
+        .collect();
+    names.sort();
+    let extra = names.len().saturating_sub(KEPT_DELETE_BACKUPS);
+    for old in &names[..extra] {
+        let _ = std::fs::remove_file(old);
+    }
 }
 
 pub fn feedback(ctx: &Ctx, id: &str, value: &str) -> anyhow::Result<()> {
     let choice = FeedbackChoice::parse(value)
         .ok_or_else(|| invalid(format!("unknown feedback '{value}' — use know, understood, dont_know or clear")))?;
-    let outcome = ctx.open()?.record_feedback(id, choice, ctx.now)?.ok_or_else(|| not_found(id))?;
+    let mut store = ctx.open()?;
+    let id = &resolve_id(&store, id)?;
+    let outcome = store.record_feedback(id, choice, ctx.now)?.ok_or_else(|| not_found(id))?;
     let first = match choice.0 {
-        Some(f) => format!("{} Feedback on {id}: {}", feedback_icon(Some(f)), feedback::label(Some(f))),
+        Some(f) => format!("Feedback on {id}: {}", feedback_text(Some(f))),
         None => format!("Feedback cleared on {id}"),
     };
     let second = match (outcome.confidence_before, outcome.confidence) {

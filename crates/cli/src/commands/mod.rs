@@ -11,6 +11,7 @@ mod lessons;
 mod mcp;
 mod practice;
 mod practice_repl;
+mod reference;
 mod review;
 mod settings;
 mod setup;
@@ -28,12 +29,14 @@ pub fn run(command: Option<Command>, ctx: &Ctx) -> anyhow::Result<()> {
     };
     match command {
         Command::Mcp => mcp::run(ctx),
+        Command::Completions { shell } => reference::completions(shell),
+        Command::Man => reference::man(),
         Command::Profile(flag) => knowledge::profile(ctx, flag.json),
         Command::Lessons(args) => lessons::list(ctx, &args),
         Command::Lesson { id, json } => lessons::show(ctx, &id, json.json),
         Command::Star { id } => lessons::star(ctx, &id, true),
         Command::Unstar { id } => lessons::star(ctx, &id, false),
-        Command::Delete { id } => lessons::delete(ctx, &id),
+        Command::Delete { id, yes } => lessons::delete(ctx, &id, yes),
         Command::Feedback { id, value } => lessons::feedback(ctx, &id, &value),
         Command::Settings(flag) => settings::show(ctx, flag.json),
         Command::Set { key, value } => settings::set(ctx, &key, &value),
@@ -57,7 +60,7 @@ pub fn run(command: Option<Command>, ctx: &Ctx) -> anyhow::Result<()> {
         Command::Demo(args) => demo::run(ctx, &args),
         Command::Install(args) => install::install(ctx, &args),
         Command::Uninstall(args) => install::uninstall(ctx, &args),
-        Command::Doctor => doctor::run(ctx),
+        Command::Doctor(json) => doctor::run(ctx, json.json),
         Command::Setup => setup::run(ctx),
         Command::Ui(args) => ui::run(ctx, &args),
         Command::Review(args) => review::run(ctx, args),

@@ -13,7 +13,7 @@ use devcoach_practice::session::{Models, NamedJudge, Session, Shown};
 
 use crate::cli::{ModelArgs, PracticeArgs};
 use crate::context::Ctx;
-use crate::failure::invalid;
+use crate::failure::{invalid, usage};
 use crate::output::{self, Style};
 
 const HELP: &str = "Send `req: …` with your requirements first; code waits until they pass.\n\
@@ -219,6 +219,24 @@ impl Drop for Spinner {
     }
 }
 
+/// The `claude` CLI the cloud coach runs, checked before a session starts (not at the first
+/// message): an absent one says how to pick another model.
+fn claude_cli() -> anyhow::Result<std::path::PathBuf> {
+    let named = std::env::var_os(CLAUDE_ENV).map_or_else(|| "claude".into(), std::path::PathBuf::from);
+    let found = if named.components().count() > 1 {
+        crate::agents::launch::is_executable(&named).then_some(named.clone())
+    } else {
+        crate::agents::launch::find_on_path(&named.to_string_lossy(), &std::env::var_os("PATH").unwrap_or_default())
+    };
+    found.ok_or_else(|| {
+        invalid(format!(
+            "the practice coach talks to the `{}` CLI (Claude Code), which is not installed here — install it, \
+             or pick another model: --local (Ollama on this machine) or --local --openai-url URL (an OpenAI-compatible server)",
+            named.display()
+        ))
+    })
+}
+
 /// The coach, its local fallback and the judge chain the flags ask for.
 fn backends(models: &ModelArgs, env: &[(String, String)]) -> Models {
     let claude = std::env::var_os(CLAUDE_ENV).map_or_else(|| "claude".into(), std::path::PathBuf::from);
@@ -257,7 +275,7 @@ pub fn eval(
 ) -> anyhow::Result<()> {
     models.local = backend != "claude";
     if backend == "openai" && models.openai_url.is_none() {
-        return Err(invalid("--backend openai needs --openai-url (the server's address)"));
+        return Err(usage("--backend openai needs --openai-url (the server's address)"));
     }
     if backend == "ollama" {
         models.openai_url = None;
@@ -302,6 +320,7 @@ pub fn eval(
 /// session's start, hands Claude Code the instructions and the log's path, and the practice
 /// hooks (installed by `devcoach install --practice`) gate each prompt and guard each reply.
 fn run_tui(ctx: &Ctx, problem: &Problem) -> anyhow::Result<()> {
+    let claude = claude_cli()?;
     let (log_path, _) = log::new_session_path(ctx.dir.root(), &ctx.now.format("%Y-%m-%d").to_string(), &problem.slug);
     let ts = clock(ctx);
     Writer::new(log_path.clone())
@@ -338,7 +357,6 @@ fn run_tui(ctx: &Ctx, problem: &Problem) -> anyhow::Result<()> {
         problem.statement,
         log_path.display()
     ))?;
-    let claude = std::env::var_os(CLAUDE_ENV).map_or_else(|| "claude".into(), std::path::PathBuf::from);
     let status = std::process::Command::new(&claude)
         .arg("--append-system-prompt-file")
         .arg(&system_path)
@@ -369,6 +387,10 @@ pub fn run(ctx: &Ctx, args: &PracticeArgs) -> anyhow::Result<()> {
     }
     let toolbox = Toolbox::builtin();
     let resumed = if args.resume { Some(unfinished_session(ctx, &problem.slug)?) } else { None };
+    // Before the session starts, not at the first message.
+    if !args.models.local {
+        claude_cli()?;
+    }
     let log_path = match &resumed {
         Some((path, _)) => path.clone(),
         None => log::new_session_path(ctx.dir.root(), &ctx.now.format("%Y-%m-%d").to_string(), &problem.slug).0,

@@ -11,7 +11,7 @@ use serde_json::json;
 
 use crate::cli::{ReviewArgs, ReviewCommand};
 use crate::context::Ctx;
-use crate::failure::invalid;
+use crate::failure::{invalid, usage};
 use crate::output::table::{Column, Table};
 use crate::output::{self, Style};
 
@@ -35,12 +35,13 @@ fn recall(r: Option<f64>) -> String {
 
 fn due(ctx: &Ctx, limit: u32, json: bool) -> anyhow::Result<()> {
     let now = ctx.now;
-    let (cards, total) = match ctx.open_existing()? {
+    let (cards, total, all_ids) = match ctx.open_existing()? {
         Some(mut store) => {
             store.ensure_review_cards(now)?;
-            store.due_reviews(now, limit.max(1))?
+            let (cards, total) = store.due_reviews(now, limit.max(1))?;
+            (cards, total, store.lesson_ids()?)
         }
-        None => (Vec::new(), 0),
+        None => (Vec::new(), 0, Vec::new()),
     };
     if json {
         return output::json(&json!({
@@ -55,15 +56,18 @@ fn due(ctx: &Ctx, limit: u32, json: bool) -> anyhow::Result<()> {
         output::print("Nothing to review now. Cards come back a day after their lesson, then as FSRS schedules them.")?;
         return Ok(());
     }
+    let shown: Vec<&str> = cards.iter().map(|d| d.card.lesson_id.as_str()).collect();
+    let id_min = devcoach_core::ids::unique_prefix_len(&all_ids, &shown, 4) + 1;
     let table = Table::new(vec![
-        Column::new("Lesson", |d: &DueReview| Cow::Borrowed(d.card.lesson_id.as_str())).fixed(Style::Cyan),
-        Column::new("Question", |d: &DueReview| Cow::Borrowed(d.card.question.as_str())),
-        Column::new("Recall", |d: &DueReview| Cow::Owned(recall(d.retrievability))),
-        Column::new("Due", |d: &DueReview| Cow::Borrowed(d.card.due.get(..10).unwrap_or(&d.card.due)))
-            .fixed(Style::Dim),
+        Column::new("Lesson", |d: &DueReview| Cow::Borrowed(d.card.lesson_id.as_str()))
+            .fixed(Style::Cyan)
+            .shrink(1, id_min),
+        Column::new("Question", |d: &DueReview| Cow::Borrowed(d.card.question.as_str())).shrink(3, 16),
+        Column::new("Recall", |d: &DueReview| Cow::Owned(recall(d.retrievability))).optional(0),
+        Column::new("Due", |d: &DueReview| Cow::Owned(ctx.show_date(&d.card.due))).fixed(Style::Dim).optional(2),
     ])
     .title("Due for review");
-    output::print(&table.to_string(&cards, ctx.term.color_out))?;
+    output::print(&table.for_term(&cards, ctx.term))?;
     if total > i64::try_from(cards.len()).unwrap_or(i64::MAX) {
         output::print(&format!("{total} due in all. Run `devcoach review` to go through them."))?;
     } else {
@@ -86,8 +90,9 @@ fn next_in(days: u32) -> String {
 }
 
 fn grade(ctx: &Ctx, id: &str, raw: &str, json: bool) -> anyhow::Result<()> {
-    let g = Grade::parse(raw).map_err(|e| invalid(e.to_string()))?;
+    let g = Grade::parse(raw).map_err(|e| usage(e.to_string()))?;
     let mut store = ctx.open()?;
+    let id = &super::lessons::resolve_id(&store, id)?;
     let outcome = store
         .grade_review(id, g, ctx.now)?
         .ok_or_else(|| invalid(format!("no lesson with id '{id}' — run `devcoach review due` to see the cards")))?;
@@ -105,15 +110,15 @@ fn grade(ctx: &Ctx, id: &str, raw: &str, json: bool) -> anyhow::Result<()> {
 
 fn schedule(ratings: &[String], elapsed: &[u32], retention: f64, json: bool) -> anyhow::Result<()> {
     if ratings.len() != elapsed.len() {
-        return Err(invalid(format!(
+        return Err(usage(format!(
             "--ratings has {} values and --elapsed-days {}: give one elapsed-days value per rating",
             ratings.len(),
             elapsed.len()
         )));
     }
     let grades =
-        ratings.iter().map(|r| Grade::parse(r)).collect::<Result<Vec<_>, _>>().map_err(|e| invalid(e.to_string()))?;
-    let scheduler = Scheduler::with_retention(retention).map_err(|e| invalid(e.to_string()))?;
+        ratings.iter().map(|r| Grade::parse(r)).collect::<Result<Vec<_>, _>>().map_err(|e| usage(e.to_string()))?;
+    let scheduler = Scheduler::with_retention(retention).map_err(|e| usage(e.to_string()))?;
     let history: Vec<(u32, Grade)> = elapsed.iter().copied().zip(grades.iter().copied()).collect();
     let steps = scheduler.replay(history.iter().copied());
     if json {
@@ -159,12 +164,12 @@ fn settings(ctx: &Ctx, retention: Option<f64>, mix: Option<&str>, json: bool) ->
     };
     if retention.is_some() || mix.is_some() {
         if let Some(r) = retention {
-            Scheduler::with_retention(r).map_err(|e| invalid(e.to_string()))?;
+            Scheduler::with_retention(r).map_err(|e| usage(e.to_string()))?;
             current.retention = r;
         }
         if let Some(m) = mix {
             current.mix = ReviewMix::parse(m)
-                .ok_or_else(|| invalid(format!("--mix is off, alternate or reviews_first, not '{m}'")))?;
+                .ok_or_else(|| usage(format!("--mix is off, alternate or reviews_first, not '{m}'")))?;
         }
         ctx.open()?.set_review_settings(&current)?;
     }
@@ -305,7 +310,7 @@ fn session(ctx: &Ctx, input: &mut impl BufRead, out: &mut impl Write) -> anyhow:
             .grade_review(&card.card.lesson_id, g, ctx.clock.now())?
             .ok_or_else(|| invalid("the lesson was deleted while you reviewed it"))?;
         done += 1;
-        writeln!(out, "{} back {}.", paint(Style::Dim, g.as_str()), next_in(outcome.graded.step.interval))?;
+        writeln!(out, "{}: back {}.", paint(Style::Dim, g.as_str()), next_in(outcome.graded.step.interval))?;
     }
 }
 

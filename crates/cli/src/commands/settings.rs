@@ -2,10 +2,10 @@
 
 use std::borrow::Cow;
 
-use devcoach_core::settings::{SettingUpdate, Settings};
+use devcoach_core::settings::{SettingError, SettingKey, SettingUpdate, Settings};
 
 use crate::context::Ctx;
-use crate::failure::invalid;
+use crate::failure::UserError;
 use crate::output::Style;
 use crate::output::table::{Column, Table};
 
@@ -41,12 +41,12 @@ pub fn show(ctx: &Ctx, json: bool) -> anyhow::Result<()> {
         type Row = (&'static str, String, &'static str);
         let table = Table::new(vec![
             Column::new("Setting", |r: &Row| Cow::Borrowed(r.0)).fixed(Style::Cyan),
-            Column::new("Value", |r: &Row| Cow::Borrowed(r.1.as_str())),
-            Column::new("Meaning", |r: &Row| Cow::Borrowed(r.2)).fixed(Style::Dim),
+            Column::new("Value", |r: &Row| Cow::Borrowed(r.1.as_str())).shrink(1, 8),
+            Column::new("Meaning", |r: &Row| Cow::Borrowed(r.2)).fixed(Style::Dim).shrink(0, 12),
         ])
         .title("Settings");
         let hint = ctx.term.out(Style::Dim, "Change one with `devcoach set <setting> <value>`.");
-        crate::output::print(&format!("{}{hint}", table.to_string(&rows(&settings), ctx.term.color_out)))?;
+        crate::output::print(&format!("{}{hint}", table.for_term(&rows(&settings), ctx.term)))?;
     }
     if let Some(s) = &store {
         ctx.read_only_notice(s);
@@ -55,7 +55,18 @@ pub fn show(ctx: &Ctx, json: bool) -> anyhow::Result<()> {
 }
 
 pub fn set(ctx: &Ctx, key: &str, value: &str) -> anyhow::Result<()> {
-    let update = SettingUpdate::for_agent(key, value).map_err(|e| invalid(e.to_string()))?;
+    let names = || SettingKey::ALL.map(SettingKey::as_str).join(", ");
+    let k = SettingKey::parse(key)
+        .ok_or_else(|| UserError::Usage(format!("unknown setting '{key}' — the settings are {}", names())))?;
+    // The one validator the dashboard and MCP use; the CLI only words the integer case itself.
+    let update = SettingUpdate::new(k, value).map_err(|e| {
+        UserError::Usage(match (e, k.range()) {
+            (SettingError::NotAnInteger(v), Some((min, max))) => {
+                format!("{k} must be a whole number from {min} to {max}, got '{v}'")
+            }
+            (e, _) => e.to_string(),
+        })
+    })?;
     ctx.open()?.apply_setting(&update)?;
     let shown = if update.stored.is_empty() { "(cleared)".to_owned() } else { update.stored.clone() };
     Ok(crate::output::print(&format!("Set {} = {shown}", update.key))?)

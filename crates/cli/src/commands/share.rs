@@ -15,7 +15,7 @@ use devcoach_store::probe;
 
 use crate::cli::ShareArgs;
 use crate::context::Ctx;
-use crate::failure::{UserError, invalid};
+use crate::failure::{UserError, invalid, usage};
 use crate::output::{self, Style};
 
 /// The most text read from stdin, a file or the clipboard.
@@ -23,7 +23,7 @@ const MAX_IMPORT_BYTES: u64 = 16 * 1024 * 1024;
 
 pub fn share(ctx: &Ctx, a: &ShareArgs) -> anyhow::Result<()> {
     if a.by.is_some() && a.anonymous {
-        return Err(invalid("--by and --anonymous contradict each other: choose one"));
+        return Err(usage("--by and --anonymous contradict each other: choose one"));
     }
     let mut store = ctx.open_existing()?.ok_or_else(|| invalid("there are no lessons to share yet"))?;
     let lesson = if a.last {
@@ -35,8 +35,9 @@ pub fn share(ctx: &Ctx, a: &ShareArgs) -> anyhow::Result<()> {
             .ok_or_else(|| invalid("you have no lessons of your own to share yet"))?
     } else {
         let id = a.id.as_deref().ok_or_else(|| UserError::Usage("name a lesson id, or use --last".into()))?;
+        let id = super::lessons::resolve_id(&store, id)?;
         store
-            .lesson(id)?
+            .lesson(&id)?
             .ok_or_else(|| invalid(format!("no lesson with id '{id}' — run `devcoach lessons` to see the ids")))?
     };
     let settings = store.settings()?;
@@ -44,7 +45,9 @@ pub fn share(ctx: &Ctx, a: &ShareArgs) -> anyhow::Result<()> {
     if let Some(name) = a.by.as_deref().map(str::trim).filter(|n| !n.is_empty())
         && settings.share_name.is_none()
     {
-        let update = SettingUpdate::new(SettingKey::ShareName, name).map_err(|e| invalid(e.to_string()))?;
+        let update = SettingUpdate::new(SettingKey::ShareName, name).map_err(|_| {
+            usage(format!("--by takes a name of at most {} characters", devcoach_core::settings::SHARE_NAME_MAX))
+        })?;
         store.apply_setting(&update)?;
         output::note(&ctx.term.err(
             Style::Dim,
@@ -168,8 +171,10 @@ pub fn import(ctx: &Ctx, source: Option<&str>) -> anyhow::Result<()> {
     if !outcome.shared {
         let c = outcome.counts;
         return Ok(output::print(&format!(
-            "Imported {} lesson(s); {} already there, {} invalid.",
-            c.inserted, c.duplicated, c.invalid
+            "Imported {}; {} already there, {} invalid.",
+            output::plural(c.inserted, "lesson"),
+            c.duplicated,
+            c.invalid
         ))?);
     }
     match &outcome.lesson {

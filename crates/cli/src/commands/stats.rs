@@ -68,7 +68,7 @@ fn render(ctx: &Ctx, s: &Stats, settings: &Settings, rate: &RateLimit) -> String
     let next = if rate.allowed {
         t.out(Style::Green, "available now")
     } else {
-        t.out(Style::Yellow, rate.reason.as_deref().unwrap_or("not yet"))
+        t.out(Style::Yellow, &rate.explain().unwrap_or_else(|| "not yet".into()))
     };
     let shared =
         if s.imported_lessons > 0 { format!(" ({} shared with you)", s.imported_lessons) } else { String::new() };
@@ -81,5 +81,9 @@ fn render(ctx: &Ctx, s: &Stats, settings: &Settings, rate: &RateLimit) -> String
         format!("{}{}", label("Weakest"), topics(ctx, &s.weakest_topics)),
         format!("{}{}", label("Strongest"), topics(ctx, &s.strongest_topics)),
     ]
+    .iter()
+    // Long values wrap under themselves, past the labels.
+    .map(|line| crate::output::wrap_indented(line, t.width, "", &" ".repeat(16)))
+    .collect::<Vec<_>>()
     .join("\n")
 }

@@ -9,11 +9,20 @@ const COMMANDS: &[(&str, &[(&str, &str)])] = &[
     (
         "Look around",
         &[
-            ("devcoach demo", "a sandbox with a realistic learner, to try everything below"),
-            ("devcoach lessons", "your lessons, newest first (--help for filters)"),
-            ("devcoach lesson <id>", "one lesson in full"),
+            ("devcoach ui --demo", "the dashboard in the browser, on a demo learner"),
+            ("devcoach ui", "the dashboard on your own lessons, map, courses and progress"),
+            ("devcoach lessons", "your lessons, newest first, with their ids (--help for filters)"),
+            ("devcoach lesson <id>", "one lesson in full (any start of an id that only one has)"),
             ("devcoach profile", "your knowledge map"),
             ("devcoach stats", "counts, pacing, weakest and strongest topics"),
+        ],
+    ),
+    (
+        "Learn",
+        &[
+            ("devcoach review", "the cards due today, just before you would forget them"),
+            ("devcoach practice <problem>", "an algorithm problem with a coach that never gives it away"),
+            ("devcoach courses", "the courses your agent grew from lessons"),
         ],
     ),
     (
@@ -21,6 +30,8 @@ const COMMANDS: &[(&str, &[(&str, &str)])] = &[
         &[
             ("devcoach feedback <id> <answer>", "know · understood · dont_know · clear"),
             ("devcoach star <id>", "keep it for later (unstar, delete too)"),
+            ("devcoach share <id>", "a short code or link a colleague can import"),
+            ("devcoach import <code>", "a lesson someone shared with you"),
         ],
     ),
     (
@@ -32,33 +43,59 @@ const COMMANDS: &[(&str, &[(&str, &str)])] = &[
         ],
     ),
     (
-        "Tune",
+        "Keep and tune",
         &[
-            ("devcoach settings", "pacing and sharing settings (change with `set`)"),
+            ("devcoach backup", "everything in one ZIP (restore merges it back)"),
+            ("devcoach settings", "pacing, sharing and dashboard settings (change with `set`)"),
             ("devcoach knowledge-add <topic>", "add or rate a topic (groups: group-add, group-assign)"),
+            ("devcoach completions <shell>", "tab completion for bash, zsh, fish or PowerShell"),
         ],
     ),
 ];
 
+/// The command column's width; below this much room for both, descriptions go under commands.
+const COMMAND_WIDTH: usize = 32;
+
 pub fn run(ctx: &Ctx) -> anyhow::Result<()> {
     let t = &ctx.term;
+    let w = t.width;
     let mut out = format!(
         "{} {}\n{}\n\n",
-        t.out(Style::BoldCyan, "🎓 devcoach"),
+        t.out(Style::BoldCyan, "devcoach"),
         devcoach_core::APP_VERSION,
-        "A local, private coach: when your agent finishes a task, devcoach turns it into a short\n\
-         lesson sized to what you already know. Nothing leaves your machine."
+        crate::output::wrap(
+            "A local, private coach: when your agent finishes a task, devcoach turns it into a short \
+             lesson sized to what you already know. Nothing leaves your machine.",
+            w
+        )
     );
-    out.push_str(&format!("{}  {}\n\n", t.out(Style::Bold, "Status"), status(ctx)?));
-    for (heading, commands) in COMMANDS {
-        out.push_str(&format!("{}\n", t.out(Style::Bold, heading)));
+    let status = crate::output::wrap_indented(&status(ctx)?, w, "        ", "        ");
+    out.push_str(&format!("{}  {}\n\n", t.out(Style::Bold, "Status"), status.get(8..).unwrap_or("")));
+    let side_by_side = w >= COMMAND_WIDTH + 2 + 2 + 30;
+    for (i, (heading, commands)) in COMMANDS.iter().enumerate() {
+        let gap = if i == 0 { "" } else { "\n" };
+        out.push_str(&format!("{gap}{}\n", t.out(Style::Bold, heading)));
         for (cmd, what) in *commands {
-            out.push_str(&format!("  {}  {}\n", t.out(Style::Cyan, &format!("{cmd:<32}")), t.out(Style::Dim, what)));
+            if side_by_side {
+                let indent = " ".repeat(COMMAND_WIDTH + 4);
+                let what = crate::output::wrap_indented(what, w, &indent, &indent);
+                out.push_str(&format!(
+                    "  {}  {}\n",
+                    t.out(Style::Cyan, &format!("{cmd:<COMMAND_WIDTH$}")),
+                    t.out(Style::Dim, what.get(COMMAND_WIDTH + 4..).unwrap_or(""))
+                ));
+            } else {
+                let what = crate::output::wrap_indented(what, w, "      ", "      ");
+                out.push_str(&format!("  {}\n{}\n", t.out(Style::Cyan, cmd), t.out(Style::Dim, &what)));
+            }
         }
     }
-    out.push_str(&format!("\n{}", t.out(Style::Dim, "Every command takes --help. Read commands take --json.")));
+    out.push_str(&format!(
+        "\n{}",
+        t.out(Style::Dim, &crate::output::wrap("Every command takes --help. Read commands take --json.", w))
+    ));
     if let Some(hint) = crate::agents::skill_hint() {
-        out.push_str(&format!("\n{}", t.out(Style::Yellow, &hint)));
+        out.push_str(&format!("\n{}", t.out(Style::Yellow, &crate::output::wrap(&hint, w))));
     }
     Ok(crate::output::print(&out)?)
 }
@@ -67,7 +104,7 @@ fn status(ctx: &Ctx) -> anyhow::Result<String> {
     let t = &ctx.term;
     let Some(store) = Store::open_existing(&ctx.dir)? else {
         return Ok(format!(
-            "no data yet in {} — once your agent is connected, lessons appear after finished tasks.\n        Try `devcoach demo` to see what that looks like.",
+            "no data yet in {} — once your agent is connected, lessons appear after finished tasks. Try `devcoach ui --demo` to see what that looks like.",
             ctx.dir.root().display()
         ));
     };

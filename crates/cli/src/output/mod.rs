@@ -6,6 +6,7 @@
 //! module's own styles reaches the terminal, however the text was put together.
 
 pub mod clean;
+pub mod markdown;
 pub mod style;
 pub mod table;
 
@@ -19,21 +20,39 @@ pub use style::Style;
 static COLOR_OUT: AtomicBool = AtomicBool::new(false);
 static COLOR_ERR: AtomicBool = AtomicBool::new(false);
 
-/// Where output goes and whether it may be coloured.
+/// Where output goes, whether it may be coloured, and how wide it may be.
 #[derive(Debug, Clone, Copy)]
 pub struct Term {
     pub color_out: bool,
     pub color_err: bool,
+    /// The columns output should fit: `COLUMNS` when set, else the terminal's, else 80.
+    pub width: usize,
+    /// Whether tables are fitted to `width` (`--wide` turns it off).
+    pub fit: bool,
 }
 
+/// Narrower than this, nothing useful fits; a smaller `COLUMNS` is taken as this.
+const MIN_WIDTH: usize = 20;
+/// The width when stdout is not a terminal and `COLUMNS` is not set.
+const PIPED_WIDTH: usize = 80;
+
 impl Term {
-    pub fn detect() -> Self {
+    pub fn detect(wide: bool) -> Self {
         let allowed = std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty());
-        let term =
-            Self { color_out: allowed && io::stdout().is_terminal(), color_err: allowed && io::stderr().is_terminal() };
+        let term = Self {
+            color_out: allowed && io::stdout().is_terminal(),
+            color_err: allowed && io::stderr().is_terminal(),
+            width: detect_width(),
+            fit: !wide,
+        };
         COLOR_OUT.store(term.color_out, Ordering::Relaxed);
         COLOR_ERR.store(term.color_err, Ordering::Relaxed);
         term
+    }
+
+    /// The widest a table may be, or `None` with `--wide`.
+    pub fn table_width(self) -> Option<usize> {
+        self.fit.then_some(self.width)
     }
 
     /// Styles text for stdout.
@@ -49,6 +68,18 @@ impl Term {
     pub fn warn(self, text: &str) {
         note(&self.err(Style::Yellow, &format!("warning: {text}")));
     }
+}
+
+/// `COLUMNS` (what users set to ask for a width) wins over the terminal's own size, so a test or
+/// a script gets the width it asked for. Piped into `head` or `less` from a terminal, stderr is
+/// still that terminal: its width is the screen the text lands on.
+fn detect_width() -> usize {
+    let asked = std::env::var("COLUMNS").ok().and_then(|c| c.trim().parse::<usize>().ok()).filter(|c| *c > 0);
+    let width = asked
+        .or_else(|| terminal_size::terminal_size_of(io::stdout()).map(|(w, _)| usize::from(w.0)))
+        .or_else(|| terminal_size::terminal_size_of(io::stderr()).map(|(w, _)| usize::from(w.0)))
+        .unwrap_or(PIPED_WIDTH);
+    width.max(MIN_WIDTH)
 }
 
 /// Writes a result to stdout as one piece, ending in a newline.
@@ -133,9 +164,10 @@ pub fn confirm(question: &str) -> io::Result<Option<bool>> {
     if !stdin.is_terminal() {
         return Ok(None);
     }
-    let question = clean::door(question, COLOR_ERR.load(Ordering::Relaxed));
+    let asked = format!("{question} [y/N]");
+    let question = wrap(&clean::door(&asked, COLOR_ERR.load(Ordering::Relaxed)), detect_width());
     let mut err = io::stderr().lock();
-    write!(err, "{question} [y/N] ")?;
+    write!(err, "{question} ")?;
     err.flush()?;
     let mut line = String::new();
     stdin.lock().read_line(&mut line)?;
@@ -167,12 +199,28 @@ pub fn write_stdout(
     out.flush()
 }
 
-/// `text` as a clickable link (OSC 8) where the terminal shows them, else `text` alone.
+/// `text` with its lines wrapped at word boundaries to `width` columns (words longer than a line
+/// are broken; escape codes take no room).
+pub fn wrap(text: &str, width: usize) -> String {
+    wrap_indented(text, width, "", "")
+}
+
+/// Like [`wrap`], with a prefix for the first line of each paragraph and one for the lines after.
+pub fn wrap_indented(text: &str, width: usize, first: &str, rest: &str) -> String {
+    let options = textwrap::Options::new(width.max(1))
+        .initial_indent(first)
+        .subsequent_indent(rest)
+        .word_splitter(textwrap::WordSplitter::NoHyphenation)
+        .break_words(true);
+    text.split('\n').map(|line| textwrap::fill(line, &options)).collect::<Vec<_>>().join("\n")
+}
+
 /// "1 course", "3 courses".
 pub fn plural(n: usize, noun: &str) -> String {
     if n == 1 { format!("1 {noun}") } else { format!("{n} {noun}s") }
 }
 
+/// `text` as a clickable link (OSC 8) where the terminal shows them, else `text` alone.
 pub fn link(term: Term, url: &str, text: &str) -> String {
     if term.color_out && hyperlinks_supported() {
         format!("\x1b]8;;{url}\x07{text}\x1b]8;;\x07")

@@ -1,6 +1,11 @@
 //! Tables with rounded borders and an optional centred title, rendered column by column
 //! straight into a writer (a 1,000-lesson list never builds its cells or its text in memory).
 //!
+//! A table fits the width it is given by giving things up in rank order: at each rank, first the
+//! cells of columns marked [`Column::shrink`] at that rank are cut (ending in `…`) down to their
+//! floor, then the columns marked [`Column::optional`] at that rank are left out. If that is still
+//! not enough every column is cut. The frame itself never wraps.
+//!
 //! ```text
 //!          Knowledge
 //! ╭────────┬────────────╮
@@ -23,11 +28,30 @@ pub struct Column<'a, R> {
     header: &'a str,
     text: Text<'a, R>,
     style: Paint<'a, R>,
+    /// Dropped when the table does not fit; lower ranks go first.
+    optional: Option<u8>,
+    /// The ranks at which this column's cells may be cut, each with the narrowest they are cut to.
+    shrink: Vec<(u8, usize)>,
 }
 
 impl<'a, R> Column<'a, R> {
     pub fn new(header: &'a str, text: impl for<'r> Fn(&'r R) -> Cow<'r, str> + 'a) -> Self {
-        Self { header, text: Box::new(text), style: Box::new(|_| Style::Plain) }
+        Self { header, text: Box::new(text), style: Box::new(|_| Style::Plain), optional: None, shrink: Vec::new() }
+    }
+
+    /// The column may be left out, at `rank`, when the table does not fit.
+    #[must_use]
+    pub fn optional(mut self, rank: u8) -> Self {
+        self.optional = Some(rank);
+        self
+    }
+
+    /// The column's cells may be cut, at `rank`, down to `min` columns (ending in `…`); a column
+    /// may give way in stages (cut a little early, the rest late).
+    #[must_use]
+    pub fn shrink(mut self, rank: u8, min: usize) -> Self {
+        self.shrink.push((rank, min));
+        self
     }
 
     #[must_use]
@@ -59,35 +83,41 @@ impl<'a, R> Table<'a, R> {
         self
     }
 
-    /// Writes the table; `color` enables the cells' styles and a bold title and header.
-    pub fn render(&self, rows: &[R], color: bool, out: &mut impl Write) -> io::Result<()> {
+    /// Writes the table; `color` enables the cells' styles and a bold title and header; `fit`
+    /// is the widest the table may be (`None`: as wide as its cells).
+    pub fn render(&self, rows: &[R], color: bool, fit: Option<usize>, out: &mut impl Write) -> io::Result<()> {
         // Cells are cleaned before they are measured, so the frame fits what is shown.
         let cell = |col: &Column<'a, R>, row: &R| super::clean::clean(&(col.text)(row)).into_owned();
-        let mut widths: Vec<usize> = self.columns.iter().map(|c| style::width(c.header)).collect();
+        let mut natural: Vec<usize> = self.columns.iter().map(|c| style::width(c.header)).collect();
         for row in rows {
-            for (w, col) in widths.iter_mut().zip(&self.columns) {
+            for (w, col) in natural.iter_mut().zip(&self.columns) {
                 *w = (*w).max(style::width(&cell(col, row)));
             }
         }
+        let (shown, widths) = match fit {
+            Some(max) => self.fit(natural, max),
+            None => ((0..self.columns.len()).collect(), natural),
+        };
+        let columns: Vec<&Column<'a, R>> = shown.iter().map(|&i| &self.columns[i]).collect();
         let total: usize = widths.iter().map(|w| w + 3).sum::<usize>() + 1;
         let mut line = String::with_capacity(total * 4);
         if let Some(title) = self.title {
-            spaces(out, total.saturating_sub(style::width(title)) / 2)?;
-            writeln!(out, "{}", Style::Bold.paint(title, color))?;
+            let title = style::truncate(title, total);
+            spaces(out, total.saturating_sub(style::width(&title)) / 2)?;
+            writeln!(out, "{}", Style::Bold.paint(&title, color))?;
         }
         write_rule(out, &widths, ['╭', '┬', '╮'])?;
         line.push('│');
-        for (w, col) in widths.iter().zip(&self.columns) {
-            push_cell(&mut line, col.header, style::width(col.header), *w, Style::Bold, color);
+        for (w, col) in widths.iter().zip(&columns) {
+            push_cell(&mut line, col.header, *w, Style::Bold, color);
         }
         writeln!(out, "{line}")?;
         write_rule(out, &widths, ['├', '┼', '┤'])?;
         for row in rows {
             line.clear();
             line.push('│');
-            for (w, col) in widths.iter().zip(&self.columns) {
-                let text = cell(col, row);
-                push_cell(&mut line, &text, style::width(&text), *w, (col.style)(row), color);
+            for (w, col) in widths.iter().zip(&columns) {
+                push_cell(&mut line, &cell(col, row), *w, (col.style)(row), color);
             }
             line.push('\n');
             out.write_all(line.as_bytes())?;
@@ -95,18 +125,87 @@ impl<'a, R> Table<'a, R> {
         write_rule(out, &widths, ['╰', '┴', '╯'])
     }
 
-    /// The table as text (for small tables and tests).
-    pub fn to_string(&self, rows: &[R], color: bool) -> String {
+    /// Which columns to show, and how wide, so the frame is at most `max` columns wide.
+    fn fit(&self, mut widths: Vec<usize>, max: usize) -> (Vec<usize>, Vec<usize>) {
+        let total = |shown: &[usize], widths: &[usize]| shown.iter().map(|&i| widths[i] + 3).sum::<usize>() + 1;
+        let mut shown: Vec<usize> = (0..self.columns.len()).collect();
+        let mut ranks: Vec<u8> = self
+            .columns
+            .iter()
+            .flat_map(|c| c.optional.into_iter().chain(c.shrink.iter().map(|(rank, _)| *rank)))
+            .collect();
+        ranks.sort_unstable();
+        ranks.dedup();
+        for rank in ranks {
+            let excess = total(&shown, &widths).saturating_sub(max);
+            let floors: Vec<(usize, usize)> = shown
+                .iter()
+                .filter_map(|&i| {
+                    self.columns[i].shrink.iter().find(|(r, _)| *r == rank).map(|(_, min)| (i, (*min).max(1)))
+                })
+                .collect();
+            cut_widest(&mut widths, &floors, excess);
+            // Then the optional columns of this rank, rightmost first, while still too wide.
+            while total(&shown, &widths) > max {
+                let Some(pos) = shown.iter().rposition(|&i| self.columns[i].optional == Some(rank)) else { break };
+                shown.remove(pos);
+            }
+        }
+        let excess = total(&shown, &widths).saturating_sub(max);
+        let everyone: Vec<(usize, usize)> = shown.iter().map(|&i| (i, 1)).collect();
+        cut_widest(&mut widths, &everyone, excess);
+        let widths = shown.iter().map(|&i| widths[i]).collect();
+        (shown, widths)
+    }
+
+    /// The table as text, coloured and fitted for `term` (for small tables).
+    pub fn for_term(&self, rows: &[R], term: super::Term) -> String {
+        self.to_text(rows, term.color_out, term.table_width())
+    }
+
+    pub fn to_text(&self, rows: &[R], color: bool, fit: Option<usize>) -> String {
         let mut buf = Vec::new();
         // Writing into a Vec cannot fail.
-        let _ = self.render(rows, color, &mut buf);
+        let _ = self.render(rows, color, fit, &mut buf);
         String::from_utf8_lossy(&buf).into_owned()
     }
 }
 
-fn push_cell(line: &mut String, text: &str, used: usize, width: usize, style: Style, color: bool) {
+/// Lowers the widest of the `(column, floor)` columns until `excess` columns are saved or all sit
+/// at their floors. The cap is found by bisection, so a 70,000-column cell costs no more than a
+/// short one.
+fn cut_widest(widths: &mut [usize], floors: &[(usize, usize)], excess: usize) {
+    if excess == 0 {
+        return;
+    }
+    let saved =
+        |cap: usize| -> usize { floors.iter().map(|&(i, floor)| widths[i].saturating_sub(cap.max(floor))).sum() };
+    // The largest cap that saves enough (0, and so every column at its floor, when none does).
+    let (mut lo, mut hi) = (0, floors.iter().map(|&(i, _)| widths[i]).max().unwrap_or(0));
+    while lo < hi {
+        let mid = lo + (hi - lo).div_ceil(2);
+        if saved(mid) >= excess { lo = mid } else { hi = mid - 1 }
+    }
+    // That cap may save a little more than needed: the first few cut columns keep one more.
+    let mut surplus = saved(lo).saturating_sub(excess);
+    for &(i, floor) in floors {
+        let to = lo.max(floor);
+        if widths[i] > to {
+            widths[i] = if surplus > 0 && widths[i] > to {
+                surplus -= 1;
+                to + 1
+            } else {
+                to
+            };
+        }
+    }
+}
+
+fn push_cell(line: &mut String, text: &str, width: usize, style: Style, color: bool) {
+    let text = style::truncate(text, width);
+    let used = style::width(&text);
     line.push(' ');
-    style.paint_into(line, text, color);
+    style.paint_into(line, &text, color);
     line.extend(std::iter::repeat_n(' ', width - used + 1));
     line.push('│');
 }
@@ -144,7 +243,7 @@ mod tests {
     fn renders_rounded_with_a_centred_title() {
         let rows = [("rust", 5), ("typescript", 8)];
         assert_eq!(
-            table().to_string(&rows, false),
+            table().to_text(&rows, false, None),
             "         Map\n\
              ╭────────────┬──────╮\n\
              │ Topic      │ Conf │\n\
@@ -153,7 +252,7 @@ mod tests {
              │ typescript │ 8/10 │\n\
              ╰────────────┴──────╯\n"
         );
-        assert!(table().to_string(&rows, true).contains("\x1b[33m5/10\x1b[0m"));
+        assert!(table().to_text(&rows, true, None).contains("\x1b[33m5/10\x1b[0m"));
     }
 
     #[test]
@@ -162,7 +261,7 @@ mod tests {
             Column::new("★", |_: &&str| Cow::Borrowed("★")),
             Column::new("Title", |r: &&str| Cow::Borrowed(*r)),
         ]);
-        let lines: Vec<usize> = t.to_string(&["💡 idea", "plain"], false).lines().map(style::width).collect();
+        let lines: Vec<usize> = t.to_text(&["💡 idea", "plain"], false, None).lines().map(style::width).collect();
         assert!(lines.windows(2).all(|w| w[0] == w[1]), "{lines:?}");
     }
 
@@ -174,12 +273,80 @@ mod tests {
             Column::new("Group", |r: &(String, String)| Cow::Borrowed(r.1.as_str())),
         ])
         .title("Knowledge profile");
-        let text = t.to_string(&[(long.clone(), long.clone())], false);
+        let text = t.to_text(&[(long.clone(), long.clone())], false, None);
         assert!(text.contains(&long));
         assert!(text.lines().all(|l| l.ends_with('│')
             || l.ends_with('╮')
             || l.ends_with('╯')
             || l.ends_with('┤')
             || l.trim_start().starts_with("Knowledge")));
+    }
+
+    fn cell(i: usize) -> impl for<'r> Fn(&'r Vec<String>) -> Cow<'r, str> {
+        move |r: &Vec<String>| Cow::Borrowed(r.get(i).map_or("", String::as_str))
+    }
+
+    fn fitted<'a>() -> Table<'a, Vec<String>> {
+        Table::new(vec![
+            Column::new("★", cell(0)),
+            Column::new("ID", cell(1)).shrink(5, 6),
+            Column::new("Date", cell(2)).optional(4),
+            Column::new("Topic", cell(3)).optional(2).shrink(2, 8),
+            Column::new("Title", cell(4)).shrink(3, 24).shrink(5, 12),
+            Column::new("Categories", cell(5)).optional(0),
+        ])
+        .title("Lessons")
+    }
+
+    #[test]
+    fn narrow_tables_give_up_columns_in_rank_order() {
+        let rows = vec![
+            [
+                "★",
+                "redis-ttl-jitter",
+                "2026-11-30",
+                "redis",
+                "Add jitter to cache expiry, or every key expires at once",
+                "redis, caching",
+            ]
+            .map(String::from)
+            .to_vec(),
+        ];
+        let header =
+            |fit| fitted().to_text(&rows, false, Some(fit)).lines().nth(2).map(str::to_owned).unwrap_or_default();
+        let shown = |fit| -> Vec<&str> {
+            let h = header(fit);
+            ["Categories", "Topic", "Date", "ID", "Title"].into_iter().filter(|c| h.contains(c)).collect()
+        };
+        assert_eq!(shown(200), ["Categories", "Topic", "Date", "ID", "Title"]);
+        assert_eq!(shown(110), ["Topic", "Date", "ID", "Title"]);
+        assert_eq!(shown(80), ["Date", "ID", "Title"]);
+        assert_eq!(shown(60), ["ID", "Title"]);
+        assert_eq!(shown(30), ["ID", "Title"]);
+        // Only as much is cut as the width needs; the title gives way to 24 before the date goes.
+        let at = |fit| fitted().to_text(&rows, false, Some(fit));
+        assert!(at(80).contains("│ Add jitter to cache expiry, or every ke… │"), "{}", at(80));
+        assert!(at(60).contains("│ Add jitter to cache exp… │"), "{}", at(60));
+    }
+
+    proptest::proptest! {
+        /// Whatever the cells and the width, every line of the frame is exactly as wide as the
+        /// others and no wider than asked (down to the narrowest frame the columns can make).
+        #[test]
+        fn every_fitted_frame_is_whole(
+            rows in proptest::collection::vec(proptest::collection::vec("[a-z🎓 ]{0,40}", 6), 0..6),
+            fit in 0usize..160,
+        ) {
+            let text = fitted().to_text(&rows, false, Some(fit));
+            let mut lines = text.lines();
+            let _title = lines.next();
+            let widths: Vec<usize> = lines.map(style::width).collect();
+            proptest::prop_assert!(widths.windows(2).all(|w| w[0] == w[1]), "{text}");
+            let narrowest = 1 + 3; // one column at one character, its borders and padding
+            proptest::prop_assert!(widths[0] <= fit.max(narrowest) || widths[0] <= 3 * 6 + 1 + 6, "{fit}: {text}");
+            if fit >= 3 * 6 + 1 + 6 {
+                proptest::prop_assert!(widths[0] <= fit, "{fit}: {text}");
+            }
+        }
     }
 }

@@ -29,7 +29,7 @@ fn reads_on_an_empty_sandbox_create_nothing() {
     assert_snapshot!("empty_lessons", env.transcript(&["lessons"]));
     assert_snapshot!("empty_profile", env.transcript(&["profile"]));
     assert_snapshot!("empty_stats", env.transcript(&["stats"]));
-    assert_eq!(env.transcript(&["lessons", "--json"]), "exit: 0\n--- stdout\n[]\n");
+    assert_eq!(env.transcript(&["lessons", "--json"]), "exit: 0\n--- stdout\n{\n  \"lessons\": []\n}\n");
     assert_snapshot!("empty_settings_json", env.transcript(&["settings", "--json"]));
     assert_snapshot!("missing_lesson", env.transcript(&["lesson", "nope"]));
     assert!(!env.data().exists());
@@ -50,7 +50,7 @@ fn demo_learner_reads() {
     // The streamed list is byte for byte what a pretty-printer makes of the same array.
     let out = String::from_utf8(env.run(&["lessons", "--json"]).stdout).expect("utf-8");
     let parsed: serde_json::Value = serde_json::from_str(&out).expect("json");
-    assert_eq!(parsed.as_array().map(Vec::len), Some(devcoach_store::DEMO_LESSON_COUNT));
+    assert_eq!(parsed["lessons"].as_array().map(Vec::len), Some(devcoach_store::DEMO_LESSON_COUNT));
     assert_eq!(out, format!("{}\n", serde_json::to_string_pretty(&parsed).expect("pretty")));
 }
 
@@ -102,11 +102,13 @@ fn star_delete_and_feedback() {
     assert_snapshot!("feedback_clear", env.transcript(&["feedback", "redis-ttl-jitter", "clear"]));
     assert_snapshot!("feedback_bad_value", env.transcript(&["feedback", "redis-ttl-jitter", "maybe"]));
     assert_snapshot!("feedback_missing", env.transcript(&["feedback", "nope", "know"]));
-    assert_snapshot!("delete", env.transcript(&["delete", "git-bisect"]));
-    assert_snapshot!("delete_again", env.transcript(&["delete", "git-bisect"]));
+    // Without a terminal to ask on, deleting needs --yes; nothing is deleted meanwhile.
+    assert_snapshot!("delete_unasked", env.transcript(&["delete", "git-bisect"]));
+    assert_snapshot!("delete", env.transcript(&["delete", "git-bisect", "--yes"]));
+    assert_snapshot!("delete_again", env.transcript(&["delete", "git-bisect", "--yes"]));
     let after = env.run(&["lessons", "--json"]);
     let lessons: serde_json::Value = serde_json::from_slice(&after.stdout).expect("json");
-    assert_eq!(lessons.as_array().map(Vec::len), Some(devcoach_store::DEMO_LESSON_COUNT - 1));
+    assert_eq!(lessons["lessons"].as_array().map(Vec::len), Some(devcoach_store::DEMO_LESSON_COUNT - 1));
 }
 
 #[test]
@@ -177,12 +179,18 @@ fn demo_never_overwrites_real_data() {
     let demo_arg = demo.to_str().expect("utf-8");
     assert!(env.run(&["demo", "--dir", demo_arg]).status.success());
     assert!(
-        env.command().env("DEVCOACH_DIR", &demo).args(["delete", "git-bisect"]).output().expect("ran").status.success()
+        env.command()
+            .env("DEVCOACH_DIR", &demo)
+            .args(["delete", "git-bisect", "--yes"])
+            .output()
+            .expect("ran")
+            .status
+            .success()
     );
     assert_snapshot!("demo_again", env.transcript(&["demo", "--dir", demo_arg]));
     let lessons = env.command().env("DEVCOACH_DIR", &demo).args(["lessons", "--json"]).output().expect("ran");
     let lessons: serde_json::Value = serde_json::from_slice(&lessons.stdout).expect("json");
-    assert_eq!(lessons.as_array().map(Vec::len), Some(devcoach_store::DEMO_LESSON_COUNT));
+    assert_eq!(lessons["lessons"].as_array().map(Vec::len), Some(devcoach_store::DEMO_LESSON_COUNT));
 }
 
 #[test]
@@ -190,4 +198,106 @@ fn output_is_plain_when_piped_even_with_colour_wanted() {
     let env = Env::demo();
     let out = env.command().env("CLICOLOR_FORCE", "1").args(["profile"]).output().expect("ran");
     assert!(!String::from_utf8_lossy(&out.stdout).contains('\x1b'));
+}
+
+#[test]
+fn a_deleted_lesson_comes_back_with_its_review_history() {
+    let env = Env::demo();
+    assert!(env.run(&["review", "grade", "git-bisect", "good"]).status.success());
+    let card = |env: &Env| -> serde_json::Value {
+        let db = rusqlite::Connection::open(env.data().join("coaching.db")).expect("db");
+        let reps: i64 = db
+            .query_row("SELECT count(*) FROM ext_review_log WHERE lesson_id = 'git-bisect'", [], |r| r.get(0))
+            .expect("log");
+        serde_json::json!({ "reviews": reps })
+    };
+    let before = card(&env);
+    let out = env.run(&["delete", "git-bi", "--yes"]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let said = String::from_utf8_lossy(&out.stdout).into_owned();
+    let backup = said.lines().find_map(|l| l.strip_prefix("  devcoach restore ")).expect("undo line").to_owned();
+    assert_eq!(env.run(&["lesson", "git-bisect"]).status.code(), Some(1), "deleted");
+    assert!(env.run(&["restore", &backup]).status.success());
+    assert!(env.run(&["lesson", "git-bisect"]).status.success(), "restored");
+    assert_eq!(card(&env), before, "its review history came back with it");
+    // Only the newest ten automatic backups are kept.
+    for id in ["git-rebase-onto", "rust-newtypes", "sqlite-wal", "linux-signals", "ci-fail-fast", "ts-satisfies"] {
+        assert!(env.run(&["delete", id, "--yes"]).status.success());
+    }
+    let kept = std::fs::read_dir(env.data().join("backups")).expect("backups").count();
+    assert!(kept <= 10, "{kept} backups kept");
+}
+
+#[test]
+fn exit_codes_follow_one_rule_and_json_errors_are_json() {
+    let env = Env::demo();
+    let code = |args: &[&str]| env.run(args).status.code();
+    // The command line is wrong: 2, in the flag's or setting's own words.
+    let out = env.run(&["set", "max_per_day", "-3"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("max_per_day must be between 1 and 20"));
+    let out = env.run(&["set", "max_per_day", "often"]);
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("max_per_day must be a whole number from 1 to 20, got 'often'")
+    );
+    assert_eq!(code(&["set", "nope", "1"]), Some(2));
+    let out = env.run(&["lessons", "--date-from", "yesterday"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("--date-from takes a date"), "the flag's own name");
+    assert_eq!(code(&["lessons", "--level", "guru"]), Some(2));
+    assert_eq!(code(&["knowledge-add", "a\u{7}b"]), Some(2));
+    // A valid command that fails or finds nothing: 1.
+    assert_eq!(code(&["lesson", "nope"]), Some(1));
+    assert_eq!(code(&["knowledge-remove", "nothing"]), Some(1));
+    assert_eq!(code(&["group-remove", "nothing"]), Some(1));
+    assert_eq!(code(&["import", "dc1:damaged"]), Some(1));
+    // Every listed setting can be set, with the dashboard's validation.
+    assert_eq!(code(&["set", "ui_theme", "dark"]), Some(0));
+    assert_eq!(code(&["set", "ui_home", "knowledge"]), Some(0));
+    assert_eq!(code(&["set", "ui_theme", "purple"]), Some(2));
+    let settings: serde_json::Value = serde_json::from_slice(&env.run(&["settings", "--json"]).stdout).expect("json");
+    assert_eq!((settings["ui_theme"].as_str(), settings["ui_home"].as_str()), (Some("dark"), Some("knowledge")));
+    // With --json, the error is one JSON object on stderr and stdout stays empty.
+    for (args, exit) in [
+        (&["lesson", "nope", "--json"][..], 1),
+        (&["lessons", "--json", "--bogus"], 2),
+        (&["lessons", "--json", "--date-to", "x"], 2),
+    ] {
+        let out = env.run(args);
+        assert_eq!(out.status.code(), Some(exit), "{args:?}");
+        assert!(out.stdout.is_empty(), "{args:?}");
+        let err: serde_json::Value = serde_json::from_slice(&out.stderr).expect("stderr is JSON");
+        assert_eq!(err["error"]["exit"], exit);
+        assert!(err["error"]["message"].as_str().is_some_and(|m| !m.is_empty() && !m.starts_with("error")));
+    }
+}
+
+#[test]
+fn completions_man_page_version_flags_and_time_zones() {
+    let env = Env::demo();
+    for (shell, mark) in [
+        ("bash", "_devcoach()"),
+        ("zsh", "#compdef devcoach"),
+        ("fish", "complete -c devcoach"),
+        ("powershell", "Register-ArgumentCompleter"),
+    ] {
+        let out = env.run(&["completions", shell]);
+        let text = String::from_utf8_lossy(&out.stdout);
+        assert!(out.status.success() && text.contains(mark) && text.contains("lessons"), "{shell}");
+    }
+    let man = String::from_utf8(env.run(&["man"]).stdout).expect("utf-8");
+    assert!(man.contains(".TH devcoach 1") && man.contains("lessons"));
+    assert_eq!(env.run(&["-V"]).stdout, env.run(&["-v"]).stdout);
+    // Times are shown in the local zone (here two hours east of UTC), or in UTC with --utc.
+    let detail = |extra: &[&str]| {
+        let mut args = vec!["lesson", "git-bisect"];
+        args.extend_from_slice(extra);
+        let out = env.command().env("TZ", "UTC-2").args(&args).output().expect("ran");
+        String::from_utf8(out.stdout).expect("utf-8")
+    };
+    assert!(detail(&[]).contains("2026-11-11 00:00 +02:00"), "{}", detail(&[]));
+    assert!(detail(&["--utc"]).contains("2026-11-10 22:00 UTC"));
+    let doctor: serde_json::Value =
+        serde_json::from_slice(&env.run(&["doctor", "--json"]).stdout).expect("doctor --json");
+    assert!(doctor["sections"].as_array().is_some_and(|s| !s.is_empty()) && doctor["problems"].is_number());
 }

@@ -21,6 +21,7 @@ mod sharing;
 mod terminal;
 mod torture;
 mod ui;
+mod widths;
 
 use std::path::{Path, PathBuf};
 use std::process::Output;
@@ -67,6 +68,8 @@ impl Env {
             ("DEVCOACH_NOW", NOW.into()),
             ("DEVCOACH_CLAUDE_DIR", self.tmp.path().join("claude").into()),
             ("TMPDIR", self.tmp.path().join("tmp").into()),
+            // Times are shown in the local zone: pinned, like the clock.
+            ("TZ", "UTC".into()),
         ]
     }
 

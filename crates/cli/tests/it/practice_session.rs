@@ -269,8 +269,10 @@ fn cloud_session_holds_code_bounces_leaks_and_switches_to_local_with_the_history
     // The postmortem: a lesson card in category practice, and evidence on the problem's topics.
     assert!(stdout.contains("Saved a lesson card: Practice: Closest Pair To Target"), "{text}");
     let lessons: Value = serde_json::from_slice(&env.run(&["lessons", "--json"]).stdout).expect("lessons json");
-    let card =
-        lessons.as_array().and_then(|l| l.iter().find(|l| l["title"] == "Practice: Closest Pair To Target")).cloned();
+    let card = lessons["lessons"]
+        .as_array()
+        .and_then(|l| l.iter().find(|l| l["title"] == "Practice: Closest Pair To Target"))
+        .cloned();
     let card = card.unwrap_or_else(|| panic!("no practice lesson: {lessons}"));
     assert_eq!(card["categories"][0], "practice");
     assert_eq!(card["topic_id"], "two_pointers", "the map's topic rule");
@@ -731,7 +733,7 @@ fn hints_stay_guarded_after_code_and_an_unfinished_session_resumes() {
     assert!(stdout.contains("practice (unfinished): longest distinct artist run"), "{text}");
     assert!(stdout.contains("devcoach practice longest-distinct-artist-run --resume"), "{text}");
     let lessons: Value = serde_json::from_slice(&env.run(&["lessons", "--json"]).stdout).expect("json");
-    let cards = lessons.as_array().expect("array");
+    let cards = lessons["lessons"].as_array().expect("array");
     assert_eq!(cards.len(), 1);
     let shown = env.run(&["lesson", cards[0]["id"].as_str().expect("id")]);
     let card = String::from_utf8_lossy(&shown.stdout).to_lowercase();
@@ -759,7 +761,7 @@ fn hints_stay_guarded_after_code_and_an_unfinished_session_resumes() {
     assert!(kinds.contains(&"resume".to_owned()), "{kinds:?}");
     assert_eq!(log.last().map(|e| e["reason"].clone()), Some(json!("solved")));
     let lessons: Value = serde_json::from_slice(&env.run(&["lessons", "--json"]).stdout).expect("json");
-    let cards = lessons.as_array().expect("array");
+    let cards = lessons["lessons"].as_array().expect("array");
     assert_eq!(cards.len(), 1, "the unfinished card was replaced: {lessons}");
     assert_eq!(cards[0]["title"], "Practice: Longest Distinct Artist Run");
     // Nothing left to resume.

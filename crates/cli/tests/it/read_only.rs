@@ -26,7 +26,7 @@ fn newer_database_reads_but_refuses_writes() {
     assert_snapshot!("read_only_welcome", env.transcript(&[]));
     for args in [
         &["star", "git-bisect"][..],
-        &["delete", "git-bisect"],
+        &["delete", "git-bisect", "--yes"],
         &["feedback", "git-bisect", "know"],
         &["set", "max_per_day", "3"],
         &["knowledge-add", "go"],

@@ -50,7 +50,7 @@ fn share_transports_and_import_them_elsewhere() {
     assert_snapshot!("import_private_url", friend.transcript(&["import", "http://127.0.0.1:9/lesson"]));
     assert_snapshot!("import_no_clipboard", friend.transcript(&["import"]));
     let lessons: Value = serde_json::from_slice(&friend.run(&["lessons", "--json"]).stdout).expect("json");
-    let rows = lessons.as_array().expect("array");
+    let rows = lessons["lessons"].as_array().expect("array");
     assert_eq!(rows.len(), 3);
     assert!(rows.iter().all(|l| l["imported"] == true && l["folder"].is_null() && l["starred"] == false));
 }

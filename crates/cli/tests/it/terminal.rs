@@ -142,8 +142,7 @@ fn no_command_passes_a_control_sequence_through() {
     inert("devcoach review", &review);
     let practice = env
         .command()
-        .env("DEVCOACH_CLAUDE", env.tmp.path().join("no-claude"))
-        .args(["practice", "--problem", &problem])
+        .args(["practice", "--problem", &problem, "--local", "--ollama-url", "http://127.0.0.1:9"])
         .write_stdin("/quit\n")
         .output()
         .expect("practice");

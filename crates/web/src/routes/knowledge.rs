@@ -129,7 +129,7 @@ fn render(s: &devcoach_store::Store, now: DateTime<Utc>, notice: Option<String>)
         group_names,
         stats: (stats.total_lessons, stats.lessons_today, max, stats.lessons_this_week),
         rate_allowed: rate.allowed,
-        rate_reason: rate.reason.unwrap_or_else(|| "a lesson is allowed now".into()),
+        rate_reason: rate.explain().unwrap_or_else(|| "a lesson is allowed now".into()),
         notice,
     };
     super::render(&page)

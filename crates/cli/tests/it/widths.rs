@@ -1,0 +1,107 @@
+//! Output fits the screen it is on: every command that prints a table or prose, at 60, 80 and
+//! 120 columns (`COLUMNS`, as a shell exports it) and piped (80), with a hostile long title in
+//! the data, keeps every line within the width and every table frame whole. Pinned by
+//! snapshots of the real binary at each width.
+
+use insta::assert_snapshot;
+use unicode_width::UnicodeWidthStr;
+
+use crate::Env;
+
+const COMMANDS: &[&[&str]] = &[
+    &["lessons"],
+    &["lessons", "--starred"],
+    &["lesson", "git-bisect"],
+    &["lesson", "sqlite-busy"],
+    &["review", "due"],
+    &["profile"],
+    &["settings"],
+    &["courses"],
+    &["stats"],
+    &[],
+];
+
+/// The demo learner, one of whose lessons has a title far longer than any screen, with wide
+/// characters and control sequences in it.
+fn long_title_store() -> Env {
+    let env = Env::demo();
+    let db = rusqlite::Connection::open(env.data().join("coaching.db")).expect("db");
+    let title = format!("Bisect 🎓 {} \u{1b}]52;c;eA==\u{7}{}", "very ".repeat(30), "界".repeat(20));
+    db.execute("UPDATE lessons SET title = ?1 WHERE id = 'git-bisect'", [title]).expect("update");
+    env
+}
+
+fn run_at(env: &Env, columns: Option<usize>, args: &[&str]) -> String {
+    let mut cmd = env.command();
+    if let Some(c) = columns {
+        cmd.env("COLUMNS", c.to_string());
+    }
+    let out = cmd.args(args).output().expect("ran");
+    assert!(out.status.success(), "{args:?}: {}", String::from_utf8_lossy(&out.stderr));
+    String::from_utf8(out.stdout).expect("utf-8")
+}
+
+#[track_caller]
+fn fits(what: &str, text: &str, width: usize) {
+    for line in text.lines() {
+        assert!(line.width() <= width, "{what}: a line of {} columns at {width}:\n{line}\n\n{text}", line.width());
+    }
+    // A frame's lines are all as wide as its top.
+    let frame: Vec<usize> =
+        text.lines().filter(|l| l.starts_with(['╭', '│', '├', '╰'])).map(UnicodeWidthStr::width).collect();
+    assert!(frame.windows(2).all(|w| w[0] == w[1]), "{what}: the frame is broken\n{text}");
+}
+
+#[test]
+fn every_table_and_text_fits_60_80_and_120_columns() {
+    let env = long_title_store();
+    for width in [60, 80, 120] {
+        for args in COMMANDS {
+            let text = run_at(&env, Some(width), args);
+            let name = format!("{width}_{}", if args.is_empty() { "tour".to_owned() } else { args.join("_") });
+            fits(&name, &text, width);
+            assert_snapshot!(
+                name.replace(['-', ' '], "_"),
+                text.replace(&env.tmp.path().display().to_string(), "[SANDBOX]")
+            );
+        }
+    }
+}
+
+#[test]
+fn piped_output_fits_80_and_wide_turns_fitting_off() {
+    let env = long_title_store();
+    for args in COMMANDS {
+        fits(&format!("piped {args:?}"), &run_at(&env, None, args), 80);
+    }
+    let wide = run_at(&env, None, &["lessons", "--wide"]);
+    assert!(wide.lines().any(|l| l.width() > 200), "--wide keeps every column and the whole title:\n{wide}");
+    assert!(wide.contains(&"界".repeat(20)), "the title is not cut with --wide");
+    assert!(wide.contains("Categories") && wide.contains("Commit"));
+}
+
+#[test]
+fn a_shown_cut_id_names_its_lesson() {
+    let env = long_title_store();
+    let table = run_at(&env, Some(60), &["lessons"]);
+    // Every id cell, as shown (cut ones end in …), is accepted back by `lesson`.
+    let ids: Vec<String> = table
+        .lines()
+        .filter(|l| l.starts_with('│'))
+        .skip(1)
+        .filter_map(|l| l.split('│').nth(2).map(|c| c.trim().to_owned()))
+        .collect();
+    assert_eq!(ids.len(), devcoach_store::DEMO_LESSON_COUNT, "{table}");
+    for id in ids {
+        let out = env.run(&["lesson", &id, "--json"]);
+        assert!(out.status.success(), "{id}: {}", String::from_utf8_lossy(&out.stderr));
+        let lesson: serde_json::Value = serde_json::from_slice(&out.stdout).expect("json");
+        let full = lesson["id"].as_str().expect("id");
+        assert!(full.starts_with(id.trim_end_matches('…')), "{id} named {full}");
+    }
+    // A start more than one id shares is refused and lists them (exit 1, nothing picked).
+    let out = env.run(&["lesson", "rust"]);
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("starts more than one lesson id") && err.contains("rust-newtypes"), "{err}");
+}
