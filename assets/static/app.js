@@ -5,16 +5,44 @@
   "use strict";
   var root = document.documentElement;
 
-  function setTheme(theme) {
-    root.setAttribute("data-theme", theme);
-    try { localStorage.setItem("theme-override", theme); } catch (e) { /* not kept */ }
-    window.dispatchEvent(new CustomEvent("dc:theme", { detail: theme }));
-  }
+  // The theme has one writer (theme.js); the toggle records this browser's choice through it,
+  // and saving Settings forgets that choice so the saved setting takes over.
+  var theme = window.devcoachTheme;
   document.querySelectorAll("[data-theme-toggle]").forEach(function (button) {
     button.addEventListener("click", function () {
-      setTheme(root.getAttribute("data-theme") === "dark" ? "light" : "dark");
+      if (theme) theme.choose(root.getAttribute("data-theme") === "dark" ? "light" : "dark");
     });
   });
+  document.querySelectorAll("form[data-theme-reset]").forEach(function (form) {
+    form.addEventListener("submit", function () {
+      if (theme) theme.forget();
+    });
+  });
+
+  // Reviews by keyboard: Space shows the answer, 1-4 grade it once it shows.
+  var review = document.querySelector("[data-review-keys]");
+  if (review) {
+    var answer = review.querySelector("details.review-answer");
+    var grades = ["again", "hard", "good", "easy"];
+    document.addEventListener("keydown", function (event) {
+      if (event.ctrlKey || event.metaKey || event.altKey) return;
+      var tag = (event.target.tagName || "").toLowerCase();
+      if (tag === "input" || tag === "textarea" || tag === "select" || event.target.isContentEditable) return;
+      if (event.key === " " && answer && !answer.open) {
+        event.preventDefault();
+        answer.open = true;
+        return;
+      }
+      var n = event.key.length === 1 ? "1234".indexOf(event.key) : -1;
+      if (n >= 0 && answer && answer.open) {
+        var button = answer.querySelector("button[name=grade][value=" + grades[n] + "]");
+        if (button) {
+          event.preventDefault();
+          button.click();
+        }
+      }
+    });
+  }
 
   document.addEventListener("click", function (event) {
     var target = event.target.closest("[data-confirm]");

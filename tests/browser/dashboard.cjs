@@ -157,6 +157,12 @@ async function main() {
         await Promise.all([page.waitForNavigation(), page.click("button[value=good]")]);
         seen.review_banner = await page.locator(".banner").first().innerText();
         await page.screenshot({ path: path.join(out, "review-graded-light.png"), fullPage: true });
+        // The next card by keyboard: Space shows the answer, 3 grades it good.
+        state.at = "review by keyboard";
+        await page.keyboard.press(" ");
+        seen.review_key_open = await page.evaluate(() => document.querySelector("details.review-answer")?.open === true);
+        await Promise.all([page.waitForNavigation(), page.keyboard.press("3")]);
+        seen.review_key_banner = await page.locator(".banner").first().innerText();
 
         // The theme setting wins over the system preference (then back to following it).
         state.at = "theme setting";
@@ -173,6 +179,104 @@ async function main() {
         await page.selectOption("select[name=ui_theme]", "system");
         await Promise.all([page.waitForNavigation(), page.click("button:has-text('Save settings')")]);
       }
+      await context.close();
+    }
+
+    // A phone: every page fits 390 px without sideways scrolling, in both schemes.
+    for (const theme of ["light", "dark"]) {
+      const context = await browser.newContext({ colorScheme: theme, viewport: { width: 390, height: 844 } });
+      const page = await context.newPage();
+      const state = { at: "" };
+      watch(page, () => state.at);
+      const course = await (async () => {
+        await page.goto(`${base}/courses`, { waitUntil: "networkidle" });
+        return page.getAttribute("a[href^='/courses/']", "href");
+      })();
+      for (const [name, url] of [
+        ["lessons", "/lessons"],
+        ["lesson", "/lessons/redis-ttl-jitter"],
+        ["knowledge", "/knowledge"],
+        ["courses", "/courses"],
+        ["course", course],
+        ["settings", "/settings"],
+        ["reviews", "/reviews"],
+        ["progress", "/progress"],
+        ["import-preview", `/lessons/import?code=${encodeURIComponent(code)}`],
+        ["share-landing", `/lesson#${code}`],
+      ]) {
+        await visit(page, theme, `${name}-390`, url, state);
+        const fit = await page.evaluate(() => [document.documentElement.scrollWidth, window.innerWidth]);
+        check(fit[0] <= fit[1], `${state.at} at 390 px: the page is ${fit[0]} px wide`);
+        const nav = await page.evaluate(() => {
+          const bar = document.querySelector(".topbar");
+          return bar ? bar.getBoundingClientRect().height : 0;
+        });
+        check(nav <= 100, `${state.at} at 390 px: the top bar takes ${nav} px`);
+      }
+      seen[`phone_${theme}`] = true;
+      await context.close();
+    }
+
+    // The theme rules: one writer announcing each change, a toggle that shows the scheme in use,
+    // a per-browser choice only saving Settings clears, "system" following the OS live, and the
+    // course frame told of every change.
+    {
+      const context = await browser.newContext({ colorScheme: "light", viewport: { width: 1280, height: 860 } });
+      const page = await context.newPage();
+      const state = { at: "theme rules" };
+      watch(page, () => state.at);
+      const attr = () => page.evaluate(() => document.documentElement.getAttribute("data-theme"));
+      const mark = () => page.locator("[data-theme-mark]").innerText();
+      const stored = () => page.evaluate(() => localStorage.getItem("theme-override"));
+      const t = {};
+      await page.goto(`${base}/lessons`, { waitUntil: "networkidle" });
+      t.start = [await attr(), await mark()];
+      await page.evaluate(() => {
+        window.__themes = [];
+        window.addEventListener("dc:theme", (e) => window.__themes.push(e.detail));
+      });
+      await page.emulateMedia({ colorScheme: "dark" });
+      await page.waitForFunction(() => document.documentElement.getAttribute("data-theme") === "dark", null, { timeout: 5000 }).catch(() => {});
+      t.system_live = [await attr(), await mark()];
+      await page.click("[data-theme-toggle]");
+      t.chosen = [await attr(), await mark(), await stored()];
+      t.events = await page.evaluate(() => window.__themes);
+      await page.reload({ waitUntil: "networkidle" });
+      t.chosen_after_reload = await attr();
+      // The server's setting does not clear the choice on load...
+      await page.goto(`${base}/settings`, { waitUntil: "networkidle" });
+      await page.selectOption("select[name=ui_theme]", "dark");
+      await page.evaluate(() => localStorage.setItem("theme-override", "light"));
+      await page.goto(`${base}/lessons`, { waitUntil: "networkidle" });
+      t.choice_kept_on_load = [await attr(), await stored()];
+      // ...saving Settings does, and the saved setting takes over.
+      await page.goto(`${base}/settings`, { waitUntil: "networkidle" });
+      await page.selectOption("select[name=ui_theme]", "dark");
+      await Promise.all([page.waitForNavigation(), page.click("button:has-text('Save settings')")]);
+      t.after_save = [await attr(), await stored()];
+      // The course frame follows every change.
+      const course = await (async () => {
+        await page.goto(`${base}/courses`, { waitUntil: "networkidle" });
+        return page.getAttribute("a[href^='/courses/']", "href");
+      })();
+      await page.goto(base + course, { waitUntil: "networkidle" });
+      const frameTheme = async () => {
+        const frame = page.frames().find((f) => f.url().includes("/index.html"));
+        return frame ? frame.evaluate(() => document.documentElement.getAttribute("data-theme")) : null;
+      };
+      await page.waitForTimeout(300);
+      t.frame_at_load = await frameTheme();
+      await page.click("[data-theme-toggle]");
+      await page.waitForTimeout(300);
+      t.frame_after_toggle = await frameTheme();
+      // Back to following the system.
+      await page.goto(`${base}/settings`, { waitUntil: "networkidle" });
+      await page.selectOption("select[name=ui_theme]", "system");
+      await Promise.all([page.waitForNavigation(), page.click("button:has-text('Save settings')")]);
+      await page.emulateMedia({ colorScheme: "light" });
+      await page.waitForFunction(() => document.documentElement.getAttribute("data-theme") === "light", null, { timeout: 5000 }).catch(() => {});
+      t.back_to_system = [await attr(), await stored()];
+      seen.theme_rules = t;
       await context.close();
     }
   } finally {

@@ -39,6 +39,17 @@ pub struct FeedbackOutcome {
 }
 
 /// How a feedback value reads to a person.
+/// A mark for each answer that every font has (no emoji, which some systems draw as empty
+/// boxes); always shown beside or labelled with [`label`].
+pub fn mark(feedback: Option<Feedback>) -> &'static str {
+    match feedback {
+        Some(Feedback::Know) => "✓",
+        Some(Feedback::Understood) => "+",
+        Some(Feedback::DontKnow) => "✗",
+        None => "",
+    }
+}
+
 pub fn label(feedback: Option<Feedback>) -> &'static str {
     match feedback {
         Some(Feedback::Know) => "knew it",

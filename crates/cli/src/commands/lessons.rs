@@ -83,14 +83,8 @@ fn query(args: &LessonsArgs) -> anyhow::Result<LessonQuery> {
     Ok(q)
 }
 
-/// A mark for each answer that every terminal font has (no emoji), shown beside its words.
 pub fn feedback_icon(f: Option<Feedback>) -> &'static str {
-    match f {
-        Some(Feedback::Know) => "✓",
-        Some(Feedback::Understood) => "+",
-        Some(Feedback::DontKnow) => "✗",
-        None => "",
-    }
+    feedback::mark(f)
 }
 
 /// The mark and the words, or nothing without feedback.

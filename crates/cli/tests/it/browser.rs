@@ -125,7 +125,28 @@ fn every_page_and_every_click_in_chromium() {
     assert_eq!(seen["theme_after_setting"]["attr"], "dark", "{seen:#}");
     assert!(seen["review_question"].as_str().is_some_and(|q| q.contains('?')), "{seen:#}");
     assert!(seen["review_banner"].as_str().is_some_and(|b| b.starts_with("Graded good")), "{seen:#}");
-    assert_eq!(graded_good() - good_before, 1, "the click graded one card");
+    assert_eq!(seen["review_key_open"], true, "Space showed the answer: {seen:#}");
+    assert!(seen["review_key_banner"].as_str().is_some_and(|b| b.starts_with("Graded good")), "{seen:#}");
+    assert_eq!(graded_good() - good_before, 2, "the click and the key graded one card each");
+
+    // The theme rules (spec §J.2): the toggle shows the scheme in use, "system" follows the OS
+    // live, the browser's choice survives reloads and the server's setting until Settings are
+    // saved, each change is announced, and the course frame follows.
+    let t = &seen["theme_rules"];
+    assert_eq!(t["start"], serde_json::json!(["light", "☀"]), "{t:#}");
+    assert_eq!(t["system_live"], serde_json::json!(["dark", "☾"]), "{t:#}");
+    assert_eq!(t["chosen"], serde_json::json!(["light", "☀", "light"]), "{t:#}");
+    assert!(
+        t["events"].as_array().is_some_and(|e| e.ends_with(&[serde_json::json!("dark"), serde_json::json!("light")])),
+        "{t:#}"
+    );
+    assert_eq!(t["chosen_after_reload"], "light", "{t:#}");
+    assert_eq!(t["choice_kept_on_load"], serde_json::json!(["light", "light"]), "{t:#}");
+    assert_eq!(t["after_save"], serde_json::json!(["dark", null]), "{t:#}");
+    assert_eq!(t["frame_at_load"], "dark", "{t:#}");
+    assert_eq!(t["frame_after_toggle"], "light", "{t:#}");
+    assert_eq!(t["back_to_system"], serde_json::json!(["light", null]), "{t:#}");
+    assert_eq!((&seen["phone_light"], &seen["phone_dark"]), (&Value::Bool(true), &Value::Bool(true)));
 
     for page in [
         "lessons",
@@ -139,9 +160,11 @@ fn every_page_and_every_click_in_chromium() {
         "share-landing",
     ] {
         for theme in ["light", "dark"] {
-            let shot = shots.join(format!("{page}-{theme}.png"));
-            let size = std::fs::metadata(&shot).map_or(0, |m| m.len());
-            assert!(size > 10_000, "{} is missing or blank ({size} bytes)", shot.display());
+            for name in [format!("{page}-{theme}.png"), format!("{page}-390-{theme}.png")] {
+                let shot = shots.join(name);
+                let size = std::fs::metadata(&shot).map_or(0, |m| m.len());
+                assert!(size > 10_000, "{} is missing or blank ({size} bytes)", shot.display());
+            }
         }
     }
 }

@@ -191,7 +191,7 @@ impl ListParams {
                 let label = match *k {
                     "search" => format!("“{v}”"),
                     "starred" => "★ starred".to_owned(),
-                    "imported" if v == "1" => "🤝 shared with me".to_owned(),
+                    "imported" if v == "1" => "shared with me".to_owned(),
                     "imported" => "mine only".to_owned(),
                     "shared_by" | "date_from" => format!("from {v}"),
                     "date_to" => format!("until {v}"),
@@ -207,7 +207,7 @@ impl ListParams {
 fn feedback_label(raw: &str) -> &'static str {
     match raw {
         "know" => "✓ knew it",
-        "understood" => "💡 understood",
+        "understood" => "+ understood",
         "dont_know" => "✗ couldn't follow",
         "none" => "no answer yet",
         _ => "feedback",
@@ -215,10 +215,14 @@ fn feedback_label(raw: &str) -> &'static str {
 }
 
 pub(crate) fn feedback_badge(f: Option<Feedback>) -> Option<(&'static str, &'static str, &'static str)> {
-    f.map(|f| match f {
-        Feedback::Know => ("✓", "knew it", "fb-know"),
-        Feedback::Understood => ("💡", "understood", "fb-understood"),
-        Feedback::DontKnow => ("✗", "couldn't follow", "fb-dont_know"),
+    use devcoach_core::feedback::{label, mark};
+    f.map(|f| {
+        let class = match f {
+            Feedback::Know => "fb-know",
+            Feedback::Understood => "fb-understood",
+            Feedback::DontKnow => "fb-dont_know",
+        };
+        (mark(Some(f)), label(Some(f)), class)
     })
 }
 
@@ -365,7 +369,7 @@ pub(crate) async fn list(State(state): State<SharedState>, Query(raw): Query<Has
         levels: ["junior", "mid", "senior"],
         feedbacks: [
             ("know", "✓ knew it"),
-            ("understood", "💡 understood"),
+            ("understood", "+ understood"),
             ("dont_know", "✗ couldn't follow"),
             ("none", "no answer yet"),
         ],
@@ -451,7 +455,7 @@ pub(crate) async fn detail(
         current_feedback: l.feedback.map_or("", Feedback::as_str),
         feedback_choices: [
             ("know", "✓", "Knew it"),
-            ("understood", "💡", "Understood"),
+            ("understood", "+", "Understood"),
             ("dont_know", "✗", "Couldn't follow"),
         ],
         here: format!("/lessons/{}", enc(&l.id)),

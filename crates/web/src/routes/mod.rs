@@ -10,7 +10,7 @@ mod system;
 
 use axum::Router;
 use axum::extract::DefaultBodyLimit;
-use axum::http::{StatusCode, header};
+use axum::http::header;
 use axum::response::{IntoResponse, Redirect, Response};
 use axum::routing::{get, post};
 
@@ -60,7 +60,8 @@ pub(crate) fn router(state: SharedState) -> Router {
         .route("/settings/notebook/download", get(settings::notebook_download))
         .route("/settings/notebook", post(settings::notebook_save))
         .route("/settings", get(settings::page).post(settings::save))
-        .fallback(|| async { (StatusCode::NOT_FOUND, "Not Found") })
+        // An unknown address gets the same page as an unknown lesson, with the nav to go on.
+        .fallback(|| async { crate::error::WebError::NotFound("Page not found") })
         // In front of every route and the fallback: Host, cross-site writes, headers.
         .layer(axum::middleware::from_fn_with_state(state.clone(), guard::layer))
         .with_state(state)

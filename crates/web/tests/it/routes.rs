@@ -72,7 +72,14 @@ fn home_redirects_by_setting_and_content() {
     assert_eq!(demo.get("/").header("location"), "/lessons");
     demo.post("/settings", &[("ui_home", "knowledge")]).see_other("/settings?saved=1");
     assert_eq!(demo.get("/").header("location"), "/knowledge");
-    assert_eq!(demo.get("/no/such/page").status, 404);
+    // An unknown address gets the dashboard's own page (styled, with the nav), not bare text.
+    let missing = demo.get("/no/such/page");
+    assert_eq!(missing.status, 404);
+    let page = missing.text();
+    assert!(
+        page.contains("Page not found") && page.contains("aria-label=\"Main\"") && page.contains("/static/app.css"),
+        "{page}"
+    );
 }
 
 #[test]
