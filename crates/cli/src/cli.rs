@@ -16,8 +16,8 @@ pub struct Cli {
     #[arg(short = 'v', short_alias = 'V', long = "version", action = ArgAction::Version)]
     version: Option<bool>,
 
-    /// Print tables as wide as their cells instead of fitting them to the terminal (or to
-    /// `COLUMNS`, or to 80 columns when piped).
+    /// Print tables as wide as their cells instead of fitting them to the width (`COLUMNS`, else
+    /// the terminal's, else 80 columns).
     #[arg(long, global = true)]
     pub wide: bool,
 
@@ -119,7 +119,13 @@ pub enum Command {
         force: bool,
     },
     /// Merge a backup into your data (existing lessons and courses are kept).
-    Restore { file: std::path::PathBuf },
+    Restore {
+        file: std::path::PathBuf,
+        /// Take only this lesson (with its review card and history) from the backup: the undo
+        /// that `delete` prints.
+        #[arg(long, value_name = "ID")]
+        lesson: Option<String>,
+    },
     /// List courses and their progress.
     Courses(JsonFlag),
     /// Show one course: its steps, prerequisites and document.
@@ -281,7 +287,7 @@ pub enum ReviewCommand {
     /// List the cards due now (without their answers).
     Due {
         /// At most this many.
-        #[arg(long, default_value_t = 20)]
+        #[arg(long, default_value_t = 20, allow_negative_numbers = true, value_parser = clap::value_parser!(u32).range(1..))]
         limit: u32,
         #[command(flatten)]
         json: JsonFlag,
@@ -486,7 +492,7 @@ pub struct LessonsArgs {
     #[arg(long, value_parser = ["asc", "desc"], default_value = "desc")]
     pub order: String,
     /// Show at most this many lessons.
-    #[arg(long)]
+    #[arg(long, allow_negative_numbers = true, value_parser = clap::value_parser!(u32).range(1..))]
     pub limit: Option<u32>,
     #[command(flatten)]
     pub json: JsonFlag,

@@ -40,9 +40,20 @@ fn main() -> ExitCode {
     let cli = match parsed {
         Ok(cli) => cli,
         Err(e) if e.use_stderr() && failure::json_requested() => {
+            // clap's message without its usage and tip lines, on one line.
             let text = e.render().to_string();
-            let first = text.lines().next().unwrap_or_default();
-            output::note(&failure::json_error(first.strip_prefix("error: ").unwrap_or(first), 2));
+            let message: Vec<&str> = text
+                .lines()
+                .take_while(|l| {
+                    !l.starts_with("Usage:")
+                        && !l.trim_start().starts_with("tip:")
+                        && !l.starts_with("For more information")
+                })
+                .map(str::trim)
+                .filter(|l| !l.is_empty())
+                .collect();
+            let message = message.join(" ");
+            output::note(&failure::json_error(message.strip_prefix("error: ").unwrap_or(&message), 2));
             return ExitCode::from(2);
         }
         Err(e) => {

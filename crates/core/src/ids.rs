@@ -42,27 +42,24 @@ pub enum IdLookup {
     Ambiguous(Vec<String>),
 }
 
-/// The start of an id as typed: blanks around it and a final `…` (copied from a table) removed.
-pub fn typed_prefix(typed: &str) -> &str {
+/// The start of an id as typed, and whether it was copied from a table that cut it (a final
+/// `…`: the id it names is longer than what is left).
+pub fn typed_prefix(typed: &str) -> (&str, bool) {
     let t = typed.trim();
-    t.strip_suffix('…').unwrap_or(t).trim_end()
+    match t.strip_suffix('…') {
+        Some(cut) => (cut.trim_end(), true),
+        None => (t, false),
+    }
 }
 
-/// How many characters of the `shown` ids tell each apart from every id in `all` (sorted), at
-/// least `floor`: the shortest cut of an id column whose every cell still names one lesson.
-pub fn unique_prefix_len(all: &[String], shown: &[&str], floor: usize) -> usize {
+/// How many characters of `id` tell it apart from every other id in `all` (sorted): the
+/// shortest start of it that names only it (all of it when it starts another id).
+pub fn unique_prefix_chars(all: &[String], id: &str) -> usize {
     let common = |a: &str, b: &str| a.chars().zip(b.chars()).take_while(|(x, y)| x == y).count();
-    shown
-        .iter()
-        .map(|id| {
-            let at = all.partition_point(|a| a.as_str() < *id);
-            let before = at.checked_sub(1).map_or(0, |i| common(&all[i], id));
-            let after = all.get(at + usize::from(all.get(at).is_some_and(|a| a == id))).map_or(0, |a| common(a, id));
-            // An id that is itself the start of another cannot be cut at all.
-            let n = before.max(after) + 1;
-            n.min(id.chars().count().max(1))
-        })
-        .fold(floor, usize::max)
+    let at = all.partition_point(|a| a.as_str() < id);
+    let before = at.checked_sub(1).map_or(0, |i| common(&all[i], id));
+    let after = all.get(at + usize::from(all.get(at).is_some_and(|a| a == id))).map_or(0, |a| common(a, id));
+    (before.max(after) + 1).min(id.chars().count().max(1))
 }
 
 /// An agent session, as reported by the client's hook payload.
@@ -112,20 +109,18 @@ impl fmt::Display for SessionId {
 mod tests {
     #[test]
     fn a_typed_prefix_drops_the_tables_ellipsis() {
-        assert_eq!(super::typed_prefix(" redis-tt… "), "redis-tt");
-        assert_eq!(super::typed_prefix("redis"), "redis");
-        assert_eq!(super::typed_prefix("…"), "");
+        assert_eq!(super::typed_prefix(" redis-tt… "), ("redis-tt", true));
+        assert_eq!(super::typed_prefix("redis"), ("redis", false));
+        assert_eq!(super::typed_prefix("…"), ("", true));
     }
 
     #[test]
     fn unique_prefixes_tell_neighbours_apart() {
-        let all: Vec<String> = ["ab", "abc", "abd", "b", "rust-a", "rust-b", "sql"].map(String::from).into();
-        assert_eq!(super::unique_prefix_len(&all, &["ab"], 1), 2);
-        assert_eq!(super::unique_prefix_len(&all, &["abc"], 1), 3);
-        assert_eq!(super::unique_prefix_len(&all, &["sql"], 1), 1);
-        // Only the shown ids count, but against every id.
-        assert_eq!(super::unique_prefix_len(&all, &["rust-a", "sql"], 2), 6);
-        assert_eq!(super::unique_prefix_len(&all, &[], 2), 2);
+        let all: Vec<String> =
+            ["ab", "abc", "abd", "b", "rust-a", "rust-b", "sql", "日本", "日本語"].map(String::from).into();
+        let n = |id| super::unique_prefix_chars(&all, id);
+        assert_eq!((n("ab"), n("abc"), n("sql"), n("rust-a")), (2, 3, 1, 6));
+        assert_eq!((n("日本"), n("日本語")), (2, 3));
     }
 
     #[test]

@@ -48,33 +48,50 @@ pub struct ImportCounts {
 }
 
 fn row_to_lesson(row: &Row<'_>) -> rusqlite::Result<Lesson> {
-    // Rows written by hand or by other tools are read leniently: an unknown level reads as mid and
-    // an unknown feedback or platform as none, so one odd row never hides the whole list.
-    let level: String = row.get(5)?;
-    let platform: Option<String> = row.get(14)?;
-    let feedback: Option<String> = row.get(16)?;
-    let categories: String = row.get(3)?;
+    // Rows written by hand or by other tools are read leniently: an unknown level reads as mid,
+    // an unknown feedback or platform as none, text that is not UTF-8 with replacement
+    // characters, so one odd row never hides the whole list.
+    let level = text(row, 5)?;
+    let platform = opt_text(row, 14)?;
+    let feedback = opt_text(row, 16)?;
+    let categories = text(row, 3)?;
     Ok(Lesson {
-        id: row.get(0)?,
-        timestamp: row.get(1)?,
-        topic_id: row.get(2)?,
+        id: text(row, 0)?,
+        timestamp: text(row, 1)?,
+        topic_id: text(row, 2)?,
         categories: lesson::categories_from_column(&categories),
-        title: row.get(4)?,
+        title: text(row, 4)?,
         level: Level::parse(&level).unwrap_or(Level::Mid),
-        summary: row.get(6)?,
-        body: row.get(7)?,
-        task_context: row.get(8)?,
-        project: row.get(9)?,
-        repository: row.get(10)?,
-        branch: row.get(11)?,
-        commit_hash: row.get(12)?,
-        folder: row.get(13)?,
+        summary: text(row, 6)?,
+        body: opt_text(row, 7)?,
+        task_context: opt_text(row, 8)?,
+        project: opt_text(row, 9)?,
+        repository: opt_text(row, 10)?,
+        branch: opt_text(row, 11)?,
+        commit_hash: opt_text(row, 12)?,
+        folder: opt_text(row, 13)?,
         repository_platform: platform.as_deref().and_then(|p| Platform::parse(p).ok()),
         starred: row.get::<_, i64>(15)? != 0,
         feedback: feedback.as_deref().and_then(|f| Feedback::parse(f).ok()),
         imported: row.get::<_, i64>(17)? != 0,
-        shared_by: row.get(18)?,
+        shared_by: opt_text(row, 18)?,
     })
+}
+
+/// A text column, read whatever another program stored there (bytes that are not UTF-8 get
+/// replacement characters, a number its digits, NULL nothing).
+fn opt_text(row: &Row<'_>, i: usize) -> rusqlite::Result<Option<String>> {
+    use rusqlite::types::ValueRef;
+    Ok(match row.get_ref(i)? {
+        ValueRef::Null => None,
+        ValueRef::Text(bytes) | ValueRef::Blob(bytes) => Some(String::from_utf8_lossy(bytes).into_owned()),
+        ValueRef::Integer(n) => Some(n.to_string()),
+        ValueRef::Real(x) => Some(x.to_string()),
+    })
+}
+
+fn text(row: &Row<'_>, i: usize) -> rusqlite::Result<String> {
+    Ok(opt_text(row, i)?.unwrap_or_default())
 }
 
 fn insert_params(l: &Lesson) -> [SqlValue; 19] {
@@ -318,27 +335,28 @@ impl Store {
     }
 
     /// The lesson id `typed` names: itself when a lesson has it, else the one id that starts
-    /// with it (see [`devcoach_core::ids::typed_prefix`]).
+    /// with it; a start copied from a table with its `…` names only ids longer than it (see
+    /// [`devcoach_core::ids::typed_prefix`]).
     pub fn find_lesson_id(&self, typed: &str) -> Result<devcoach_core::ids::IdLookup> {
         use devcoach_core::ids::{IdLookup, typed_prefix};
         let conn = self.conn();
-        let exact = |id: &str| -> rusqlite::Result<bool> {
-            conn.prepare_cached("SELECT 1 FROM lessons WHERE id = ?1")?.exists([id])
-        };
-        if exact(typed)? {
+        if conn.prepare_cached("SELECT 1 FROM lessons WHERE id = ?1")?.exists([typed])? {
             return Ok(IdLookup::Found(typed.to_owned()));
         }
-        let prefix = typed_prefix(typed);
+        let (prefix, cut) = typed_prefix(typed);
         if prefix.is_empty() {
             return Ok(IdLookup::Missing);
         }
-        if prefix != typed && exact(prefix)? {
+        // substr counts characters, as length does: no LIKE, so `%` and `_` in ids mean themselves.
+        let mut stmt = conn.prepare_cached(
+            "SELECT id FROM lessons WHERE substr(id, 1, length(?1)) = ?1 AND (?2 = 0 OR id <> ?1) ORDER BY id LIMIT 6",
+        )?;
+        let mut ids: Vec<String> =
+            stmt.query_map(rusqlite::params![prefix, cut], |r| r.get(0))?.collect::<rusqlite::Result<_>>()?;
+        // Typed whole (after trimming), an id is itself even when it starts others.
+        if !cut && ids.iter().any(|i| i == prefix) {
             return Ok(IdLookup::Found(prefix.to_owned()));
         }
-        // substr counts characters, as length does: no LIKE, so `%` and `_` in ids mean themselves.
-        let mut stmt =
-            conn.prepare_cached("SELECT id FROM lessons WHERE substr(id, 1, length(?1)) = ?1 ORDER BY id LIMIT 6")?;
-        let mut ids: Vec<String> = stmt.query_map([prefix], |r| r.get(0))?.collect::<rusqlite::Result<_>>()?;
         Ok(match ids.len() {
             0 => IdLookup::Missing,
             1 => IdLookup::Found(ids.remove(0)),

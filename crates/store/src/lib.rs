@@ -32,7 +32,10 @@ mod sharing;
 mod stats;
 mod topic_model;
 
-pub use backup::{BackupError, BackupSummary, MAX_BACKUP_BYTES, RestoreOutcome, restore_file, write_backup_file};
+pub use backup::{
+    BackupError, BackupSummary, MAX_BACKUP_BYTES, RestoreOutcome, Scope, restore_file, restore_file_scoped,
+    write_backup_file,
+};
 pub use connection::{Compat, Peek, Store};
 pub use courses::{CourseFilter, HIGHLIGHTER, NewCourse};
 pub use demo::DEMO_LESSON_COUNT;

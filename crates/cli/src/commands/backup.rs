@@ -54,8 +54,20 @@ pub fn backup(ctx: &Ctx, file: &Path, force: bool) -> anyhow::Result<()> {
     ))?)
 }
 
-pub(super) fn restore(ctx: &Ctx, file: &Path) -> anyhow::Result<()> {
-    let out = devcoach_store::restore_file(&mut ctx.open()?, file, ctx.now)?;
+pub(super) fn restore(ctx: &Ctx, file: &Path, lesson: Option<&str>) -> anyhow::Result<()> {
+    let scope = lesson.map_or(devcoach_store::Scope::All, devcoach_store::Scope::Lesson);
+    let out = devcoach_store::restore_file_scoped(&mut ctx.open()?, file, ctx.now, scope)?;
+    if let Some(id) = lesson {
+        return match (out.lessons, out.skipped) {
+            (1, _) => Ok(output::print(&format!(
+                "{} Restored {id} from {} (its review card and history with it; nothing else changed).",
+                ctx.term.out(Style::Green, "✓"),
+                file.display()
+            ))?),
+            (_, 1) => Err(invalid(format!("{id} is already in your lessons; nothing was restored"))),
+            _ => Err(invalid(format!("{} holds no lesson with id '{id}'; nothing was restored", file.display()))),
+        };
+    }
     let mut lines = vec![format!("{} Restored from {}:", ctx.term.out(Style::Green, "✓"), file.display())];
     lines.push(format!("  lessons   {} added, {} already there, {} invalid", out.lessons, out.skipped, out.invalid));
     lines.push(format!(

@@ -37,7 +37,7 @@ pub fn run(ctx: &Ctx, args: &DemoArgs) -> anyhow::Result<()> {
     let topics = store.profile()?.knowledge.len();
 
     let t = &ctx.term;
-    let env = format!("DEVCOACH_DIR={}", shell_quote(&root));
+    let env = format!("DEVCOACH_DIR={}", crate::agents::launch::shell_quote(&root.display().to_string()));
     let mut out = format!(
         "{} Demo learner ready in {}\n  {DEMO_LESSON_COUNT} lessons ({} shared by a colleague), {topics} topics, feedback and stars.\n\n{}\n",
         t.out(Style::Green, "✓"),
@@ -107,14 +107,5 @@ fn same_dir(a: &Path, b: &Path) -> bool {
     match (a.canonicalize(), b.canonicalize()) {
         (Ok(x), Ok(y)) => x == y,
         _ => a == b,
-    }
-}
-
-fn shell_quote(p: &Path) -> String {
-    let s = p.display().to_string();
-    if s.chars().all(|c| c.is_ascii_alphanumeric() || "/._-".contains(c)) {
-        s
-    } else {
-        format!("'{}'", s.replace('\'', r"'\''"))
     }
 }

@@ -11,12 +11,26 @@ use devcoach_core::time::Period;
 
 use crate::cli::LessonsArgs;
 use crate::context::Ctx;
-use crate::failure::{UserError, invalid};
+use crate::failure::{UserError, invalid, usage};
 use crate::output::table::{Column, Table};
 use crate::output::{self, Style};
 
 fn not_found(id: &str) -> anyhow::Error {
     invalid(format!("no lesson with id '{id}' — run `devcoach lessons` to see the ids"))
+}
+
+/// The narrowest an id column may be cut (in columns, with its `…`) so that every shown id
+/// still names its lesson among `all` (sorted).
+pub fn id_column_floor(all: &[String], shown: &[&str]) -> usize {
+    shown
+        .iter()
+        .map(|id| {
+            let n = devcoach_core::ids::unique_prefix_chars(all, id);
+            let start: String = id.chars().take(n).collect();
+            // Cut to less than the whole id, the cell ends in `…`.
+            crate::output::style::width(&start) + usize::from(n < id.chars().count())
+        })
+        .fold(5, usize::max)
 }
 
 /// The lesson id `typed` names (the id, or a start of it that only one id has), for every
@@ -38,7 +52,7 @@ pub fn resolve_id(store: &devcoach_store::Store, typed: &str) -> anyhow::Result<
 }
 
 /// The raw flags as one validated query.
-fn query(args: &LessonsArgs) -> anyhow::Result<LessonQuery> {
+fn query(args: &LessonsArgs, ctx: &Ctx) -> anyhow::Result<LessonQuery> {
     let mut q = LessonQuery {
         period: Period::parse(&args.period),
         category: args.category.clone(),
@@ -74,13 +88,31 @@ fn query(args: &LessonsArgs) -> anyhow::Result<LessonQuery> {
             ))
         }
     };
+    // Dates are the days the table shows: local ones, unless --utc.
+    let local = |raw: &str, end: bool| local_day_bound(ctx, raw, end).unwrap_or_else(|| raw.to_owned());
     if let Some(d) = &args.date_from {
-        q.dates.set_from(d).map_err(usage("--date-from"))?;
+        q.dates.set_from(&local(d, false)).map_err(usage("--date-from"))?;
+    } else if args.period == "today" && !ctx.utc {
+        let today = ctx.now.with_timezone(&chrono::Local).format("%Y-%m-%d").to_string();
+        q.dates.set_from(&local(&today, false)).map_err(usage("--period"))?;
     }
     if let Some(d) = &args.date_to {
-        q.dates.set_to(d).map_err(usage("--date-to"))?;
+        q.dates.set_to(&local(d, true)).map_err(usage("--date-to"))?;
     }
     Ok(q)
+}
+
+/// A bare date's first (or last) second in the local zone, as a UTC timestamp; `None` for
+/// anything else, or with `--utc`.
+fn local_day_bound(ctx: &Ctx, raw: &str, end: bool) -> Option<String> {
+    use chrono::TimeZone as _;
+    if ctx.utc {
+        return None;
+    }
+    let day = chrono::NaiveDate::parse_from_str(raw.trim(), "%Y-%m-%d").ok()?;
+    let at = if end { day.and_hms_opt(23, 59, 59)? } else { day.and_hms_opt(0, 0, 0)? };
+    let local = chrono::Local.from_local_datetime(&at).earliest()?;
+    Some(local.with_timezone(&chrono::Utc).to_rfc3339_opts(chrono::SecondsFormat::Secs, true))
 }
 
 pub fn feedback_icon(f: Option<Feedback>) -> &'static str {
@@ -96,7 +128,7 @@ pub fn feedback_text(f: Option<Feedback>) -> String {
 }
 
 pub fn list(ctx: &Ctx, args: &LessonsArgs) -> anyhow::Result<()> {
-    let q = query(args)?;
+    let q = query(args, ctx)?;
     let Some(store) = ctx.open_existing()? else {
         return if args.json.json {
             output::print("{\n  \"lessons\": []\n}").map_err(Into::into)
@@ -205,7 +237,7 @@ fn print_list(ctx: &Ctx, rows: &[ListRow], total: i64, all_ids: &[String]) -> an
     // An id is cut no shorter than what tells it apart from the others shown (plus its `…`), so
     // what the table shows can be typed back.
     let shown: Vec<&str> = rows.iter().map(|r| r.id.as_str()).collect();
-    let id_min = devcoach_core::ids::unique_prefix_len(all_ids, &shown, 4) + 1;
+    let id_min = id_column_floor(all_ids, &shown);
     // When the terminal is narrow the least useful go first: extra columns (0), level and
     // sender (1), topic (2), long titles cut to 24 (3), date (4); id and title cut last (5).
     let mut columns: Vec<Column<'_, ListRow>> = vec![
@@ -340,9 +372,14 @@ pub fn star(ctx: &Ctx, id: &str, starred: bool) -> anyhow::Result<()> {
 /// How many automatic pre-delete backups are kept (the oldest go first).
 const KEPT_DELETE_BACKUPS: usize = 10;
 
-pub fn delete(ctx: &Ctx, id: &str, yes: bool) -> anyhow::Result<()> {
+pub fn delete(ctx: &Ctx, typed: &str, yes: bool) -> anyhow::Result<()> {
     let mut store = ctx.open()?;
-    let id = resolve_id(&store, id)?;
+    let id = resolve_id(&store, typed)?;
+    // Unasked, a script names the lesson in full (or as a table showed it): a start that once
+    // named a lesson may name another once that one is gone.
+    if yes && id != typed.trim() && !devcoach_core::ids::typed_prefix(typed).1 {
+        return Err(usage(format!("'{typed}' is only the start of {id}: with --yes, name the lesson by its whole id")));
+    }
     store.check_writable()?;
     let title = store.lesson(&id)?.map(|l| l.title).unwrap_or_default();
     if !yes {
@@ -350,21 +387,26 @@ pub fn delete(ctx: &Ctx, id: &str, yes: bool) -> anyhow::Result<()> {
             Some(true) => {}
             Some(false) => return Err(invalid(format!("kept {id}; nothing was deleted"))),
             None => {
-                return Err(UserError::Usage(format!(
-                    "not deleting {id} without a terminal to ask on — pass --yes to delete it"
-                ))
-                .into());
+                return Err(usage(format!("not deleting {id} without a terminal to ask on — pass --yes to delete it")));
             }
         }
     }
-    // The undo: a backup of everything just before, which `restore` merges back.
+    // The undo: a backup taken just before, from which `restore --lesson` takes this lesson back.
     let backup = take_delete_backup(ctx, &store, &id)?;
     if !store.delete_lesson(&id)? {
         return Err(not_found(&id));
     }
+    let quote = crate::agents::launch::shell_quote;
     Ok(output::print(&format!(
         "Deleted {id}.\n{}",
-        ctx.term.out(Style::Dim, &format!("To undo it:\n  devcoach restore {}", backup.display()))
+        ctx.term.out(
+            Style::Dim,
+            &format!(
+                "To undo it:\n  devcoach restore {} --lesson {}",
+                quote(&backup.display().to_string()),
+                quote(&id)
+            )
+        )
     ))?)
 }
 
@@ -375,10 +417,20 @@ fn take_delete_backup(ctx: &Ctx, store: &devcoach_store::Store, id: &str) -> any
     let stamp = ctx.now.format("%Y%m%dT%H%M%SZ");
     let safe: String =
         id.chars().map(|c| if c.is_ascii_alphanumeric() || c == '-' { c } else { '_' }).take(40).collect();
-    let path = dir.join(format!("before-delete-{stamp}-{safe}.zip"));
-    devcoach_store::write_backup_file(store, &path, devcoach_files::Overwrite::Replace)?;
-    prune_delete_backups(&dir);
-    Ok(path)
+    // Never over another backup: two ids that read alike, or two deletes in one second.
+    for n in 1u32.. {
+        let suffix = if n == 1 { String::new() } else { format!("-{n}") };
+        let path = dir.join(format!("before-delete-{stamp}-{safe}{suffix}.zip"));
+        match devcoach_store::write_backup_file(store, &path, devcoach_files::Overwrite::Never) {
+            Ok(_) => {
+                prune_delete_backups(&dir);
+                return Ok(path);
+            }
+            Err(devcoach_store::StoreError::File(devcoach_files::FileError::Exists { .. })) if n < 1000 => {}
+            Err(e) => return Err(e.into()),
+        }
+    }
+    unreachable!("the loop returns")
 }
 
 /// Keeps the newest [`KEPT_DELETE_BACKUPS`] (names sort by time); a failure to prune is not a

@@ -54,7 +54,7 @@ pub fn run(command: Option<Command>, ctx: &Ctx) -> anyhow::Result<()> {
         Command::Share(args) => share::share(ctx, &args),
         Command::Import { source } => share::import(ctx, source.as_deref()),
         Command::Backup { file, force } => backup::backup(ctx, &file, force),
-        Command::Restore { file } => backup::restore(ctx, &file),
+        Command::Restore { file, lesson } => backup::restore(ctx, &file, lesson.as_deref()),
         Command::Courses(flag) => courses::list(ctx, flag.json),
         Command::Course { id, json } => courses::show(ctx, &id, json.json),
         Command::Demo(args) => demo::run(ctx, &args),

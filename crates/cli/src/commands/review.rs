@@ -53,25 +53,31 @@ fn due(ctx: &Ctx, limit: u32, json: bool) -> anyhow::Result<()> {
         }));
     }
     if cards.is_empty() {
-        output::print("Nothing to review now. Cards come back a day after their lesson, then as FSRS schedules them.")?;
+        output::print(&output::wrap(
+            "Nothing to review now. Cards come back a day after their lesson, then as FSRS schedules them.",
+            ctx.term.width,
+        ))?;
         return Ok(());
     }
     let shown: Vec<&str> = cards.iter().map(|d| d.card.lesson_id.as_str()).collect();
-    let id_min = devcoach_core::ids::unique_prefix_len(&all_ids, &shown, 4) + 1;
+    let id_min = super::lessons::id_column_floor(&all_ids, &shown);
     let table = Table::new(vec![
         Column::new("Lesson", |d: &DueReview| Cow::Borrowed(d.card.lesson_id.as_str()))
             .fixed(Style::Cyan)
-            .shrink(1, id_min),
-        Column::new("Question", |d: &DueReview| Cow::Borrowed(d.card.question.as_str())).shrink(3, 16),
+            .shrink(2, id_min),
+        Column::new("Question", |d: &DueReview| Cow::Borrowed(d.card.question.as_str())).shrink(1, 40).shrink(3, 16),
         Column::new("Recall", |d: &DueReview| Cow::Owned(recall(d.retrievability))).optional(0),
         Column::new("Due", |d: &DueReview| Cow::Owned(ctx.show_date(&d.card.due))).fixed(Style::Dim).optional(2),
     ])
     .title("Due for review");
     output::print(&table.for_term(&cards, ctx.term))?;
     if total > i64::try_from(cards.len()).unwrap_or(i64::MAX) {
-        output::print(&format!("{total} due in all. Run `devcoach review` to go through them."))?;
+        output::print(&output::wrap(
+            &format!("{total} due in all. Run `devcoach review` to go through them."),
+            ctx.term.width,
+        ))?;
     } else {
-        output::print("Run `devcoach review` to go through them.")?;
+        output::print(&output::wrap("Run `devcoach review` to go through them.", ctx.term.width))?;
     }
     Ok(())
 }

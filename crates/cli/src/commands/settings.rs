@@ -45,7 +45,9 @@ pub fn show(ctx: &Ctx, json: bool) -> anyhow::Result<()> {
             Column::new("Meaning", |r: &Row| Cow::Borrowed(r.2)).fixed(Style::Dim).shrink(0, 12),
         ])
         .title("Settings");
-        let hint = ctx.term.out(Style::Dim, "Change one with `devcoach set <setting> <value>`.");
+        let hint = ctx
+            .term
+            .out(Style::Dim, &crate::output::wrap("Change one with `devcoach set <setting> <value>`.", ctx.term.width));
         crate::output::print(&format!("{}{hint}", table.for_term(&rows(&settings), ctx.term)))?;
     }
     if let Some(s) = &store {

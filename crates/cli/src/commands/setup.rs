@@ -122,7 +122,7 @@ fn converse<R: BufRead, W: Write>(
     let zip = talk.ask("Path to a devcoach backup ZIP, or Enter to build a new profile: ")?;
     if !zip.is_empty() {
         talk.out.flush()?;
-        super::backup::restore(ctx, std::path::Path::new(&zip))?;
+        super::backup::restore(ctx, std::path::Path::new(&zip), None)?;
         talk.say("Your profile, lessons and settings came with the backup. You are set.")?;
         return Ok(());
     }

@@ -60,7 +60,7 @@ pub fn share(ctx: &Ctx, a: &ShareArgs) -> anyhow::Result<()> {
         None
     };
     let shared_by = by.resolve(settings.share_name.as_deref(), git_user.as_deref());
-    if shared_by.is_none() {
+    if shared_by.is_none() && !a.anonymous {
         output::note(&ctx.term.err(Style::Dim, "Sharing without a name (use --by NAME to sign it)."));
     }
     let payload = SharedLesson::from_lesson(

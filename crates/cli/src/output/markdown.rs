@@ -6,14 +6,21 @@
 //! terminal door only lets through links whose target is this machine's dashboard, so a link's
 //! destination is always visible rather than hidden behind its words.
 
-use pulldown_cmark::{Event, HeadingLevel, Parser, Tag, TagEnd};
+use pulldown_cmark::{Event, HeadingLevel, Options, Parser, Tag, TagEnd};
 
 use super::style::{self, Style};
 
+/// Deeper quotes and lists are laid out at this depth: the indentation is bounded, so a body of
+/// ten thousand `>` costs what a short one does per line.
+const MAX_DEPTH: usize = 6;
+
 /// `markdown` laid out for a terminal `width` columns wide; styled when `color`.
 pub fn render(markdown: &str, width: usize, color: bool) -> String {
+    // Escape sequences are removed whole before parsing: the parser would otherwise split one
+    // at its `[` and leave the rest as text.
+    let markdown = super::clean::clean(markdown);
     let mut r = Renderer { color, width: width.max(20), ..Renderer::default() };
-    for event in Parser::new(markdown) {
+    for event in Parser::new_ext(&markdown, Options::ENABLE_TABLES | Options::ENABLE_STRIKETHROUGH) {
         r.event(event);
     }
     r.flush();
@@ -35,8 +42,12 @@ struct Renderer {
     quotes: usize,
     /// The marker the next line of text starts with (a list item's bullet or number).
     bullet: Option<String>,
-    links: Vec<String>,
+    /// Open links: the address and where the link's text starts in `inline`.
+    links: Vec<(String, usize)>,
     code: Option<String>,
+    /// The cells of the table row being read.
+    cells: Vec<String>,
+    in_head: bool,
 }
 
 impl Renderer {
@@ -79,7 +90,15 @@ impl Renderer {
             }
             Tag::Emphasis => self.styles.push(Style::Italic),
             Tag::Strong => self.styles.push(Style::Bold),
-            Tag::Link { dest_url, .. } | Tag::Image { dest_url, .. } => self.links.push(dest_url.into_string()),
+            Tag::Link { dest_url, .. } | Tag::Image { dest_url, .. } => {
+                self.links.push((dest_url.into_string(), self.inline.len()));
+            }
+            Tag::Strikethrough => self.styles.push(Style::Dim),
+            Tag::Table(_) | Tag::HtmlBlock => self.flush(),
+            Tag::TableHead => self.in_head = true,
+            Tag::TableRow => self.cells.clear(),
+            Tag::TableCell => self.inline.clear(),
+
             Tag::List(first) => {
                 self.flush();
                 self.lists.push(first);
@@ -109,7 +128,7 @@ impl Renderer {
 
     fn end(&mut self, tag: TagEnd) {
         match tag {
-            TagEnd::Paragraph => {
+            TagEnd::Paragraph | TagEnd::HtmlBlock => {
                 self.flush();
                 self.gap();
             }
@@ -118,15 +137,41 @@ impl Renderer {
                 self.flush();
                 self.gap();
             }
-            TagEnd::Emphasis | TagEnd::Strong => {
+            TagEnd::Emphasis | TagEnd::Strong | TagEnd::Strikethrough => {
                 self.styles.pop();
             }
             TagEnd::Link | TagEnd::Image => {
-                if let Some(url) = self.links.pop().filter(|u| !u.is_empty() && !self.inline.ends_with(u.as_str())) {
-                    self.text(&format!(" ({url})"), Style::Dim);
+                if let Some((url, start)) = self.links.pop() {
+                    // An address shown as its own text (an autolink) is not repeated.
+                    let text = super::clean::door(self.inline.get(start..).unwrap_or(""), false);
+                    if !url.is_empty() && text.trim() != url {
+                        self.text(&format!(" ({url})"), Style::Dim);
+                    }
                 }
             }
-            TagEnd::Item => self.flush(),
+            TagEnd::TableCell => {
+                let cell = std::mem::take(&mut self.inline);
+                self.cells.push(cell.trim().to_owned());
+            }
+            TagEnd::TableHead | TagEnd::TableRow => {
+                let bar = Style::Dim.paint(" │ ", self.color);
+                let row = std::mem::take(&mut self.cells).join(&bar);
+                self.inline =
+                    if self.in_head { Style::Bold.paint(&super::clean::door(&row, false), self.color) } else { row };
+                self.in_head = false;
+                self.flush();
+            }
+            TagEnd::Table => self.gap(),
+            TagEnd::Item => {
+                // An item with no text still shows its bullet.
+                if self.inline.trim().is_empty()
+                    && let Some(bullet) = self.bullet.take()
+                {
+                    let line = format!("{}{}", self.prefix(), bullet.trim_end());
+                    self.line(&line);
+                }
+                self.flush();
+            }
             TagEnd::List(_) => {
                 self.flush();
                 self.lists.pop();
@@ -140,8 +185,12 @@ impl Renderer {
             TagEnd::CodeBlock => {
                 let code = self.code.take().unwrap_or_default();
                 let indent = format!("{}    ", self.prefix());
-                for line in code.trim_end_matches('\n').split('\n') {
-                    let text = format!("{indent}{}", Style::Dim.paint(line, self.color));
+                // Code keeps its lines (wrapping would change it); a line wider than the screen
+                // is cut, so the layout still fits.
+                let room = self.width.saturating_sub(style::width(&super::clean::door(&indent, false))).max(8);
+                for line in code.trim_end_matches('\n').lines() {
+                    let line = style::truncate(line, room);
+                    let text = format!("{indent}{}", Style::Dim.paint(&line, self.color));
                     self.line(text.trim_end());
                 }
                 self.gap();
@@ -158,11 +207,12 @@ impl Renderer {
         style.paint_into(&mut self.inline, text, self.color);
     }
 
-    /// What every line of the current block starts with: quote bars and list indentation.
+    /// What every line of the current block starts with: quote bars and list indentation, each
+    /// at most [`MAX_DEPTH`] deep.
     fn prefix(&self) -> String {
         let bar = if self.color { "│ " } else { "> " };
-        let quote = Style::Dim.paint(&bar.repeat(self.quotes), self.color);
-        format!("{quote}{}", "   ".repeat(self.lists.len().saturating_sub(1)))
+        let quote = Style::Dim.paint(&bar.repeat(self.quotes.min(MAX_DEPTH)), self.color);
+        format!("{quote}{}", "   ".repeat(self.lists.len().saturating_sub(1).min(MAX_DEPTH)))
     }
 
     /// Writes the current block's text, wrapped, with its prefix (and a pending bullet).
@@ -180,6 +230,12 @@ impl Renderer {
         let first = format!("{base}{}", bullet.as_deref().unwrap_or(""));
         let rest = format!("{base}{}", " ".repeat(bullet.as_deref().map_or(0, style::width)));
         let text = std::mem::take(&mut self.inline);
+        // At least half the width stays for the words, however deep the nesting.
+        let (first, rest) = if style::width(&super::clean::door(&rest, false)) > self.width / 2 {
+            (bullet.unwrap_or_default(), String::new())
+        } else {
+            (first, rest)
+        };
         // A hard break starts a new line of the same block, with the continuation prefix.
         for (i, piece) in text.trim().lines().enumerate() {
             let wrapped = super::wrap_indented(piece.trim(), self.width, if i == 0 { &first } else { &rest }, &rest);
@@ -226,9 +282,34 @@ mod tests {
     }
 
     #[test]
+    fn deep_nesting_costs_no_more_per_line_than_shallow() {
+        let body = format!("{}{}", ">".repeat(12_500), " w".repeat(6_250));
+        let out = render(&body, 60, true);
+        assert!(out.len() < 200_000, "{} bytes", out.len());
+        let lists: String = (0..2_000).map(|i| "  ".repeat(i) + "- item\n").collect();
+        let out = render(&lists, 60, false);
+        assert!(out.lines().all(|l| l.chars().count() <= 60), "{out}");
+    }
+
+    #[test]
+    fn tables_html_autolinks_and_empty_items() {
+        let out = render(
+            "| a | b |\n|---|---|\n| 1 | 2 |\n\n<div>raw</div>\n\nnext\n\n<https://x.example>\n\n- \n- two\n",
+            60,
+            false,
+        );
+        assert!(out.contains("a │ b\n1 │ 2"), "{out}");
+        assert!(out.contains("<div>raw</div>\n\nnext"), "{out}");
+        assert_eq!(out.matches("https://x.example").count(), 1, "{out}");
+        assert!(out.contains("-\n- two"), "{out}");
+        let colored = render("**<https://x.example>**", 60, true);
+        assert_eq!(colored.matches("https://x.example").count(), 1, "{colored:?}");
+    }
+
+    #[test]
     fn outside_escapes_are_removed_and_long_words_broken() {
-        let out = render(&format!("hi \x1b]52;c;AAAA\x07 {}", "x".repeat(90)), 30, false);
-        assert!(!out.contains('\x1b'));
+        let out = render(&format!("hi \x1b]52;c;AAAA\x07 \x1b[2J\x1b[31mred {}", "x".repeat(90)), 30, false);
+        assert!(!out.contains('\x1b') && !out.contains("[2J") && !out.contains("[31m"), "{out:?}");
         assert!(out.lines().all(|l| l.chars().count() <= 30), "{out}");
     }
 }

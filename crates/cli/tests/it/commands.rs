@@ -212,14 +212,44 @@ fn a_deleted_lesson_comes_back_with_its_review_history() {
         serde_json::json!({ "reviews": reps })
     };
     let before = card(&env);
+    // Unasked, a start of an id is not enough: the whole id, or the table's cut form.
     let out = env.run(&["delete", "git-bi", "--yes"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("name the lesson by its whole id"));
+    let out = env.run(&["delete", "git-bisect", "--yes"]);
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     let said = String::from_utf8_lossy(&out.stdout).into_owned();
-    let backup = said.lines().find_map(|l| l.strip_prefix("  devcoach restore ")).expect("undo line").to_owned();
+    let undo = said.lines().find_map(|l| l.strip_prefix("  devcoach restore ")).expect("undo line").to_owned();
+    let (backup, rest) = undo.split_once(" --lesson ").expect("the undo names the lesson");
+    assert_eq!(rest, "git-bisect");
     assert_eq!(env.run(&["lesson", "git-bisect"]).status.code(), Some(1), "deleted");
-    assert!(env.run(&["restore", &backup]).status.success());
+    // Changed since the delete: the undo leaves these alone.
+    assert!(env.run(&["set", "max_per_day", "7"]).status.success());
+    assert!(env.run(&["knowledge-add", "undo_check", "3"]).status.success());
+    let out = env.run(&["restore", backup, "--lesson", "git-bisect"]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     assert!(env.run(&["lesson", "git-bisect"]).status.success(), "restored");
     assert_eq!(card(&env), before, "its review history came back with it");
+    let settings: serde_json::Value = serde_json::from_slice(&env.run(&["settings", "--json"]).stdout).expect("json");
+    assert_eq!(settings["max_per_day"], 7, "the undo took back nothing but the lesson");
+    assert!(String::from_utf8_lossy(&env.run(&["profile"]).stdout).contains("undo_check"));
+    assert_eq!(env.run(&["restore", backup, "--lesson", "git-bisect"]).status.code(), Some(1), "already there");
+    // Two ids that file under one name, deleted in the same second, keep two backups.
+    let db = rusqlite::Connection::open(env.data().join("coaching.db")).expect("db");
+    for id in ["a.b", "a b"] {
+        db.execute(
+            "INSERT INTO lessons (id, timestamp, topic_id, categories, title, level, summary) VALUES (?1, '2026-11-20T10:00:00Z', 'git', '[]', 't', 'mid', 's')",
+            [id],
+        )
+        .expect("insert");
+    }
+    let undo = |id: &str| {
+        let out = env.run(&["delete", id, "--yes"]);
+        let said = String::from_utf8_lossy(&out.stdout).into_owned();
+        said.lines().find_map(|l| l.strip_prefix("  devcoach restore ")).expect("undo").to_owned()
+    };
+    let (first, second) = (undo("a.b"), undo("a b"));
+    assert_ne!(first.split(" --lesson").next(), second.split(" --lesson").next(), "{first} / {second}");
     // Only the newest ten automatic backups are kept.
     for id in ["git-rebase-onto", "rust-newtypes", "sqlite-wal", "linux-signals", "ci-fail-fast", "ts-satisfies"] {
         assert!(env.run(&["delete", id, "--yes"]).status.success());
@@ -297,6 +327,15 @@ fn completions_man_page_version_flags_and_time_zones() {
     };
     assert!(detail(&[]).contains("2026-11-11 00:00 +02:00"), "{}", detail(&[]));
     assert!(detail(&["--utc"]).contains("2026-11-10 22:00 UTC"));
+    // Date filters mean the days the table shows: local ones, or UTC ones with --utc.
+    let on_day = |day: &str, extra: &[&str]| {
+        let mut args = vec!["lessons", "--json", "--date-from", day, "--date-to", day];
+        args.extend_from_slice(extra);
+        let out = env.command().env("TZ", "UTC-2").args(&args).output().expect("ran");
+        String::from_utf8_lossy(&out.stdout).contains("\"git-bisect\"")
+    };
+    assert!(on_day("2026-11-11", &[]) && !on_day("2026-11-10", &[]));
+    assert!(on_day("2026-11-10", &["--utc"]) && !on_day("2026-11-11", &["--utc"]));
     let doctor: serde_json::Value =
         serde_json::from_slice(&env.run(&["doctor", "--json"]).stdout).expect("doctor --json");
     assert!(doctor["sections"].as_array().is_some_and(|s| !s.is_empty()) && doctor["problems"].is_number());

@@ -31,6 +31,32 @@ fn long_title_store() -> Env {
     env
 }
 
+/// Ids that start one another, wide ones, one holding `…`, and a title with a newline and a
+/// tab: what a table cut could confuse.
+fn tricky_ids_store() -> Env {
+    let env = long_title_store();
+    let db = rusqlite::Connection::open(env.data().join("coaching.db")).expect("db");
+    for (i, (id, title)) in [
+        ("ab", "Short id"),
+        ("abcdef", "Longer id that starts like the short one"),
+        ("日本", "Wide id"),
+        ("日本語のID", "Wider id starting like the wide one"),
+        ("hello…", "An id with an ellipsis"),
+        ("hello…world", "An id that starts with the ellipsis one"),
+        ("newline", "First line\nsecond line\tand a tab"),
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        db.execute(
+            "INSERT INTO lessons (id, timestamp, topic_id, categories, title, level, summary) VALUES (?1, ?2, 'git', '[]', ?3, 'mid', 's')",
+            rusqlite::params![id, format!("2026-11-0{}T10:00:00Z", i + 1), title],
+        )
+        .expect("insert");
+    }
+    env
+}
+
 fn run_at(env: &Env, columns: Option<usize>, args: &[&str]) -> String {
     let mut cmd = env.command();
     if let Some(c) = columns {
@@ -81,27 +107,44 @@ fn piped_output_fits_80_and_wide_turns_fitting_off() {
 }
 
 #[test]
-fn a_shown_cut_id_names_its_lesson() {
-    let env = long_title_store();
-    let table = run_at(&env, Some(60), &["lessons"]);
-    // Every id cell, as shown (cut ones end in …), is accepted back by `lesson`.
-    let ids: Vec<String> = table
-        .lines()
-        .filter(|l| l.starts_with('│'))
-        .skip(1)
-        .filter_map(|l| l.split('│').nth(2).map(|c| c.trim().to_owned()))
-        .collect();
-    assert_eq!(ids.len(), devcoach_store::DEMO_LESSON_COUNT, "{table}");
-    for id in ids {
-        let out = env.run(&["lesson", &id, "--json"]);
-        assert!(out.status.success(), "{id}: {}", String::from_utf8_lossy(&out.stderr));
-        let lesson: serde_json::Value = serde_json::from_slice(&out.stdout).expect("json");
-        let full = lesson["id"].as_str().expect("id");
-        assert!(full.starts_with(id.trim_end_matches('…')), "{id} named {full}");
+fn a_shown_cut_id_names_its_lesson_at_every_width() {
+    let env = tricky_ids_store();
+    let listed: serde_json::Value = serde_json::from_slice(&env.run(&["lessons", "--json"]).stdout).expect("json");
+    let ids: Vec<&str> =
+        listed["lessons"].as_array().expect("lessons").iter().filter_map(|l| l["id"].as_str()).collect();
+    for width in [20, 30, 40, 50, 60, 80] {
+        let table = run_at(&env, Some(width), &["lessons"]);
+        fits_frame(&format!("lessons at {width}"), &table);
+        let shown: Vec<String> = table
+            .lines()
+            .filter(|l| l.starts_with('│'))
+            .skip(1)
+            .filter_map(|l| l.split('│').nth(2).map(|c| c.trim().to_owned()))
+            .collect();
+        assert_eq!(shown.len(), ids.len(), "one row per lesson at {width}:\n{table}");
+        // Every id cell, as shown (cut ones end in …), names the lesson of its own row.
+        for (cell, id) in shown.iter().zip(&ids) {
+            let out = env.run(&["lesson", cell, "--json"]);
+            assert!(out.status.success(), "{cell:?} at {width}: {}", String::from_utf8_lossy(&out.stderr));
+            let lesson: serde_json::Value = serde_json::from_slice(&out.stdout).expect("json");
+            assert_eq!(lesson["id"].as_str(), Some(*id), "{cell:?} at {width} named another lesson");
+        }
     }
     // A start more than one id shares is refused and lists them (exit 1, nothing picked).
     let out = env.run(&["lesson", "rust"]);
     assert_eq!(out.status.code(), Some(1));
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("starts more than one lesson id") && err.contains("rust-newtypes"), "{err}");
+    // An id typed whole is itself, even when it starts others.
+    let out = env.run(&["lesson", "ab", "--json"]);
+    let lesson: serde_json::Value = serde_json::from_slice(&out.stdout).expect("json");
+    assert_eq!(lesson["id"], "ab");
+}
+
+/// Every framed line as wide as the top one.
+#[track_caller]
+fn fits_frame(what: &str, text: &str) {
+    let frame: Vec<usize> =
+        text.lines().filter(|l| l.starts_with(['╭', '│', '├', '╰'])).map(UnicodeWidthStr::width).collect();
+    assert!(frame.windows(2).all(|w| w[0] == w[1]), "{what}: the frame is broken\n{text}");
 }

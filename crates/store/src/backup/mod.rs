@@ -340,7 +340,19 @@ impl Store {
     }
 
     /// Restores a backup by merging it into this database (and the data folder's files).
-    pub fn restore<R: Read + Seek>(&mut self, mut source: R, now: DateTime<Utc>) -> Result<RestoreOutcome> {
+    pub fn restore<R: Read + Seek>(&mut self, source: R, now: DateTime<Utc>) -> Result<RestoreOutcome> {
+        self.restore_scoped(source, now, Scope::All)
+    }
+
+    /// Restores everything (`Scope::All`), or only one lesson with the rows that belong to it
+    /// (its review card and log, its kind, its evidence): the undo of a delete, which must not
+    /// take back the settings, the map or the notebook changed since.
+    pub fn restore_scoped<R: Read + Seek>(
+        &mut self,
+        mut source: R,
+        now: DateTime<Utc>,
+        scope: Scope<'_>,
+    ) -> Result<RestoreOutcome> {
         let not_a_zip = |e: &dyn std::fmt::Display| BackupError::NotAZip(e.to_string());
         let declared = archive::declared_entries(&mut source).map_err(|e| not_a_zip(&e))?;
         if declared.is_some_and(|n| n > MAX_ENTRIES) {
@@ -402,6 +414,17 @@ impl Store {
             return Err(BackupError::Empty.into());
         }
         let mut out = RestoreOutcome::default();
+        let only = match scope {
+            Scope::All => None,
+            Scope::Lesson(id) => Some(id),
+        };
+        // A one-lesson restore reads only the lessons and the tables keyed by lesson.
+        let (settings, ext_settings, knowledge, courses, notebook) = if only.is_some() {
+            (None, None, None, None, None)
+        } else {
+            (settings, ext_settings, knowledge, courses, notebook)
+        };
+        let belongs = |row: &Value| only.is_none_or(|id| row.get("lesson_id").and_then(Value::as_str) == Some(id));
         let restored_courses = self.write(|tx| {
             if let Some(s) = &settings {
                 restore_settings(tx, s)?;
@@ -411,6 +434,9 @@ impl Store {
                 restore_review_settings(tx, s)?;
             }
             if reader.array(LESSONS_ENTRY, |record| {
+                if only.is_some_and(|id| record.get("id").and_then(Value::as_str) != Some(id)) {
+                    return Ok(());
+                }
                 match devcoach_core::Lesson::from_record(&record, now) {
                     Ok(l) if insert_if_absent(tx, &l)? => out.lessons += 1,
                     Ok(_) => out.skipped += 1,
@@ -424,6 +450,9 @@ impl Store {
             for table in TABLES {
                 let mut n = 0;
                 reader.array(table.entry, |row| {
+                    if !belongs(&row) {
+                        return Ok(());
+                    }
                     match tables::restore_row(tx, table, &row)? {
                         Restored::Added | Restored::Replaced => n += 1,
                         Restored::Kept => {}
@@ -447,7 +476,7 @@ impl Store {
             out.previous_notebook = replace_notebook(&dir, &String::from_utf8_lossy(&bytes), now)?;
             out.learning_state = 1;
         }
-        let names: Vec<String> = index.keys().cloned().collect();
+        let names: Vec<String> = if only.is_some() { Vec::new() } else { index.keys().cloned().collect() };
         for name in &names {
             if let Some(id) = name.strip_prefix("courses/").and_then(|r| r.strip_suffix("/index.html")) {
                 let Ok(id) = CourseId::parse(id) else { continue };
@@ -751,14 +780,32 @@ pub fn write_backup_file(store: &Store, path: &Path, overwrite: Overwrite) -> Re
     Ok(summary)
 }
 
+/// What a restore takes from a backup.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Scope<'a> {
+    All,
+    /// One lesson and the rows keyed by it.
+    Lesson(&'a str),
+}
+
 /// Restores the backup file at `path` (a regular file, at most [`MAX_BACKUP_BYTES`]).
 pub fn restore_file(store: &mut Store, path: &Path, now: DateTime<Utc>) -> Result<RestoreOutcome> {
+    restore_file_scoped(store, path, now, Scope::All)
+}
+
+/// Like [`restore_file`], taking only what `scope` names.
+pub fn restore_file_scoped(
+    store: &mut Store,
+    path: &Path,
+    now: DateTime<Utc>,
+    scope: Scope<'_>,
+) -> Result<RestoreOutcome> {
     let file = devcoach_files::open(path, Links::Follow)?;
     let len = file.metadata().map_err(|e| StoreError::io("cannot read", path, e))?.len();
     if len > MAX_BACKUP_BYTES {
         return Err(devcoach_files::FileError::TooLarge { path: path.to_owned(), limit: MAX_BACKUP_BYTES }.into());
     }
-    store.restore(file, now)
+    store.restore_scoped(file, now, scope)
 }
 
 fn set_raw(conn: &Connection, key: &str, value: &str) -> rusqlite::Result<()> {
