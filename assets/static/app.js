@@ -19,6 +19,24 @@
     });
   });
 
+  // Chart text at one size on screen: each chart learns its units per pixel.
+  var plots = document.querySelectorAll("svg.plot");
+  function sizePlots() {
+    plots.forEach(function (svg) {
+      var box = svg.viewBox && svg.viewBox.baseVal;
+      var shown = svg.getBoundingClientRect().width;
+      if (!box || !box.width || !shown) return;
+      var k = box.width / shown;
+      svg.style.setProperty("--plot-k", k.toFixed(3));
+      svg.classList.toggle("dense", k > 1.3);
+    });
+  }
+  if (plots.length) {
+    sizePlots();
+    if (window.ResizeObserver) new ResizeObserver(sizePlots).observe(document.body);
+    else window.addEventListener("resize", sizePlots);
+  }
+
   // Reviews by keyboard: Space shows the answer, 1-4 grade it once it shows.
   var review = document.querySelector("[data-review-keys]");
   if (review) {

@@ -57,6 +57,17 @@ async function visit(page, theme, name, url, state) {
   return look;
 }
 
+/// The on-screen height of the axis text in every chart, smallest and largest.
+async function tickSizes(page) {
+  await page.waitForTimeout(100);
+  const sizes = await page.evaluate(() =>
+    [...document.querySelectorAll("svg.plot text.tick")]
+      .filter((t) => t.getBoundingClientRect().height > 0)
+      .map((t) => parseFloat(getComputedStyle(t).fontSize) * t.getScreenCTM().a),
+  );
+  return [Math.min(...sizes), Math.max(...sizes)];
+}
+
 async function main() {
   fs.mkdirSync(out, { recursive: true });
   const browser = await chromium.launch({
@@ -88,7 +99,8 @@ async function main() {
       await visit(page, theme, "settings", "/settings", state);
       await visit(page, theme, "reviews", "/reviews", state);
       await visit(page, theme, "progress", "/progress", state);
-      check((await page.locator("svg").count()) >= 4, `progress (${theme}): fewer than four plots`);
+      check((await page.locator("svg.plot").count()) >= 4, `progress (${theme}): fewer than four plots`);
+      seen[`tick_px_wide_${theme}`] = await tickSizes(page);
       await visit(page, theme, "import-preview", `/lessons/import?code=${encodeURIComponent(code)}`, state);
       await visit(page, theme, "share-landing", `/lesson#${code}`, state);
       await page.waitForSelector("#card:not([hidden]) #title", { timeout: 10000 }).catch(() => {
@@ -205,6 +217,7 @@ async function main() {
         ["share-landing", `/lesson#${code}`],
       ]) {
         await visit(page, theme, `${name}-390`, url, state);
+        if (name === "progress") seen[`tick_px_390_${theme}`] = await tickSizes(page);
         const fit = await page.evaluate(() => [document.documentElement.scrollWidth, window.innerWidth]);
         check(fit[0] <= fit[1], `${state.at} at 390 px: the page is ${fit[0]} px wide`);
         const nav = await page.evaluate(() => {

@@ -68,9 +68,15 @@ pub(crate) struct LessonPoint {
     pub topic: String,
 }
 
-/// Lessons per week over the last `weeks` weeks: own and shared, stacked.
-pub(crate) fn weekly(lessons: &[LessonPoint], now: DateTime<Utc>, weeks: usize) -> String {
+/// Lessons per week, own and shared stacked, from the first lesson's week (at least 8 weeks, at
+/// most `weeks`); the number of weeks drawn comes back with the chart.
+pub(crate) fn weekly(lessons: &[LessonPoint], now: DateTime<Utc>, weeks: usize) -> (String, usize) {
     let last = week_start(now.date_naive());
+    if lessons.is_empty() {
+        return (empty("Each week's lessons will be counted here, yours and those shared with you."), 0);
+    }
+    let since = lessons.iter().map(|l| week_start(l.at.date_naive())).min().map(|w| (last - w).num_weeks());
+    let weeks = window(since, 8, weeks);
     let first = last - Duration::weeks(i64::try_from(weeks).unwrap_or(1) - 1);
     let mut own = vec![0u32; weeks];
     let mut shared = vec![0u32; weeks];
@@ -106,42 +112,60 @@ pub(crate) fn weekly(lessons: &[LessonPoint], now: DateTime<Utc>, weeks: usize) 
                 day.format("%-d %b %Y")
             );
         }
-        if i % 4 == 0 || (i + 1 == weeks && i % 4 >= 2) {
+        // A date every second week; every fourth stays when the chart is drawn small.
+        if i % 2 == 0 {
             let day = first + Duration::weeks(i as i64);
             let _ = write!(
                 out,
-                r#"<text class="tick" x="{:.1}" y="{}" text-anchor="middle">{}</text>"#,
+                r#"<text class="tick{}" x="{:.1}" y="{}" text-anchor="middle">{}</text>"#,
+                if i % 4 == 0 { "" } else { " minor" },
                 x + bw / 2.0,
                 H - 8.0,
                 day.format("%-d %b")
             );
         }
     }
-    legend(&mut out, &[("col own", "yours"), ("col shared", "shared with you")], W - 220.0);
     out.push_str("</svg>");
-    out
+    legend(&mut out, &[("col own", "yours"), ("col shared", "shared with you")]);
+    (out, weeks)
 }
 
-fn legend(out: &mut String, items: &[(&str, &str)], x0: f64) {
-    let mut x = x0;
+/// The key of a chart, as HTML under it (it wraps on a narrow screen instead of overlapping).
+fn legend(out: &mut String, items: &[(&str, &str)]) {
+    out.push_str(r#"<ul class="plot-legend">"#);
     for (class, label) in items {
-        let _ = write!(
-            out,
-            r#"<rect class="{class}" x="{x:.1}" y="2" width="10" height="10" rx="2"/><text class="legend" x="{:.1}" y="11">{}</text>"#,
-            x + 14.0,
-            esc(label)
-        );
-        x += 18.0 + 7.0 * label.chars().count() as f64;
+        let _ = write!(out, r#"<li><span class="swatch {class}" aria-hidden="true"></span>{}</li>"#, esc(label));
     }
+    out.push_str("</ul>");
+}
+
+/// What an empty chart will show once there is something to draw.
+fn empty(what: &str) -> String {
+    format!(r#"<p class="plot-empty muted">{}</p>"#, esc(what))
+}
+
+/// How many of the last `max` periods to draw: from the first one with data (at least `min`),
+/// so a new learner's chart is not mostly empty axis.
+fn window(periods_since_first: Option<i64>, min: usize, max: usize) -> usize {
+    let min = min.min(max);
+    periods_since_first.map_or(min, |n| usize::try_from(n + 1).unwrap_or(min).clamp(min, max))
 }
 
 /// Answers per month over the last `months` months, stacked by kind.
 pub(crate) fn feedback_mix(lessons: &[LessonPoint], now: DateTime<Utc>, months: usize) -> String {
     let month_index = |d: NaiveDate| d.year() * 12 + i32::try_from(d.month0()).unwrap_or(0);
     let last = month_index(now.date_naive());
+    let own: Vec<&LessonPoint> = lessons.iter().filter(|l| !l.imported).collect();
+    if own.is_empty() {
+        return empty(
+            "Your answers to each month's lessons (knew it, understood, couldn't follow) will be drawn here.",
+        );
+    }
+    let since = own.iter().map(|l| month_index(l.at.date_naive())).min().map(|m| i64::from(last - m));
+    let months = window(since, 3, months);
     let first = last - i32::try_from(months).unwrap_or(1) + 1;
     let mut counts = vec![[0u32; 4]; months];
-    for l in lessons.iter().filter(|l| !l.imported) {
+    for l in own {
         let m = month_index(l.at.date_naive());
         if m < first || m > last {
             continue;
@@ -183,22 +207,17 @@ pub(crate) fn feedback_mix(lessons: &[LessonPoint], now: DateTime<Utc>, months: 
                 classes[k], c[k], names[k]
             );
         }
-        if i % 2 == 0 || (i + 1 == months && i % 2 == 1 && months > 2) {
-            let short = label.split(' ').next().unwrap_or_default();
-            let _ = write!(
-                out,
-                r#"<text class="tick" x="{:.1}" y="{}" text-anchor="middle">{short}</text>"#,
-                x + bw / 2.0,
-                H - 8.0
-            );
-        }
+        let short = label.split(' ').next().unwrap_or_default();
+        let _ = write!(
+            out,
+            r#"<text class="tick{}" x="{:.1}" y="{}" text-anchor="middle">{short}</text>"#,
+            if i % 2 == 0 || i + 1 == months { "" } else { " minor" },
+            x + bw / 2.0,
+            H - 8.0
+        );
     }
-    legend(
-        &mut out,
-        &[(classes[0], names[0]), (classes[1], names[1]), (classes[2], names[2]), (classes[3], names[3])],
-        LEFT + 4.0,
-    );
     out.push_str("</svg>");
+    legend(&mut out, &[(classes[0], names[0]), (classes[1], names[1]), (classes[2], names[2]), (classes[3], names[3])]);
     out
 }
 
@@ -216,19 +235,44 @@ pub(crate) fn confidence(evidence: &[Evidence], now: DateTime<Utc>, lines: usize
     let mut topics: Vec<(&str, Series)> = by_topic.into_iter().collect();
     topics.sort_by(|a, b| b.1.len().cmp(&a.1.len()).then_with(|| a.0.cmp(b.0)));
     topics.truncate(lines);
+    if topics.is_empty() {
+        return (
+            empty(
+                "Every confidence change (your answers, onboarding, your own edits) will be drawn here, a line per topic.",
+            ),
+            Vec::new(),
+        );
+    }
     let start = topics.iter().filter_map(|(_, pts)| pts.first().map(|p| p.0)).min().unwrap_or(now - Duration::days(30));
     let span = (now - start).num_seconds().max(86_400) as f64;
     let plot_h = H - TOP - BOTTOM;
-    let plot_w = W - LEFT - RIGHT - 110.0;
+    let plot_w = W - LEFT - RIGHT - 8.0;
     let x_of = |t: DateTime<Utc>| LEFT + (t - start).num_seconds() as f64 / span * plot_w;
     let y_of = |v: i64| TOP + plot_h - v.clamp(0, 10) as f64 / 10.0 * plot_h;
     let mut out = String::new();
     open(&mut out, "Confidence per topic over time", H);
     y_axis(&mut out, 10, 2, plot_h);
-    // End labels, nudged apart so equal values stay readable.
-    let mut labels: Vec<(f64, usize, String)> = Vec::new();
+    // Dates along the bottom: five, the inner ones dropped when the chart is drawn small.
+    for k in 0..=4 {
+        let at = start + Duration::seconds((span * f64::from(k) / 4.0) as i64);
+        let anchor = match k {
+            0 => "start",
+            4 => "end",
+            _ => "middle",
+        };
+        let label = if k == 4 { "now".to_owned() } else { at.format("%-d %b").to_string() };
+        let _ = write!(
+            out,
+            r#"<text class="tick{}" x="{:.1}" y="{}" text-anchor="{anchor}">{label}</text>"#,
+            if k % 2 == 1 { " minor" } else { "" },
+            x_of(at),
+            H - 8.0
+        );
+    }
+    let mut keys = Vec::new();
     for (i, (topic, pts)) in topics.iter().enumerate() {
         let mut d = String::new();
+        let mut marks = String::new();
         for (j, (at, v)) in pts.iter().enumerate() {
             let (x, y) = (x_of(*at), y_of(*v));
             if j == 0 {
@@ -237,33 +281,48 @@ pub(crate) fn confidence(evidence: &[Evidence], now: DateTime<Utc>, lines: usize
                 // A step: the value holds until the next change.
                 let _ = write!(d, " H{x:.1} V{y:.1}");
             }
+            marks.push_str(&marker(i, x, y));
         }
         if let Some((_, v)) = pts.last() {
             let _ = write!(d, " H{:.1}", x_of(now));
-            let _ =
-                write!(out, r#"<path class="line line-{i}" d="{d}"><title>{}: {v}/10 now</title></path>"#, esc(topic));
-            labels.push((y_of(*v) + 4.0, i, format!("{} {v}", esc(topic))));
+            let _ = write!(
+                out,
+                r#"<g class="series s-{i}"><path class="line" d="{d}"/>{marks}<title>{}: {v}/10 now</title></g>"#,
+                esc(topic)
+            );
+            keys.push((format!("series s-{i}"), format!("{topic} {v}/10")));
         }
     }
-    labels.sort_by(|a, b| a.0.total_cmp(&b.0));
-    let mut last_y = f64::MIN;
-    for (y, i, text) in labels {
-        let y = y.max(last_y + 13.0);
-        last_y = y;
+    out.push_str("</svg>");
+    out.push_str(r#"<ul class="plot-legend">"#);
+    for (i, (class, label)) in keys.iter().enumerate() {
         let _ = write!(
             out,
-            r#"<text class="legend line-label line-{i}" x="{:.1}" y="{y:.1}">{text}</text>"#,
-            x_of(now) + 6.0
+            r#"<li><svg class="key {class}" viewBox="0 0 28 12" width="28" height="12" aria-hidden="true"><path class="line" d="M1,6 H27"/>{}</svg>{}</li>"#,
+            marker(i, 14.0, 6.0),
+            esc(label)
         );
     }
-    let _ = write!(out, r#"<text class="tick" x="{LEFT}" y="{}">{}</text>"#, H - 8.0, start.format("%-d %b %Y"));
-    let _ = write!(out, r#"<text class="tick" x="{:.1}" y="{}" text-anchor="end">now</text>"#, LEFT + plot_w, H - 8.0);
-    out.push_str("</svg>");
+    out.push_str("</ul>");
     (out, topics.iter().map(|(t, _)| (*t).to_owned()).collect())
 }
 
+/// A change point of series `i`: each series has its own shape as well as its own colour, so
+/// lines that overlap or look alike stay apart (and read without colour).
+fn marker(i: usize, x: f64, y: f64) -> String {
+    match i % 6 {
+        0 => format!(r#"<circle class="mark" cx="{x:.1}" cy="{y:.1}" r="3.5"/>"#),
+        1 => format!(r#"<rect class="mark" x="{:.1}" y="{:.1}" width="7" height="7"/>"#, x - 3.5, y - 3.5),
+        2 => format!(r#"<path class="mark" d="M{x:.1},{:.1} l4,7 h-8z"/>"#, y - 4.0),
+        3 => format!(r#"<path class="mark" d="M{x:.1},{:.1} l4,4 l-4,4 l-4,-4z"/>"#, y - 4.0),
+        4 => format!(r#"<circle class="mark hollow" cx="{x:.1}" cy="{y:.1}" r="3.5"/>"#),
+        _ => format!(r#"<path class="mark cross" d="M{:.1},{:.1} l7,7 m0,-7 l-7,7"/>"#, x - 3.5, y - 3.5),
+    }
+}
+
 /// Lessons per topic next to the knowledge map: which topics were taught, and how well they
-/// are known now. `known` maps a topic to its confidence.
+/// are known now. `known` maps a topic to its confidence. Drawn as an HTML list of bars, so the
+/// names keep their size and wrap on a phone.
 pub(crate) fn coverage(lessons: &[LessonPoint], known: &HashMap<String, i64>, rows: usize) -> (String, usize, usize) {
     let mut taught: HashMap<&str, u32> = HashMap::new();
     for l in lessons {
@@ -272,44 +331,30 @@ pub(crate) fn coverage(lessons: &[LessonPoint], known: &HashMap<String, i64>, ro
     let mut topics: Vec<(&str, u32)> = taught.iter().map(|(t, n)| (*t, *n)).collect();
     topics.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(b.0)));
     let covered = known.keys().filter(|t| taught.contains_key(t.as_str())).count();
+    if topics.is_empty() {
+        return (
+            empty("Each topic your lessons covered will get a bar here, beside how well you know it."),
+            0,
+            known.len(),
+        );
+    }
     let shown: Vec<(&str, u32)> = topics.into_iter().take(rows).collect();
-    let row_h = 22.0;
-    let height = TOP + row_h * shown.len().max(1) as f64 + 8.0;
     let max = shown.iter().map(|(_, n)| *n).max().unwrap_or(1);
-    let label_w = 150.0;
-    let bar_w = W - label_w - RIGHT - 120.0;
-    let mut out = String::new();
-    open(&mut out, "Lessons per topic, with confidence", height);
-    for (i, (topic, n)) in shown.iter().enumerate() {
-        let y = TOP + row_h * i as f64;
-        let w = f64::from(*n) / f64::from(max) * bar_w;
+    let mut out = String::from(r#"<ol class="bars" aria-label="Lessons per topic, with confidence">"#);
+    for (topic, n) in &shown {
         let (class, conf) = match known.get(*topic) {
-            Some(c) => ("col own", format!("{c}/10")),
-            None => ("col shared", "not on your map".to_owned()),
+            Some(c) => ("own", format!("{c}/10")),
+            None => ("shared", "not on your map".to_owned()),
         };
-        let name: String = topic.chars().take(22).collect();
+        let pct = f64::from(*n) / f64::from(max) * 100.0;
         let _ = write!(
             out,
-            r#"<text class="legend" x="{:.1}" y="{:.1}" text-anchor="end">{}</text>"#,
-            label_w - 8.0,
-            y + 14.0,
-            esc(&name)
-        );
-        let _ = write!(
-            out,
-            r#"<rect class="{class}" x="{label_w}" y="{:.1}" width="{w:.1}" height="14" rx="2"><title>{}: {n} lessons</title></rect>"#,
-            y + 3.0,
-            esc(topic)
-        );
-        let _ = write!(
-            out,
-            r#"<text class="tick" x="{:.1}" y="{:.1}">{n} · {}</text>"#,
-            label_w + w + 6.0,
-            y + 14.0,
+            r#"<li><span class="bar-name">{}</span><span class="bar-track"><span class="bar-fill {class}" style="width: {pct:.0}%"></span></span><span class="bar-value">{n} · {}</span></li>"#,
+            esc(topic),
             esc(&conf)
         );
     }
-    out.push_str("</svg>");
+    out.push_str("</ol>");
     (out, covered, known.len())
 }
 
@@ -354,6 +399,11 @@ pub(crate) fn per_day(label: &str, days: &[(NaiveDate, u32)], class: &str, what:
 /// before them, each group a dot at (mean prediction, share actually recalled). On the dashed
 /// diagonal the model is calibrated; below it, it was too hopeful.
 pub(crate) fn calibration(reviews: &[(f64, bool)]) -> String {
+    if reviews.is_empty() {
+        return empty(
+            "Once you have reviewed a few cards twice, each group of reviews gets a dot here: the recall predicted against the recall you showed.",
+        );
+    }
     const EDGES: [f64; 7] = [0.0, 0.5, 0.7, 0.8, 0.9, 0.95, 1.0001];
     let size = H + 40.0;
     let plot = size - TOP - BOTTOM;
@@ -363,21 +413,23 @@ pub(crate) fn calibration(reviews: &[(f64, bool)]) -> String {
     let mut out = String::new();
     let _ = write!(
         out,
-        r#"<svg class="plot" viewBox="0 0 {W} {size}" role="img" aria-label="Predicted and observed recall"><title>Predicted and observed recall</title>"#
+        r#"<svg class="plot square" viewBox="0 0 {:.0} {size}" role="img" aria-label="Predicted and observed recall"><title>Predicted and observed recall</title>"#,
+        x1 + 16.0
     );
     for t in [0.0, 0.25, 0.5, 0.75, 1.0] {
         let _ =
             write!(out, r#"<line class="gridline" x1="{x0:.1}" x2="{x1:.1}" y1="{:.1}" y2="{:.1}"/>"#, py(t), py(t));
+        let minor = if t == 0.25 || t == 0.75 { " minor" } else { "" };
         let _ = write!(
             out,
-            r#"<text class="tick" x="{:.1}" y="{:.1}" text-anchor="end">{:.0}%</text>"#,
+            r#"<text class="tick{minor}" x="{:.1}" y="{:.1}" text-anchor="end">{:.0}%</text>"#,
             x0 - 6.0,
             py(t) + 4.0,
             t * 100.0
         );
         let _ = write!(
             out,
-            r#"<text class="tick" x="{:.1}" y="{:.1}" text-anchor="middle">{:.0}%</text>"#,
+            r#"<text class="tick{minor}" x="{:.1}" y="{:.1}" text-anchor="middle">{:.0}%</text>"#,
             px(t),
             size - 8.0,
             t * 100.0
@@ -412,16 +464,13 @@ pub(crate) fn calibration(reviews: &[(f64, bool)]) -> String {
         );
         shown += 1;
     }
-    let _ = write!(out, r#"<text class="legend" x="{:.1}" y="{:.1}">predicted recall →</text>"#, x1 + 12.0, py(0.0));
-    let _ = write!(out, r#"<text class="legend" x="{:.1}" y="{:.1}">↑ recalled</text>"#, x1 + 12.0, py(1.0) + 10.0);
+    out.push_str("</svg>");
     let _ = write!(
         out,
-        r#"<text class="tick" x="{:.1}" y="{:.1}">{shown} groups, {} reviews</text>"#,
-        x1 + 12.0,
-        py(0.5),
-        reviews.len()
+        r#"<ul class="plot-legend"><li>across: the recall predicted</li><li>up: the share recalled</li><li>dashed: where they agree</li><li>{} of {}</li></ul>"#,
+        if shown == 1 { "1 group".to_owned() } else { format!("{shown} groups") },
+        if reviews.len() == 1 { "1 review".to_owned() } else { format!("{} reviews", reviews.len()) }
     );
-    out.push_str("</svg>");
     out
 }
 
@@ -446,7 +495,7 @@ mod tests {
         assert_eq!(svg.matches("<circle").count(), 2, "{svg}");
         assert!(svg.contains("10 reviews predicted at 95%: 90% recalled"), "{svg}");
         assert!(svg.contains("2 reviews predicted at 62%: 50% recalled"), "{svg}");
-        assert!(calibration(&[]).contains("0 groups, 0 reviews"));
+        assert!(calibration(&[]).contains("plot-empty"));
     }
 
     #[test]
@@ -468,11 +517,31 @@ mod tests {
             point("2026-11-24T09:00:00Z", true, None, "b"),
             point("2025-01-01T00:00:00Z", false, None, "old"),
         ];
-        let svg = weekly(&lessons, now, 4);
+        let (svg, weeks) = weekly(&lessons, now, 4);
+        assert_eq!(weeks, 4, "the first lesson is older than the window: the whole window");
         assert!(svg.contains("Week of 30 Nov 2026: 1 yours"), "{svg}");
         assert!(svg.contains("Week of 23 Nov 2026: 1 yours") && svg.contains("Week of 23 Nov 2026: 1 shared"), "{svg}");
         assert!(!svg.contains("2025"), "outside the window");
         assert!(!svg.contains('#'), "no colours inline");
+        assert!(svg.contains(r#"<ul class="plot-legend">"#), "the key is HTML, under the chart");
+    }
+
+    #[test]
+    fn charts_start_at_the_first_data_and_empty_ones_say_what_will_fill_them() {
+        let now = at("2026-11-30T12:00:00Z");
+        let recent = [point("2026-11-24T09:00:00Z", false, None, "a")];
+        let (svg, weeks) = weekly(&recent, now, 26);
+        assert_eq!(weeks, 8, "a new learner's chart is eight weeks, not twenty-six");
+        assert_eq!(svg.matches("text-anchor=\"middle\"").count(), 4, "a date every second week: {svg}");
+        let (none, weeks) = weekly(&[], now, 26);
+        assert_eq!(weeks, 0);
+        assert!(none.contains("plot-empty") && !none.contains("<svg"), "{none}");
+        let months = feedback_mix(&recent, now, 12);
+        assert_eq!(months.matches("text-anchor=\"middle\"").count(), 3, "three months, not twelve: {months}");
+        assert!(feedback_mix(&[], now, 12).contains("will be drawn here"));
+        assert!(confidence(&[], now, 6).0.contains("will be drawn here"));
+        assert!(coverage(&[], &HashMap::new(), 10).0.contains("plot-empty"));
+        assert!(calibration(&[]).contains("plot-empty") && !calibration(&[]).contains("0 groups"));
     }
 
     #[test]
@@ -509,6 +578,12 @@ mod tests {
         assert_eq!(topics, ["rust", "go<"]);
         assert!(svg.contains("rust: 5/10 now") && svg.contains("go&lt;"), "{svg}");
         assert!(svg.contains(" H") && svg.contains(" V"), "step lines");
+        // Each line has its own marker shape as well as its colour, keyed under the chart.
+        assert!(svg.contains(r#"<g class="series s-0">"#) && svg.contains(r#"<g class="series s-1">"#));
+        assert!(svg.contains("<circle class=\"mark\"") && svg.contains("<rect class=\"mark\""), "{svg}");
+        assert!(svg.contains("rust 5/10</li>"), "{svg}");
+        // Dates along the bottom, not only the first one and "now".
+        assert!(svg.matches("class=\"tick").count() >= 6 + 5, "{svg}");
     }
 
     #[test]

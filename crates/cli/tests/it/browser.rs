@@ -147,6 +147,12 @@ fn every_page_and_every_click_in_chromium() {
     assert_eq!(t["frame_after_toggle"], "light", "{t:#}");
     assert_eq!(t["back_to_system"], serde_json::json!(["light", null]), "{t:#}");
     assert_eq!((&seen["phone_light"], &seen["phone_dark"]), (&Value::Bool(true), &Value::Bool(true)));
+    // Chart text is one size on screen, in half-width and full-width charts, on a desktop and a
+    // phone: 12 px, give or take rounding.
+    for key in ["tick_px_wide_light", "tick_px_wide_dark", "tick_px_390_light", "tick_px_390_dark"] {
+        let [min, max] = [0, 1].map(|i| seen[key][i].as_f64().unwrap_or(0.0));
+        assert!((11.0..=13.0).contains(&min) && (11.0..=13.0).contains(&max), "{key}: {min}..{max} px");
+    }
 
     for page in [
         "lessons",

@@ -157,14 +157,20 @@ fn render(s: &devcoach_store::Store, now: DateTime<Utc>) -> Result<String, WebEr
         })
         .collect();
     let c = Chrome::new(Some(s), "progress");
-    let recent = points.iter().filter(|p| now - p.at < chrono::Duration::weeks(26)).count();
+    let (weekly, weeks) = plots::weekly(&points, now, 26);
+    let recent =
+        points.iter().filter(|p| now - p.at < chrono::Duration::weeks(i64::try_from(weeks).unwrap_or(26))).count();
     let (confidence, topics) = plots::confidence(&evidence, now, 6);
     let (coverage, covered, on_map) = plots::coverage(&points, &known, 15);
     let page = Page {
         c,
         empty: points.is_empty() && evidence.is_empty(),
-        weekly: plots::weekly(&points, now, 26),
-        weekly_note: format!("{recent} in the last 26 weeks, {} in all.", points.len()),
+        weekly,
+        weekly_note: if weeks == 0 {
+            "No lessons yet.".to_owned()
+        } else {
+            format!("{recent} in the last {weeks} weeks, {} in all.", points.len())
+        },
         feedback: plots::feedback_mix(&points, now, 12),
         confidence,
         confidence_note: if topics.is_empty() {

@@ -220,7 +220,9 @@ fn the_progress_page_draws_from_lessons_and_evidence() {
     let page = s.get("/progress");
     assert_eq!(page.status, 200);
     let html = page.text();
-    assert_eq!(html.matches("<svg class=\"plot\"").count(), 7, "four charts, and three of reviews");
+    // Three drawn charts, the coverage bars as a list, and three of reviews (one square).
+    assert_eq!(html.matches("<svg class=\"plot").count(), 6, "three charts, and three of reviews");
+    assert!(html.contains("<ol class=\"bars\""), "taught and known, as bars that wrap");
     assert!(
         html.contains("Lessons per week")
             && html.contains("How lessons landed")
