@@ -399,12 +399,12 @@ pub(crate) fn per_day(label: &str, days: &[(NaiveDate, u32)], class: &str, what:
 /// before them, each group a dot at (mean prediction, share actually recalled). On the dashed
 /// diagonal the model is calibrated; below it, it was too hopeful.
 pub(crate) fn calibration(reviews: &[(f64, bool)]) -> String {
+    const EDGES: [f64; 7] = [0.0, 0.5, 0.7, 0.8, 0.9, 0.95, 1.0001];
     if reviews.is_empty() {
         return empty(
             "Once you have reviewed a few cards twice, each group of reviews gets a dot here: the recall predicted against the recall you showed.",
         );
     }
-    const EDGES: [f64; 7] = [0.0, 0.5, 0.7, 0.8, 0.9, 0.95, 1.0001];
     let size = H + 40.0;
     let plot = size - TOP - BOTTOM;
     let (x0, x1) = (LEFT + 8.0, LEFT + 8.0 + plot);
@@ -416,10 +416,10 @@ pub(crate) fn calibration(reviews: &[(f64, bool)]) -> String {
         r#"<svg class="plot square" viewBox="0 0 {:.0} {size}" role="img" aria-label="Predicted and observed recall"><title>Predicted and observed recall</title>"#,
         x1 + 16.0
     );
-    for t in [0.0, 0.25, 0.5, 0.75, 1.0] {
+    for (k, t) in [0.0, 0.25, 0.5, 0.75, 1.0].into_iter().enumerate() {
         let _ =
             write!(out, r#"<line class="gridline" x1="{x0:.1}" x2="{x1:.1}" y1="{:.1}" y2="{:.1}"/>"#, py(t), py(t));
-        let minor = if t == 0.25 || t == 0.75 { " minor" } else { "" };
+        let minor = if k % 2 == 1 { " minor" } else { "" };
         let _ = write!(
             out,
             r#"<text class="tick{minor}" x="{:.1}" y="{:.1}" text-anchor="end">{:.0}%</text>"#,
