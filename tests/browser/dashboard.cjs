@@ -108,8 +108,26 @@ async function main() {
       });
       seen[`landing_title_${theme}`] = await page.locator("#title").innerText();
       seen[`landing_local_${theme}`] = await page.locator("#local").isVisible();
+      // The body is drawn as markdown from DOM nodes: paragraphs and code, no markup left over.
+      seen[`landing_body_${theme}`] = await page.evaluate(() => {
+        const body = document.getElementById("body");
+        return { blocks: body.querySelectorAll("p, pre, ul, ol, h3, h4, blockquote").length, code: body.querySelectorAll("code").length, raw: /\*\*|```/.test(body.textContent), scripts: body.querySelectorAll("script, img, iframe").length };
+      });
 
       if (theme === "light") {
+        // A share whose body tries to run or load something stays text.
+        state.at = "hostile share";
+        await page.goto(`${base}/lesson#${process.env.HOSTILE_CODE}`, { waitUntil: "networkidle" });
+        await page.waitForSelector("#card:not([hidden]) #title", { timeout: 10000 }).catch(() => problems.push("hostile share: no card"));
+        seen.landing_hostile = await page.evaluate(() => {
+          const body = document.getElementById("body");
+          return {
+            elements: body.querySelectorAll("script, img, iframe, [onerror], a[href^='javascript' i]").length,
+            title_kept: document.title !== "pwned",
+            text: body.textContent,
+          };
+        });
+
         // Star a lesson from the list.
         state.at = "star";
         await page.goto(`${base}/lessons`, { waitUntil: "networkidle" });

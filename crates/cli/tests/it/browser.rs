@@ -69,6 +69,17 @@ fn every_page_and_every_click_in_chromium() {
             .expect("json");
     let code = codes[0]["code"].as_str().expect("code");
 
+    // A shared lesson whose body tries to run or load something, as its share code.
+    rusqlite::Connection::open(&db)
+        .expect("db")
+        .execute(
+            "UPDATE lessons SET body = ?1 WHERE id = 'git-bisect'",
+            ["<script>document.title='pwned'</script>\n\n[click](javascript:alert(1)) ![x](https://tracker.example/p.gif) <img src=x onerror=alert(1)>\n\n**bold** and `code`"],
+        )
+        .expect("hostile body");
+    let shared = env.run(&["share", "git-bisect"]);
+    let hostile_code = String::from_utf8_lossy(&shared.stdout).lines().last().expect("a code").trim().to_owned();
+
     let port = free_port();
     let mut server = start(&env, port);
     let shots = target().join("screenshots");
@@ -79,6 +90,7 @@ fn every_page_and_every_click_in_chromium() {
         .env("DASHBOARD", format!("http://127.0.0.1:{port}"))
         .env("SCREENSHOTS", &shots)
         .env("SHARE_CODE", code)
+        .env("HOSTILE_CODE", &hostile_code)
         .env("CHROMIUM", chromium())
         .output()
         .expect("node runs (scripts/test.sh installs Node.js)");
@@ -116,7 +128,17 @@ fn every_page_and_every_click_in_chromium() {
             "the share page decoded the card"
         );
         assert_eq!(seen[format!("landing_local_{theme}")], true, "the share page found the dashboard");
+        let body = &seen[format!("landing_body_{theme}")];
+        assert!(body["blocks"].as_u64().is_some_and(|n| n >= 3), "paragraphs and a code block: {body}");
+        assert!(body["code"].as_u64().is_some_and(|n| n >= 3), "inline code and the fenced block: {body}");
+        assert_eq!((&body["raw"], &body["scripts"]), (&Value::Bool(false), &serde_json::json!(0)), "{body}");
     }
+
+    // The hostile body is text on the share page: nothing ran, nothing loaded, no link runs code.
+    let h = &seen["landing_hostile"];
+    assert_eq!(h["elements"], 0, "{h}");
+    assert_eq!(h["title_kept"], true, "{h}");
+    assert!(h["text"].as_str().is_some_and(|t| t.contains("<script>") && t.contains("bold")), "{h}");
 
     // The course frame followed the step.
     let anchor = seen["course_anchor"].as_str().expect("anchor");
