@@ -91,10 +91,17 @@
       event.preventDefault();
       var params = new URLSearchParams(new FormData(form));
       params.set("format", button.getAttribute("data-copy"));
-      fetch(form.action + "?" + params.toString(), { credentials: "same-origin" })
+      // Remembering the name is a write: it goes as a POST (a GET never changes anything).
+      var remember = params.get("persist") === "1";
+      var request = remember
+        ? fetch(form.action, { method: "POST", credentials: "same-origin", body: params })
+        : fetch(form.action + "?" + params.toString(), { credentials: "same-origin" });
+      request
         .then(function (response) { if (!response.ok) throw new Error(response.status); return response.text(); })
         .then(function (text) { return copy(text); })
-        .then(function () { status.textContent = button.getAttribute("data-copy") === "link" ? "Link copied." : "Lesson copied, with its code."; })
+        .then(function () {
+          status.textContent = (button.getAttribute("data-copy") === "link" ? "Link copied." : "Lesson copied, with its code.") + (remember ? " Name saved." : "");
+        })
         .catch(function () { status.textContent = "Could not copy: use Download instead."; });
     });
   });

@@ -66,7 +66,7 @@ pub enum Command {
     },
     /// Show the settings.
     Settings(JsonFlag),
-    /// Change a setting: max_per_day, min_gap_minutes, nudge_every, nudge_scope, share_name, ui_theme or ui_home.
+    /// Change a setting: max_per_day, min_gap_minutes, nudge_every, nudge_scope, share_name, ui_theme, ui_home or share_link_base.
     Set {
         /// The setting's name.
         key: String,

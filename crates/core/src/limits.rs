@@ -12,6 +12,8 @@ pub const GROUP_CHARS: usize = 100;
 pub const SHARE_NAME_CHARS: usize = 80;
 /// An agent session id as a hook payload carries it (longer ids are cut there).
 pub const SESSION_ID_BYTES: usize = 256;
+/// The page share links point at (`share_link_base`).
+pub const LINK_BASE_CHARS: usize = 300;
 /// A lesson id.
 pub const LESSON_ID_CHARS: usize = 200;
 /// A lesson title.

@@ -156,11 +156,11 @@ fn cards_signature(conn: &Connection) -> rusqlite::Result<Signature> {
     )
 }
 
-fn read_setting(conn: &Connection, key: &str) -> rusqlite::Result<Option<String>> {
+pub(crate) fn read_setting(conn: &Connection, key: &str) -> rusqlite::Result<Option<String>> {
     conn.prepare_cached("SELECT value FROM ext_settings WHERE key = ?1")?.query_row([key], |r| r.get(0)).optional()
 }
 
-fn write_setting(conn: &Connection, key: &str, value: &str) -> rusqlite::Result<()> {
+pub(crate) fn write_setting(conn: &Connection, key: &str, value: &str) -> rusqlite::Result<()> {
     conn.prepare_cached(
         "INSERT INTO ext_settings (key, value) VALUES (?1, ?2) ON CONFLICT (key) DO UPDATE SET value = excluded.value",
     )?

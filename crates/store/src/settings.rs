@@ -12,9 +12,40 @@ pub(crate) fn read(conn: &Connection) -> Result<Settings> {
     Ok(Settings::from_rows(rows.iter().map(|(k, v)| (k.as_str(), v.as_str()))))
 }
 
+/// `ext_settings` key of the page share links point at (ours: the original has one fixed page).
+pub(crate) const LINK_BASE_KEY: &str = "share_link_base";
+
+/// The page share links point at: the setting when it reads as one, else the default.
+pub(crate) fn link_base(conn: &Connection) -> rusqlite::Result<String> {
+    let stored = crate::reviews::read_setting(conn, LINK_BASE_KEY)?;
+    Ok(stored
+        .and_then(|s| devcoach_core::share::text::parse_link_base(&s).ok().flatten())
+        .unwrap_or_else(|| devcoach_core::share::text::DEFAULT_LINK_BASE.to_owned()))
+}
+
 impl Store {
     pub fn settings(&self) -> Result<Settings> {
         read(self.conn())
+    }
+
+    /// The page share links point at (`share_link_base`, documented default
+    /// [`DEFAULT_LINK_BASE`](devcoach_core::share::text::DEFAULT_LINK_BASE)).
+    pub fn share_link_base(&self) -> Result<String> {
+        Ok(link_base(self.conn())?)
+    }
+
+    /// Sets (or with `None` clears, back to the default) the page share links point at; the
+    /// address is validated by `parse_link_base` first.
+    pub fn set_share_link_base(&mut self, base: Option<&str>) -> Result<()> {
+        self.write(|tx| {
+            match base {
+                Some(b) => crate::reviews::write_setting(tx, LINK_BASE_KEY, b)?,
+                None => {
+                    tx.execute("DELETE FROM ext_settings WHERE key = ?1", [LINK_BASE_KEY])?;
+                }
+            }
+            Ok(())
+        })
     }
 
     /// Writes one validated setting and returns the settings now in force.

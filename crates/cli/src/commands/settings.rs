@@ -3,6 +3,7 @@
 use std::borrow::Cow;
 
 use devcoach_core::settings::{SettingError, SettingKey, SettingUpdate, Settings};
+use devcoach_core::share::text;
 
 use crate::context::Ctx;
 use crate::failure::UserError;
@@ -35,8 +36,15 @@ pub fn show(ctx: &Ctx, json: bool) -> anyhow::Result<()> {
         Some(s) => s.settings()?,
         None => Settings::default(),
     };
+    let link_base = match &store {
+        Some(s) => s.share_link_base()?,
+        None => text::DEFAULT_LINK_BASE.to_owned(),
+    };
     if json {
-        crate::output::json(&settings)?;
+        // The original's settings, then ours.
+        let mut value = serde_json::to_value(&settings)?;
+        value[LINK_BASE] = serde_json::Value::String(link_base);
+        crate::output::json(&value)?;
     } else {
         type Row = (&'static str, String, &'static str);
         let table = Table::new(vec![
@@ -48,7 +56,11 @@ pub fn show(ctx: &Ctx, json: bool) -> anyhow::Result<()> {
         let hint = ctx
             .term
             .out(Style::Dim, &crate::output::wrap("Change one with `devcoach set <setting> <value>`.", ctx.term.width));
-        crate::output::print(&format!("{}{hint}", table.for_term(&rows(&settings), ctx.term)))?;
+        let mut rows = rows(&settings);
+        // The default is long and documented (README, `settings --json`): named, not spelled out.
+        let shown = if link_base == text::DEFAULT_LINK_BASE { "(default)".to_owned() } else { link_base };
+        rows.push((LINK_BASE, shown, "the page share links open"));
+        crate::output::print(&format!("{}{hint}", table.for_term(&rows, ctx.term)))?;
     }
     if let Some(s) = &store {
         ctx.read_only_notice(s);
@@ -56,8 +68,17 @@ pub fn show(ctx: &Ctx, json: bool) -> anyhow::Result<()> {
     Ok(())
 }
 
+/// Ours (kept beside the original's settings): where share links point.
+const LINK_BASE: &str = "share_link_base";
+
 pub fn set(ctx: &Ctx, key: &str, value: &str) -> anyhow::Result<()> {
-    let names = || SettingKey::ALL.map(SettingKey::as_str).join(", ");
+    if key == LINK_BASE {
+        let base = text::parse_link_base(value).map_err(|e| UserError::Usage(e.to_string()))?;
+        ctx.open()?.set_share_link_base(base.as_deref())?;
+        let shown = base.unwrap_or_else(|| format!("{} (the default)", text::DEFAULT_LINK_BASE));
+        return Ok(crate::output::print(&format!("Set {LINK_BASE} = {shown}"))?);
+    }
+    let names = || format!("{}, {LINK_BASE}", SettingKey::ALL.map(SettingKey::as_str).join(", "));
     let k = SettingKey::parse(key)
         .ok_or_else(|| UserError::Usage(format!("unknown setting '{key}' — the settings are {}", names())))?;
     // The one validator the dashboard and MCP use; the CLI only words the integer case itself.

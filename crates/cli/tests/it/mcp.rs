@@ -254,7 +254,7 @@ fn every_tool_resource_and_prompt_through_the_rust_client() {
         assert_eq!(decoded.title, "Find the breaking commit with bisect");
         assert!(decoded.project.is_none(), "no context unless asked");
         let link = c.ok("share_lesson", &call(&client, "share_lesson", json!({"lesson_id": "git-bisect", "transport": "link", "shared_by": "Ada"})).await);
-        assert!(link["link"].as_str().is_some_and(|l| l.starts_with("https://ultimaphoenix.github.io/dev-coach/lesson#devcoach:lesson:1:")));
+        assert!(link["link"].as_str().is_some_and(|l| l.starts_with("https://devcoach-rs.github.io/devcoach/lesson#devcoach:lesson:1:")));
         assert_eq!(link["shared_by"], "Ada");
         let file = c.ok("share_lesson", &call(&client, "share_lesson", json!({"lesson_id": "git-bisect", "transport": "file", "include_context": true, "shared_by": ""})).await);
         assert_eq!(file["filename"], "git-bisect.devcoach.md");

@@ -60,7 +60,8 @@ const FILE_CHECK: &str = "Write `markdown` to `filename` with your file tool (in
 path), then confirm the path in one line. Do not print the markdown.";
 
 fn share(ctx: &Ctx, a: ShareArgs) -> Result<Out<ShareOut>, ToolError> {
-    let (lesson, setting) = ctx.with_store(|s| Ok((s.lesson(&a.lesson_id)?, s.settings()?.share_name)))?;
+    let (lesson, setting, link_base) =
+        ctx.with_store(|s| Ok((s.lesson(&a.lesson_id)?, s.settings()?.share_name, s.share_link_base()?)))?;
     let lesson = lesson.ok_or_else(|| {
         ToolError::Verbatim(format!("share_lesson: lesson '{}' not found — call get_lessons to pick one", a.lesson_id))
     })?;
@@ -98,7 +99,7 @@ fn share(ctx: &Ctx, a: ShareArgs) -> Result<Out<ShareOut>, ToolError> {
         }
         Transport::Link => {
             out.transport = "link".into();
-            out.link = Some(text::link(&code));
+            out.link = Some(text::link_at(&link_base, &code));
             out.reply_check = LINK_CHECK.into();
         }
         Transport::File => {

@@ -308,6 +308,9 @@ impl Store {
         if let Some(p) = &review.parameters {
             ext_settings["review_parameters"] = json!(p.values().to_vec());
         }
+        if let Some(base) = crate::reviews::read_setting(&tx, crate::settings::LINK_BASE_KEY)? {
+            ext_settings[crate::settings::LINK_BASE_KEY] = json!(base);
+        }
         w.entry(EXT_SETTINGS_ENTRY, &pretty(&ext_settings))?;
         let times: Vec<Value> = tx
             .prepare("SELECT topic, updated_at FROM knowledge ORDER BY topic")?
@@ -637,6 +640,14 @@ fn restore_review_settings(conn: &Connection, s: &Value) -> Result<()> {
         }
     }
     crate::reviews::write_review_settings(conn, &settings)?;
+    // The share page, when the backup names one that still reads as one.
+    if let Some(base) = s
+        .get(crate::settings::LINK_BASE_KEY)
+        .and_then(Value::as_str)
+        .and_then(|b| devcoach_core::share::text::parse_link_base(b).ok().flatten())
+    {
+        crate::reviews::write_setting(conn, crate::settings::LINK_BASE_KEY, &base)?;
+    }
     Ok(())
 }
 

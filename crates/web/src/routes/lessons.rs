@@ -416,7 +416,11 @@ pub(crate) async fn detail(
                 let done = c.steps.iter().filter(|st| st.status.as_str() != "todo").count();
                 (c.id, c.title, done, c.steps.len())
             });
-        let share_name = s.settings()?.share_name.unwrap_or_default();
+        // The name the share popover offers: the saved one, else git's (as the CLI and MCP use).
+        let share_name = match s.settings()?.share_name {
+            Some(name) => name,
+            None => default_sender(&lesson).unwrap_or_default(),
+        };
         Ok(Some((Chrome::new(Some(s), "lessons"), lesson, course, share_name)))
     })
     .await?
@@ -504,6 +508,18 @@ pub(crate) async fn delete(State(state): State<SharedState>, form: Fields) -> We
     Ok(see_other(next.as_deref(), "/lessons"))
 }
 
+/// git's `user.name`, asked in the lesson's folder when it still exists (a repository may set
+/// its own), else where the dashboard runs.
+fn default_sender(lesson: &devcoach_core::Lesson) -> Option<String> {
+    let here = lesson
+        .folder
+        .as_deref()
+        .map(std::path::PathBuf::from)
+        .filter(|p| p.is_dir())
+        .or_else(|| std::env::current_dir().ok())?;
+    devcoach_store::probe::git_user_name(&here)
+}
+
 /// What a share request asks for.
 struct ShareRequest {
     name: Option<String>,
@@ -545,7 +561,7 @@ pub(crate) async fn share_post(State(state): State<SharedState>, Path(id): Path<
 async fn share(state: SharedState, id: String, req: ShareRequest) -> WebResult {
     let now = state.now();
     let persist_name = req.name.clone().filter(|n| req.persist && !n.trim().is_empty());
-    let build = move |s: &devcoach_store::Store| -> Result<Option<SharedLesson>, WebError> {
+    let build = move |s: &devcoach_store::Store| -> Result<Option<(SharedLesson, String)>, WebError> {
         let Some(lesson) = s.lesson(&id)? else { return Ok(None) };
         let setting = s.settings()?.share_name;
         let by = match req.name.as_deref().map(str::trim) {
@@ -553,14 +569,17 @@ async fn share(state: SharedState, id: String, req: ShareRequest) -> WebResult {
             Some(name) => SharedBy::Named(name.to_owned()),
             None => SharedBy::Default,
         };
-        let shared_by = by.resolve(setting.as_deref(), None);
-        Ok(Some(SharedLesson::from_lesson(
+        // As the CLI and MCP do: with no name given or saved, git's user.name.
+        let git_user = if by == SharedBy::Default && setting.is_none() { default_sender(&lesson) } else { None };
+        let shared_by = by.resolve(setting.as_deref(), git_user.as_deref());
+        let payload = SharedLesson::from_lesson(
             &lesson,
             req.include_context,
             shared_by,
             lesson_stamp(now),
             devcoach_core::APP_VERSION,
-        )))
+        );
+        Ok(Some((payload, s.share_link_base()?)))
     };
     let payload = match persist_name {
         Some(name) => {
@@ -573,6 +592,7 @@ async fn share(state: SharedState, id: String, req: ShareRequest) -> WebResult {
         None => pool::read(&state, build).await?.flatten(),
     }
     .ok_or(WebError::NotFoundText("Lesson not found"))?;
+    let (payload, link_base) = payload;
     let (share_text, code) = text::share_text(&payload);
     let plain = |body: String| {
         ([(header::CONTENT_TYPE, "text/plain; charset=utf-8"), (header::CACHE_CONTROL, "no-store")], body)
@@ -580,7 +600,7 @@ async fn share(state: SharedState, id: String, req: ShareRequest) -> WebResult {
     };
     Ok(match req.format.as_str() {
         "text" => plain(share_text),
-        "link" => plain(text::link(&code)),
+        "link" => plain(text::link_at(&link_base, &code)),
         "md" => attachment("text/markdown; charset=utf-8", &file::file_name(&payload), file::render_file(&payload)),
         _ => {
             // The data the page's copy buttons read.
@@ -589,7 +609,7 @@ async fn share(state: SharedState, id: String, req: ShareRequest) -> WebResult {
             let fragment = format!(
                 "<div id=\"share-payloads\" data-text=\"{}\" data-link=\"{}\" data-file-name=\"{}\"></div>",
                 esc(&share_text),
-                esc(&text::link(&code)),
+                esc(&text::link_at(&link_base, &code)),
                 esc(&file::file_name(&payload))
             );
             axum::response::Html(fragment).into_response()

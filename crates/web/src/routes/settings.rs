@@ -22,6 +22,9 @@ struct Page {
     theme: &'static str,
     home: &'static str,
     share_name: String,
+    /// The page share links open, empty when it is the default (shown as the placeholder).
+    link_base: String,
+    default_link_base: &'static str,
     notebook: String,
     flashes: Vec<(&'static str, String)>,
 }
@@ -87,8 +90,11 @@ fn flashes(q: &HashMap<String, String>) -> Vec<(&'static str, String)> {
 
 pub(crate) async fn page(State(state): State<SharedState>, Query(q): Query<HashMap<String, String>>) -> WebResult {
     let dir = state.dir.clone();
-    let loaded = pool::read(&state, |s| Ok((Chrome::new(Some(s), "settings"), s.settings()?))).await?;
-    let (c, s) = loaded.unwrap_or_else(|| (Chrome::new(None, "settings"), Settings::default()));
+    let loaded =
+        pool::read(&state, |s| Ok((Chrome::new(Some(s), "settings"), s.settings()?, s.share_link_base()?))).await?;
+    let default_link_base = devcoach_core::share::text::DEFAULT_LINK_BASE;
+    let (c, s, base) = loaded.unwrap_or_else(|| (Chrome::new(None, "settings"), Settings::default(), String::new()));
+    let link_base = if base == default_link_base { String::new() } else { base };
     let notebook = tokio::task::spawn_blocking(move || dir.read_notebook().unwrap_or_default())
         .await
         .map_err(|e| WebError::Internal(e.to_string()))?;
@@ -97,6 +103,8 @@ pub(crate) async fn page(State(state): State<SharedState>, Query(q): Query<HashM
         theme: s.ui_theme.as_str(),
         home: s.ui_home.as_str(),
         share_name: s.share_name.clone().unwrap_or_default(),
+        link_base,
+        default_link_base,
         notebook,
         flashes: flashes(&q),
         c,
@@ -123,9 +131,21 @@ pub(crate) async fn save(State(state): State<SharedState>, form: Fields) -> WebR
             Err(e) => problems.push(e.to_string()),
         }
     }
+    // Ours, beside the original's settings: the page share links open.
+    let link_base = match form.get("share_link_base").map(devcoach_core::share::text::parse_link_base) {
+        Some(Ok(base)) => Some(base),
+        Some(Err(e)) => {
+            problems.push(e.to_string());
+            None
+        }
+        None => None,
+    };
     pool::write(&state, move |s| {
         for u in &updates {
             s.apply_setting(u)?;
+        }
+        if let Some(base) = &link_base {
+            s.set_share_link_base(base.as_deref())?;
         }
         Ok(())
     })

@@ -32,7 +32,7 @@ fn static_files_ping_and_shutdown() {
         assert_eq!(s.get(bad).status, 404, "{bad}");
     }
 
-    let ping = s.get("/ping");
+    let ping = s.get_with("/ping", &[("origin", "https://ultimaphoenix.github.io")]);
     assert_eq!(ping.status, 200);
     let body: Value = serde_json::from_slice(&ping.body).expect("json");
     assert_eq!(
@@ -50,6 +50,14 @@ fn static_files_ping_and_shutdown() {
     }
     let pre = s.options("/ping");
     assert_eq!((pre.status, pre.header("access-control-allow-private-network")), (204, "true"));
+    // Each share page may ask (this project's, the original's, the configured one), one origin
+    // per answer; any other site is told nothing it could read.
+    let allowed =
+        |origin: &str| s.get_with("/ping", &[("origin", origin)]).header("access-control-allow-origin").to_owned();
+    assert_eq!(allowed("https://devcoach-rs.github.io"), "https://devcoach-rs.github.io");
+    assert_eq!(allowed("https://evil.example"), "");
+    assert_eq!(allowed("https://lessons.example.org"), "", "not configured yet");
+    assert_eq!(s.get("/ping").header("access-control-allow-origin"), "", "no Origin, no grant");
     // No other route answers cross-origin reads.
     assert_eq!(s.get("/lessons").header("access-control-allow-origin"), "");
     assert!(!s.data().db_path().exists(), "reading never creates the database");
@@ -267,6 +275,57 @@ fn share_in_every_format() {
 
     assert_eq!(s.get("/lessons/nope/share?format=text").status, 404);
     assert_eq!(s.get_with(&format!("{base}?format=text"), &[("sec-fetch-site", "cross-site")]).status, 403);
+}
+
+#[test]
+fn shares_sign_with_git_and_link_to_the_configured_page() {
+    let s = Server::demo();
+    // A lesson made in a repository whose git config names its author: with no name given or
+    // saved, the share carries it (as the CLI and MCP do), and the popover offers it.
+    let repo = tempfile::TempDir::new().expect("repo");
+    let git = |args: &[&str]| {
+        let ok = std::process::Command::new("git")
+            .args(args)
+            .current_dir(repo.path())
+            .output()
+            .expect("git")
+            .status
+            .success();
+        assert!(ok, "git {args:?}");
+    };
+    git(&["init", "-q"]);
+    git(&["config", "user.name", "Ada Lovelace"]);
+    let mut store = s.store();
+    let mut l = store.lesson("redis-ttl-jitter").expect("read").expect("lesson");
+    l.folder = Some(repo.path().display().to_string());
+    store.put_lesson(&l).expect("put");
+    let base = "/lessons/redis-ttl-jitter/share";
+    assert!(s.get(&format!("{base}?format=text")).text().contains("Shared by Ada Lovelace"));
+    let page = s.get("/lessons/redis-ttl-jitter").text();
+    assert!(
+        page.contains("value=\"Ada Lovelace\"") && page.contains("name=\"persist\""),
+        "the popover offers the name and to keep it"
+    );
+
+    // Links open this project's page by default; the setting points them elsewhere, and that
+    // page's origin may then ask whether the dashboard runs.
+    let link = s.get(&format!("{base}?format=link")).text();
+    assert!(link.starts_with("https://devcoach-rs.github.io/devcoach/lesson#devcoach:lesson:1:"), "{link}");
+    s.post("/settings", &[("share_link_base", "https://lessons.example.org/p/")]).see_other("/settings?saved=1");
+    let link = s.get(&format!("{base}?format=link")).text();
+    assert!(link.starts_with("https://lessons.example.org/p#devcoach:lesson:1:"), "{link}");
+    assert_eq!(
+        s.get_with("/ping", &[("origin", "https://lessons.example.org")]).header("access-control-allow-origin"),
+        "https://lessons.example.org"
+    );
+    assert!(s.get("/settings").text().contains("value=\"https://lessons.example.org/p\""));
+    // A page that is not https (or on this machine) is refused and nothing changes.
+    let bad = s.post("/settings", &[("share_link_base", "javascript:alert(1)")]);
+    assert!(bad.header("location").contains("invalid_setting"), "{:?}", bad.headers);
+    assert_eq!(s.store().share_link_base().expect("base"), "https://lessons.example.org/p");
+    // Empty: back to the default.
+    s.post("/settings", &[("share_link_base", "")]).see_other("/settings?saved=1");
+    assert_eq!(s.store().share_link_base().expect("base"), devcoach_core::share::text::DEFAULT_LINK_BASE);
 }
 
 #[test]
