@@ -236,6 +236,14 @@ async function main() {
       ]) {
         await visit(page, theme, `${name}-390`, url, state);
         if (name === "progress") seen[`tick_px_390_${theme}`] = await tickSizes(page);
+        // On every dashboard page the theme follows the system and the toggle shows the scheme
+        // in use (the published share page follows the system by CSS alone).
+        const shown = await page.evaluate(() => [
+          document.documentElement.getAttribute("data-theme"),
+          document.querySelector("[data-theme-mark]")?.textContent || null,
+        ]);
+        const mark = theme === "dark" ? "\u263E" : "\u2600";
+        if (name !== "share-landing") check(shown[0] === theme && shown[1] === mark, `${state.at}: theme ${shown}`);
         const fit = await page.evaluate(() => [document.documentElement.scrollWidth, window.innerWidth]);
         check(fit[0] <= fit[1], `${state.at} at 390 px: the page is ${fit[0]} px wide`);
         const nav = await page.evaluate(() => {
