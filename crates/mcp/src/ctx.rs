@@ -5,7 +5,7 @@ use std::path::PathBuf;
 use std::sync::{Mutex, MutexGuard};
 
 use chrono::{DateTime, Utc};
-use devcoach_store::probe::history::ClaudeHome;
+use devcoach_probe::history::ClaudeHome;
 use devcoach_store::{DataDir, Store, StoreError};
 
 /// How the server is set up; the binary builds this from its environment.

@@ -7,7 +7,7 @@ use devcoach_core::git::GitContext;
 use devcoach_core::knowledge::DEFAULT_PROFILE;
 use devcoach_core::query::LessonQuery;
 use devcoach_core::time::Period;
-use devcoach_store::probe::{self, history};
+use devcoach_probe::{self as probe, history};
 use schemars::JsonSchema;
 use serde::Serialize;
 

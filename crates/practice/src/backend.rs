@@ -2,10 +2,10 @@
 //! (the conversation continued across turns by session id), Ollama's `/api/chat`, and any
 //! OpenAI-compatible `/v1/chat/completions`.
 
-use std::io::{Read, Write};
+use std::io::Write;
 use std::path::PathBuf;
-use std::process::{Command, Stdio};
-use std::time::{Duration, Instant};
+use std::process::Command;
+use std::time::Duration;
 
 use serde_json::{Value, json};
 
@@ -186,43 +186,18 @@ fn snippet(text: &str) -> String {
 }
 
 /// Runs a command with `input` on stdin; its stdout, or why not.
-fn run(mut cmd: Command, input: &str, timeout: Duration) -> Result<String, BackendError> {
+fn run(cmd: Command, input: &str, timeout: Duration) -> Result<String, BackendError> {
+    use devcoach_probe::child::{self, ChildError};
     let program = cmd.get_program().to_string_lossy().into_owned();
-    let mut child = cmd.stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().map_err(|e| {
-        BackendError::Unavailable(format!("could not start `{program}` ({e}); install Claude Code or use --local"))
+    let limits = child::Limits { input: Some(input.as_bytes()), deadline: timeout, output_cap: 16 * 1024 * 1024 };
+    let done = child::run(cmd, limits).map_err(|e| match e {
+        ChildError::Start { source, .. } => BackendError::Unavailable(format!(
+            "could not start `{program}` ({source}); install Claude Code or use --local"
+        )),
+        ChildError::Timeout { limit, .. } => BackendError::Timeout(limit.as_secs()),
+        ChildError::Wait { source, .. } => BackendError::Failed(format!("waiting for `{program}`: {source}")),
     })?;
-    if let Some(mut stdin) = child.stdin.take() {
-        let input = input.to_owned();
-        std::thread::spawn(move || {
-            let _ = stdin.write_all(input.as_bytes());
-        });
-    }
-    let drain = |pipe: Option<Box<dyn Read + Send>>| {
-        std::thread::spawn(move || {
-            let mut text = String::new();
-            if let Some(pipe) = pipe {
-                let _ = pipe.take(16 * 1024 * 1024).read_to_string(&mut text);
-            }
-            text
-        })
-    };
-    let out = drain(child.stdout.take().map(|p| Box::new(p) as Box<dyn Read + Send>));
-    let err = drain(child.stderr.take().map(|p| Box::new(p) as Box<dyn Read + Send>));
-    let started = Instant::now();
-    let status = loop {
-        match child.try_wait() {
-            Ok(Some(status)) => break status,
-            Ok(None) if started.elapsed() > timeout => {
-                let _ = child.kill();
-                let _ = child.wait();
-                return Err(BackendError::Timeout(timeout.as_secs()));
-            }
-            Ok(None) => std::thread::sleep(Duration::from_millis(20)),
-            Err(e) => return Err(BackendError::Failed(format!("waiting for `{program}`: {e}"))),
-        }
-    };
-    let stdout = out.join().unwrap_or_default();
-    let stderr = err.join().unwrap_or_default();
+    let (status, stdout, stderr) = (done.status, done.stdout, done.stderr);
     if !status.success() {
         // `claude -p --output-format json` reports errors as JSON on stdout with a failing exit.
         if let Ok(value) = serde_json::from_str::<Value>(stdout.trim())

@@ -24,7 +24,6 @@ mod notebook;
 mod pacing;
 mod paths;
 mod practice;
-pub mod probe;
 mod reviews;
 mod schema;
 mod settings;

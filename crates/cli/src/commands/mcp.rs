@@ -5,7 +5,7 @@ use std::path::Path;
 use std::sync::Arc;
 
 use devcoach_mcp::ServerOptions;
-use devcoach_store::probe::history::ClaudeHome;
+use devcoach_probe::history::ClaudeHome;
 use devcoach_store::{Peek, Store};
 
 use crate::context::Ctx;

@@ -6,7 +6,7 @@ use std::io::{BufRead, Write};
 use std::path::PathBuf;
 
 use devcoach_core::settings::SettingUpdate;
-use devcoach_store::probe::history;
+use devcoach_probe::history;
 
 use crate::context::Ctx;
 use crate::failure::invalid;

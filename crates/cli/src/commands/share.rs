@@ -2,8 +2,7 @@
 
 use std::io::Read;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
-use std::time::{Duration, Instant};
+use std::process::Command;
 
 use devcoach_core::query::LessonQuery;
 use devcoach_core::settings::{SettingKey, SettingUpdate};
@@ -11,7 +10,7 @@ use devcoach_core::share::payload::{SharedBy, SharedLesson};
 use devcoach_core::share::{file, parse_shared_input, text, url_to_fetch};
 use devcoach_core::time::lesson_stamp;
 use devcoach_net::FetchPolicy;
-use devcoach_store::probe;
+use devcoach_probe as probe;
 
 use crate::cli::ShareArgs;
 use crate::context::Ctx;
@@ -91,34 +90,11 @@ pub fn share(ctx: &Ctx, a: &ShareArgs) -> anyhow::Result<()> {
 
 /// Runs a clipboard reader for at most 3 seconds.
 fn run_clipboard(program: &str, args: &[&str]) -> Option<String> {
-    let mut child = Command::new(program)
-        .args(args)
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .ok()?;
-    let mut stdout = child.stdout.take()?;
-    let reader = std::thread::spawn(move || {
-        let mut buf = Vec::new();
-        let _ = (&mut stdout).take(MAX_IMPORT_BYTES).read_to_end(&mut buf);
-        buf
-    });
-    let deadline = Instant::now() + Duration::from_secs(3);
-    loop {
-        match child.try_wait() {
-            Ok(Some(status)) if status.success() => break,
-            Ok(Some(_)) | Err(_) => return None,
-            Ok(None) if Instant::now() >= deadline => {
-                let _ = child.kill();
-                let _ = child.wait();
-                return None;
-            }
-            Ok(None) => std::thread::sleep(Duration::from_millis(10)),
-        }
-    }
-    let text = String::from_utf8_lossy(&reader.join().ok()?).into_owned();
-    (!text.trim().is_empty()).then_some(text)
+    let mut cmd = Command::new(program);
+    cmd.args(args);
+    let limits = probe::child::Limits { output_cap: MAX_IMPORT_BYTES, ..probe::child::Limits::default() };
+    let done = probe::child::run(cmd, limits).ok().filter(|d| d.status.success())?;
+    (!done.stdout.trim().is_empty()).then_some(done.stdout)
 }
 
 fn clipboard() -> Option<String> {

@@ -6,7 +6,7 @@ use devcoach_core::lesson::{Feedback, LessonContext, Level, NewLesson, Platform}
 use devcoach_core::limits;
 use devcoach_core::query::{FeedbackFilter, LessonQuery};
 use devcoach_core::time::Period;
-use devcoach_store::probe;
+use devcoach_probe as probe;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 

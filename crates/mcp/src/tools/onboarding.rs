@@ -3,7 +3,7 @@
 
 use std::collections::BTreeMap;
 
-use devcoach_store::probe::history;
+use devcoach_probe::history;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 

@@ -4,7 +4,7 @@ use devcoach_core::share::payload::{SharedBy, SharedLesson};
 use devcoach_core::share::{ShareError, file, parse_shared_input, text, url_to_fetch};
 use devcoach_core::time::lesson_stamp;
 use devcoach_net::FetchPolicy;
-use devcoach_store::probe;
+use devcoach_probe as probe;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 

@@ -517,7 +517,7 @@ fn default_sender(lesson: &devcoach_core::Lesson) -> Option<String> {
         .map(std::path::PathBuf::from)
         .filter(|p| p.is_dir())
         .or_else(|| std::env::current_dir().ok())?;
-    devcoach_store::probe::git_user_name(&here)
+    devcoach_probe::git_user_name(&here)
 }
 
 /// What a share request asks for.

@@ -3,7 +3,7 @@
 use std::path::Path;
 
 use chrono::Duration;
-use devcoach_store::probe::history::{self, ClaudeHome};
+use devcoach_probe::history::{self, ClaudeHome};
 use serde_json::json;
 
 use crate::now;

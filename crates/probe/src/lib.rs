@@ -1,17 +1,19 @@
 //! Looking at the learner's machine: git metadata for lesson context, the manifests that suggest
-//! a stack, and (in `history`) the projects Claude Code has worked in. The rules are in
-//! `devcoach-core`; this module only reads, and never fails loudly: what cannot be read is
-//! simply not there.
+//! a stack, (in `history`) the projects Claude Code has worked in, and (in `child`) the one way
+//! devcoach runs another program. The rules are in `devcoach-core`; this crate only reads, and
+//! never fails loudly: what cannot be read is simply not there. The front ends call it and hand
+//! what it found to the store; the store never looks at the machine itself.
 //!
 //! Git metadata is read from the repository's files (HEAD, refs, packed-refs, config) instead of
 //! forking `git` three times per lesson; a repository this reader does not understand (reftable
 //! refs, config includes) falls back to the `git` commands with a 3-second limit each.
 
+pub mod child;
 pub mod history;
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
-use std::time::{Duration, Instant};
+use std::process::Command;
+use std::time::Duration;
 
 use devcoach_core::detect::{self, DirSnapshot, MAX_MANIFEST_BYTES, SNAPSHOT_SUBDIRS, SNAPSHOT_TEXT_FILES, Stack};
 use devcoach_core::git::{GitAnswers, GitContext};
@@ -149,30 +151,13 @@ fn run_git_commands(folder: &Path) -> GitAnswers {
 /// Runs `git <args>` in `folder`; trimmed stdout, or `None` on any failure or after
 /// [`GIT_TIMEOUT`].
 fn run_git(folder: &Path, args: &[&str]) -> Option<String> {
-    let mut child = Command::new("git")
-        .args(args)
-        .current_dir(folder)
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .ok()?;
-    let deadline = Instant::now() + GIT_TIMEOUT;
-    loop {
-        match child.try_wait() {
-            Ok(Some(status)) if status.success() => break,
-            Ok(Some(_)) | Err(_) => return None,
-            Ok(None) if Instant::now() >= deadline => {
-                let _ = child.kill();
-                let _ = child.wait();
-                return None;
-            }
-            Ok(None) => std::thread::sleep(Duration::from_millis(5)),
-        }
-    }
-    let mut out = String::new();
-    std::io::Read::read_to_string(&mut child.stdout.take()?, &mut out).ok()?;
-    let out = out.trim();
+    let mut cmd = Command::new("git");
+    cmd.args(args).current_dir(folder);
+    let done =
+        child::run(cmd, child::Limits { deadline: GIT_TIMEOUT, output_cap: 64 * 1024, ..child::Limits::default() })
+            .ok()
+            .filter(|d| d.status.success())?;
+    let out = done.stdout.trim();
     (!out.is_empty()).then(|| out.to_owned())
 }
 

@@ -4,7 +4,7 @@ use std::path::Path;
 use std::process::Command;
 
 use devcoach_core::lesson::Platform;
-use devcoach_store::probe;
+use devcoach_probe as probe;
 
 fn git(dir: &Path, args: &[&str]) -> String {
     let out = Command::new("git")

@@ -1,0 +1,135 @@
+//! Running another program with a deadline: `git`, an agent's own CLI, a clipboard reader, the
+//! `claude` CLI the practice coach talks to. One loop for all of them, so none can hang
+//! devcoach: the input is written and both outputs are drained on threads (a program that
+//! writes more than a pipe holds never blocks), each output is read up to a cap, and a program
+//! still running at the deadline is killed and reaped.
+
+use std::io::{Read, Write};
+use std::process::{Command, ExitStatus, Stdio};
+use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
+
+/// What a finished program left.
+#[derive(Debug)]
+pub struct Finished {
+    pub status: ExitStatus,
+    /// Its stdout, at most the cap (lossy UTF-8).
+    pub stdout: String,
+    /// Its stderr, at most the cap (lossy UTF-8).
+    pub stderr: String,
+}
+
+/// Why a program gave no answer.
+#[derive(Debug, thiserror::Error)]
+pub enum ChildError {
+    #[error("could not start `{program}`: {source}")]
+    Start { program: String, source: std::io::Error },
+    #[error("`{program}` did not finish within {} s", limit.as_secs())]
+    Timeout { program: String, limit: Duration },
+    #[error("waiting for `{program}` failed: {source}")]
+    Wait { program: String, source: std::io::Error },
+}
+
+/// How to run it: what goes to its stdin, how long it may take, how much of each output is kept.
+#[derive(Debug, Clone, Copy)]
+pub struct Limits<'a> {
+    pub input: Option<&'a [u8]>,
+    pub deadline: Duration,
+    pub output_cap: u64,
+}
+
+impl Default for Limits<'_> {
+    fn default() -> Self {
+        Self { input: None, deadline: Duration::from_secs(3), output_cap: 1024 * 1024 }
+    }
+}
+
+fn drain(pipe: Option<impl Read + Send + 'static>, cap: u64) -> JoinHandle<Vec<u8>> {
+    std::thread::spawn(move || {
+        let mut buf = Vec::new();
+        if let Some(pipe) = pipe {
+            // Past the cap the rest is read and dropped, so the program can still finish.
+            let mut pipe = pipe;
+            let _ = (&mut pipe).take(cap).read_to_end(&mut buf);
+            let _ = std::io::copy(&mut pipe, &mut std::io::sink());
+        }
+        buf
+    })
+}
+
+/// Runs `cmd` under `limits`; its status and outputs once it exits, or why not.
+pub fn run(mut cmd: Command, limits: Limits<'_>) -> Result<Finished, ChildError> {
+    let program = cmd.get_program().to_string_lossy().into_owned();
+    cmd.stdin(if limits.input.is_some() { Stdio::piped() } else { Stdio::null() })
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    let mut child = cmd.spawn().map_err(|source| ChildError::Start { program: program.clone(), source })?;
+    if let (Some(mut stdin), Some(input)) = (child.stdin.take(), limits.input) {
+        let input = input.to_vec();
+        // A program that never reads its input must not stop us writing it.
+        std::thread::spawn(move || {
+            let _ = stdin.write_all(&input);
+        });
+    }
+    let out = drain(child.stdout.take(), limits.output_cap);
+    let err = drain(child.stderr.take(), limits.output_cap);
+    let started = Instant::now();
+    let status = loop {
+        match child.try_wait() {
+            Ok(Some(status)) => break status,
+            Ok(None) if started.elapsed() >= limits.deadline => {
+                let _ = child.kill();
+                let _ = child.wait();
+                return Err(ChildError::Timeout { program, limit: limits.deadline });
+            }
+            Ok(None) => std::thread::sleep(Duration::from_millis(5)),
+            Err(source) => return Err(ChildError::Wait { program, source }),
+        }
+    };
+    let text = |h: JoinHandle<Vec<u8>>| String::from_utf8_lossy(&h.join().unwrap_or_default()).into_owned();
+    Ok(Finished { status, stdout: text(out), stderr: text(err) })
+}
+
+#[cfg(all(test, unix))]
+mod tests {
+    use super::*;
+
+    fn sh(script: &str) -> Command {
+        let mut cmd = Command::new("sh");
+        cmd.args(["-c", script]);
+        cmd
+    }
+
+    #[test]
+    fn a_program_answers_with_its_outputs_and_status() {
+        let done = run(
+            sh("read x; echo \"got $x\"; echo oops >&2; exit 3"),
+            Limits { input: Some(b"hi\n"), ..Limits::default() },
+        )
+        .expect("ran");
+        assert_eq!((done.stdout.as_str(), done.stderr.as_str(), done.status.code()), ("got hi\n", "oops\n", Some(3)));
+    }
+
+    #[test]
+    fn a_program_past_its_deadline_is_killed() {
+        let started = Instant::now();
+        let err = run(sh("sleep 30"), Limits { deadline: Duration::from_millis(200), ..Limits::default() })
+            .expect_err("timed out");
+        assert!(matches!(err, ChildError::Timeout { .. }), "{err}");
+        assert!(started.elapsed() < Duration::from_secs(10), "killed, not waited for");
+    }
+
+    #[test]
+    fn a_flood_of_output_is_capped_and_never_blocks() {
+        let done =
+            run(sh("head -c 5000000 /dev/zero; echo done >&2"), Limits { output_cap: 1000, ..Limits::default() })
+                .expect("ran");
+        assert_eq!((done.stdout.len(), done.stderr.as_str()), (1000, "done\n"));
+    }
+
+    #[test]
+    fn a_missing_program_says_so() {
+        let err = run(Command::new("/nonexistent/devcoach-no-such-program"), Limits::default()).expect_err("absent");
+        assert!(matches!(err, ChildError::Start { .. }), "{err}");
+    }
+}
