@@ -27,6 +27,7 @@ fn scratch() -> &'static Scratch {
             now: None,
             claude: None,
             version: "fuzz".into(),
+            dashboard: None,
         };
         // Tools that start processes stay out of the fuzzer.
         let tools = tool_names().into_iter().filter(|t| t != "open_ui" && t != "stop_ui").collect();

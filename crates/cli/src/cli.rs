@@ -345,7 +345,7 @@ pub enum ReviewCommand {
 #[derive(Debug, Args)]
 pub struct UiArgs {
     /// The port on 127.0.0.1.
-    #[arg(long, default_value_t = 7860)]
+    #[arg(long, default_value_t = devcoach_net::dashboard::DEFAULT_PORT)]
     pub port: u16,
     /// Also open it in your browser.
     #[arg(short, long)]

@@ -19,6 +19,7 @@ pub mod hook_payload;
 pub mod ids;
 pub mod knowledge;
 pub mod knowledge_model;
+pub mod layout;
 pub mod lesson;
 pub mod limits;
 pub mod pacing;

@@ -8,6 +8,20 @@ use chrono::{DateTime, Utc};
 use devcoach_probe::history::ClaudeHome;
 use devcoach_store::{DataDir, Store, StoreError};
 
+/// Starts a dashboard on a port for a data directory, outliving the server: the binary knows how
+/// (its own command line), so it hands the server this; without one `open_ui` says it cannot.
+#[derive(Clone)]
+pub struct DashboardLauncher(pub std::sync::Arc<Launch>);
+
+/// Starts a dashboard for the data directory on the port, or says why it could not.
+pub type Launch = dyn Fn(&DataDir, u16) -> Result<(), String> + Send + Sync;
+
+impl std::fmt::Debug for DashboardLauncher {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("DashboardLauncher")
+    }
+}
+
 /// How the server is set up; the binary builds this from its environment.
 #[derive(Debug, Clone)]
 pub struct ServerOptions {
@@ -19,6 +33,8 @@ pub struct ServerOptions {
     pub claude: Option<ClaudeHome>,
     /// Version shown to clients.
     pub version: String,
+    /// How `open_ui` starts a dashboard.
+    pub dashboard: Option<DashboardLauncher>,
 }
 
 pub(crate) struct Ctx {

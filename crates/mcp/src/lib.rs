@@ -17,7 +17,7 @@ mod server;
 mod tools;
 mod transport;
 
-pub use ctx::ServerOptions;
+pub use ctx::{DashboardLauncher, ServerOptions};
 /// The prompt's name and title (packaging manifests list it).
 pub use prompt::{NAME as PROMPT_NAME, TITLE as PROMPT_TITLE};
 /// The skill files `install` copies are the ones the prompt serves.

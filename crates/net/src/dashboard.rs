@@ -53,6 +53,68 @@ pub fn ping(port: u16) -> Option<Pong> {
     read_pong(&body)
 }
 
+/// The port the dashboard listens on unless told otherwise (on 127.0.0.1).
+pub const DEFAULT_PORT: u16 = 7860;
+
+/// Who answers on a port, for the data directory with `fingerprint`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Occupant {
+    /// No devcoach dashboard answers (the port may be free, or another program's).
+    Nobody,
+    /// A devcoach dashboard showing this data.
+    Ours,
+    /// A devcoach dashboard showing other data (the demo, another `DEVCOACH_DIR`).
+    OtherData,
+}
+
+/// Who answers on `port`: every front end decides "already running" and "showing other data"
+/// by this one rule.
+pub fn occupant(port: u16, fingerprint: &str) -> Occupant {
+    match ping(port) {
+        None => Occupant::Nobody,
+        Some(p) if p.shows(fingerprint) == Some(false) => Occupant::OtherData,
+        Some(_) => Occupant::Ours,
+    }
+}
+
+/// How `open` went.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Opened {
+    /// One showing this data already answered.
+    AlreadyRunning,
+    /// Started, and it answers.
+    Started,
+    /// Started, and not answering yet after 3 s.
+    Starting,
+}
+
+/// Why `open` did not start one.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum OpenError {
+    #[error("the dashboard on port {0} shows other data (the demo learner, or another DEVCOACH_DIR)")]
+    OtherData(u16),
+    #[error("{0}")]
+    Launch(String),
+}
+
+/// A dashboard for this data on `port`: the running one, or one `launch` starts (a detached
+/// process the caller knows how to make), waited for until it answers.
+pub fn open(port: u16, fingerprint: &str, launch: impl FnOnce() -> Result<(), String>) -> Result<Opened, OpenError> {
+    match occupant(port, fingerprint) {
+        Occupant::Ours => return Ok(Opened::AlreadyRunning),
+        Occupant::OtherData => return Err(OpenError::OtherData(port)),
+        Occupant::Nobody => {}
+    }
+    launch().map_err(OpenError::Launch)?;
+    for _ in 0..30 {
+        if ping(port).is_some() {
+            return Ok(Opened::Started);
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    Ok(Opened::Starting)
+}
+
 /// What `stop` found.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Stopped {

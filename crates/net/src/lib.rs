@@ -12,6 +12,7 @@
 pub mod address;
 pub mod dashboard;
 pub mod fetch;
+pub mod import;
 pub mod leetcode;
 pub mod model;
 

@@ -164,7 +164,7 @@ pub fn session_path(data_dir: &Path, date: &str, slug: &str) -> PathBuf {
         .collect::<Vec<_>>()
         .join("-");
     let clean = if clean.is_empty() { "problem".to_owned() } else { clean.chars().take(80).collect() };
-    data_dir.join("practice").join("sessions").join(format!("{date}-{clean}.jsonl"))
+    devcoach_core::layout::practice_sessions(data_dir).join(format!("{date}-{clean}.jsonl"))
 }
 
 /// A session file that does not exist yet: `<date>-<slug>.jsonl`, then `-2`, `-3`… for more

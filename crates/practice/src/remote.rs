@@ -34,7 +34,7 @@ pub fn path_of(data_dir: &Path, id: &str) -> Option<PathBuf> {
     let valid = !id.is_empty()
         && id.len() <= 120
         && id.bytes().all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-');
-    valid.then(|| data_dir.join("practice").join("sessions").join(format!("{id}.jsonl")))
+    valid.then(|| devcoach_core::layout::practice_sessions(data_dir).join(format!("{id}.jsonl")))
 }
 
 /// What the agent needs to coach.

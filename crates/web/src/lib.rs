@@ -30,7 +30,7 @@ pub use assets::palette_css;
 pub use state::Shutdown;
 
 /// The default port (the same the TypeScript dashboard uses).
-pub const DEFAULT_PORT: u16 = 7860;
+pub const DEFAULT_PORT: u16 = devcoach_net::dashboard::DEFAULT_PORT;
 
 /// The runtime the dashboard is meant to run on. Database work runs on its blocking pool, one
 /// connection per thread, so the pool is kept as small as the connections worth keeping open:

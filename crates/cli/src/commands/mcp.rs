@@ -50,6 +50,7 @@ pub fn run(ctx: &Ctx) -> anyhow::Result<()> {
         now: ctx.pinned(),
         claude: ClaudeHome::from_env(),
         version: version.to_owned(),
+        dashboard: Some(super::ui::launcher()),
     };
     let on_client: devcoach_mcp::ClientHook = Arc::new(move |name: &str, client_version: &str| {
         let client = if name.is_empty() {

@@ -120,7 +120,7 @@ fn read_limited(path: &Path) -> anyhow::Result<String> {
 
 /// Every session log under the data directory, oldest first (file names start with the date).
 fn session_files(ctx: &Ctx) -> Vec<PathBuf> {
-    let dir = ctx.dir.root().join("practice").join("sessions");
+    let dir = devcoach_core::layout::practice_sessions(ctx.dir.root());
     let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
         .map(|entries| {
             entries.flatten().map(|e| e.path()).filter(|p| p.extension().is_some_and(|x| x == "jsonl")).collect()
@@ -147,7 +147,7 @@ fn run_report(ctx: &Ctx, files: Vec<PathBuf>, json: bool) -> anyhow::Result<()> 
     if report.sessions.is_empty() {
         output::print(&format!(
             "No practice sessions under {}.",
-            ctx.dir.root().join("practice").join("sessions").display()
+            devcoach_core::layout::practice_sessions(ctx.dir.root()).display()
         ))?;
         return Ok(());
     }

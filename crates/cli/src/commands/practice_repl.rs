@@ -52,7 +52,7 @@ fn load_problem(ctx: &Ctx, args: &PracticeArgs) -> anyhow::Result<Problem> {
         )));
     };
     // LeetCode problems are fetched once and kept beside the session logs.
-    let cached = ctx.dir.root().join("practice").join("problems").join(format!("{slug}.md"));
+    let cached = devcoach_core::layout::practice_problems(ctx.dir.root()).join(format!("{slug}.md"));
     let limit = devcoach_practice::problem::MAX_PROBLEM_BYTES as u64;
     if let Ok(text) = devcoach_files::read_to_string(&cached, limit, devcoach_files::Links::Refuse) {
         return Problem::parse(&text, &slug).map_err(|e| invalid(format!("{}: {e}", cached.display())));
@@ -282,7 +282,7 @@ pub fn eval(
     }
     let transcripts = devcoach_practice::eval::shipped().map_err(|e| invalid(e.to_string()))?;
     let stamp = ctx.now.format("%Y%m%dT%H%M%S").to_string();
-    let dir = ctx.dir.root().join("practice").join("eval");
+    let dir = devcoach_core::layout::practice_eval(ctx.dir.root());
     let mut logs = Vec::new();
     let mut errors = Vec::new();
     for t in &transcripts {
@@ -424,7 +424,7 @@ pub fn run(ctx: &Ctx, args: &PracticeArgs) -> anyhow::Result<()> {
         )
     ))?;
 
-    let mut input = Input::open(ctx.dir.root().join("practice").join("history.txt"));
+    let mut input = Input::open(devcoach_core::layout::practice_history(ctx.dir.root()));
     let prompt = term.out(Style::Cyan, "you › ");
     let reason = loop {
         if matches!(input, Input::Piped(_)) {
@@ -488,7 +488,7 @@ fn postmortem(ctx: &Ctx, problem: &Problem, log_path: &std::path::Path) -> anyho
 
 /// The newest unfinished session of `slug` in the sessions folder, with its log.
 fn unfinished_session(ctx: &Ctx, slug: &str) -> anyhow::Result<(std::path::PathBuf, Vec<log::Stamped>)> {
-    let dir = ctx.dir.root().join("practice").join("sessions");
+    let dir = devcoach_core::layout::practice_sessions(ctx.dir.root());
     let mut best: Option<(String, std::path::PathBuf, Vec<log::Stamped>)> = None;
     for entry in std::fs::read_dir(&dir).into_iter().flatten().flatten() {
         let path = entry.path();

@@ -7,7 +7,7 @@ use std::process::Command;
 use devcoach_core::query::LessonQuery;
 use devcoach_core::settings::{SettingKey, SettingUpdate};
 use devcoach_core::share::payload::{SharedBy, SharedLesson};
-use devcoach_core::share::{file, parse_shared_input, text, url_to_fetch};
+use devcoach_core::share::{file, text};
 use devcoach_core::time::lesson_stamp;
 use devcoach_net::FetchPolicy;
 use devcoach_probe as probe;
@@ -132,16 +132,13 @@ fn source_text(source: Option<&str>) -> anyhow::Result<String> {
             let bytes = devcoach_files::read(Path::new(s), MAX_IMPORT_BYTES, devcoach_files::Links::Follow)?;
             Ok(String::from_utf8_lossy(&bytes).into_owned())
         }
-        Some(s) => match url_to_fetch(s) {
-            Some(url) => devcoach_net::fetch(url, &FetchPolicy::default()).map_err(|e| invalid(e.to_string())),
-            None => Ok(s.to_owned()),
-        },
+        Some(s) => Ok(s.to_owned()),
     }
 }
 
 pub fn import(ctx: &Ctx, source: Option<&str>) -> anyhow::Result<()> {
     let text = source_text(source)?;
-    let input = parse_shared_input(&text).map_err(|e| invalid(e.to_string()))?;
+    let input = devcoach_net::import::resolve(&text, &FetchPolicy::default()).map_err(|e| invalid(e.to_string()))?;
     let outcome = ctx.open()?.import_input(input, ctx.now)?;
     let t = &ctx.term;
     if !outcome.shared {

@@ -30,8 +30,9 @@ pub fn run(ctx: &Ctx, args: &UiArgs) -> anyhow::Result<()> {
     let listener = match std::net::TcpListener::bind(("127.0.0.1", port)) {
         Ok(listener) => listener,
         Err(e) if e.kind() == std::io::ErrorKind::AddrInUse => {
-            let running = devcoach_net::dashboard::ping(port);
-            if running.as_ref().and_then(|p| p.shows(&dir.fingerprint())) == Some(false) {
+            use devcoach_net::dashboard::Occupant;
+            let running = devcoach_net::dashboard::occupant(port, &dir.fingerprint());
+            if running == Occupant::OtherData {
                 let what = if args.demo {
                     "your own data, not the demo learner"
                 } else {
@@ -42,7 +43,7 @@ pub fn run(ctx: &Ctx, args: &UiArgs) -> anyhow::Result<()> {
                      or choose another port with --port"
                 )));
             }
-            if running.is_some() {
+            if running == Occupant::Ours {
                 output::print(&format!(
                     "{} devcoach dashboard already running at {}\n  (stop it with `devcoach ui --stop --port {port}`)",
                     ctx.term.out(Style::Yellow, "!"),
@@ -81,6 +82,27 @@ pub fn run(ctx: &Ctx, args: &UiArgs) -> anyhow::Result<()> {
         devcoach_web::serve(listener, options, stop_signal()).await?;
         anyhow::Ok(())
     })
+}
+
+/// How the MCP server's `open_ui` starts a dashboard: this binary's own `ui --port`, on the
+/// same data, in its own process group so that the agent stopping the server leaves it running.
+pub fn launcher() -> devcoach_mcp::DashboardLauncher {
+    devcoach_mcp::DashboardLauncher(std::sync::Arc::new(|dir: &devcoach_store::DataDir, port: u16| {
+        let exe = std::env::current_exe()
+            .map_err(|e| format!("cannot find the devcoach binary to start the dashboard: {e}"))?;
+        let mut cmd = Command::new(exe);
+        cmd.args(["ui", "--port", &port.to_string()])
+            .env("DEVCOACH_DIR", dir.root())
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null());
+        #[cfg(unix)]
+        {
+            use std::os::unix::process::CommandExt;
+            cmd.process_group(0);
+        }
+        cmd.spawn().map(drop).map_err(|e| format!("could not start the dashboard: {e}"))
+    }))
 }
 
 /// Resolves on the first SIGINT, SIGTERM or SIGHUP (Ctrl+C elsewhere); a second one ends the

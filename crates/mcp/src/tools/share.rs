@@ -1,7 +1,7 @@
 //! `share_lesson` and `import_lesson`.
 
 use devcoach_core::share::payload::{SharedBy, SharedLesson};
-use devcoach_core::share::{ShareError, file, parse_shared_input, text, url_to_fetch};
+use devcoach_core::share::{file, text};
 use devcoach_core::time::lesson_stamp;
 use devcoach_net::FetchPolicy;
 use devcoach_probe as probe;
@@ -145,15 +145,7 @@ const EXPORT_CHECK: &str =
 
 fn import(ctx: &Ctx, a: ImportArgs) -> Result<Out<ImportOut>, ToolError> {
     let fail = |e: &dyn std::fmt::Display| ToolError::Verbatim(format!("import_lesson: {e}"));
-    let fetched;
-    let text = match url_to_fetch(&a.payload) {
-        Some(url) => {
-            fetched = devcoach_net::fetch(url, &FetchPolicy::default()).map_err(|e| fail(&e))?;
-            fetched.as_str()
-        }
-        None => a.payload.as_str(),
-    };
-    let input = parse_shared_input(text).map_err(|e: ShareError| fail(&e))?;
+    let input = devcoach_net::import::resolve(&a.payload, &FetchPolicy::default()).map_err(|e| fail(&e))?;
     let now = ctx.now();
     let outcome = ctx.with_store(|s| Ok(s.import_input(input, now)?))?;
     Ok(ImportOut {

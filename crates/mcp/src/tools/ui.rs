@@ -3,13 +3,13 @@
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use devcoach_net::dashboard::Stopped;
+use devcoach_net::dashboard::{DEFAULT_PORT, OpenError, Opened, Stopped};
 
 use super::{Hints, Registry};
 use crate::ctx::{Ctx, ToolError};
 
 fn default_port() -> i64 {
-    7860
+    i64::from(DEFAULT_PORT)
 }
 
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -34,25 +34,6 @@ fn check_port(port: i64) -> Result<u16, String> {
         .ok_or_else(|| format!("error: port {port} is out of valid range (1024-65535)"))
 }
 
-/// Starts `devcoach ui --port <port>` on its own, outliving this server, on the same data.
-fn spawn_dashboard(ctx: &Ctx, port: u16) -> Result<(), String> {
-    let exe =
-        std::env::current_exe().map_err(|e| format!("cannot find the devcoach binary to start the dashboard: {e}"))?;
-    let mut cmd = std::process::Command::new(exe);
-    cmd.args(["ui", "--port", &port.to_string()])
-        .env("DEVCOACH_DIR", ctx.opts.dir.root())
-        .stdin(std::process::Stdio::null())
-        .stdout(std::process::Stdio::null())
-        .stderr(std::process::Stdio::null());
-    #[cfg(unix)]
-    {
-        // Its own process group: the agent stopping this server must not stop the dashboard.
-        use std::os::unix::process::CommandExt;
-        cmd.process_group(0);
-    }
-    cmd.spawn().map(drop).map_err(|e| format!("could not start the dashboard: {e}"))
-}
-
 pub(super) fn register_open(r: &mut Registry) {
     r.prose(
         ("open_ui", "Open UI", Hints { read_only: false, destructive: false, idempotent: false, open_world: true }),
@@ -64,24 +45,21 @@ pub(super) fn register_open(r: &mut Registry) {
                 Err(text) => return Ok(text),
             };
             let url = format!("http://localhost:{port}");
-            if let Some(running) = devcoach_net::dashboard::ping(port) {
-                if running.shows(&ctx.opts.dir.fingerprint()) == Some(false) {
-                    return Err(ToolError::Invalid(format!(
-                        "the dashboard on port {port} shows other data (the demo learner, or another DEVCOACH_DIR); \
-                         stop it with stop_ui on that port, or open one on another port"
-                    )));
-                }
-                return Ok(format!("devcoach UI is already running at {url}"));
+            let Some(launcher) = ctx.opts.dashboard.clone() else {
+                return Err(ToolError::Invalid(format!(
+                    "this server cannot start a dashboard; run `devcoach ui --port {port}` in a terminal"
+                )));
+            };
+            let dir = ctx.opts.dir.clone();
+            match devcoach_net::dashboard::open(port, &dir.fingerprint(), || (launcher.0)(&dir, port)) {
+                Ok(Opened::AlreadyRunning) => Ok(format!("devcoach UI is already running at {url}")),
+                Ok(Opened::Started) => Ok(format!("devcoach UI running at {url}")),
+                Ok(Opened::Starting) => Ok(format!("devcoach UI starting at {url}")),
+                Err(e @ OpenError::OtherData(_)) => Err(ToolError::Invalid(format!(
+                    "{e}; stop it with stop_ui on that port, or open one on another port"
+                ))),
+                Err(OpenError::Launch(why)) => Err(ToolError::Invalid(why)),
             }
-            spawn_dashboard(ctx, port).map_err(ToolError::Invalid)?;
-            // Say it is up only once it answers (a few hundred milliseconds at most).
-            for _ in 0..30 {
-                if devcoach_net::dashboard::ping(port).is_some() {
-                    return Ok(format!("devcoach UI running at {url}"));
-                }
-                std::thread::sleep(std::time::Duration::from_millis(100));
-            }
-            Ok(format!("devcoach UI starting at {url}"))
         },
     );
 }

@@ -228,7 +228,7 @@ impl<W: Write + Seek> Writer<W> {
 
 /// The practice coach's files worth keeping: session logs, cached problems, the line history.
 fn practice_files(dir: &DataDir) -> Vec<(String, PathBuf)> {
-    let root = dir.root().join("practice");
+    let root = devcoach_core::layout::practice(dir.root());
     let mut out = Vec::new();
     for (prefix, folder, ext) in [(SESSIONS_PREFIX, "sessions", ".jsonl"), (PROBLEMS_PREFIX, "problems", ".md")] {
         let Ok(entries) = std::fs::read_dir(root.join(folder)) else { continue };
@@ -679,7 +679,7 @@ fn replace_notebook(dir: &DataDir, text: &str, now: DateTime<Utc>) -> Result<Opt
 /// already here stays; the line history gains the lines it lacks.
 fn restore_practice_file(dir: &DataDir, name: &str, bytes: &[u8]) -> Result<bool> {
     let Some(relative) = name.strip_prefix("practice/") else { return Ok(false) };
-    let path = dir.root().join("practice").join(relative);
+    let path = devcoach_core::layout::practice(dir.root()).join(relative);
     let Some(folder) = path.parent() else { return Ok(false) };
     std::fs::create_dir_all(folder).map_err(|e| StoreError::io("cannot create the practice folder", folder, e))?;
     let existing = devcoach_files::read_optional(&path, MAX_PRACTICE_FILE_BYTES, Links::Refuse)?;

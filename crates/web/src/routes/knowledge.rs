@@ -143,7 +143,10 @@ fn group_target(raw: Option<&str>) -> Result<Option<GroupTarget>, WebError> {
 pub(crate) async fn upsert(State(state): State<SharedState>, form: Fields) -> WebResult {
     let typed = form.get("topic").unwrap_or_default().trim().to_owned();
     let topic = devcoach_core::knowledge::topic_id(&typed).map_err(|e| WebError::BadRequest(e.to_string()))?;
-    let confidence = form.get("confidence").and_then(|c| c.trim().parse::<i64>().ok()).unwrap_or(5);
+    let confidence = form
+        .get("confidence")
+        .and_then(|c| c.trim().parse::<i64>().ok())
+        .unwrap_or(devcoach_core::knowledge::DEFAULT_CONFIDENCE);
     let group = group_target(form.get("group"))?;
     let now = state.now();
     let id = topic.clone();

@@ -669,20 +669,11 @@ pub(crate) async fn import(State(state): State<SharedState>, req: Request) -> We
         return Ok(Redirect::to(if from_lessons { "/lessons?import=1&error=cross" } else { "/settings?error=cross" })
             .into_response());
     }
-    let text = match url_to_fetch(&raw).map(str::to_owned) {
-        Some(url) => {
-            let fetched =
-                tokio::task::spawn_blocking(move || devcoach_net::fetch(&url, &devcoach_net::FetchPolicy::default()))
-                    .await
-                    .map_err(|e| WebError::Internal(e.to_string()))?;
-            match fetched {
-                Ok(body) => body,
-                Err(_) => return Ok(invalid()),
-            }
-        }
-        None => raw,
-    };
-    let Ok(input) = parse_shared_input(&text) else { return Ok(invalid()) };
+    let resolved =
+        tokio::task::spawn_blocking(move || devcoach_net::import::resolve(&raw, &devcoach_net::FetchPolicy::default()))
+            .await
+            .map_err(|e| WebError::Internal(e.to_string()))?;
+    let Ok(input) = resolved else { return Ok(invalid()) };
     let now = state.now();
     let outcome = pool::write(&state, move |s| Ok(s.import_input(input, now)?)).await?;
     if let (true, Some(lesson)) = (outcome.shared, outcome.lesson.as_ref()) {
