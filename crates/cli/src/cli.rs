@@ -504,3 +504,12 @@ pub struct DemoArgs {
     #[arg(long)]
     pub dir: Option<std::path::PathBuf>,
 }
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn the_command_line_definition_is_consistent() {
+        use clap::CommandFactory as _;
+        super::Cli::command().debug_assert();
+    }
+}

@@ -221,9 +221,7 @@ pub fn run(hook: Hook) {
         let outcome = decide(hook, &payload, &dir, now);
         trace(&dir, hook, payload.session_id.as_deref(), outcome.why(), now);
         if let Some(v) = outcome.json() {
-            let mut out = std::io::stdout().lock();
-            let _ = writeln!(out, "{v}");
-            let _ = out.flush();
+            crate::output::hook_answer(&v);
         }
     });
 }

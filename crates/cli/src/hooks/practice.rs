@@ -3,7 +3,7 @@
 //! so they return at once unless a practice session exported `DEVCOACH_PRACTICE_LOG`; they never
 //! open the database.
 
-use std::io::{IsTerminal, Read, Write};
+use std::io::{IsTerminal, Read};
 
 use chrono::{SecondsFormat, Utc};
 use devcoach_practice::Toolbox;
@@ -103,9 +103,7 @@ pub fn run(hook: PracticeHook) {
             PracticeHook::Prompt => decide_prompt(path, &payload, &ts),
         };
         if let Some(v) = decided {
-            let mut out = std::io::stdout().lock();
-            let _ = writeln!(out, "{v}");
-            let _ = out.flush();
+            crate::output::hook_answer(&v);
         }
     });
 }

@@ -180,6 +180,16 @@ pub fn note(text: &str) {
     let _ = writeln!(err, "{text}");
 }
 
+/// A hook's answer: one JSON object on one line, the only thing a hook writes to stdout. JSON
+/// escapes every control character, and the door passes it as it is.
+pub fn hook_answer(value: &serde_json::Value) {
+    let text = format!("{value}\n");
+    let line = clean::door(&text, false);
+    let mut out = io::stdout().lock();
+    let _ = out.write_all(line.as_bytes());
+    let _ = out.flush();
+}
+
 /// Prints a value as pretty JSON with a final newline, streamed to stdout.
 pub fn json<T: serde::Serialize>(value: &T) -> anyhow::Result<()> {
     write_stdout(|out| {

@@ -60,13 +60,23 @@ proptest! {
         prop_assert_eq!(parse_file(&render_file(&p)), Ok(p));
     }
 
+    /// Random text is refused by every decoder, each time in words (never a panic, never an
+    /// empty message), and a random body behind the code prefix is not a lesson.
     #[test]
-    fn decoders_never_panic(s in "\\PC{0,300}") {
-        let _ = decode_code(&s);
-        let _ = parse_file(&s);
-        let _ = parse_shared_input(&s);
-        let _ = parse_shared_input(&format!("devcoach:lesson:1:{s}"));
-        let _ = parse_shared_input(&format!("---\n{s}"));
+    fn decoders_refuse_random_text_in_words(s in "\\PC{0,300}") {
+        prop_assume!(!s.trim_start().starts_with("devcoach:") && !s.trim_start().starts_with('['));
+        prop_assert!(decode_code(&s).is_err());
+        let said = |e: &dyn std::fmt::Display| !e.to_string().trim().is_empty();
+        prop_assert!(parse_file(&s).err().is_none_or(|e| said(&e)));
+        for input in [s.clone(), format!("devcoach:lesson:1:{s}"), format!("---\n{s}")] {
+            match parse_shared_input(&input) {
+                Err(e) => prop_assert!(said(&e), "{:?}", input),
+                Ok(SharedInput::Shared(p)) => prop_assert!(!p.title.trim().is_empty(), "{:?}", input),
+                Ok(SharedInput::Lessons(_)) => {}
+            }
+        }
+        let behind_prefix = format!("devcoach:lesson:1:{s}");
+        prop_assert!(parse_shared_input(&behind_prefix).is_err());
     }
 }
 

@@ -464,3 +464,17 @@ pub(super) fn register_skip(r: &mut Registry) {
         },
     );
 }
+
+#[cfg(test)]
+mod mirror_tests {
+    use devcoach_core::lesson::{Level, Platform};
+
+    use super::{LevelArg, PlatformArg};
+    use crate::tools::schema_lists::values;
+
+    #[test]
+    fn the_argument_enums_list_exactly_cores_values() {
+        assert_eq!(values::<LevelArg>(), Level::ALL.iter().map(|l| l.as_str()).collect::<Vec<_>>());
+        assert_eq!(values::<PlatformArg>(), Platform::ALL.iter().map(|p| p.as_str()).collect::<Vec<_>>());
+    }
+}

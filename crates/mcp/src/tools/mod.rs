@@ -356,3 +356,30 @@ mod tests {
         assert_eq!(schema["properties"]["format"], serde_json::json!({ "type": "string" }));
     }
 }
+
+#[cfg(test)]
+pub(crate) mod schema_lists {
+    /// The string values a JSON schema lets through (`enum` lists and `const`s, anywhere in it).
+    pub fn values<T: schemars::JsonSchema>() -> Vec<String> {
+        fn walk(v: &serde_json::Value, out: &mut Vec<String>) {
+            match v {
+                serde_json::Value::Object(map) => {
+                    for (k, child) in map {
+                        match (k.as_str(), child) {
+                            ("enum", serde_json::Value::Array(items)) => {
+                                out.extend(items.iter().filter_map(|i| i.as_str().map(str::to_owned)));
+                            }
+                            ("const", serde_json::Value::String(s)) => out.push(s.clone()),
+                            _ => walk(child, out),
+                        }
+                    }
+                }
+                serde_json::Value::Array(items) => items.iter().for_each(|i| walk(i, out)),
+                _ => {}
+            }
+        }
+        let mut out = Vec::new();
+        walk(schemars::schema_for!(T).as_value(), &mut out);
+        out
+    }
+}

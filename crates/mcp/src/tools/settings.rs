@@ -54,3 +54,16 @@ pub(super) fn register(r: &mut Registry) {
         },
     );
 }
+
+#[cfg(test)]
+mod mirror_tests {
+    use devcoach_core::settings::SettingKey;
+
+    use super::SettingKeyArg;
+    use crate::tools::schema_lists::values;
+
+    #[test]
+    fn the_setting_keys_an_agent_may_write_are_cores() {
+        assert_eq!(values::<SettingKeyArg>(), SettingKey::AGENT_KEYS.map(SettingKey::as_str).to_vec());
+    }
+}

@@ -478,8 +478,10 @@ const LEADING_KEYWORDS: [&str; 63] = [
 /// Control keywords that need code after them to count (`for` and `while` are English too).
 const CONTROL: [&str; 5] = ["for", "while", "if", "return", "do"];
 
+/// The words of a line. An identifier is one word (`me_me`, `first_seen`): split at its
+/// underscores, its parts would read as English (`me`, `first`) and a line of code as prose.
 fn words(t: &str) -> impl Iterator<Item = &str> {
-    t.split(|c: char| !c.is_alphanumeric() && c != '\'' && c != '#').filter(|w| !w.is_empty())
+    t.split(|c: char| !c.is_alphanumeric() && !matches!(c, '\'' | '#' | '_')).filter(|w| !w.is_empty())
 }
 
 fn line_kind(line: &str) -> Line {
@@ -824,14 +826,19 @@ mod tests {
         );
         assert_eq!(classify("$ cargo test\nrunning 3 tests"), Verdict::NotCode);
         assert_eq!(classify("let mut seen = HashSet::new();"), Verdict::Code);
+        // Found by the pasteable-line property: identifiers made of English words are still code.
+        assert_eq!(classify("me_me = aa(aa[0]) + 0"), Verdict::Code);
+        assert_eq!(classify("is_it_in = first_seen(the_map[key]) + 1"), Verdict::Code);
         assert_eq!(classify(""), Verdict::NotCode);
     }
 
     #[test]
     fn multibyte_text_around_words_and_calls() {
         for text in ["→foo(x)", "→ return x", "(if x → y", "«def» f(x):", "é(1)", "—let x = 1;"] {
-            let _ = classify(text);
-            let _ = explain(text);
+            // Every line is read, whole, in order; a tagged fence around it is code.
+            let lines: Vec<String> = explain(text).into_iter().map(|(line, _, _)| line).collect();
+            assert_eq!(lines, text.lines().map(str::to_owned).collect::<Vec<_>>(), "{text}");
+            assert_eq!(classify(&format!("```rust\n{text}\n```")), Verdict::Code, "{text}");
         }
     }
 }

@@ -50,9 +50,12 @@ proptest! {
         prop_assert_eq!(classify_code(&text), Verdict::Code, "{}", text);
     }
 
+    /// Whatever is inside, a block fenced and tagged with a language is code, and the same text
+    /// alone never reads as more than code.
     #[test]
-    fn any_text_gets_an_answer(text in "\\PC{0,400}") {
-        let _ = classify_code(&text);
+    fn a_fence_tagged_with_a_language_is_code(text in "[^`]{0,400}") {
+        prop_assert_eq!(classify_code(&format!("```rust\n{text}\n```")), Verdict::Code, "{}", text);
+        prop_assert!(matches!(classify_code(&text), Verdict::Code | Verdict::NotCode | Verdict::Undecided));
     }
 
     /// A line of code in a reply is caught, fenced or inline; the same line typed by the
