@@ -135,10 +135,8 @@ impl Store {
         self.write(|tx| {
             let mut d = pacing::evaluate(&mut SqlPacing { conn: tx, now }, session, plan_mode)?;
             if d.cue {
+                // Data, not words: the hook says in its trace that it offered a review.
                 d.review_due = crate::reviews::choose_offer(tx, now)?;
-                if let Some(due) = d.review_due {
-                    d.reason = format!("{}; offering a review ({due} due)", d.reason);
-                }
             }
             Ok(d)
         })

@@ -164,7 +164,10 @@ pub fn decide(hook: Hook, p: &Payload, dir: &DataDir, now: DateTime<Utc>) -> Out
                 None => texts::lesson_cue(client, d.next_lesson_number),
             },
             status: true,
-            why: d.reason,
+            why: match d.review_due {
+                Some(due) => format!("{}; offering a review ({due} due)", d.reason),
+                None => d.reason,
+            },
         },
         Ok(d) if d.needs_onboarding && hook != Hook::LessonReady => onboarding(client),
         Ok(d) => Outcome::Silent(d.reason),
