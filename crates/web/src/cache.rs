@@ -19,8 +19,8 @@ use devcoach_store::{DataDir, Fields, RowKey, Store};
 
 use crate::error::WebError;
 use crate::pool::{Pool, file_identity};
-use crate::routes::lessons::Row;
 use crate::views::Chrome;
+use crate::views::Row;
 
 /// Distinct filters remembered per database version.
 const MAX_RESULTS: usize = 256;

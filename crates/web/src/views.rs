@@ -2,6 +2,8 @@
 //! shared page chrome.
 
 use askama::Template;
+use devcoach_core::Lesson;
+use devcoach_core::lesson::Feedback;
 use devcoach_store::Store;
 
 /// What every page shows around its content.
@@ -64,6 +66,52 @@ pub(crate) fn short_date(stamp: &str) -> String {
 pub(crate) fn full_date(stamp: &str) -> String {
     devcoach_core::time::parse_timestamp(stamp)
         .map_or_else(|_| stamp.to_owned(), |t| t.format("%-d %b %Y, %H:%M UTC").to_string())
+}
+
+/// A lesson as the lessons list shows it (built once per lesson, kept by the answer cache).
+pub(crate) struct Row {
+    pub id: String,
+    pub id_path: String,
+    pub when: String,
+    pub when_full: String,
+    pub topic: String,
+    pub title: String,
+    pub level: &'static str,
+    pub feedback: Option<(&'static str, &'static str, &'static str)>,
+    pub categories: String,
+    pub starred: bool,
+    pub shared_by: Option<String>,
+}
+
+impl Row {
+    pub(crate) fn from(l: Lesson) -> Self {
+        Self {
+            id_path: enc(&l.id),
+            when: short_date(&l.timestamp),
+            when_full: full_date(&l.timestamp),
+            level: l.level.as_str(),
+            feedback: feedback_badge(l.feedback),
+            categories: l.categories.join(", "),
+            id: l.id,
+            topic: l.topic_id,
+            title: l.title,
+            starred: l.starred,
+            shared_by: l.shared_by,
+        }
+    }
+}
+
+/// A feedback value as the mark, the words and the class of its badge.
+pub(crate) fn feedback_badge(f: Option<Feedback>) -> Option<(&'static str, &'static str, &'static str)> {
+    use devcoach_core::feedback::{label, mark};
+    f.map(|f| {
+        let class = match f {
+            Feedback::Know => "fb-know",
+            Feedback::Understood => "fb-understood",
+            Feedback::DontKnow => "fb-dont_know",
+        };
+        (mark(Some(f)), label(Some(f)), class)
+    })
 }
 
 #[cfg(test)]

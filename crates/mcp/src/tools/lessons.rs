@@ -10,7 +10,7 @@ use devcoach_probe as probe;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use super::{Hints, Out, READ, REMOVE, Registry, WRITE, check_len};
+use super::{Hints, Out, READ, REMOVE, Registry, WRITE, check_len, not_found};
 use crate::ctx::{Ctx, ToolError};
 use crate::dto::LessonOut;
 
@@ -18,10 +18,6 @@ use crate::dto::LessonOut;
 pub const LOG_REPLY_CHECK: &str = "Saving shows the learner nothing: they see only the plain text of your reply, never \
 tool arguments. If the full card (top band, title line, body ending in the tip, bottom band) is not yet in your reply as \
 plain text, write it now as the last thing in your reply. If it is already there, add nothing. Never show the card twice.";
-
-pub(crate) fn not_found(id: &str) -> ToolError {
-    ToolError::NotFound(format!("lesson '{id}' not found — call get_lessons to pick one"))
-}
 
 #[derive(Debug, Clone, Copy, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
@@ -154,7 +150,7 @@ fn log_lesson(ctx: &Ctx, a: LogLessonArgs) -> Result<Out<LoggedLesson>, ToolErro
     if a.body.trim().is_empty() {
         return Err(ToolError::Invalid("`body` must hold the lesson text".into()));
     }
-    let review = a.review.as_ref().map(|r| super::reviews::card_text(&r.question, &r.answer)).transpose()?;
+    let review = a.review.as_ref().map(|r| super::card_text(&r.question, &r.answer)).transpose()?;
     let id = LessonId::new(a.id)
         .map_err(|_| ToolError::Invalid("`id` must not be empty: use a kebab-case slug of the title".into()))?;
     let new = NewLesson {

@@ -357,6 +357,17 @@ mod tests {
     }
 }
 
+/// The answer to a lesson id no lesson has (every tool that takes one).
+pub(crate) fn not_found(id: &str) -> ToolError {
+    ToolError::NotFound(format!("lesson '{id}' not found — call get_lessons to pick one"))
+}
+
+/// A review card written by the agent, checked (every tool that takes one).
+pub(crate) fn card_text(question: &str, answer: &str) -> Result<devcoach_core::review::CardText, ToolError> {
+    devcoach_core::review::CardText::new(question, answer)
+        .map_err(|e| ToolError::Invalid(format!("{e}. Rewrite the card and call again.")))
+}
+
 #[cfg(test)]
 pub(crate) mod schema_lists {
     /// The string values a JSON schema lets through (`enum` lists and `const`s, anywhere in it).

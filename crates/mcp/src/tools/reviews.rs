@@ -1,14 +1,13 @@
 //! Review tools: the due queue, grading an answer, and writing a card for a lesson.
 
 use devcoach_core::fsrs::Grade;
-use devcoach_core::review::CardText;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use super::{Out, READ, Registry, WRITE};
-use crate::ctx::{Ctx, ToolError};
+use crate::ctx::Ctx;
 use crate::payloads;
-use crate::tools::lessons::not_found;
+use crate::tools::{card_text, not_found};
 
 #[derive(Debug, Deserialize, JsonSchema)]
 pub(crate) struct DueArgs {
@@ -83,10 +82,6 @@ pub(crate) struct CardOut {
     /// `agent` (written by you) or `derived` (made from the lesson's title and summary).
     pub source: String,
     pub due: String,
-}
-
-pub(crate) fn card_text(question: &str, answer: &str) -> Result<CardText, ToolError> {
-    CardText::new(question, answer).map_err(|e| ToolError::Invalid(format!("{e}. Rewrite the card and call again.")))
 }
 
 pub(super) fn register(r: &mut Registry) {

@@ -20,7 +20,7 @@ use devcoach_store::CourseFilter;
 use super::{Fields, attachment, html, see_other};
 use crate::error::{WebError, WebResult};
 use crate::state::SharedState;
-use crate::views::{Chrome, enc, full_date, short_date};
+use crate::views::{Chrome, Row, enc, full_date};
 use crate::{markdown, pool};
 
 /// Lessons per page.
@@ -214,18 +214,6 @@ fn feedback_label(raw: &str) -> &'static str {
     }
 }
 
-pub(crate) fn feedback_badge(f: Option<Feedback>) -> Option<(&'static str, &'static str, &'static str)> {
-    use devcoach_core::feedback::{label, mark};
-    f.map(|f| {
-        let class = match f {
-            Feedback::Know => "fb-know",
-            Feedback::Understood => "fb-understood",
-            Feedback::DontKnow => "fb-dont_know",
-        };
-        (mark(Some(f)), label(Some(f)), class)
-    })
-}
-
 pub(crate) struct Chip {
     pub label: String,
     pub remove: String,
@@ -235,38 +223,6 @@ pub(crate) struct Column {
     pub label: &'static str,
     pub url: String,
     pub arrow: &'static str,
-}
-
-pub(crate) struct Row {
-    pub id: String,
-    pub id_path: String,
-    pub when: String,
-    pub when_full: String,
-    pub topic: String,
-    pub title: String,
-    pub level: &'static str,
-    pub feedback: Option<(&'static str, &'static str, &'static str)>,
-    pub categories: String,
-    pub starred: bool,
-    pub shared_by: Option<String>,
-}
-
-impl Row {
-    pub(crate) fn from(l: Lesson) -> Self {
-        Self {
-            id_path: enc(&l.id),
-            when: short_date(&l.timestamp),
-            when_full: full_date(&l.timestamp),
-            level: l.level.as_str(),
-            feedback: feedback_badge(l.feedback),
-            categories: l.categories.join(", "),
-            id: l.id,
-            topic: l.topic_id,
-            title: l.title,
-            starred: l.starred,
-            shared_by: l.shared_by,
-        }
-    }
 }
 
 #[derive(Template)]
