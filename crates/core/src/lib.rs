@@ -36,3 +36,23 @@ pub use lesson::{Feedback, Lesson, Level, Platform};
 
 /// The version of this build, written into `schema_app_version` when we upgrade a database.
 pub const APP_VERSION: &str = env!("CARGO_PKG_VERSION");
+
+/// The test every integration-test binary carries (`tests/it/main.rs`): each file beside it is
+/// declared as a module, so no test file is silently left out of the build. A macro, so that
+/// the reading happens in the test, never in this crate.
+#[macro_export]
+macro_rules! no_forgotten_test_files {
+    () => {
+        #[test]
+        fn no_forgotten_test_files() {
+            let here = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/it");
+            let main = std::fs::read_to_string(here.join("main.rs")).expect("main.rs");
+            for entry in std::fs::read_dir(&here).expect("tests/it") {
+                let name = entry.expect("entry").file_name().into_string().expect("utf-8 name");
+                if let Some(module) = name.strip_suffix(".rs").filter(|m| *m != "main") {
+                    assert!(main.contains(&format!("mod {module};")), "tests/it/{name} is not declared in main.rs");
+                }
+            }
+        }
+    };
+}
