@@ -4,7 +4,6 @@
 
 mod tools;
 
-
 use devcoach_mcp::{DevcoachServer, ServerOptions};
 use devcoach_store::{DataDir, Store};
 use serde_json::Value;

@@ -4,7 +4,6 @@
 mod git;
 mod history;
 
-
 use chrono::{DateTime, Utc};
 
 /// A fixed "now" so every time rule is tested at exact boundaries.
