@@ -115,14 +115,10 @@ fn local_day_bound(ctx: &Ctx, raw: &str, end: bool) -> Option<String> {
     Some(local.with_timezone(&chrono::Utc).to_rfc3339_opts(chrono::SecondsFormat::Secs, true))
 }
 
-pub fn feedback_icon(f: Option<Feedback>) -> &'static str {
-    feedback::mark(f)
-}
-
 /// The mark and the words, or nothing without feedback.
 pub fn feedback_text(f: Option<Feedback>) -> String {
     match f {
-        Some(_) => format!("{} {}", feedback_icon(f), feedback::label(f)),
+        Some(_) => format!("{} {}", feedback::mark(f), feedback::label(f)),
         None => String::new(),
     }
 }
@@ -248,7 +244,7 @@ fn print_list(ctx: &Ctx, rows: &[ListRow], total: i64, all_ids: &[String]) -> an
         Column::new("Title", |r: &ListRow| Cow::Borrowed(r.title.as_str())).shrink(3, 24).shrink(5, 12),
     ];
     if answered {
-        columns.push(Column::new("✓", |r: &ListRow| Cow::Borrowed(feedback_icon(r.feedback))));
+        columns.push(Column::new("✓", |r: &ListRow| Cow::Borrowed(feedback::mark(r.feedback))));
     }
     columns.push(Column::new("Level", |r: &ListRow| Cow::Borrowed(r.level)).optional(1));
     columns.push(
@@ -418,7 +414,7 @@ fn take_delete_backup(ctx: &Ctx, store: &devcoach_store::Store, id: &str) -> any
     let safe: String =
         id.chars().map(|c| if c.is_ascii_alphanumeric() || c == '-' { c } else { '_' }).take(40).collect();
     // Never over another backup: two ids that read alike, or two deletes in one second.
-    for n in 1u32.. {
+    for n in 1..=1000 {
         let suffix = if n == 1 { String::new() } else { format!("-{n}") };
         let path = dir.join(format!("before-delete-{stamp}-{safe}{suffix}.zip"));
         match devcoach_store::write_backup_file(store, &path, devcoach_files::Overwrite::Never) {
@@ -426,11 +422,11 @@ fn take_delete_backup(ctx: &Ctx, store: &devcoach_store::Store, id: &str) -> any
                 prune_delete_backups(&dir);
                 return Ok(path);
             }
-            Err(devcoach_store::StoreError::File(devcoach_files::FileError::Exists { .. })) if n < 1000 => {}
+            Err(devcoach_store::StoreError::File(devcoach_files::FileError::Exists { .. })) => {}
             Err(e) => return Err(e.into()),
         }
     }
-    unreachable!("the loop returns")
+    Err(invalid(format!("{} holds a thousand backups from this second; nothing was deleted", dir.display())))
 }
 
 /// Keeps the newest [`KEPT_DELETE_BACKUPS`] (names sort by time); a failure to prune is not a
