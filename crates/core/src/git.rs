@@ -1,10 +1,14 @@
 //! Reading git metadata into lesson context. The store runs `git`; this module decides what its
 //! answers mean.
 
+use serde::{Deserialize, Serialize};
+
 use crate::lesson::{LessonContext, Platform};
 
-/// The git facts about a working folder.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+/// Where in git a lesson happened: the facts about a working folder, as `git` reports them or
+/// the agent passes them. Declared once: a lesson's context flattens it into its JSON.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct GitContext {
     pub project: Option<String>,
     pub repository: Option<String>,
@@ -127,14 +131,20 @@ pub fn resolve_context(given: LessonContext, git: &GitContext, usage: &UsageDefa
     fn pick(given: Option<String>, git: Option<&String>, usage: Option<&String>) -> Option<String> {
         given.or_else(|| git.cloned()).or_else(|| usage.cloned())
     }
+    let given_git = given.git;
     LessonContext {
         task_context: given.task_context,
-        project: pick(given.project, git.project.as_ref(), usage.project.as_ref()),
-        repository: pick(given.repository, git.repository.as_ref(), usage.repository.as_ref()),
-        branch: pick(given.branch, git.branch.as_ref(), usage.branch.as_ref()),
-        commit_hash: pick(given.commit_hash, git.commit_hash.as_ref(), None),
-        folder: pick(given.folder, git.folder.as_ref(), None),
-        repository_platform: given.repository_platform.or(git.repository_platform).or(usage.repository_platform),
+        git: GitContext {
+            project: pick(given_git.project, git.project.as_ref(), usage.project.as_ref()),
+            repository: pick(given_git.repository, git.repository.as_ref(), usage.repository.as_ref()),
+            branch: pick(given_git.branch, git.branch.as_ref(), usage.branch.as_ref()),
+            commit_hash: pick(given_git.commit_hash, git.commit_hash.as_ref(), None),
+            folder: pick(given_git.folder, git.folder.as_ref(), None),
+            repository_platform: given_git
+                .repository_platform
+                .or(git.repository_platform)
+                .or(usage.repository_platform),
+        },
     }
 }
 
@@ -195,8 +205,11 @@ mod tests {
             repository_platform: Some(Platform::Github),
             ..UsageDefaults::default()
         };
-        let given = LessonContext { project: Some("explicit".into()), ..LessonContext::default() };
-        let ctx = resolve_context(given, &git, &usage);
+        let given = LessonContext {
+            git: GitContext { project: Some("explicit".into()), ..GitContext::default() },
+            ..LessonContext::default()
+        };
+        let ctx = resolve_context(given, &git, &usage).git;
         assert_eq!(ctx.project.as_deref(), Some("explicit"));
         assert_eq!(ctx.branch.as_deref(), Some("feature"));
         assert_eq!(ctx.commit_hash.as_deref(), Some("c1"));

@@ -6,6 +6,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 use thiserror::Error;
 
+use crate::git::GitContext;
 use crate::ids::LessonId;
 use crate::time::{self, TimestampError};
 
@@ -28,6 +29,7 @@ macro_rules! text_enum {
     ($(#[$meta:meta])* $name:ident, $field:literal { $($variant:ident = $text:literal),+ $(,)? }) => {
         $(#[$meta])*
         #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+        #[cfg_attr(feature = "schema", derive(schemars::JsonSchema), schemars(inline))]
         #[serde(rename_all = "snake_case")]
         pub enum $name { $($variant),+ }
 
@@ -84,23 +86,23 @@ impl Level {
     }
 }
 
-/// Where a lesson happened. Every field is optional; `folder` is a local path and never leaves
-/// the machine.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+/// Where a lesson happened: the task in a sentence, then where in git (see [`GitContext`]). Every
+/// field is optional; `folder` is a local path and never leaves the machine. Flattened into a
+/// lesson's JSON, its keys sit between `body` and `starred`, in this order.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct LessonContext {
     pub task_context: Option<String>,
-    pub project: Option<String>,
-    pub repository: Option<String>,
-    pub branch: Option<String>,
-    pub commit_hash: Option<String>,
-    pub folder: Option<String>,
-    pub repository_platform: Option<Platform>,
+    #[serde(flatten)]
+    pub git: GitContext,
 }
 
 /// A lesson as stored, in the column and JSON key order of the shared schema.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct Lesson {
     pub id: String,
+    /// When it was taught, UTC (`2026-05-01T14:30:00Z`).
     pub timestamp: String,
     pub topic_id: String,
     pub categories: Vec<String>,
@@ -108,15 +110,11 @@ pub struct Lesson {
     pub level: Level,
     pub summary: String,
     pub body: Option<String>,
-    pub task_context: Option<String>,
-    pub project: Option<String>,
-    pub repository: Option<String>,
-    pub branch: Option<String>,
-    pub commit_hash: Option<String>,
-    pub folder: Option<String>,
-    pub repository_platform: Option<Platform>,
+    #[serde(flatten)]
+    pub context: LessonContext,
     pub starred: bool,
     pub feedback: Option<Feedback>,
+    /// True for a lesson someone shared with the learner.
     pub imported: bool,
     pub shared_by: Option<String>,
 }
@@ -137,7 +135,6 @@ pub struct NewLesson {
 impl NewLesson {
     /// The stored lesson, stamped at `now`: own lesson, not starred, no feedback yet.
     pub fn into_lesson(self, now: DateTime<Utc>) -> Lesson {
-        let c = self.context;
         Lesson {
             id: self.id.into_string(),
             timestamp: time::lesson_stamp(now),
@@ -147,13 +144,7 @@ impl NewLesson {
             level: self.level,
             summary: self.summary,
             body: Some(self.body),
-            task_context: c.task_context,
-            project: c.project,
-            repository: c.repository,
-            branch: c.branch,
-            commit_hash: c.commit_hash,
-            folder: c.folder,
-            repository_platform: c.repository_platform,
+            context: self.context,
             starred: false,
             feedback: None,
             imported: false,
@@ -162,19 +153,51 @@ impl NewLesson {
     }
 }
 
+/// A valid lesson to start a test or benchmark from, so each one names only the fields it is
+/// about: `Lesson { starred: true, ..Lesson::example("a") }`, or the setters below.
+#[cfg(any(test, feature = "testing"))]
 impl Lesson {
-    pub fn context(&self) -> LessonContext {
-        LessonContext {
-            task_context: self.task_context.clone(),
-            project: self.project.clone(),
-            repository: self.repository.clone(),
-            branch: self.branch.clone(),
-            commit_hash: self.commit_hash.clone(),
-            folder: self.folder.clone(),
-            repository_platform: self.repository_platform,
+    /// An own lesson `id` on topic `rust`, taught 2026-05-01, with a body; no context, not
+    /// starred, no feedback.
+    #[must_use]
+    pub fn example(id: &str) -> Self {
+        Self {
+            id: id.to_owned(),
+            timestamp: "2026-05-01T10:00:00Z".to_owned(),
+            topic_id: "rust".to_owned(),
+            categories: vec!["rust".to_owned()],
+            title: format!("Lesson {id}"),
+            level: Level::Mid,
+            summary: "Shared or unique, never both.".to_owned(),
+            body: Some("A reference is shared or unique.".to_owned()),
+            context: LessonContext::default(),
+            starred: false,
+            feedback: None,
+            imported: false,
+            shared_by: None,
         }
     }
 
+    /// Stamped at `at` (the stored form, `2026-05-01T10:00:00Z`).
+    #[must_use]
+    pub fn at(self, at: DateTime<Utc>) -> Self {
+        Self { timestamp: time::lesson_stamp(at), ..self }
+    }
+
+    #[must_use]
+    pub fn on_topic(self, topic_id: &str) -> Self {
+        Self { topic_id: topic_id.to_owned(), categories: vec![topic_id.to_owned()], ..self }
+    }
+
+    /// Where it happened in git.
+    #[must_use]
+    pub fn in_git(mut self, git: GitContext) -> Self {
+        self.context.git = git;
+        self
+    }
+}
+
+impl Lesson {
     /// Validates a lesson record from outside (a backup's `lessons.json`, a legacy JSON export):
     /// the same rules as the original's lesson schema. Optional text fields may be missing or
     /// null; `starred`/`imported` default to false; the timestamp is normalised.
@@ -205,16 +228,20 @@ impl Lesson {
             level: Level::parse(&required_str(obj, "level")?)?,
             summary: required_str(obj, "summary")?,
             body: optional_str(obj, "body")?,
-            task_context: optional_str(obj, "task_context")?,
-            project: optional_str(obj, "project")?,
-            repository: optional_str(obj, "repository")?,
-            branch: optional_str(obj, "branch")?,
-            commit_hash: optional_str(obj, "commit_hash")?,
-            folder: optional_str(obj, "folder")?,
-            repository_platform: optional_str(obj, "repository_platform")?
-                .as_deref()
-                .map(Platform::parse)
-                .transpose()?,
+            context: LessonContext {
+                task_context: optional_str(obj, "task_context")?,
+                git: GitContext {
+                    project: optional_str(obj, "project")?,
+                    repository: optional_str(obj, "repository")?,
+                    branch: optional_str(obj, "branch")?,
+                    commit_hash: optional_str(obj, "commit_hash")?,
+                    folder: optional_str(obj, "folder")?,
+                    repository_platform: optional_str(obj, "repository_platform")?
+                        .as_deref()
+                        .map(Platform::parse)
+                        .transpose()?,
+                },
+            },
             starred: optional_bool(obj, "starred")?,
             feedback: optional_str(obj, "feedback")?.as_deref().map(Feedback::parse).transpose()?,
             imported: optional_bool(obj, "imported")?,
@@ -287,7 +314,7 @@ mod tests {
         let lesson = Lesson::from_record(&record(), now()).expect("valid");
         assert_eq!(lesson.timestamp, "2026-05-01T10:00:00Z");
         assert!(!lesson.starred && !lesson.imported);
-        assert_eq!((lesson.body, lesson.feedback, lesson.folder), (None, None, None));
+        assert_eq!((lesson.body, lesson.feedback, lesson.context.git.folder), (None, None, None));
     }
 
     #[test]

@@ -238,30 +238,9 @@ pub fn retrievability(scheduler: &Scheduler, card: &ReviewCard, now: DateTime<Ut
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::lesson::Level;
 
     fn lesson(title: &str, summary: &str) -> Lesson {
-        Lesson {
-            id: "l".into(),
-            timestamp: "2026-11-01T10:00:00Z".into(),
-            topic_id: "redis".into(),
-            categories: vec![],
-            title: title.into(),
-            level: Level::Mid,
-            summary: summary.into(),
-            body: None,
-            task_context: None,
-            project: None,
-            repository: None,
-            branch: None,
-            commit_hash: None,
-            folder: None,
-            repository_platform: None,
-            starred: false,
-            feedback: None,
-            imported: false,
-            shared_by: None,
-        }
+        Lesson { title: title.into(), summary: summary.into(), body: None, ..Lesson::example("l").on_topic("redis") }
     }
 
     fn now() -> DateTime<Utc> {

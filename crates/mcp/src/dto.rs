@@ -1,67 +1,12 @@
-//! Wire shapes: what tools and resources return, with their JSON schemas. Converted by hand from
-//! domain values so the domain crates stay free of MCP concerns.
+//! Wire shapes: what tools and resources return, with their JSON schemas, where the domain value
+//! is not already the shape. A lesson and its git context are (core derives their schemas behind
+//! its `schema` feature, so the 19 keys are declared once); the rest are converted by hand.
 
-use devcoach_core::Lesson;
 use devcoach_core::knowledge::Profile;
 use devcoach_core::settings::Settings;
 use devcoach_store::Compat;
 use schemars::JsonSchema;
 use serde::Serialize;
-
-/// A lesson: the 19 keys every surface shares, in stored order.
-#[derive(Debug, Clone, Serialize, JsonSchema)]
-pub struct LessonOut {
-    pub id: String,
-    /// When it was taught, UTC (`2026-05-01T14:30:00Z`).
-    pub timestamp: String,
-    pub topic_id: String,
-    pub categories: Vec<String>,
-    pub title: String,
-    #[schemars(extend("enum" = ["junior", "mid", "senior"]))]
-    pub level: String,
-    pub summary: String,
-    pub body: Option<String>,
-    pub task_context: Option<String>,
-    pub project: Option<String>,
-    pub repository: Option<String>,
-    pub branch: Option<String>,
-    pub commit_hash: Option<String>,
-    pub folder: Option<String>,
-    #[schemars(extend("enum" = ["github", "gitlab", "bitbucket", "local", null]))]
-    pub repository_platform: Option<String>,
-    pub starred: bool,
-    #[schemars(extend("enum" = ["know", "understood", "dont_know", null]))]
-    pub feedback: Option<String>,
-    /// True for a lesson someone shared with the learner.
-    pub imported: bool,
-    pub shared_by: Option<String>,
-}
-
-impl From<&Lesson> for LessonOut {
-    fn from(l: &Lesson) -> Self {
-        Self {
-            id: l.id.clone(),
-            timestamp: l.timestamp.clone(),
-            topic_id: l.topic_id.clone(),
-            categories: l.categories.clone(),
-            title: l.title.clone(),
-            level: l.level.as_str().into(),
-            summary: l.summary.clone(),
-            body: l.body.clone(),
-            task_context: l.task_context.clone(),
-            project: l.project.clone(),
-            repository: l.repository.clone(),
-            branch: l.branch.clone(),
-            commit_hash: l.commit_hash.clone(),
-            folder: l.folder.clone(),
-            repository_platform: l.repository_platform.map(|p| p.as_str().into()),
-            starred: l.starred,
-            feedback: l.feedback.map(|f| f.as_str().into()),
-            imported: l.imported,
-            shared_by: l.shared_by.clone(),
-        }
-    }
-}
 
 #[derive(Debug, Clone, Serialize, JsonSchema)]
 pub struct KnowledgeOut {

@@ -3,6 +3,7 @@
 
 use std::collections::BTreeMap;
 
+use devcoach_core::Lesson;
 use devcoach_core::git::GitContext;
 use devcoach_core::knowledge::DEFAULT_PROFILE;
 use devcoach_core::query::LessonQuery;
@@ -12,7 +13,7 @@ use schemars::JsonSchema;
 use serde::Serialize;
 
 use crate::ctx::{Ctx, ToolError};
-use crate::dto::{CompatOut, KnowledgeOut, LessonOut, ProfileOut, RateLimitOut};
+use crate::dto::{CompatOut, KnowledgeOut, ProfileOut, RateLimitOut};
 
 #[derive(Debug, Serialize, JsonSchema)]
 pub struct OnboardingStatus {
@@ -95,29 +96,6 @@ pub struct StatsOut {
 }
 
 #[derive(Debug, Serialize, JsonSchema)]
-pub struct GitOut {
-    pub project: Option<String>,
-    pub repository: Option<String>,
-    pub branch: Option<String>,
-    pub commit_hash: Option<String>,
-    pub folder: Option<String>,
-    pub repository_platform: Option<String>,
-}
-
-impl From<&GitContext> for GitOut {
-    fn from(g: &GitContext) -> Self {
-        Self {
-            project: g.project.clone(),
-            repository: g.repository.clone(),
-            branch: g.branch.clone(),
-            commit_hash: g.commit_hash.clone(),
-            folder: g.folder.clone(),
-            repository_platform: g.repository_platform.map(|p| p.as_str().into()),
-        }
-    }
-}
-
-#[derive(Debug, Serialize, JsonSchema)]
 pub struct UsageOut {
     pub project: Option<String>,
     pub repository: Option<String>,
@@ -127,7 +105,7 @@ pub struct UsageOut {
 
 #[derive(Debug, Serialize, JsonSchema)]
 pub struct ContextOut {
-    pub git: GitOut,
+    pub git: GitContext,
     pub usage_defaults: UsageOut,
 }
 
@@ -254,7 +232,7 @@ pub fn context(ctx: &Ctx) -> Result<ContextOut, ToolError> {
     ctx.with_store(|s| {
         let u = s.usage_defaults()?;
         Ok(ContextOut {
-            git: GitOut::from(&git),
+            git,
             usage_defaults: UsageOut {
                 project: u.project,
                 repository: u.repository,
@@ -266,10 +244,10 @@ pub fn context(ctx: &Ctx) -> Result<ContextOut, ToolError> {
 }
 
 /// Up to 10 lessons of the last 7 days, newest first.
-pub fn recent_lessons(ctx: &Ctx) -> Result<Vec<LessonOut>, ToolError> {
+pub fn recent_lessons(ctx: &Ctx) -> Result<Vec<Lesson>, ToolError> {
     let now = ctx.now();
     let q = LessonQuery { period: Some(Period::Week), limit: Some(10), ..LessonQuery::default() };
-    ctx.with_store(|s| Ok(s.lessons(&q, now)?.iter().map(LessonOut::from).collect()))
+    ctx.with_store(|s| Ok(s.lessons(&q, now)?))
 }
 
 pub fn taught_topics(ctx: &Ctx) -> Result<Vec<String>, ToolError> {
@@ -280,8 +258,8 @@ pub fn notebook(ctx: &Ctx) -> Result<String, ToolError> {
     Ok(ctx.opts.dir.read_notebook()?)
 }
 
-pub fn lesson(ctx: &Ctx, id: &str) -> Result<Option<LessonOut>, ToolError> {
-    ctx.with_store(|s| Ok(s.lesson(id)?.as_ref().map(LessonOut::from)))
+pub fn lesson(ctx: &Ctx, id: &str) -> Result<Option<Lesson>, ToolError> {
+    ctx.with_store(|s| Ok(s.lesson(id)?))
 }
 
 /// A due review card, without its answer (the agent asks first).

@@ -4,7 +4,8 @@ use std::time::Duration;
 
 use chrono::Utc;
 use criterion::{Criterion, criterion_group, criterion_main};
-use devcoach_core::lesson::{Lesson, Level};
+use devcoach_core::git::GitContext;
+use devcoach_core::lesson::Lesson;
 use devcoach_store::{DataDir, Store};
 
 fn filled(n: usize) -> (tempfile::TempDir, Store) {
@@ -13,28 +14,24 @@ fn filled(n: usize) -> (tempfile::TempDir, Store) {
     store.seed_demo(Utc::now()).expect("demo");
     let records: Vec<serde_json::Value> = (0..n)
         .map(|i| {
-            serde_json::to_value(Lesson {
+            let mut lesson = Lesson {
                 id: format!("bench-{i:05}"),
                 timestamp: "2026-06-01T10:00:00Z".into(),
-                topic_id: "rust".into(),
                 categories: vec!["rust".into(), "bench".into()],
-                title: format!("Lesson {i}"),
-                level: Level::Mid,
                 summary: "A short summary of the lesson.".into(),
                 body: Some("Paragraph one.\n\nParagraph two with `code`.\n\n💡 *Senior tip:* measure.".into()),
-                task_context: Some("bench".into()),
+                ..Lesson::example("bench")
+            }
+            .in_git(GitContext {
                 project: Some("bench".into()),
                 repository: Some("example/bench".into()),
                 branch: Some("main".into()),
                 commit_hash: Some(format!("{i:040x}")),
-                folder: None,
-                repository_platform: None,
-                starred: false,
-                feedback: None,
-                imported: false,
-                shared_by: None,
-            })
-            .expect("json")
+                ..GitContext::default()
+            });
+            lesson.context.task_context = Some("bench".into());
+            lesson.title = format!("Lesson {i}");
+            serde_json::to_value(lesson).expect("json")
         })
         .collect();
     store.import_lessons(&records, Utc::now()).expect("import");

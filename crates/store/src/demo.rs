@@ -153,12 +153,14 @@ fn new_lesson(d: &DemoLesson) -> Result<NewLesson> {
         body: d.body.clone(),
         context: LessonContext {
             task_context: Some(format!("Working on {} in the demo project", d.topic)),
-            project: Some("demo-app".into()),
-            repository: Some("example/demo-app".into()),
-            branch: Some("main".into()),
-            commit_hash: Some(fake_commit(&d.id)),
-            folder: None,
-            repository_platform: Some(Platform::Github),
+            git: GitContext {
+                project: Some("demo-app".into()),
+                repository: Some("example/demo-app".into()),
+                branch: Some("main".into()),
+                commit_hash: Some(fake_commit(&d.id)),
+                folder: None,
+                repository_platform: Some(Platform::Github),
+            },
         },
     })
 }

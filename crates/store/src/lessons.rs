@@ -2,7 +2,7 @@
 
 use chrono::{DateTime, Utc};
 use devcoach_core::git::{GitContext, UsageDefaults, resolve_context};
-use devcoach_core::lesson::{self, Feedback, Level, NewLesson, Platform};
+use devcoach_core::lesson::{self, Feedback, LessonContext, Level, NewLesson, Platform};
 use devcoach_core::query::{FeedbackFilter, LessonQuery, SortOrder};
 use devcoach_core::review::CardText;
 use devcoach_core::{Lesson, knowledge, rate_limit};
@@ -64,13 +64,17 @@ fn row_to_lesson(row: &Row<'_>) -> rusqlite::Result<Lesson> {
         level: Level::parse(&level).unwrap_or(Level::Mid),
         summary: text(row, 6)?,
         body: opt_text(row, 7)?,
-        task_context: opt_text(row, 8)?,
-        project: opt_text(row, 9)?,
-        repository: opt_text(row, 10)?,
-        branch: opt_text(row, 11)?,
-        commit_hash: opt_text(row, 12)?,
-        folder: opt_text(row, 13)?,
-        repository_platform: platform.as_deref().and_then(|p| Platform::parse(p).ok()),
+        context: LessonContext {
+            task_context: opt_text(row, 8)?,
+            git: GitContext {
+                project: opt_text(row, 9)?,
+                repository: opt_text(row, 10)?,
+                branch: opt_text(row, 11)?,
+                commit_hash: opt_text(row, 12)?,
+                folder: opt_text(row, 13)?,
+                repository_platform: platform.as_deref().and_then(|p| Platform::parse(p).ok()),
+            },
+        },
         starred: row.get::<_, i64>(15)? != 0,
         feedback: feedback.as_deref().and_then(|f| Feedback::parse(f).ok()),
         imported: row.get::<_, i64>(17)? != 0,
@@ -96,6 +100,7 @@ fn text(row: &Row<'_>, i: usize) -> rusqlite::Result<String> {
 
 fn insert_params(l: &Lesson) -> [SqlValue; 19] {
     let text = |s: &Option<String>| s.clone().map_or(SqlValue::Null, SqlValue::Text);
+    let (c, g) = (&l.context, &l.context.git);
     [
         SqlValue::Text(l.id.clone()),
         SqlValue::Text(l.timestamp.clone()),
@@ -105,13 +110,13 @@ fn insert_params(l: &Lesson) -> [SqlValue; 19] {
         SqlValue::Text(l.level.as_str().to_owned()),
         SqlValue::Text(l.summary.clone()),
         text(&l.body),
-        text(&l.task_context),
-        text(&l.project),
-        text(&l.repository),
-        text(&l.branch),
-        text(&l.commit_hash),
-        text(&l.folder),
-        l.repository_platform.map_or(SqlValue::Null, |p| SqlValue::Text(p.as_str().to_owned())),
+        text(&c.task_context),
+        text(&g.project),
+        text(&g.repository),
+        text(&g.branch),
+        text(&g.commit_hash),
+        text(&g.folder),
+        g.repository_platform.map_or(SqlValue::Null, |p| SqlValue::Text(p.as_str().to_owned())),
         SqlValue::Integer(i64::from(l.starred)),
         l.feedback.map_or(SqlValue::Null, |f| SqlValue::Text(f.as_str().to_owned())),
         SqlValue::Integer(i64::from(l.imported)),
@@ -301,10 +306,10 @@ impl Store {
         self.write(|tx| {
             // Only scan for the learner's usual values when the arguments and git leave a gap.
             let c = &new.context;
-            let complete = (c.project.is_some() || git.project.is_some())
-                && (c.repository.is_some() || git.repository.is_some())
-                && (c.branch.is_some() || git.branch.is_some())
-                && (c.repository_platform.is_some() || git.repository_platform.is_some());
+            let complete = (c.git.project.is_some() || git.project.is_some())
+                && (c.git.repository.is_some() || git.repository.is_some())
+                && (c.git.branch.is_some() || git.branch.is_some())
+                && (c.git.repository_platform.is_some() || git.repository_platform.is_some());
             let usage = if complete { UsageDefaults::default() } else { usage_defaults(tx)? };
             let context = resolve_context(new.context.clone(), git, &usage);
             let lesson = NewLesson { context, ..new }.into_lesson(now);

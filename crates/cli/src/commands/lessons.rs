@@ -212,9 +212,9 @@ impl ListRow {
             feedback: l.feedback,
             level: l.level.as_str(),
             categories: l.categories.join(", "),
-            project: l.project.clone(),
-            branch: l.branch.clone(),
-            commit: l.commit_hash.as_deref().map(|c| c.chars().take(7).collect()),
+            project: l.context.git.project.clone(),
+            branch: l.context.git.branch.clone(),
+            commit: l.context.git.commit_hash.as_deref().map(|c| c.chars().take(7).collect()),
             imported: l.imported,
             shared_by: l.shared_by.clone(),
         }
@@ -314,17 +314,17 @@ fn render_detail(ctx: &Ctx, l: &Lesson) -> String {
     if l.imported {
         rows.push(("Shared by", l.shared_by.clone().unwrap_or_else(|| "anonymous".into())));
     }
-    if let Some(task) = &l.task_context {
+    if let Some(task) = &l.context.task_context {
         rows.push(("Context", task.clone()));
     }
     let git: Vec<String> = [
-        l.project.clone(),
-        l.repository.as_ref().map(|r| match l.repository_platform {
+        l.context.git.project.clone(),
+        l.context.git.repository.as_ref().map(|r| match l.context.git.repository_platform {
             Some(p) => format!("{r} ({p})"),
             None => r.clone(),
         }),
-        l.branch.clone(),
-        l.commit_hash.as_ref().map(|c| format!("@{}", c.chars().take(7).collect::<String>())),
+        l.context.git.branch.clone(),
+        l.context.git.commit_hash.as_ref().map(|c| format!("@{}", c.chars().take(7).collect::<String>())),
     ]
     .into_iter()
     .flatten()
@@ -332,7 +332,7 @@ fn render_detail(ctx: &Ctx, l: &Lesson) -> String {
     if !git.is_empty() {
         rows.push(("Git", git.join(" · ")));
     }
-    if let Some(folder) = &l.folder {
+    if let Some(folder) = &l.context.git.folder {
         rows.push(("Folder", folder.clone()));
     }
     let mut out = format!("{}\n", t.out(Style::Bold, &output::wrap(&l.title, t.width)));

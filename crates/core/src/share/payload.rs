@@ -3,7 +3,8 @@
 use serde_json::{Map, Value, json};
 
 use super::ShareError;
-use crate::lesson::{Lesson, Level, Platform};
+use crate::git::GitContext;
+use crate::lesson::{Lesson, LessonContext, Level, Platform};
 
 pub const FORMAT: &str = "devcoach.lesson";
 pub const VERSION: i64 = 1;
@@ -67,8 +68,11 @@ impl SharedLesson {
     ) -> Self {
         let ctx = |v: &Option<String>| if include_context { v.clone() } else { None };
         let public_repo = include_context
-            && matches!(l.repository_platform, Some(Platform::Github | Platform::Gitlab | Platform::Bitbucket))
-            && l.repository.is_some();
+            && matches!(
+                l.context.git.repository_platform,
+                Some(Platform::Github | Platform::Gitlab | Platform::Bitbucket)
+            )
+            && l.context.git.repository.is_some();
         Self {
             title: l.title.clone(),
             summary: l.summary.clone(),
@@ -76,12 +80,12 @@ impl SharedLesson {
             topic_id: l.topic_id.clone(),
             categories: l.categories.clone(),
             level: l.level,
-            task_context: ctx(&l.task_context),
-            project: ctx(&l.project),
-            branch: ctx(&l.branch),
-            commit_hash: ctx(&l.commit_hash),
-            repository: if public_repo { l.repository.clone() } else { None },
-            repository_platform: if public_repo { l.repository_platform } else { None },
+            task_context: ctx(&l.context.task_context),
+            project: ctx(&l.context.git.project),
+            branch: ctx(&l.context.git.branch),
+            commit_hash: ctx(&l.context.git.commit_hash),
+            repository: if public_repo { l.context.git.repository.clone() } else { None },
+            repository_platform: if public_repo { l.context.git.repository_platform } else { None },
             origin_id: l.id.clone(),
             origin_timestamp: l.timestamp.clone(),
             shared_by,
@@ -216,13 +220,18 @@ impl SharedLesson {
             level: self.level,
             summary: self.summary,
             body: self.body,
-            task_context: self.task_context,
-            project: self.project,
-            repository: self.repository,
-            branch: self.branch,
-            commit_hash: self.commit_hash,
-            folder: None,
-            repository_platform: self.repository_platform,
+            context: LessonContext {
+                task_context: self.task_context,
+                git: GitContext {
+                    project: self.project,
+                    repository: self.repository,
+                    branch: self.branch,
+                    commit_hash: self.commit_hash,
+                    // A share never carries a local path.
+                    folder: None,
+                    repository_platform: self.repository_platform,
+                },
+            },
             starred: false,
             feedback: None,
             imported: true,
@@ -240,27 +249,27 @@ mod tests {
     use crate::lesson::Feedback;
 
     pub(crate) fn lesson() -> Lesson {
-        Lesson {
-            id: "borrow-checker".into(),
-            timestamp: "2026-10-01T08:00:00Z".into(),
-            topic_id: "rust".into(),
-            categories: vec!["rust".into(), "memory".into()],
-            title: "Borrowing".into(),
-            level: Level::Mid,
-            summary: "Shared or unique.".into(),
-            body: Some("Body.\n\n💡 *Senior tip:* read the error.".into()),
-            task_context: Some("fixing the parser".into()),
+        let git = GitContext {
             project: Some("widgets".into()),
             repository: Some("/home/me/widgets".into()),
             branch: Some("main".into()),
             commit_hash: Some("abc123".into()),
             folder: Some("/home/me/widgets".into()),
             repository_platform: Some(Platform::Local),
+        };
+        let mut l = Lesson {
+            id: "borrow-checker".into(),
+            timestamp: "2026-10-01T08:00:00Z".into(),
+            categories: vec!["rust".into(), "memory".into()],
+            title: "Borrowing".into(),
+            summary: "Shared or unique.".into(),
+            body: Some("Body.\n\n💡 *Senior tip:* read the error.".into()),
             starred: true,
             feedback: Some(Feedback::Know),
-            imported: false,
-            shared_by: None,
-        }
+            ..Lesson::example("borrow-checker").in_git(git)
+        };
+        l.context.task_context = Some("fixing the parser".into());
+        l
     }
 
     #[test]
@@ -296,8 +305,8 @@ mod tests {
             ]
         );
         let mut public = lesson();
-        public.repository = Some("acme/widgets".into());
-        public.repository_platform = Some(Platform::Github);
+        public.context.git.repository = Some("acme/widgets".into());
+        public.context.git.repository_platform = Some(Platform::Github);
         let v = SharedLesson::from_lesson(&public, true, None, "t".into(), "0.1.0").to_json();
         assert_eq!(v["lesson"]["repository"], "acme/widgets");
         assert_eq!(v["lesson"]["repository_platform"], "github");
@@ -344,7 +353,7 @@ mod tests {
     fn import_shape() {
         let p = SharedLesson::from_lesson(&lesson(), true, Some("Ada".into()), "t".into(), "0.1.0");
         let stored = p.clone().into_lesson("x".into(), "2026-11-30T12:00:00Z".into());
-        assert!(stored.imported && !stored.starred && stored.feedback.is_none() && stored.folder.is_none());
+        assert!(stored.imported && !stored.starred && stored.feedback.is_none() && stored.context.git.folder.is_none());
         assert_eq!(stored.timestamp, "2026-11-30T12:00:00Z");
         assert!(p.is_same_as(&stored));
         let mut other = stored.clone();

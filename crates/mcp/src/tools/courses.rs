@@ -228,10 +228,10 @@ fn create(ctx: &Ctx, a: CreateCourseArgs) -> Result<Out<CreatedOut>, ToolError> 
     Ok(CreatedOut {
         document_path: dir.course_document_path(&id).to_string_lossy().into_owned(),
         seed_context: seed.map(|l| SeedContext {
-            task_context: l.task_context,
-            project: l.project,
-            repository: l.repository,
-            branch: l.branch,
+            task_context: l.context.task_context,
+            project: l.context.git.project,
+            repository: l.context.git.repository,
+            branch: l.context.git.branch,
         }),
         course: course_out(&course, &dir),
         reply_check: CREATE_CHECK.into(),

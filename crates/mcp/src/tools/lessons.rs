@@ -1,6 +1,8 @@
 //! Lesson tools: log, list, star, delete, feedback, skip.
 
+use devcoach_core::Lesson;
 use devcoach_core::feedback::FeedbackChoice;
+use devcoach_core::git::GitContext;
 use devcoach_core::ids::LessonId;
 use devcoach_core::lesson::{Feedback, LessonContext, Level, NewLesson, Platform};
 use devcoach_core::limits;
@@ -12,7 +14,6 @@ use serde::{Deserialize, Serialize};
 
 use super::{Hints, Out, READ, REMOVE, Registry, WRITE, check_len, not_found};
 use crate::ctx::{Ctx, ToolError};
-use crate::dto::LessonOut;
 
 /// What the agent must check after saving: the save itself shows the learner nothing.
 pub const LOG_REPLY_CHECK: &str = "Saving shows the learner nothing: they see only the plain text of your reply, never \
@@ -108,7 +109,7 @@ pub(crate) struct ReviewArg {
 #[derive(Debug, Serialize, JsonSchema)]
 pub(crate) struct LoggedLesson {
     #[serde(flatten)]
-    pub lesson: LessonOut,
+    pub lesson: Lesson,
     /// Read this: what to do now that the lesson is saved.
     pub reply_check: String,
 }
@@ -163,19 +164,21 @@ fn log_lesson(ctx: &Ctx, a: LogLessonArgs) -> Result<Out<LoggedLesson>, ToolErro
         body: a.body,
         context: LessonContext {
             task_context: a.task_context,
-            project: a.project,
-            repository: a.repository,
-            branch: a.branch,
-            commit_hash: a.commit_hash,
-            folder: a.folder,
-            repository_platform: a.repository_platform.map(Into::into),
+            git: GitContext {
+                project: a.project,
+                repository: a.repository,
+                branch: a.branch,
+                commit_hash: a.commit_hash,
+                folder: a.folder,
+                repository_platform: a.repository_platform.map(Into::into),
+            },
         },
     };
     let git = probe::git_context(&ctx.opts.cwd);
     let now = ctx.now();
     let lesson = ctx.with_store(|s| Ok(s.log_lesson(new, review.as_ref(), &git, now)?))?;
     Ok(Out {
-        value: LoggedLesson { lesson: LessonOut::from(&lesson), reply_check: LOG_REPLY_CHECK.into() },
+        value: LoggedLesson { lesson, reply_check: LOG_REPLY_CHECK.into() },
         lead: Some(format!("Lesson saved. {LOG_REPLY_CHECK}")),
     })
 }
@@ -253,7 +256,7 @@ pub(crate) struct GetLessonsArgs {
 #[derive(Debug, Serialize, JsonSchema)]
 pub(crate) struct LessonsOut {
     /// Newest first.
-    pub lessons: Vec<LessonOut>,
+    pub lessons: Vec<Lesson>,
     /// How many lessons match in all (can exceed the limit).
     pub total: i64,
 }
@@ -299,7 +302,7 @@ fn get_lessons(ctx: &Ctx, a: GetLessonsArgs) -> Result<Out<LessonsOut>, ToolErro
     ctx.with_store(|s| {
         let lessons = s.lessons(&q, now)?;
         let total = s.count_lessons(&q, now)?;
-        Ok(LessonsOut { lessons: lessons.iter().map(LessonOut::from).collect(), total }.into())
+        Ok(LessonsOut { lessons, total }.into())
     })
 }
 

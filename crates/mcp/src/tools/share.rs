@@ -1,5 +1,6 @@
 //! `share_lesson` and `import_lesson`.
 
+use devcoach_core::Lesson;
 use devcoach_core::share::payload::{SharedBy, SharedLesson};
 use devcoach_core::share::{file, text};
 use devcoach_core::time::lesson_stamp;
@@ -10,7 +11,6 @@ use serde::{Deserialize, Serialize};
 
 use super::{Hints, Out, READ, Registry};
 use crate::ctx::{Ctx, ToolError};
-use crate::dto::LessonOut;
 
 #[derive(Debug, Clone, Copy, Default, Deserialize, JsonSchema, PartialEq, Eq)]
 #[serde(rename_all = "snake_case")]
@@ -128,7 +128,7 @@ pub(crate) struct ImportOut {
     pub inserted: usize,
     pub duplicated: usize,
     pub invalid: usize,
-    pub lesson: Option<LessonOut>,
+    pub lesson: Option<Lesson>,
     /// Whether the lesson's topic is on the learner's map (null for an export).
     pub topic_tracked: Option<bool>,
     /// The share is of the learner's own lesson: nothing was imported.
@@ -153,7 +153,7 @@ fn import(ctx: &Ctx, a: ImportArgs) -> Result<Out<ImportOut>, ToolError> {
         inserted: outcome.counts.inserted,
         duplicated: outcome.counts.duplicated,
         invalid: outcome.counts.invalid,
-        lesson: outcome.lesson.as_ref().map(LessonOut::from),
+        lesson: outcome.lesson.clone(),
         topic_tracked: outcome.topic_tracked,
         own_lesson: outcome.own,
         reply_check: if outcome.shared { IMPORT_CHECK } else { EXPORT_CHECK }.into(),

@@ -13,25 +13,10 @@ use crate::{fresh, now};
 
 fn lesson(id: &str, hours_ago: i64) -> Lesson {
     Lesson {
-        id: id.into(),
-        timestamp: lesson_stamp(now() - Duration::hours(hours_ago)),
-        topic_id: "rust".into(),
-        categories: vec!["rust".into()],
         title: format!("Title {id}"),
-        level: Level::Mid,
         summary: "summary".into(),
         body: Some("body".into()),
-        task_context: None,
-        project: None,
-        repository: None,
-        branch: None,
-        commit_hash: None,
-        folder: None,
-        repository_platform: None,
-        starred: false,
-        feedback: None,
-        imported: false,
-        shared_by: None,
+        ..Lesson::example(id).at(now() - Duration::hours(hours_ago))
     }
 }
 
@@ -46,9 +31,9 @@ fn seeded() -> (tempfile::TempDir, Store) {
     a.categories = vec!["rust".into(), "memory".into()];
     a.starred = true;
     a.feedback = Some(Feedback::Know);
-    a.project = Some("widgets".into());
-    a.branch = Some("feature/login".into());
-    a.commit_hash = Some("abc1234".into());
+    a.context.git.project = Some("widgets".into());
+    a.context.git.branch = Some("feature/login".into());
+    a.context.git.commit_hash = Some("abc1234".into());
     let mut b = lesson("b", 30);
     b.topic_id = "git".into();
     b.title = "Rebase onto".into();
@@ -62,7 +47,7 @@ fn seeded() -> (tempfile::TempDir, Store) {
     c.title = "Shared lesson".into();
     let mut d = lesson("d", 24 * 400);
     d.level = Level::Junior;
-    d.repository = Some("acme/widgets".into());
+    d.context.git.repository = Some("acme/widgets".into());
     for l in [a, b, c, d] {
         store.put_lesson(&l).expect("put");
     }
@@ -175,12 +160,12 @@ fn star_delete_and_taught_topics() {
 fn log_lesson_stamps_fills_context_and_resets_pacing() {
     let (_t, mut store) = fresh();
     let mut own = lesson("old", 5);
-    own.project = Some("usual".into());
-    own.repository_platform = Some(Platform::Gitlab);
+    own.context.git.project = Some("usual".into());
+    own.context.git.repository_platform = Some(Platform::Gitlab);
     store.put_lesson(&own).expect("put");
     let mut shared = lesson("shared", 4);
     shared.imported = true;
-    shared.project = Some("theirs".into());
+    shared.context.git.project = Some("theirs".into());
     store.put_lesson(&shared).expect("put");
     store.complete_onboarding(&[("rust".into(), 5)], &[], now()).expect("onboard");
     let session = devcoach_core::SessionId::from_payload(Some("s"));
@@ -205,11 +190,11 @@ fn log_lesson_stamps_fills_context_and_resets_pacing() {
     };
     let saved = store.log_lesson(new, None, &git, now()).expect("log");
     assert_eq!(saved.timestamp, "2026-11-30T12:00:00Z");
-    assert_eq!(saved.project.as_deref(), Some("usual"), "usage default ignores shared lessons");
-    assert_eq!(saved.repository_platform, Some(Platform::Gitlab));
-    assert_eq!(saved.branch.as_deref(), Some("main"));
-    assert_eq!(saved.commit_hash.as_deref(), Some("c0ffee"));
-    assert_eq!(saved.task_context.as_deref(), Some("task"));
+    assert_eq!(saved.context.git.project.as_deref(), Some("usual"), "usage default ignores shared lessons");
+    assert_eq!(saved.context.git.repository_platform, Some(Platform::Gitlab));
+    assert_eq!(saved.context.git.branch.as_deref(), Some("main"));
+    assert_eq!(saved.context.git.commit_hash.as_deref(), Some("c0ffee"));
+    assert_eq!(saved.context.task_context.as_deref(), Some("task"));
     assert_eq!(store.lesson("fresh").expect("read"), Some(saved));
     assert!(store.nudge_sessions().expect("sessions").is_empty());
 }
@@ -246,7 +231,7 @@ fn odd_rows_written_by_other_tools_still_read() {
     let store = Store::open(&devcoach_store::DataDir::new(tmp.path())).expect("open");
     let odd = store.lesson("odd").expect("read").expect("exists");
     assert!(odd.categories.is_empty());
-    assert_eq!((odd.level, odd.feedback, odd.repository_platform), (Level::Mid, None, None));
+    assert_eq!((odd.level, odd.feedback, odd.context.git.repository_platform), (Level::Mid, None, None));
 }
 
 #[test]

@@ -5,7 +5,6 @@ use chrono::Duration;
 use devcoach_core::SessionId;
 use devcoach_core::lesson::{Lesson, Level};
 use devcoach_core::settings::SettingUpdate;
-use devcoach_core::time::lesson_stamp;
 use devcoach_store::Store;
 
 use crate::{fresh, now};
@@ -30,27 +29,7 @@ fn reason(store: &mut Store, session: &str) -> String {
 }
 
 fn own_lesson(id: &str, minutes_ago: i64, imported: bool) -> Lesson {
-    Lesson {
-        id: id.into(),
-        timestamp: lesson_stamp(now() - Duration::minutes(minutes_ago)),
-        topic_id: "rust".into(),
-        categories: vec![],
-        title: id.into(),
-        level: Level::Mid,
-        summary: "s".into(),
-        body: None,
-        task_context: None,
-        project: None,
-        repository: None,
-        branch: None,
-        commit_hash: None,
-        folder: None,
-        repository_platform: None,
-        starred: false,
-        feedback: None,
-        imported,
-        shared_by: None,
-    }
+    Lesson { imported, ..Lesson::example(id).at(now() - Duration::minutes(minutes_ago)) }
 }
 
 #[test]

@@ -163,7 +163,7 @@ fn the_ts_fixture_upgrades_in_place_and_keeps_every_row() {
     assert_eq!(by_id("seed-003").feedback, Some(Feedback::Understood));
     assert!(by_id("seed-000").starred && !by_id("seed-001").starred && by_id("seed-004").starred);
     assert!(lessons.iter().all(|l| !l.imported && l.shared_by.is_none() && l.body.is_some()));
-    assert_eq!(by_id("seed-002").commit_hash.as_deref(), Some("d4909c6bdf2375b9833dc83b8cfbc6b8896866c0"));
+    assert_eq!(by_id("seed-002").context.git.commit_hash.as_deref(), Some("d4909c6bdf2375b9833dc83b8cfbc6b8896866c0"));
 
     let profile = store.profile().expect("profile");
     assert_eq!(profile.knowledge.len(), 10);

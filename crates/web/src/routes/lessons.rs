@@ -383,20 +383,20 @@ pub(crate) async fn detail(
     .flatten();
     let Some((c, l, course, share_name)) = found else { return Err(WebError::NotFound("Lesson not found")) };
     let mut git = Vec::new();
-    if let Some(p) = &l.project {
+    if let Some(p) = &l.context.git.project {
         git.push((format!("project {p}"), None));
     }
-    if let Some(b) = &l.branch {
+    if let Some(b) = &l.context.git.branch {
         git.push((format!("branch {b}"), None));
     }
-    if let Some(h) = &l.commit_hash {
-        let url = match (l.repository_platform, l.repository.as_deref()) {
+    if let Some(h) = &l.context.git.commit_hash {
+        let url = match (l.context.git.repository_platform, l.context.git.repository.as_deref()) {
             (Some(platform), Some(repo)) => devcoach_core::git::commit_url(platform, repo, h),
             _ => None,
         };
         git.push((format!("commit {}", h.chars().take(7).collect::<String>()), url));
     }
-    if let Some(t) = &l.task_context {
+    if let Some(t) = &l.context.task_context {
         git.push((format!("task: {t}"), None));
     }
     let page = DetailPage {
@@ -468,6 +468,8 @@ pub(crate) async fn delete(State(state): State<SharedState>, form: Fields) -> We
 /// its own), else where the dashboard runs.
 fn default_sender(lesson: &devcoach_core::Lesson) -> Option<String> {
     let here = lesson
+        .context
+        .git
         .folder
         .as_deref()
         .map(std::path::PathBuf::from)

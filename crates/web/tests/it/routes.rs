@@ -192,9 +192,9 @@ fn a_lesson_page_and_404() {
     let mut store = s.store();
     let mut l = store.lesson("redis-ttl-jitter").expect("read").expect("lesson");
     l.id = "hostile".into();
-    l.repository = Some("octo/app".into());
-    l.repository_platform = Some(devcoach_core::lesson::Platform::Github);
-    l.commit_hash = Some("0123456789abcdef0123456789abcdef01234567".into());
+    l.context.git.repository = Some("octo/app".into());
+    l.context.git.repository_platform = Some(devcoach_core::lesson::Platform::Github);
+    l.context.git.commit_hash = Some("0123456789abcdef0123456789abcdef01234567".into());
     l.body = Some("<script>alert(1)</script>\n\n[x](javascript:alert(1)) ![t](https://tracker.example/p.gif)".into());
     store.put_lesson(&l).expect("put");
     let html = s.get("/lessons/hostile").text();
@@ -297,7 +297,7 @@ fn shares_sign_with_git_and_link_to_the_configured_page() {
     git(&["config", "user.name", "Ada Lovelace"]);
     let mut store = s.store();
     let mut l = store.lesson("redis-ttl-jitter").expect("read").expect("lesson");
-    l.folder = Some(repo.path().display().to_string());
+    l.context.git.folder = Some(repo.path().display().to_string());
     store.put_lesson(&l).expect("put");
     let base = "/lessons/redis-ttl-jitter/share";
     assert!(s.get(&format!("{base}?format=text")).text().contains("Shared by Ada Lovelace"));

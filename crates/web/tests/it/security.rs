@@ -233,9 +233,9 @@ fn stored_payloads_are_shown_as_text_everywhere() {
     l.level = Level::Senior;
     l.imported = true;
     l.shared_by = Some(PAYLOADS[2].into());
-    l.task_context = Some(hostile.clone());
-    l.project = Some(PAYLOADS[3].into());
-    l.branch = Some(PAYLOADS[0].into());
+    l.context.task_context = Some(hostile.clone());
+    l.context.git.project = Some(PAYLOADS[3].into());
+    l.context.git.branch = Some(PAYLOADS[0].into());
     store.put_lesson(&l).expect("put");
     store.set_topic(PAYLOADS[0], 5, None, now()).expect("topic");
     store.add_group(PAYLOADS[2]).expect("group");
