@@ -43,8 +43,8 @@ pub trait PacingState {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct CueDecision {
     pub cue: bool,
-    /// Why, in words (shown by `doctor` and the hook trace).
-    pub reason: String,
+    /// Why, as data: the hook trace and `doctor` phrase it.
+    pub reason: Reason,
     /// The number the cued lesson will have (0 when not cueing).
     pub next_lesson_number: i64,
     /// Silent because there is no profile yet: the stop hook asks for onboarding instead.
@@ -55,9 +55,40 @@ pub struct CueDecision {
 }
 
 impl CueDecision {
-    fn silent(reason: impl Into<String>) -> Self {
-        Self { cue: false, reason: reason.into(), next_lesson_number: 0, needs_onboarding: false, review_due: None }
+    fn silent(reason: Reason) -> Self {
+        Self { cue: false, reason, next_lesson_number: 0, needs_onboarding: false, review_due: None }
     }
+}
+
+/// Where a counter stands against the threshold in force.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Count {
+    pub stops: i64,
+    pub threshold: i64,
+    /// The shorter threshold after an unanswered cue.
+    pub retry_window: bool,
+}
+
+impl Count {
+    pub fn reached(self) -> bool {
+        self.stops >= self.threshold
+    }
+}
+
+/// Why a stop cued or stayed quiet.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Reason {
+    /// Plan-mode stops never count.
+    PlanMode,
+    NotOnboarded,
+    /// A course is being taught: lesson cues wait, stops are not counted.
+    CourseActive,
+    /// Counted, below the threshold.
+    Paced(Count),
+    /// Due by pacing, but the rate limit holds it back.
+    RateLimited(RateLimit),
+    /// A cue: the threshold was reached (`None`: pacing is off, every stop cues).
+    Due(Option<Count>),
 }
 
 /// The counter threshold in force.
@@ -65,46 +96,37 @@ pub fn threshold(nudge_every: i64, pending: bool) -> i64 {
     if pending { NUDGE_RETRY_AFTER.min(nudge_every) } else { nudge_every }
 }
 
-fn label(n: i64, threshold: i64, pending: bool) -> String {
-    format!("{n}/{threshold}{}", if pending { " (retry window)" } else { "" })
-}
-
-pub const PLAN_MODE_REASON: &str = "plan mode (not counted)";
-pub const NOT_ONBOARDED_REASON: &str = "onboarding not complete";
-pub const COURSE_ACTIVE_REASON: &str = "course in progress (lesson cues paused, not counted)";
-
 /// Decides one agent stop, updating the pacing state. Run it inside one write transaction.
 pub fn evaluate<S: PacingState>(state: &mut S, session: &SessionId, plan_mode: bool) -> Result<CueDecision, S::Error> {
     if plan_mode {
-        return Ok(CueDecision::silent(PLAN_MODE_REASON));
+        return Ok(CueDecision::silent(Reason::PlanMode));
     }
     if !state.is_onboarded()? {
-        return Ok(CueDecision { needs_onboarding: true, ..CueDecision::silent(NOT_ONBOARDED_REASON) });
+        return Ok(CueDecision { needs_onboarding: true, ..CueDecision::silent(Reason::NotOnboarded) });
     }
     if state.has_active_course()? {
-        return Ok(CueDecision::silent(COURSE_ACTIVE_REASON));
+        return Ok(CueDecision::silent(Reason::CourseActive));
     }
     let settings = state.settings()?;
-    let pacing = if settings.nudge_every > 0 {
-        let n = state.bump(session, settings.nudge_scope)?;
+    let count = if settings.nudge_every > 0 {
+        let stops = state.bump(session, settings.nudge_scope)?;
         let pending = state.cue_pending()?;
-        let t = threshold(settings.nudge_every, pending);
-        let pacing = label(n, t, pending);
-        if n < t {
-            return Ok(CueDecision::silent(format!("paced ({pacing})")));
+        let count = Count { stops, threshold: threshold(settings.nudge_every, pending), retry_window: pending };
+        if !count.reached() {
+            return Ok(CueDecision::silent(Reason::Paced(count)));
         }
-        pacing
+        Some(count)
     } else {
-        "pacing disabled (nudge_every=0)".to_owned()
+        None
     };
     let rate = state.rate_limit();
     if !rate.allowed {
-        return Ok(CueDecision::silent(format!("rate limited: {}", rate.reason.as_deref().unwrap_or("denied"))));
+        return Ok(CueDecision::silent(Reason::RateLimited(rate)));
     }
     state.mark_cue_pending()?;
     Ok(CueDecision {
         cue: true,
-        reason: format!("cue ({pacing})"),
+        reason: Reason::Due(count),
         next_lesson_number: state.total_lessons()? + 1,
         needs_onboarding: false,
         review_due: None,
@@ -115,43 +137,45 @@ pub fn evaluate<S: PacingState>(state: &mut S, session: &SessionId, plan_mode: b
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct CueForecast {
     pub would_cue: bool,
-    pub reasons: Vec<String>,
+    pub reasons: Vec<Outlook>,
+}
+
+/// One fact a forecast rests on, as data for the front ends to phrase.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Outlook {
+    NotOnboarded,
+    CourseActive,
+    /// Where the counter would stand after the next stop.
+    NextStop(Count),
+    /// Pacing is off: every eligible stop cues.
+    PacingOff,
+    /// The rate limit's answer now.
+    Rate(RateLimit),
 }
 
 /// Forecasts the next stop without changing anything (doctor, the prompt hook).
 pub fn explain<S: PacingState>(state: &mut S, session: &SessionId) -> Result<CueForecast, S::Error> {
     if !state.is_onboarded()? {
-        return Ok(CueForecast {
-            would_cue: false,
-            reasons: vec!["onboarding not complete — no knowledge topics yet".into()],
-        });
+        return Ok(CueForecast { would_cue: false, reasons: vec![Outlook::NotOnboarded] });
     }
     if state.has_active_course()? {
-        return Ok(CueForecast { would_cue: false, reasons: vec![COURSE_ACTIVE_REASON.into()] });
+        return Ok(CueForecast { would_cue: false, reasons: vec![Outlook::CourseActive] });
     }
     let settings = state.settings()?;
     let mut would_cue = true;
     let mut reasons = Vec::new();
     if settings.nudge_every > 0 {
-        let n = state.peek(session, settings.nudge_scope)? + 1;
+        let stops = state.peek(session, settings.nudge_scope)? + 1;
         let pending = state.cue_pending()?;
-        let t = threshold(settings.nudge_every, pending);
-        if n < t {
-            would_cue = false;
-            reasons.push(format!("pacing: next stop would be {}", label(n, t, pending)));
-        } else {
-            reasons.push(format!("pacing: next stop reaches the threshold ({n}/{t})"));
-        }
+        let count = Count { stops, threshold: threshold(settings.nudge_every, pending), retry_window: pending };
+        would_cue = count.reached();
+        reasons.push(Outlook::NextStop(count));
     } else {
-        reasons.push("pacing disabled (nudge_every=0) — every eligible stop cues".into());
+        reasons.push(Outlook::PacingOff);
     }
     let rate = state.rate_limit();
-    if rate.allowed {
-        reasons.push("rate limit: allowed".into());
-    } else {
-        would_cue = false;
-        reasons.push(format!("rate limited: {}", rate.reason.as_deref().unwrap_or("denied")));
-    }
+    would_cue &= rate.allowed;
+    reasons.push(Outlook::Rate(rate));
     Ok(CueForecast { would_cue, reasons })
 }
 
@@ -252,6 +276,10 @@ mod tests {
         }
     }
 
+    fn count(stops: i64, threshold: i64, retry_window: bool) -> Count {
+        Count { stops, threshold, retry_window }
+    }
+
     fn s(id: &str) -> SessionId {
         SessionId::from_payload(Some(id))
     }
@@ -275,12 +303,12 @@ mod tests {
         let mut m =
             Mem { settings: Settings { nudge_every: 1, ..Settings::default() }, allowed: true, ..Mem::default() };
         let d = stop(&mut m, "a");
-        assert_eq!((d.cue, d.needs_onboarding, d.reason.as_str()), (false, true, "onboarding not complete"));
+        assert_eq!((d.cue, d.needs_onboarding, &d.reason), (false, true, &Reason::NotOnboarded));
         assert!(m.counters.is_empty());
         // Plan mode stays quiet even without a profile: no onboarding question mid-plan.
         let plan = evaluate(&mut m, &SessionId::from_payload(Some("a")), true).unwrap();
         assert!(!plan.needs_onboarding && !plan.cue);
-        assert_eq!(forecast(&mut m, "a").reasons, ["onboarding not complete — no knowledge topics yet"]);
+        assert_eq!(forecast(&mut m, "a").reasons, [Outlook::NotOnboarded]);
     }
 
     #[test]
@@ -289,14 +317,14 @@ mod tests {
         for i in 1..5 {
             let d = stop(&mut m, "a");
             assert!(!d.cue);
-            assert_eq!(d.reason, format!("paced ({i}/5)"));
+            assert_eq!(d.reason, Reason::Paced(count(i, 5, false)));
         }
         let d = stop(&mut m, "a");
         assert_eq!(
             d,
             CueDecision {
                 cue: true,
-                reason: "cue (5/5)".into(),
+                reason: Reason::Due(Some(count(5, 5, false))),
                 next_lesson_number: 1,
                 needs_onboarding: false,
                 review_due: None
@@ -311,12 +339,12 @@ mod tests {
         for _ in 0..5 {
             stop(&mut m, "a");
         }
-        assert_eq!(stop(&mut m, "a").reason, "paced (1/3 (retry window))");
-        assert_eq!(stop(&mut m, "a").reason, "paced (2/3 (retry window))");
-        assert_eq!(stop(&mut m, "a").reason, "cue (3/3 (retry window))");
+        assert_eq!(stop(&mut m, "a").reason, Reason::Paced(count(1, 3, true)));
+        assert_eq!(stop(&mut m, "a").reason, Reason::Paced(count(2, 3, true)));
+        assert_eq!(stop(&mut m, "a").reason, Reason::Due(Some(count(3, 3, true))));
         // A lesson resolves the cue: the full threshold applies again.
         m.log_lesson();
-        assert_eq!(stop(&mut m, "a").reason, "paced (1/5)");
+        assert_eq!(stop(&mut m, "a").reason, Reason::Paced(count(1, 5, false)));
     }
 
     #[test]
@@ -324,7 +352,7 @@ mod tests {
         let mut m = Mem::onboarded(2);
         stop(&mut m, "a");
         assert!(stop(&mut m, "a").cue);
-        assert_eq!(stop(&mut m, "a").reason, "paced (1/2 (retry window))");
+        assert_eq!(stop(&mut m, "a").reason, Reason::Paced(count(1, 2, true)));
         assert!(stop(&mut m, "a").cue);
         assert_eq!(threshold(1, true), 1);
         assert_eq!(threshold(10, true), 3);
@@ -335,7 +363,7 @@ mod tests {
     fn plan_mode_is_neither_counted_nor_cued() {
         let mut m = Mem::onboarded(1);
         let d = evaluate(&mut m, &s("a"), true);
-        assert_eq!(d.map(|d| d.reason).ok().as_deref(), Some("plan mode (not counted)"));
+        assert_eq!(d.map(|d| d.reason).ok(), Some(Reason::PlanMode));
         assert!(m.counters.is_empty() && !m.pending);
     }
 
@@ -343,7 +371,7 @@ mod tests {
     fn an_active_course_pauses_cues_without_counting() {
         let mut m = Mem::onboarded(1);
         m.course_active = true;
-        assert_eq!(stop(&mut m, "a").reason, COURSE_ACTIVE_REASON);
+        assert_eq!(stop(&mut m, "a").reason, Reason::CourseActive);
         assert!(m.counters.is_empty());
         assert!(!forecast(&mut m, "a").would_cue);
     }
@@ -354,26 +382,23 @@ mod tests {
         m.allowed = false;
         stop(&mut m, "a");
         let d = stop(&mut m, "a");
-        assert_eq!(d.reason, "rate limited: Daily limit reached (2/2 lessons in the last 24h)");
+        assert!(matches!(&d.reason, Reason::RateLimited(r) if !r.allowed), "{d:?}");
         assert!(!m.pending);
         assert_eq!(m.counters.get("a"), Some(&2));
         assert_eq!(stop(&mut m, "a").reason, d.reason);
         // The first allowed stop cues at once.
         m.allowed = true;
-        assert_eq!(stop(&mut m, "a").reason, "cue (4/2)");
+        assert_eq!(stop(&mut m, "a").reason, Reason::Due(Some(count(4, 2, false))));
     }
 
     #[test]
     fn nudge_every_zero_cues_every_eligible_stop() {
         let mut m = Mem::onboarded(0);
         let d = stop(&mut m, "a");
-        assert_eq!(d.reason, "cue (pacing disabled (nudge_every=0))");
+        assert_eq!(d.reason, Reason::Due(None));
         assert!(m.counters.is_empty());
         assert!(stop(&mut m, "a").cue);
-        assert_eq!(
-            forecast(&mut m, "a").reasons,
-            ["pacing disabled (nudge_every=0) — every eligible stop cues", "rate limit: allowed"]
-        );
+        assert_eq!(forecast(&mut m, "a").reasons, [Outlook::PacingOff, Outlook::Rate(RateLimit::allowed())]);
     }
 
     #[test]
@@ -381,7 +406,7 @@ mod tests {
         let mut m = Mem::onboarded(3);
         stop(&mut m, "a");
         stop(&mut m, "a");
-        assert_eq!(stop(&mut m, "b").reason, "paced (1/3)");
+        assert_eq!(stop(&mut m, "b").reason, Reason::Paced(count(1, 3, false)));
         assert!(stop(&mut m, "a").cue);
     }
 
@@ -390,7 +415,7 @@ mod tests {
         let mut m = Mem::onboarded(3);
         m.settings.nudge_scope = NudgeScope::Global;
         stop(&mut m, "a");
-        assert_eq!(stop(&mut m, "b").reason, "paced (2/3)");
+        assert_eq!(stop(&mut m, "b").reason, Reason::Paced(count(2, 3, false)));
         assert!(stop(&mut m, "c").cue);
     }
 
@@ -402,18 +427,18 @@ mod tests {
             f,
             CueForecast {
                 would_cue: false,
-                reasons: vec!["pacing: next stop would be 1/2".into(), "rate limit: allowed".into()]
+                reasons: vec![Outlook::NextStop(count(1, 2, false)), Outlook::Rate(RateLimit::allowed())]
             }
         );
         assert!(m.counters.is_empty());
         stop(&mut m, "a");
         let f = forecast(&mut m, "a");
         assert!(f.would_cue);
-        assert_eq!(f.reasons[0], "pacing: next stop reaches the threshold (2/2)");
+        assert_eq!(f.reasons[0], Outlook::NextStop(count(2, 2, false)));
         m.allowed = false;
         let f = forecast(&mut m, "a");
         assert!(!f.would_cue);
-        assert_eq!(f.reasons[1], "rate limited: Daily limit reached (2/2 lessons in the last 24h)");
+        assert!(matches!(&f.reasons[1], Outlook::Rate(r) if !r.allowed), "{f:?}");
     }
 
     #[test]

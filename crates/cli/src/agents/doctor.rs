@@ -562,8 +562,8 @@ fn database(inputs: &Inputs<'_>) -> Vec<Section> {
                 } else {
                     verdict.add(Level::Info, format!("the next stop in {whose} would stay quiet"));
                 }
-                for reason in f.reasons {
-                    verdict.add(Level::Info, reason);
+                for fact in &f.reasons {
+                    verdict.add(Level::Info, crate::hooks::reasons::outlook(fact));
                 }
             }
             Err(e) => verdict.add(Level::Bad, format!("cannot forecast the next stop: {e}")),

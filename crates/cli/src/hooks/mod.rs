@@ -3,6 +3,7 @@
 //! transaction, print one JSON object or nothing, and always exit 0.
 
 pub mod practice;
+pub mod reasons;
 pub mod texts;
 
 use std::io::{IsTerminal, Read, Write};
@@ -121,8 +122,14 @@ pub fn decide(hook: Hook, p: &Payload, dir: &DataDir, now: DateTime<Utc>) -> Out
             Err(why) => return Outcome::Silent(why),
         };
         return match store.explain_cue(&session, now) {
-            Ok(f) if f.would_cue => Outcome::Prime { client, context: texts::prime(client), why: f.reasons.join("; ") },
-            Ok(f) => Outcome::Silent(f.reasons.join("; ")),
+            Ok(f) => {
+                let why = f.reasons.iter().map(reasons::outlook).collect::<Vec<_>>().join("; ");
+                if f.would_cue {
+                    Outcome::Prime { client, context: texts::prime(client), why }
+                } else {
+                    Outcome::Silent(why)
+                }
+            }
             Err(e) => silent(&format!("forecast failed: {e}")),
         };
     }
@@ -165,12 +172,12 @@ pub fn decide(hook: Hook, p: &Payload, dir: &DataDir, now: DateTime<Utc>) -> Out
             },
             status: true,
             why: match d.review_due {
-                Some(due) => format!("{}; offering a review ({due} due)", d.reason),
-                None => d.reason,
+                Some(due) => format!("{}; offering a review ({due} due)", reasons::decision(&d.reason)),
+                None => reasons::decision(&d.reason),
             },
         },
         Ok(d) if d.needs_onboarding && hook != Hook::LessonReady => onboarding(client),
-        Ok(d) => Outcome::Silent(d.reason),
+        Ok(d) => Outcome::Silent(reasons::decision(&d.reason)),
         Err(e) => silent(&format!("cue check failed: {e}")),
     }
 }

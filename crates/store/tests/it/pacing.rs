@@ -4,6 +4,8 @@
 use chrono::Duration;
 use devcoach_core::SessionId;
 use devcoach_core::lesson::{Lesson, Level};
+use devcoach_core::pacing::{Count, Outlook, Reason};
+use devcoach_core::rate_limit::RateLimit;
 use devcoach_core::settings::SettingUpdate;
 use devcoach_store::Store;
 
@@ -24,7 +26,15 @@ fn set(store: &mut Store, key: &str, value: &str) {
     store.apply_setting(&SettingUpdate::for_agent(key, value).expect("valid")).expect("write");
 }
 
-fn reason(store: &mut Store, session: &str) -> String {
+fn paced(stops: i64, threshold: i64, retry_window: bool) -> Reason {
+    Reason::Paced(Count { stops, threshold, retry_window })
+}
+
+fn due(stops: i64, threshold: i64, retry_window: bool) -> Reason {
+    Reason::Due(Some(Count { stops, threshold, retry_window }))
+}
+
+fn reason(store: &mut Store, session: &str) -> Reason {
     store.evaluate_cue(&s(session), false, now()).expect("evaluate").reason
 }
 
@@ -35,7 +45,7 @@ fn own_lesson(id: &str, minutes_ago: i64, imported: bool) -> Lesson {
 #[test]
 fn no_profile_means_onboarding_and_no_counting() {
     let (_t, mut store) = fresh();
-    assert_eq!(reason(&mut store, "a"), "onboarding not complete");
+    assert_eq!(reason(&mut store, "a"), Reason::NotOnboarded);
     assert!(store.nudge_sessions().expect("read").is_empty());
 }
 
@@ -43,32 +53,32 @@ fn no_profile_means_onboarding_and_no_counting() {
 fn full_cycle_with_retry_window_and_resolution() {
     let (_t, mut store) = onboarded(5);
     for i in 1..5 {
-        assert_eq!(reason(&mut store, "a"), format!("paced ({i}/5)"));
+        assert_eq!(reason(&mut store, "a"), paced(i, 5, false));
     }
     let cue = store.evaluate_cue(&s("a"), false, now()).expect("cue");
     assert!(cue.cue);
-    assert_eq!((cue.reason.as_str(), cue.next_lesson_number), ("cue (5/5)", 1));
+    assert_eq!((cue.reason, cue.next_lesson_number), (due(5, 5, false), 1));
     let state = store.cue_state().expect("state");
     assert!(state.pending);
     assert_eq!(state.last_cue_at.as_deref(), Some("2026-11-30T12:00:00.000Z"));
     assert!(store.nudge_sessions().expect("read").is_empty());
 
-    assert_eq!(reason(&mut store, "a"), "paced (1/3 (retry window))");
-    assert_eq!(reason(&mut store, "a"), "paced (2/3 (retry window))");
-    assert_eq!(reason(&mut store, "a"), "cue (3/3 (retry window))");
+    assert_eq!(reason(&mut store, "a"), paced(1, 3, true));
+    assert_eq!(reason(&mut store, "a"), paced(2, 3, true));
+    assert_eq!(reason(&mut store, "a"), due(3, 3, true));
 
     store.skip_lesson("just a question").expect("skip");
     let state = store.cue_state().expect("state");
     assert!(!state.pending);
     assert_eq!(state.last_skip_reason.as_deref(), Some("just a question"));
-    assert_eq!(reason(&mut store, "a"), "paced (1/5)");
+    assert_eq!(reason(&mut store, "a"), paced(1, 5, false));
 }
 
 #[test]
 fn plan_mode_and_an_active_course_are_not_counted() {
     let (tmp, mut store) = onboarded(1);
     let plan = store.evaluate_cue(&s("a"), true, now()).expect("plan");
-    assert_eq!((plan.cue, plan.reason.as_str()), (false, "plan mode (not counted)"));
+    assert_eq!((plan.cue, plan.reason), (false, Reason::PlanMode));
     drop(store);
     let conn = rusqlite::Connection::open(tmp.path().join("coaching.db")).expect("raw");
     conn.execute(
@@ -78,7 +88,7 @@ fn plan_mode_and_an_active_course_are_not_counted() {
     .expect("course");
     drop(conn);
     let mut store = Store::open(&devcoach_store::DataDir::new(tmp.path())).expect("reopen");
-    assert_eq!(reason(&mut store, "a"), devcoach_core::pacing::COURSE_ACTIVE_REASON);
+    assert_eq!(reason(&mut store, "a"), Reason::CourseActive);
     assert!(store.nudge_sessions().expect("read").is_empty());
 }
 
@@ -86,9 +96,9 @@ fn plan_mode_and_an_active_course_are_not_counted() {
 fn global_scope_sums_and_session_scope_separates() {
     let (_t, mut store) = onboarded(3);
     reason(&mut store, "a");
-    assert_eq!(reason(&mut store, "b"), "paced (1/3)");
+    assert_eq!(reason(&mut store, "b"), paced(1, 3, false));
     set(&mut store, "nudge_scope", "global");
-    assert_eq!(reason(&mut store, "c"), "cue (3/3)");
+    assert_eq!(reason(&mut store, "c"), due(3, 3, false));
 }
 
 #[test]
@@ -102,7 +112,7 @@ fn sessions_are_pruned_to_fifty() {
     assert_eq!(sessions[0].session_id, "s59");
     assert!(sessions.iter().all(|x| x.session_id.as_str() >= "s10"));
     // An existing session bumping does not prune.
-    assert_eq!(reason(&mut store, "s59"), "paced (2/1000)");
+    assert_eq!(reason(&mut store, "s59"), paced(2, 1000, false));
 }
 
 #[test]
@@ -124,15 +134,15 @@ fn rate_limit_boundaries_over_stored_lessons() {
     let r = store.rate_limit(now());
     assert_eq!(r.reason.as_deref(), Some("Daily limit reached (2/2 lessons in the last 24h)"));
     let d = store.evaluate_cue(&s("x"), false, now()).expect("evaluate");
-    assert_eq!(d.reason, "rate limited: Daily limit reached (2/2 lessons in the last 24h)");
+    assert_eq!(d.reason, Reason::RateLimited(r));
     assert!(!store.cue_state().expect("state").pending);
 }
 
 #[test]
 fn nudge_every_zero_cues_every_stop_without_counting() {
     let (_t, mut store) = onboarded(0);
-    assert_eq!(reason(&mut store, "a"), "cue (pacing disabled (nudge_every=0))");
-    assert_eq!(reason(&mut store, "a"), "cue (pacing disabled (nudge_every=0))");
+    assert_eq!(reason(&mut store, "a"), Reason::Due(None));
+    assert_eq!(reason(&mut store, "a"), Reason::Due(None));
     assert!(store.nudge_sessions().expect("read").is_empty());
 }
 
@@ -140,7 +150,10 @@ fn nudge_every_zero_cues_every_stop_without_counting() {
 fn the_forecast_reads_without_writing() {
     let (_t, mut store) = onboarded(2);
     let f = store.explain_cue(&s("a"), now()).expect("forecast");
-    assert_eq!(f.reasons, ["pacing: next stop would be 1/2", "rate limit: allowed"]);
+    assert_eq!(
+        f.reasons,
+        [Outlook::NextStop(Count { stops: 1, threshold: 2, retry_window: false }), Outlook::Rate(RateLimit::allowed())]
+    );
     assert!(store.nudge_sessions().expect("read").is_empty());
     reason(&mut store, "a");
     assert!(store.explain_cue(&s("a"), now()).expect("forecast").would_cue);
@@ -180,7 +193,7 @@ fn practice_cards_spend_none_of_the_lesson_budget() {
         Some(2),
         "the stop counter goes on"
     );
-    assert_eq!(reason(&mut store, "a"), "cue (3/3)", "the cue comes when it would have");
+    assert_eq!(reason(&mut store, "a"), due(3, 3, false), "the cue comes when it would have");
     // A taught lesson still counts.
     store.put_lesson(&own_lesson("taught", 90, false)).expect("put");
     assert_eq!(store.stats(now()).expect("stats").lessons_today, 1);
