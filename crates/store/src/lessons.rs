@@ -1,17 +1,16 @@
-//! Lessons: saving, listing with every filter, starring, deleting, importing records.
+//! Lessons, the rows: reading, listing with every filter, starring, counting. Writes that also
+//! touch a review card or pacing (saving a taught lesson, importing, deleting) are in `teaching`.
 
 use chrono::{DateTime, Utc};
-use devcoach_core::git::{GitContext, UsageDefaults, resolve_context};
-use devcoach_core::lesson::{self, Feedback, LessonContext, Level, NewLesson, Platform};
+use devcoach_core::git::{GitContext, UsageDefaults};
+use devcoach_core::lesson::{self, Feedback, LessonContext, Level, Platform};
 use devcoach_core::query::{FeedbackFilter, LessonQuery, SortOrder};
-use devcoach_core::review::CardText;
-use devcoach_core::{Lesson, knowledge, rate_limit};
+use devcoach_core::{Lesson, rate_limit};
 use rusqlite::types::Value as SqlValue;
 use rusqlite::{Connection, OptionalExtension, Row, Transaction, params, params_from_iter};
-use serde_json::Value;
 
 use crate::error::StoreError;
-use crate::{Result, Store, pacing};
+use crate::{Result, Store};
 
 /// The stored column order, also the JSON key order.
 const COLUMNS: &str = "id, timestamp, topic_id, categories, title, level, summary, body, task_context, project, \
@@ -235,7 +234,7 @@ pub(crate) fn current_rate_limit(conn: &Connection, now: DateTime<Utc>) -> rate_
 }
 
 /// The most-used value per column among own lessons (ties: the most recent wins), in one scan.
-fn usage_defaults(conn: &Connection) -> Result<UsageDefaults> {
+pub(crate) fn usage_defaults(conn: &Connection) -> Result<UsageDefaults> {
     use std::collections::HashMap;
     // Per column: value -> (count, newest timestamp).
     let mut tallies: [HashMap<String, (u32, String)>; 4] = Default::default();
@@ -289,40 +288,6 @@ pub(crate) fn insert_if_absent(tx: &Transaction<'_>, l: &Lesson) -> rusqlite::Re
 }
 
 impl Store {
-    /// Saves a lesson the agent just taught (`log_lesson`): stamped `now`, its context filled from
-    /// the arguments, then `git`, then the most-used values of the learner's own lessons. Saving
-    /// resolves any pending cue and restarts pacing. The same id overwrites.
-    /// Saves a lesson the agent just taught, with its review card: the agent's question and
-    /// answer when given, else one derived from the lesson (an existing card is kept).
-    pub fn log_lesson(
-        &mut self,
-        new: NewLesson,
-        review: Option<&CardText>,
-        git: &GitContext,
-        now: DateTime<Utc>,
-    ) -> Result<Lesson> {
-        // The lesson's topic follows the map's one topic rule, so the two always match.
-        let new = NewLesson { topic_id: knowledge::topic_id(&new.topic_id)?, ..new };
-        self.write(|tx| {
-            // Only scan for the learner's usual values when the arguments and git leave a gap.
-            let c = &new.context;
-            let complete = (c.git.project.is_some() || git.project.is_some())
-                && (c.git.repository.is_some() || git.repository.is_some())
-                && (c.git.branch.is_some() || git.branch.is_some())
-                && (c.git.repository_platform.is_some() || git.repository_platform.is_some());
-            let usage = if complete { UsageDefaults::default() } else { usage_defaults(tx)? };
-            let context = resolve_context(new.context.clone(), git, &usage);
-            let lesson = NewLesson { context, ..new }.into_lesson(now);
-            insert_or_replace(tx, &lesson)?;
-            match review {
-                Some(text) => crate::reviews::put_card(tx, &lesson.id, text, &lesson.timestamp, now)?,
-                None => crate::reviews::add_derived_card(tx, &lesson, now)?,
-            }
-            pacing::reset_nudge(tx)?;
-            Ok(lesson)
-        })
-    }
-
     /// Stores a complete lesson as given, replacing one with the same id, without touching pacing
     /// (demo data, tests, the reliability suites).
     pub fn put_lesson(&mut self, lesson: &Lesson) -> Result<()> {
@@ -471,27 +436,6 @@ impl Store {
         })
     }
 
-    /// True when a lesson was deleted.
-    pub fn delete_lesson(&mut self, id: &str) -> Result<bool> {
-        self.write(|tx| {
-            crate::reviews::forget_card(tx, id)?;
-            Ok(tx.execute("DELETE FROM lessons WHERE id = ?1", [id])? > 0)
-        })
-    }
-
-    /// Deletes several lessons in one transaction; returns how many existed.
-    pub fn delete_lessons(&mut self, ids: &[String]) -> Result<usize> {
-        self.write(|tx| {
-            let mut stmt = tx.prepare_cached("DELETE FROM lessons WHERE id = ?1")?;
-            let mut n = 0;
-            for id in ids {
-                crate::reviews::forget_card(tx, id)?;
-                n += stmt.execute([id])?;
-            }
-            Ok(n)
-        })
-    }
-
     /// Every lesson, shared ones included.
     pub fn total_lessons(&self) -> Result<i64> {
         Ok(count_all(self.conn())?)
@@ -526,25 +470,6 @@ impl Store {
     /// The rate limit right now (fails open).
     pub fn rate_limit(&self, now: DateTime<Utc>) -> rate_limit::RateLimit {
         current_rate_limit(self.conn(), now)
-    }
-
-    /// Imports lesson records (a legacy JSON export or a backup's `lessons.json`): each is
-    /// validated, then inserted unless its id exists. Never touches pacing.
-    pub fn import_lessons(&mut self, records: &[Value], now: DateTime<Utc>) -> Result<ImportCounts> {
-        self.write(|tx| {
-            let mut counts = ImportCounts::default();
-            for record in records {
-                match Lesson::from_record(record, now) {
-                    Ok(l) if insert_if_absent(tx, &l)? => {
-                        crate::reviews::add_derived_card(tx, &l, now)?;
-                        counts.inserted += 1;
-                    }
-                    Ok(_) => counts.duplicated += 1,
-                    Err(_) => counts.invalid += 1,
-                }
-            }
-            Ok(counts)
-        })
     }
 }
 

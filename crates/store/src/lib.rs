@@ -14,6 +14,7 @@
 mod backup;
 mod connection;
 mod courses;
+mod cue_state;
 mod demo;
 mod error;
 mod evidence;
@@ -29,6 +30,7 @@ mod schema;
 mod settings;
 mod sharing;
 mod stats;
+mod teaching;
 mod topic_model;
 
 pub use backup::{
@@ -37,10 +39,10 @@ pub use backup::{
 };
 pub use connection::{Compat, Peek, Store};
 pub use courses::{CourseFilter, HIGHLIGHTER, NewCourse};
+pub use cue_state::{CueState, NudgeSession};
 pub use demo::DEMO_LESSON_COUNT;
 pub use error::{SchemaTooNew, StoreError};
 pub use lessons::{Fields, ImportCounts, RowKey};
-pub use pacing::{CueState, NudgeSession};
 pub use paths::DataDir;
 pub use reviews::{DueReview, GradeOutcome, ReviewRecord};
 pub use schema::{ADDITIONS, SCHEMA_MIN_APP_VERSION, SCHEMA_VERSION};

@@ -10,6 +10,7 @@ use devcoach_core::review::{self, CardSource, CardText, Graded, ReviewCard, Revi
 use devcoach_core::time::iso_ms;
 use rusqlite::{Connection, OptionalExtension, Row, Transaction, params};
 
+use crate::settings::{read_setting, write_setting};
 use crate::{Result, Store};
 
 const CARD_COLUMNS: &str =
@@ -154,18 +155,6 @@ fn cards_signature(conn: &Connection) -> rusqlite::Result<Signature> {
             Ok(Signature { text: format!("{lessons}:{cards}:{}", top.unwrap_or(0)), top_has_card: r.get(3)? })
         },
     )
-}
-
-pub(crate) fn read_setting(conn: &Connection, key: &str) -> rusqlite::Result<Option<String>> {
-    conn.prepare_cached("SELECT value FROM ext_settings WHERE key = ?1")?.query_row([key], |r| r.get(0)).optional()
-}
-
-pub(crate) fn write_setting(conn: &Connection, key: &str, value: &str) -> rusqlite::Result<()> {
-    conn.prepare_cached(
-        "INSERT INTO ext_settings (key, value) VALUES (?1, ?2) ON CONFLICT (key) DO UPDATE SET value = excluded.value",
-    )?
-    .execute(params![key, value])?;
-    Ok(())
 }
 
 /// `ext_settings` key remembering what the last cue offered (`review` or `lesson`).
@@ -360,7 +349,7 @@ impl Store {
                 now,
             )?;
             // A review answers a cue as a lesson does: pacing starts over.
-            crate::pacing::reset_nudge(tx)?;
+            crate::cue_state::reset_nudge(tx)?;
             let card = load(tx)?.ok_or(rusqlite::Error::QueryReturnedNoRows)?;
             Ok(Some(GradeOutcome { card, graded, grade, topic: lesson.topic_id }))
         })

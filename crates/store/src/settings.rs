@@ -1,7 +1,7 @@
 //! Settings rows.
 
 use devcoach_core::settings::{SettingUpdate, Settings};
-use rusqlite::{Connection, params};
+use rusqlite::{Connection, OptionalExtension, params};
 
 use crate::{Result, Store};
 
@@ -12,12 +12,26 @@ pub(crate) fn read(conn: &Connection) -> Result<Settings> {
     Ok(Settings::from_rows(rows.iter().map(|(k, v)| (k.as_str(), v.as_str()))))
 }
 
+/// One of our own settings (`ext_settings`), which the original never reads.
+pub(crate) fn read_setting(conn: &Connection, key: &str) -> rusqlite::Result<Option<String>> {
+    conn.prepare_cached("SELECT value FROM ext_settings WHERE key = ?1")?.query_row([key], |r| r.get(0)).optional()
+}
+
+/// Sets one of our own settings.
+pub(crate) fn write_setting(conn: &Connection, key: &str, value: &str) -> rusqlite::Result<()> {
+    conn.prepare_cached(
+        "INSERT INTO ext_settings (key, value) VALUES (?1, ?2) ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+    )?
+    .execute(params![key, value])?;
+    Ok(())
+}
+
 /// `ext_settings` key of the page share links point at (ours: the original has one fixed page).
 pub(crate) const LINK_BASE_KEY: &str = "share_link_base";
 
 /// The page share links point at: the setting when it reads as one, else the default.
 pub(crate) fn link_base(conn: &Connection) -> rusqlite::Result<String> {
-    let stored = crate::reviews::read_setting(conn, LINK_BASE_KEY)?;
+    let stored = read_setting(conn, LINK_BASE_KEY)?;
     Ok(stored
         .and_then(|s| devcoach_core::share::text::parse_link_base(&s).ok().flatten())
         .unwrap_or_else(|| devcoach_core::share::text::DEFAULT_LINK_BASE.to_owned()))
@@ -39,7 +53,7 @@ impl Store {
     pub fn set_share_link_base(&mut self, base: Option<&str>) -> Result<()> {
         self.write(|tx| {
             match base {
-                Some(b) => crate::reviews::write_setting(tx, LINK_BASE_KEY, b)?,
+                Some(b) => write_setting(tx, LINK_BASE_KEY, b)?,
                 None => {
                     tx.execute("DELETE FROM ext_settings WHERE key = ?1", [LINK_BASE_KEY])?;
                 }

@@ -308,7 +308,7 @@ impl Store {
         if let Some(p) = &review.parameters {
             ext_settings["review_parameters"] = json!(p.values().to_vec());
         }
-        if let Some(base) = crate::reviews::read_setting(&tx, crate::settings::LINK_BASE_KEY)? {
+        if let Some(base) = crate::settings::read_setting(&tx, crate::settings::LINK_BASE_KEY)? {
             ext_settings[crate::settings::LINK_BASE_KEY] = json!(base);
         }
         w.entry(EXT_SETTINGS_ENTRY, &pretty(&ext_settings))?;
@@ -646,7 +646,7 @@ fn restore_review_settings(conn: &Connection, s: &Value) -> Result<()> {
         .and_then(Value::as_str)
         .and_then(|b| devcoach_core::share::text::parse_link_base(b).ok().flatten())
     {
-        crate::reviews::write_setting(conn, crate::settings::LINK_BASE_KEY, &base)?;
+        crate::settings::write_setting(conn, crate::settings::LINK_BASE_KEY, &base)?;
     }
     Ok(())
 }
