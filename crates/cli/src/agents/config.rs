@@ -1,6 +1,8 @@
 //! Editing the agents' JSON configuration files without losing anything of the user's: a
 //! missing file reads as `{}`, a malformed one is reported and never touched, a changed file is
 //! copied to `<name>.bak` first and replaced atomically, and an unchanged one is not rewritten.
+//! What was created and backed up is noted in the [`ledger`](super::ledger), so uninstall can
+//! give the machine back as it was.
 
 use std::fs;
 use std::io::Write;
@@ -100,7 +102,8 @@ impl JsonDoc {
     /// When the result means exactly what the `.bak` copy holds (an uninstall undoing an
     /// install), that copy's bytes: the user's file comes back byte for byte, formatting and all.
     fn restored_bytes(&self) -> Option<Vec<u8>> {
-        let bak = fs::read(sibling(&self.path, ".bak")).ok()?;
+        let bak = super::ledger::recorded_backup(&self.path).unwrap_or_else(|| sibling(&self.path, ".bak"));
+        let bak = fs::read(bak).ok()?;
         let same = serde_json::from_slice::<Value>(&bak).ok()? == Value::Object(self.root.clone());
         same.then_some(bak)
     }
@@ -112,16 +115,25 @@ impl JsonDoc {
             return Ok(Saved::Unchanged);
         }
         let dir = self.path.parent().unwrap_or_else(|| Path::new("."));
+        if self.original.is_none() {
+            super::ledger::before_create(&self.path);
+        }
         fs::create_dir_all(dir).map_err(|e| ConfigError::io("create", dir, e))?;
-        // Read before this edit's own backup replaces the previous one.
         let restored = self.restored_bytes();
         // One command may edit a file more than once (the MCP entry, then the hooks): only the
         // first edit's starting point is the user's, so only it becomes the `.bak`.
         let first_edit = EDITED.lock().map_or(true, |mut seen| seen.insert(self.path.clone()));
+        // A file going back to its backup's exact bytes needs no new copy (uninstall then drops
+        // the old one), and the copy from before devcoach's first edit is never replaced.
+        // A file devcoach created has nothing of the user's from before to keep.
+        let keep_backup = restored.is_some()
+            || super::ledger::recorded_backup(&self.path).is_some()
+            || super::ledger::created_by_us(&self.path);
         let backup = match &self.original {
-            Some(bytes) if first_edit => {
-                let bak = sibling(&self.path, ".bak");
+            Some(bytes) if first_edit && !keep_backup => {
+                let bak = super::ledger::backup_path(&self.path);
                 fs::write(&bak, bytes).map_err(|e| ConfigError::io("back up", &bak, e))?;
+                super::ledger::made_backup(&self.path, &bak);
                 Some(bak)
             }
             _ => None,
@@ -129,6 +141,11 @@ impl JsonDoc {
         write_atomic(&self.path, &restored.unwrap_or_else(|| self.render()))?;
         Ok(Saved::Written { backup })
     }
+}
+
+/// The configuration files this run has written.
+pub fn edited_this_run() -> std::collections::BTreeSet<PathBuf> {
+    EDITED.lock().map(|seen| seen.clone()).unwrap_or_default()
 }
 
 /// Files this process has already written.

@@ -8,6 +8,7 @@ pub mod doctor;
 pub mod gemini;
 pub mod hook_entries;
 pub mod launch;
+pub mod ledger;
 pub mod skill;
 pub mod wire;
 

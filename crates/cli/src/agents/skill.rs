@@ -39,6 +39,7 @@ fn files_match(dir: &Path) -> bool {
 /// Writes the skill (creating the directory). Files of ours are replaced; anything else the
 /// directory holds is left.
 pub fn write(dir: &Path) -> std::io::Result<()> {
+    super::ledger::before_create(&dir.join("references"));
     fs::create_dir_all(dir.join("references"))?;
     fs::write(dir.join("SKILL.md"), SKILL)?;
     for (name, text) in REFERENCES {

@@ -218,6 +218,8 @@ fn mcp_register(report: &mut Report, agent: Agent, places: &Places, launch: &Lau
         {
             report.push(Mark::Warn, e);
         }
+        // The agent's CLI may create its file: then it is as much ours to take back.
+        super::ledger::before_create(&file);
         match client_cli::run(&cli, &add.iter().map(String::as_str).collect::<Vec<_>>()) {
             Ok(_) => {
                 report.push(
@@ -282,6 +284,7 @@ fn codex_mcp(report: &mut Report, places: &Places, launch: &Launch, force: bool)
         report.push(Mark::Warn, e);
     }
     let program = launch.program.to_string_lossy();
+    super::ledger::before_create(&places.codex_config());
     match client_cli::run(&cli, &["mcp", "add", "devcoach", "--", &program, "mcp"]) {
         Ok(_) => report.push(Mark::Done, format!("MCP server registered with `codex mcp add` → {program}")),
         Err(e) => report.push(

@@ -5,6 +5,7 @@ use std::io::{BufRead, IsTerminal, Write};
 use crate::agents::launch::Launch;
 use crate::agents::wire::{self, InstallOptions, Mark, Report};
 use crate::agents::{self, Agent, Places};
+use crate::agents::{config, ledger};
 use crate::cli::{AgentFlags, InstallArgs, UninstallArgs};
 use crate::context::Ctx;
 use crate::failure::invalid;
@@ -72,6 +73,13 @@ pub fn install(ctx: &Ctx, args: &InstallArgs) -> anyhow::Result<()> {
         failed |= report.failed();
         render(ctx.term, &mut out, agent, &report);
     }
+    // What this run created and backed up, for uninstall to give back.
+    if let Err(e) = ledger::commit(ledger::stored()) {
+        out.push_str(&format!(
+            "{} cannot record what install created ({e}): uninstall will leave those files in place\n",
+            ctx.term.out(Style::Yellow, "!")
+        ));
+    }
     if !ctx.dir.db_path().is_file() {
         out.push_str(
             "\nNext: finish a task with your agent. devcoach will offer to build your profile then \
@@ -96,6 +104,7 @@ pub fn uninstall(ctx: &Ctx, args: &UninstallArgs) -> anyhow::Result<()> {
         failed |= report.failed();
         render(ctx.term, &mut out, agent, &report);
     }
+    give_back(ctx.term, &places, &mut out);
     output::print(&out)?;
     if args.data {
         delete_data(ctx, args.yes)?;
@@ -106,6 +115,32 @@ pub fn uninstall(ctx: &Ctx, args: &UninstallArgs) -> anyhow::Result<()> {
         ));
     }
     Ok(())
+}
+
+/// Removes what install created that is now empty, and the backups of files restored byte for
+/// byte; says which backups stay and why.
+fn give_back(term: Term, places: &Places, out: &mut String) {
+    let mut ledger = ledger::stored();
+    let done = ledger::give_back(&mut ledger, &config::edited_this_run(), &places.home);
+    if !done.removed.is_empty() {
+        let shown: Vec<String> = done.removed.iter().map(|p| places.show(p)).collect();
+        out.push_str(&format!(
+            "{} removed what install had created or backed up: {}\n",
+            term.out(Style::Green, "✓"),
+            shown.join(", ")
+        ));
+    }
+    for bak in &done.kept_backups {
+        out.push_str(&format!(
+            "{} kept {}: the file it copies changed since install, so compare the two and delete the copy \
+             when you are done\n",
+            term.out(Style::Cyan, "•"),
+            places.show(bak)
+        ));
+    }
+    if let Err(e) = ledger::commit(ledger) {
+        out.push_str(&format!("{} cannot update the install record: {e}\n", term.out(Style::Yellow, "!")));
+    }
 }
 
 fn delete_data(ctx: &Ctx, yes: bool) -> anyhow::Result<()> {

@@ -201,8 +201,9 @@ fn install_twice_doctor_then_uninstall_round_trips_every_byte() {
     for (path, bytes) in &before {
         assert_eq!(after.get(path), Some(bytes), "{} differs after uninstall:\n{removed}", path.display());
     }
+    // The backups went too: each file is verifiably back to its bytes.
     let extra: Vec<&PathBuf> = after.keys().filter(|p| !before.contains_key(*p)).collect();
-    assert!(extra.iter().all(|p| p.to_string_lossy().ends_with(".bak")), "left behind: {extra:?}");
+    assert!(extra.is_empty(), "left behind: {extra:?}\n{removed}");
 }
 
 #[test]
@@ -513,4 +514,81 @@ fn an_old_or_missing_skill_is_pointed_out() {
     assert!(words(ok(&env, &[])).contains("Hooks are wired but the devcoach skill is missing"));
     ok(&env, &["install", "--claude-code"]);
     assert!(!ok(&env, &[]).contains("skill"), "no hint once the skill is current");
+}
+
+/// Every path under `root` (folders too), with the bytes of each file.
+fn every_path(root: &Path) -> BTreeMap<PathBuf, Option<Vec<u8>>> {
+    fn walk(dir: &Path, root: &Path, out: &mut BTreeMap<PathBuf, Option<Vec<u8>>>) {
+        let Ok(entries) = std::fs::read_dir(dir) else { return };
+        for entry in entries.flatten() {
+            let path = entry.path();
+            let rel = path.strip_prefix(root).expect("under root").to_owned();
+            if path.is_dir() {
+                out.insert(rel, None);
+                walk(&path, root, out);
+            } else {
+                out.insert(rel, Some(std::fs::read(&path).expect("read")));
+            }
+        }
+    }
+    let mut out = BTreeMap::new();
+    walk(root, root, &mut out);
+    out
+}
+
+#[test]
+fn uninstall_gives_back_absence_as_well_as_bytes() {
+    // A home where the user has Claude Code settings and nothing else: no ~/.claude.json, no
+    // Gemini, no Codex hooks, no ~/.agents, and no devcoach data folder yet.
+    let env = Env::new();
+    let h = home(&env);
+    let users = pretty(&json!({ "model": "opus" }));
+    write(&h.join(".claude/settings.json"), &users);
+    // The user's own backup of that file: never overwritten by devcoach's.
+    write(&h.join(".claude/settings.json.bak"), "{\"model\": \"sonnet\"}\n");
+    let data = h.join(".devcoach");
+    let run_here = |args: &[&str]| {
+        let out =
+            env.command().env("PATH", "/usr/bin:/bin").env("DEVCOACH_DIR", &data).args(args).output().expect("ran");
+        assert!(out.status.success(), "{args:?}:\n{}", transcript(&out, env.tmp.path()));
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    };
+    let before = every_path(&h);
+
+    let installed = run_here(&["install", "--claude-code", "--gemini", "--codex"]);
+    assert!(h.join(".claude.json").is_file() && h.join(".gemini/settings.json").is_file(), "{installed}");
+    assert_eq!(std::fs::read_to_string(h.join(".claude/settings.json.bak")).expect("bak"), "{\"model\": \"sonnet\"}\n");
+    assert_eq!(
+        std::fs::read_to_string(h.join(".claude/settings.json.devcoach.bak")).expect("ours"),
+        users,
+        "devcoach's copy goes beside the user's own .bak"
+    );
+    // Installing again records nothing new and loses nothing.
+    run_here(&["install", "--claude-code", "--gemini", "--codex"]);
+
+    let removed = run_here(&["uninstall", "--all"]);
+    assert!(removed.contains("removed what install had created"), "{removed}");
+    let after = every_path(&h);
+    assert_eq!(
+        after.keys().collect::<Vec<_>>(),
+        before.keys().collect::<Vec<_>>(),
+        "the same set of paths after uninstall:\n{removed}"
+    );
+    assert_eq!(after, before, "and the same bytes");
+}
+
+#[test]
+fn a_file_changed_since_install_keeps_its_backup_and_says_so() {
+    let env = Env::new();
+    let h = home(&env);
+    write(&h.join(".gemini/settings.json"), &pretty(&json!({ "theme": "dark" })));
+    ok(&env, &["install", "--gemini"]);
+    // The user edits the file while devcoach is installed.
+    let mut changed = read_json(&h.join(".gemini/settings.json"));
+    changed["theme"] = json!("light");
+    write(&h.join(".gemini/settings.json"), &pretty(&changed));
+    let removed = ok(&env, &["uninstall", "--gemini"]);
+    assert!(removed.contains("kept ~/.gemini/settings.json.bak"), "{removed}");
+    assert_eq!(read_json(&h.join(".gemini/settings.json")), json!({ "theme": "light" }));
+    assert_eq!(read_json(&h.join(".gemini/settings.json.bak")), json!({ "theme": "dark" }));
 }
