@@ -372,6 +372,18 @@ pub struct AgentFlags {
     /// Codex CLI (MCP server, Stop and UserPromptSubmit hooks, skill).
     #[arg(long)]
     pub codex: bool,
+    /// GitHub Copilot CLI (MCP server, agentStop and userPromptSubmitted hooks, skill).
+    #[arg(long)]
+    pub copilot: bool,
+    /// Qwen Code (MCP server, Stop and UserPromptSubmit hooks, skill).
+    #[arg(long)]
+    pub qwen: bool,
+    /// Factory Droid (MCP server, Stop and UserPromptSubmit hooks, skill).
+    #[arg(long)]
+    pub droid: bool,
+    /// Cursor (MCP server, stop and beforeSubmitPrompt hooks, skill).
+    #[arg(long)]
+    pub cursor: bool,
 }
 
 #[derive(Debug, Args)]
@@ -388,6 +400,17 @@ pub struct InstallArgs {
     /// naming the answer while a `devcoach practice` session runs in Claude Code's own interface.
     #[arg(long)]
     pub practice: bool,
+    /// Every agent found on this machine (its folder or its program), instead of naming them.
+    #[arg(long, conflicts_with_all = ["claude_code", "claude_desktop", "gemini", "codex", "copilot", "qwen", "droid", "cursor"])]
+    pub all_detected: bool,
+    /// Trust the devcoach server in Gemini CLI and Qwen Code: headless runs (`gemini -p`) offer
+    /// its tools only then, and the agent stops asking before each devcoach tool (delete_lesson
+    /// included). Asked at a terminal when neither flag is given.
+    #[arg(long, conflicts_with = "no_trust")]
+    pub trust: bool,
+    /// Keep the agent asking before each devcoach tool (headless runs then offer none).
+    #[arg(long)]
+    pub no_trust: bool,
 }
 
 #[derive(Debug, Args)]

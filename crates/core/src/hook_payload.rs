@@ -1,6 +1,12 @@
-//! What an agent's hook sends on stdin, read leniently: the three fields a hook decides on,
-//! with anything unreadable read as absent (garbage is an anonymous stop). Outside input: fuzzed
-//! (`fuzz/fuzz_targets/hook_payload.rs`).
+//! What an agent's hook sends on stdin, read leniently: the three facts a hook decides on, from
+//! whichever field each agent names them with, and anything unreadable read as absent (garbage
+//! is an anonymous stop). Outside input: fuzzed (`fuzz/fuzz_targets/hook_payload.rs`).
+//!
+//! | fact | Claude Code, Gemini, Codex, Qwen, Droid | Copilot CLI | Cursor | OpenCode/Kilo plugin |
+//! |---|---|---|---|---|
+//! | session | `session_id` | `sessionId` (or `session_id`) | `conversation_id` | `sessionID` |
+//! | re-entry | `stop_hook_active` | `stop_hook_active` | `loop_count` above 0 | `stop_hook_active` |
+//! | plan mode | `permission_mode: "plan"` | – | – | – |
 
 use serde::Deserialize;
 use serde::de::{Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
@@ -11,13 +17,24 @@ pub struct Payload {
     pub stop_hook_active: bool,
     pub plan_mode: bool,
     pub session_id: Option<String>,
+    /// Sent by Cursor (a `conversation_id`, no `session_id`): Cursor runs Claude Code's hooks
+    /// too, so a Claude hook can tell it is answering Cursor.
+    pub via_cursor: bool,
 }
 
 #[derive(Deserialize)]
 struct RawPayload {
     stop_hook_active: Option<Field>,
+    loop_count: Option<Field>,
     permission_mode: Option<Field>,
     session_id: Option<Field>,
+    #[serde(rename = "sessionId")]
+    session_id_camel: Option<Field>,
+    #[serde(rename = "sessionID")]
+    session_id_upper: Option<Field>,
+    conversation_id: Option<Field>,
+    #[serde(rename = "taskId")]
+    task_id: Option<Field>,
 }
 
 /// A payload field of any JSON type: a field of the wrong type reads as absent instead of
@@ -26,6 +43,8 @@ struct RawPayload {
 enum Field {
     Bool(bool),
     Str(String),
+    /// A whole number (a loop counter); other numbers are `Other`.
+    Int(i64),
     Other,
 }
 
@@ -46,11 +65,11 @@ impl<'de> Deserialize<'de> for Field {
             fn visit_string<E>(self, v: String) -> Result<Field, E> {
                 Ok(Field::Str(v))
             }
-            fn visit_i64<E>(self, _: i64) -> Result<Field, E> {
-                Ok(Field::Other)
+            fn visit_i64<E>(self, v: i64) -> Result<Field, E> {
+                Ok(Field::Int(v))
             }
-            fn visit_u64<E>(self, _: u64) -> Result<Field, E> {
-                Ok(Field::Other)
+            fn visit_u64<E>(self, v: u64) -> Result<Field, E> {
+                Ok(i64::try_from(v).map_or(Field::Other, Field::Int))
             }
             fn visit_f64<E>(self, _: f64) -> Result<Field, E> {
                 Ok(Field::Other)
@@ -76,13 +95,22 @@ impl Payload {
         // Typed, not a `Value`: fields we do not read (a long `last_assistant_message`) are
         // skipped by the parser without being copied.
         let Ok(raw) = serde_json::from_slice::<RawPayload>(input) else { return Self::default() };
+        let text = |f: Option<Field>| match f {
+            Some(Field::Str(s)) if !s.is_empty() => Some(s),
+            _ => None,
+        };
+        let via_cursor = matches!(raw.conversation_id, Some(Field::Str(_))) && raw.session_id.is_none();
         Self {
-            stop_hook_active: raw.stop_hook_active == Some(Field::Bool(true)),
+            via_cursor,
+            // Cursor counts the follow-ups it sent instead of flagging the re-entry.
+            stop_hook_active: raw.stop_hook_active == Some(Field::Bool(true))
+                || matches!(raw.loop_count, Some(Field::Int(n)) if n > 0),
             plan_mode: raw.permission_mode == Some(Field::Str("plan".into())),
-            session_id: match raw.session_id {
-                Some(Field::Str(s)) if !s.is_empty() => Some(s),
-                _ => None,
-            },
+            session_id: text(raw.session_id)
+                .or_else(|| text(raw.session_id_camel))
+                .or_else(|| text(raw.session_id_upper))
+                .or_else(|| text(raw.conversation_id))
+                .or_else(|| text(raw.task_id)),
         }
     }
 }
@@ -100,5 +128,32 @@ mod tests {
         let p = Payload::parse(br#"{"session_id": "abc", "permission_mode": "plan", "stop_hook_active": true}"#);
         assert_eq!((p.session_id.as_deref(), p.plan_mode, p.stop_hook_active), (Some("abc"), true, true));
         assert_eq!(Payload::parse(b"\xff\x00 not json"), Payload::default());
+    }
+
+    #[test]
+    fn every_agents_names_for_the_same_facts() {
+        // Copilot CLI's agentStop, camelCase form.
+        let p = Payload::parse(
+            br#"{"sessionId":"cop-1","timestamp":1764590000000,"cwd":"/w","transcriptPath":"/t","stopReason":"end_turn","stop_hook_active":false}"#,
+        );
+        assert_eq!(p, Payload { session_id: Some("cop-1".into()), ..Payload::default() });
+        // Cursor's stop, first and after one follow-up.
+        let cursor = |loops: &str| {
+            Payload::parse(
+                format!(
+                    r#"{{"conversation_id":"cur-9","generation_id":"g","model":"m","workspace_roots":["/w"],"status":"completed","loop_count":{loops}}}"#
+                )
+                .as_bytes(),
+            )
+        };
+        assert_eq!(cursor("0"), Payload { session_id: Some("cur-9".into()), via_cursor: true, ..Payload::default() });
+        assert!(cursor("1").stop_hook_active && cursor("5").stop_hook_active);
+        assert!(!cursor("-1").stop_hook_active && !cursor("1.5").stop_hook_active && !cursor("\"2\"").stop_hook_active);
+        // The OpenCode/Kilo plugin passes its session as OpenCode names it.
+        assert_eq!(Payload::parse(br#"{"sessionID":"ses_1"}"#).session_id.as_deref(), Some("ses_1"));
+        assert_eq!(Payload::parse(br#"{"taskId":"t1"}"#).session_id.as_deref(), Some("t1"));
+        // The first name present wins; an empty one does not count.
+        let p = Payload::parse(br#"{"session_id":"","sessionId":"b","conversation_id":"c"}"#);
+        assert_eq!(p.session_id.as_deref(), Some("b"));
     }
 }

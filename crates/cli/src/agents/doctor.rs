@@ -65,6 +65,14 @@ pub fn run(inputs: &Inputs<'_>) -> Vec<Section> {
     if inputs.places.codex_dir.is_dir() {
         sections.push(codex_section(inputs));
     }
+    for agent in [Agent::Copilot, Agent::Qwen, Agent::Droid, Agent::Cursor] {
+        if inputs.places.agent_dir(agent).is_dir() {
+            sections.push(other_agent(inputs, agent));
+        }
+    }
+    if let Some(s) = unwired(inputs) {
+        sections.push(s);
+    }
     sections.extend(database(inputs));
     sections
 }
@@ -134,7 +142,7 @@ fn check_hook_command(s: &mut Section, found: &Found, inputs: &Inputs<'_>) {
     } else if launch::find_on_path(&program, &std::env::var_os("PATH").unwrap_or_default()).is_none() {
         s.add(Level::Bad, format!("{} hook runs `{program}`, which is not on PATH", found.event));
     }
-    if found.timeout.is_none() {
+    if found.timeout.is_none() && found.takes_timeout {
         s.add(Level::Warn, format!("{} hook has no timeout: run `devcoach install` to add one", found.event));
     }
 }
@@ -148,7 +156,11 @@ fn hooks_report(s: &mut Section, agent: Agent, path: &Path, inputs: &Inputs<'_>,
             return;
         }
     };
-    let found = doc.as_ref().map(|d| hook_entries::find(&d.root)).unwrap_or_default();
+    let shape = places.hook_file(agent).map_or(hook_entries::Shape::NESTED, |(_, shape)| shape);
+    let found = doc
+        .as_ref()
+        .map(|d| hook_entries::find_shaped(&d.root, shape, hook_entries::Family::Lesson))
+        .unwrap_or_default();
     if found.is_empty() {
         if !provided_elsewhere {
             s.add(
@@ -421,6 +433,7 @@ fn gemini(inputs: &Inputs<'_>) -> Section {
     if !extension {
         skill_report(&mut s, places, &places.agents_skill, true);
     }
+    trust_report(&mut s, Agent::Gemini, places);
     s.add(
         Level::Info,
         "Gemini CLI turns MCP servers and hooks off in folders you have not trusted: if devcoach is silent in a project, trust its folder",
@@ -454,6 +467,89 @@ fn codex_section(inputs: &Inputs<'_>) -> Section {
     }
     skill_report(&mut s, places, &places.agents_skill, true);
     s
+}
+
+/// Gemini CLI and Qwen Code: what the server's trust switch means where it stands.
+fn trust_report(s: &mut Section, agent: Agent, places: &Places) {
+    match super::wire::trusted(agent, places) {
+        Some(true) => s.add(
+            Level::Info,
+            format!(
+                "server trusted: {} runs every devcoach tool without asking, delete_lesson included \
+                 (`devcoach install --{} --no-trust` to be asked again)",
+                agent.label(),
+                flag(agent)
+            ),
+        ),
+        Some(false) => s.add(
+            Level::Info,
+            format!(
+                "server not trusted: {} asks before each devcoach tool, and headless runs (`{} -p`) offer none of \
+                 them; `devcoach install --{} --trust` allows them (and ends the asking)",
+                agent.label(),
+                agent.program().unwrap_or("agent"),
+                flag(agent)
+            ),
+        ),
+        None => {}
+    }
+}
+
+fn flag(agent: Agent) -> &'static str {
+    match agent {
+        Agent::ClaudeCode => "claude-code",
+        Agent::ClaudeDesktop => "claude-desktop",
+        Agent::Gemini => "gemini",
+        Agent::Codex => "codex",
+        Agent::Copilot => "copilot",
+        Agent::Qwen => "qwen",
+        Agent::Droid => "droid",
+        Agent::Cursor => "cursor",
+    }
+}
+
+/// Copilot CLI, Qwen Code, Droid, Cursor: the server entry, the hooks, the skill, and what the
+/// agent can or cannot do.
+fn other_agent(inputs: &Inputs<'_>, agent: Agent) -> Section {
+    let places = inputs.places;
+    let mut s = Section::new(agent.label());
+    if let Some(file) = places.mcp_file(agent) {
+        match JsonDoc::load_existing(&file) {
+            Ok(doc) => server_report(&mut s, servers_in(doc.as_ref()), &places.show(&file), inputs),
+            Err(e) => s.add(Level::Bad, e.to_string()),
+        }
+    }
+    if let Some((path, _)) = places.hook_file(agent) {
+        // Cursor runs Claude Code's hooks as well: without its own, those serve it.
+        let served_by_claude = agent == Agent::Cursor && super::hooks_wired(places, Agent::ClaudeCode);
+        if served_by_claude && !super::hooks_wired(places, agent) {
+            s.add(Level::Ok, "hooks: Cursor runs the Claude Code hooks in ~/.claude/settings.json");
+        } else {
+            hooks_report(&mut s, agent, &path, inputs, false);
+        }
+    }
+    if let Some(dir) = places.skill_dir(agent) {
+        skill_report(&mut s, places, &dir, super::hooks_wired(places, agent));
+    }
+    trust_report(&mut s, agent, places);
+    for note in super::limits::install_notes(agent) {
+        s.add(Level::Info, *note);
+    }
+    s
+}
+
+/// Agents found on the machine that devcoach does not wire: what it can do there.
+fn unwired(inputs: &Inputs<'_>) -> Option<Section> {
+    let mut s = Section::new("Other agents");
+    for (dir, name, what) in super::limits::UNWIRED {
+        if inputs.places.home.join(dir).is_dir() {
+            s.add(
+                Level::Info,
+                format!("{name}: {}", what.replace("<devcoach>", &inputs.launch.program.display().to_string())),
+            );
+        }
+    }
+    (!s.findings.is_empty()).then_some(s)
 }
 
 fn database(inputs: &Inputs<'_>) -> Vec<Section> {

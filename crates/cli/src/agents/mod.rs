@@ -9,10 +9,14 @@ pub mod gemini;
 pub mod hook_entries;
 pub mod launch;
 pub mod ledger;
+pub mod limits;
 pub mod skill;
 pub mod wire;
 
 use std::path::{Path, PathBuf};
+
+use crate::hooks::texts::Client;
+use hook_entries::Shape;
 
 /// The agents devcoach can wire itself into.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
@@ -21,19 +25,70 @@ pub enum Agent {
     ClaudeDesktop,
     Gemini,
     Codex,
+    Copilot,
+    Qwen,
+    Droid,
+    Cursor,
 }
 
 impl Agent {
-    pub const ALL: [Self; 4] = [Self::ClaudeCode, Self::ClaudeDesktop, Self::Gemini, Self::Codex];
+    pub const ALL: [Self; 8] = [
+        Self::ClaudeCode,
+        Self::ClaudeDesktop,
+        Self::Gemini,
+        Self::Codex,
+        Self::Copilot,
+        Self::Qwen,
+        Self::Droid,
+        Self::Cursor,
+    ];
 
     pub fn label(self) -> &'static str {
         match self {
-            Self::ClaudeCode => "Claude Code",
             Self::ClaudeDesktop => "Claude Desktop",
-            Self::Gemini => "Gemini CLI",
-            Self::Codex => "Codex CLI",
+            other => other.client().map_or("?", Client::label),
         }
     }
+
+    /// The hook client it runs as (Claude Desktop has no hooks).
+    pub fn client(self) -> Option<Client> {
+        Some(match self {
+            Self::ClaudeCode => Client::Claude,
+            Self::ClaudeDesktop => return None,
+            Self::Gemini => Client::Gemini,
+            Self::Codex => Client::Codex,
+            Self::Copilot => Client::Copilot,
+            Self::Qwen => Client::Qwen,
+            Self::Droid => Client::Droid,
+            Self::Cursor => Client::Cursor,
+        })
+    }
+
+    /// Its own command-line program, looked for by `install --all-detected`.
+    pub fn program(self) -> Option<&'static str> {
+        Some(match self {
+            Self::ClaudeCode => "claude",
+            Self::ClaudeDesktop => return None,
+            Self::Gemini => "gemini",
+            Self::Codex => "codex",
+            Self::Copilot => "copilot",
+            Self::Qwen => "qwen",
+            Self::Droid => "droid",
+            Self::Cursor => "cursor-agent",
+        })
+    }
+}
+
+/// The agents set up on this machine: their folder exists, or their program is on PATH.
+pub fn detected(places: &Places) -> Vec<Agent> {
+    Agent::ALL
+        .into_iter()
+        .filter(|&agent| {
+            let dir = places.agent_dir(agent);
+            (!dir.as_os_str().is_empty() && dir.is_dir())
+                || agent.program().is_some_and(|p| client_cli::find(p).is_some())
+        })
+        .collect()
 }
 
 /// Which agents a command acts on: the ones named, or (none named) Claude Code and Claude Desktop.
@@ -53,7 +108,13 @@ pub struct Places {
     pub desktop_log: PathBuf,
     pub gemini_dir: PathBuf,
     pub codex_dir: PathBuf,
-    /// The skill directory Gemini CLI and Codex share.
+    /// Copilot CLI's directory (`COPILOT_HOME`, else `~/.copilot`).
+    pub copilot_dir: PathBuf,
+    pub qwen_dir: PathBuf,
+    /// Droid's directory (`~/.factory`).
+    pub factory_dir: PathBuf,
+    pub cursor_dir: PathBuf,
+    /// The skill directory Gemini CLI, Codex, Copilot CLI and Qwen Code share.
     pub agents_skill: PathBuf,
 }
 
@@ -85,6 +146,10 @@ impl Places {
             desktop_log: desktop_logs.join("mcp-server-devcoach.log"),
             gemini_dir: home.join(".gemini"),
             codex_dir: home.join(".codex"),
+            copilot_dir: var("COPILOT_HOME").unwrap_or_else(|| home.join(".copilot")),
+            qwen_dir: home.join(".qwen"),
+            factory_dir: home.join(".factory"),
+            cursor_dir: home.join(".cursor"),
             agents_skill: home.join(".agents/skills/devcoach"),
             claude_dir,
             home,
@@ -116,6 +181,68 @@ impl Places {
         self.codex_dir.join("config.toml")
     }
 
+    /// The agent's own directory: its presence means the agent is set up on this machine.
+    pub fn agent_dir(&self, agent: Agent) -> PathBuf {
+        match agent {
+            Agent::ClaudeCode => self.claude_dir.clone(),
+            Agent::ClaudeDesktop => self.desktop_config.parent().map_or_else(PathBuf::new, Path::to_owned),
+            Agent::Gemini => self.gemini_dir.clone(),
+            Agent::Codex => self.codex_dir.clone(),
+            Agent::Copilot => self.copilot_dir.clone(),
+            Agent::Qwen => self.qwen_dir.clone(),
+            Agent::Droid => self.factory_dir.clone(),
+            Agent::Cursor => self.cursor_dir.clone(),
+        }
+    }
+
+    /// The JSON file holding the agent's MCP servers (`mcpServers.devcoach`); Codex keeps TOML.
+    pub fn mcp_file(&self, agent: Agent) -> Option<PathBuf> {
+        Some(match agent {
+            Agent::ClaudeCode => self.claude_json.clone(),
+            Agent::ClaudeDesktop => self.desktop_config.clone(),
+            Agent::Gemini => self.gemini_settings(),
+            Agent::Codex => return None,
+            Agent::Copilot => self.copilot_dir.join("mcp-config.json"),
+            Agent::Qwen => self.qwen_settings(),
+            Agent::Droid => self.factory_dir.join("mcp.json"),
+            Agent::Cursor => self.cursor_dir.join("mcp.json"),
+        })
+    }
+
+    /// The JSON file holding the agent's hooks, and their shape there. Copilot CLI reads every
+    /// file in its hooks folder, so devcoach keeps its own file there.
+    pub fn hook_file(&self, agent: Agent) -> Option<(PathBuf, Shape)> {
+        Some(match agent {
+            Agent::ClaudeCode => (self.claude_settings(), Shape::NESTED),
+            Agent::ClaudeDesktop => return None,
+            Agent::Gemini => (self.gemini_settings(), Shape::NESTED),
+            Agent::Codex => (self.codex_hooks(), Shape::NESTED),
+            Agent::Copilot => (self.copilot_dir.join("hooks/devcoach.json"), Shape::COPILOT),
+            Agent::Qwen => (self.qwen_settings(), Shape::NESTED),
+            Agent::Droid => (self.factory_dir.join("hooks.json"), Shape::TOP_LEVEL),
+            Agent::Cursor => (self.cursor_hooks(), Shape::CURSOR),
+        })
+    }
+
+    /// Where the agent loads devcoach's skill from (several share `~/.agents/skills`).
+    pub fn skill_dir(&self, agent: Agent) -> Option<PathBuf> {
+        Some(match agent {
+            Agent::ClaudeCode => self.claude_skill(),
+            Agent::ClaudeDesktop => return None,
+            Agent::Gemini | Agent::Codex | Agent::Copilot | Agent::Qwen => self.agents_skill.clone(),
+            Agent::Droid => self.factory_dir.join("skills/devcoach"),
+            Agent::Cursor => self.cursor_dir.join("skills/devcoach"),
+        })
+    }
+
+    pub fn qwen_settings(&self) -> PathBuf {
+        self.qwen_dir.join("settings.json")
+    }
+
+    pub fn cursor_hooks(&self) -> PathBuf {
+        self.cursor_dir.join("hooks.json")
+    }
+
     /// `path` with the home directory shown as `~`.
     pub fn show(&self, path: &Path) -> String {
         match path.strip_prefix(&self.home) {
@@ -125,12 +252,17 @@ impl Places {
     }
 }
 
-/// The hooks devcoach registers for an agent: (event, subcommand, timeout in the agent's unit).
+/// The hooks devcoach registers for an agent: (event, subcommand, timeout in the agent's unit:
+/// seconds, Gemini milliseconds; Cursor takes none).
 pub fn hook_plan(agent: Agent) -> &'static [(&'static str, &'static str, u64)] {
     match agent {
         Agent::ClaudeCode => &[("Stop", "stop-hook", 60), ("UserPromptSubmit", "prompt-hook", 30)],
         Agent::Gemini => &[("AfterAgent", "gemini-stop-hook", 60_000), ("BeforeAgent", "gemini-prompt-hook", 30_000)],
         Agent::Codex => &[("Stop", "codex-stop-hook", 60), ("UserPromptSubmit", "codex-prompt-hook", 30)],
+        Agent::Copilot => &[("agentStop", "copilot-stop-hook", 60), ("userPromptSubmitted", "copilot-prompt-hook", 30)],
+        Agent::Qwen => &[("Stop", "qwen-stop-hook", 60), ("UserPromptSubmit", "qwen-prompt-hook", 30)],
+        Agent::Droid => &[("Stop", "droid-stop-hook", 60), ("UserPromptSubmit", "droid-prompt-hook", 30)],
+        Agent::Cursor => &[("stop", "cursor-stop-hook", 0), ("beforeSubmitPrompt", "cursor-prompt-hook", 0)],
         Agent::ClaudeDesktop => &[],
     }
 }
@@ -177,17 +309,29 @@ fn truthy(v: &serde_json::Value) -> bool {
     }
 }
 
+/// Whether the agent's hook file carries devcoach's lesson hooks.
+pub fn hooks_wired(places: &Places, agent: Agent) -> bool {
+    places.hook_file(agent).is_some_and(|(path, shape)| {
+        config::JsonDoc::load_existing(&path)
+            .ok()
+            .flatten()
+            .is_some_and(|d| !hook_entries::find_shaped(&d.root, shape, hook_entries::Family::Lesson).is_empty())
+    })
+}
+
 /// A one-line nudge when an installed skill is from another version, or missing while hooks
 /// that rely on it are wired (shown by the welcome screen and `stats`).
 pub fn skill_hint() -> Option<String> {
     let places = Places::from_env().ok()?;
-    let wired = |path: &Path| {
-        config::JsonDoc::load_existing(path).ok().flatten().is_some_and(|d| !hook_entries::find(&d.root).is_empty())
-    };
-    let checks = [
-        (places.claude_skill(), wired(&places.claude_settings())),
-        (places.agents_skill.clone(), wired(&places.gemini_settings()) || wired(&places.codex_hooks())),
-    ];
+    let mut checks: Vec<(PathBuf, bool)> = Vec::new();
+    for agent in Agent::ALL {
+        let Some(dir) = places.skill_dir(agent) else { continue };
+        let hooks = hooks_wired(&places, agent);
+        match checks.iter_mut().find(|(d, _)| *d == dir) {
+            Some((_, any)) => *any |= hooks,
+            None => checks.push((dir, hooks)),
+        }
+    }
     checks.into_iter().find_map(|(dir, hooks)| match skill::status(&dir) {
         skill::SkillStatus::Outdated(Some(v)) if v != devcoach_core::APP_VERSION => Some(format!(
             "The devcoach skill in {} is from version {v}: run `devcoach install` to update it.",

@@ -5,7 +5,7 @@ use std::path::Path;
 use serde_json::{Map, Value, json};
 
 use super::config::{ConfigError, JsonDoc, Saved};
-use super::hook_entries::{self, Family, Upsert, Wanted};
+use super::hook_entries::{self, Family, Shape, Upsert, Wanted};
 use super::launch::Launch;
 use super::skill::{self, SkillStatus};
 use super::{Agent, Places, client_cli, codex, hook_plan};
@@ -51,15 +51,39 @@ pub struct InstallOptions {
     pub practice: bool,
     /// The agent was named on the command line (not just part of the default set).
     pub explicit: bool,
+    /// Trust the server where the agent asks for it (`None`: keep what the entry says).
+    pub trust: Option<bool>,
 }
 
-/// The MCP server entry an agent's JSON configuration should hold.
-fn server_entry(agent: Agent, launch: &Launch) -> Value {
+/// Whether the agent keeps a per-server trust switch that decides what headless runs offer.
+pub fn takes_trust(agent: Agent) -> bool {
+    matches!(agent, Agent::Gemini | Agent::Qwen)
+}
+
+/// The trust switch of the agent's devcoach entry: `None` when there is no entry yet.
+pub fn trusted(agent: Agent, places: &Places) -> Option<bool> {
+    let file = places.mcp_file(agent)?;
+    let doc = JsonDoc::load_existing(&file).ok().flatten()?;
+    let entry = doc.root.get("mcpServers")?.get("devcoach")?;
+    Some(entry.get("trust").and_then(Value::as_bool).unwrap_or(false))
+}
+
+/// The MCP server entry an agent's JSON configuration should hold, the way the agent's own
+/// `mcp add` writes it.
+fn server_entry(agent: Agent, launch: &Launch, trust: bool) -> Value {
     let command = launch.program.to_string_lossy();
-    match agent {
+    let mut entry = match agent {
         Agent::ClaudeCode => json!({ "type": "stdio", "command": command, "args": ["mcp"], "env": {} }),
+        Agent::Copilot => {
+            json!({ "type": "local", "command": command, "args": ["mcp"], "env": {}, "tools": ["*"] })
+        }
+        Agent::Droid => json!({ "type": "stdio", "command": command, "args": ["mcp"], "disabled": false }),
         _ => json!({ "command": command, "args": ["mcp"] }),
+    };
+    if trust && takes_trust(agent) {
+        entry["trust"] = Value::Bool(true);
     }
+    entry
 }
 
 /// `command args…` of an existing entry, for comparing and showing.
@@ -135,6 +159,31 @@ pub fn install(agent: Agent, places: &Places, launch: &Launch, opts: InstallOpti
                  folders when it asks, or devcoach stays silent there",
             );
         }
+        Agent::Copilot | Agent::Qwen | Agent::Droid | Agent::Cursor => {
+            mcp_register(&mut report, agent, places, launch, opts);
+            if opts.skip_hook {
+                report.push(Mark::Skipped, "hooks (--skip-hook)");
+            } else if agent == Agent::Cursor && super::hooks_wired(places, Agent::ClaudeCode) {
+                // Cursor runs Claude Code's hooks too; its own make sure it gets its own answer
+                // shape, and the Claude hook stays quiet for Cursor once they exist.
+                if let Some((path, _)) = places.hook_file(agent) {
+                    json_hooks(&mut report, places, &path, agent, launch);
+                }
+                report.push(
+                    Mark::Note,
+                    "Cursor also runs the Claude Code hooks in ~/.claude/settings.json: those stay quiet for Cursor, \
+                     so each stop counts once",
+                );
+            } else if let Some((path, _)) = places.hook_file(agent) {
+                json_hooks(&mut report, places, &path, agent, launch);
+            }
+            if let Some(dir) = places.skill_dir(agent) {
+                skill_install(&mut report, places, &dir, opts.force);
+            }
+            for note in super::limits::install_notes(agent) {
+                report.push(Mark::Note, *note);
+            }
+        }
         Agent::Codex => {
             codex_mcp(&mut report, places, launch, opts.force);
             if opts.skip_hook {
@@ -153,20 +202,36 @@ pub fn install(agent: Agent, places: &Places, launch: &Launch, opts: InstallOpti
     report
 }
 
-/// The JSON file holding an agent's MCP servers, when it keeps them in JSON.
-fn mcp_file(agent: Agent, places: &Places) -> Option<std::path::PathBuf> {
-    match agent {
-        Agent::ClaudeCode => Some(places.claude_json.clone()),
-        Agent::ClaudeDesktop => Some(places.desktop_config.clone()),
-        Agent::Gemini => Some(places.gemini_settings()),
-        Agent::Codex => None,
-    }
-}
-
 /// The agent's own CLI and the arguments to add / remove our server with it.
-fn mcp_cli(agent: Agent, launch: &Launch) -> Option<(&'static str, Vec<String>, Vec<String>)> {
+fn mcp_cli(agent: Agent, launch: &Launch, trust: bool) -> Option<(&'static str, Vec<String>, Vec<String>)> {
     let program = launch.program.to_string_lossy().into_owned();
+    let owned = |words: &[&str]| words.iter().map(|w| (*w).to_owned()).collect::<Vec<_>>();
     match agent {
+        Agent::Gemini if trust => Some((
+            "gemini",
+            owned(&["mcp", "add", "-s", "user", "--trust", "devcoach", &program, "mcp"]),
+            owned(&["mcp", "remove", "-s", "user", "devcoach"]),
+        )),
+        Agent::Copilot => Some((
+            "copilot",
+            owned(&["mcp", "add", "devcoach", "--", &program, "mcp"]),
+            owned(&["mcp", "remove", "devcoach"]),
+        )),
+        Agent::Qwen => {
+            let mut add = owned(&["mcp", "add", "-s", "user"]);
+            if trust {
+                add.push("--trust".into());
+            }
+            add.extend(owned(&["devcoach", &program, "mcp"]));
+            Some(("qwen", add, owned(&["mcp", "remove", "-s", "user", "devcoach"])))
+        }
+        // Droid takes the command line as one string: only for a path it cannot misread.
+        Agent::Droid if !program.contains(char::is_whitespace) => Some((
+            "droid",
+            owned(&["mcp", "add", "devcoach", &format!("{program} mcp")]),
+            owned(&["mcp", "remove", "devcoach"]),
+        )),
+        Agent::Droid | Agent::Cursor => None,
         Agent::ClaudeCode => Some((
             "claude",
             ["mcp", "add", "--scope", "user", "devcoach", &program, "--", "mcp"].map(str::to_owned).to_vec(),
@@ -187,16 +252,44 @@ fn mcp_cli(agent: Agent, launch: &Launch) -> Option<(&'static str, Vec<String>, 
 }
 
 fn mcp_register(report: &mut Report, agent: Agent, places: &Places, launch: &Launch, opts: InstallOptions) {
-    let Some(file) = mcp_file(agent, places) else { return };
+    let Some(file) = places.mcp_file(agent) else { return };
     let mut doc = match JsonDoc::load(&file) {
         Ok(doc) => doc,
         Err(e) => return config_failure(report, places, &e),
     };
-    let wanted = server_entry(agent, launch);
     let existing = doc.root.get("mcpServers").and_then(|s| s.get("devcoach")).cloned();
+    let was_trusted = existing.as_ref().and_then(|e| e.get("trust")).and_then(Value::as_bool).unwrap_or(false);
+    let trust = takes_trust(agent) && opts.trust.unwrap_or(was_trusted);
+    let wanted = server_entry(agent, launch, trust);
     if let Some(existing) = &existing {
         if entry_command(existing) == entry_command(&wanted) {
-            report.push(Mark::Unchanged, format!("MCP server already registered ({})", places.show(&file)));
+            if trust == was_trusted || !takes_trust(agent) {
+                report.push(Mark::Unchanged, format!("MCP server already registered ({})", places.show(&file)));
+                trust_note(report, agent, trust);
+                return;
+            }
+            // Only the trust switch changes: the rest of the user's entry stays as it is.
+            if let Some(entry) =
+                doc.root.get_mut("mcpServers").and_then(|s| s.get_mut("devcoach")).and_then(Value::as_object_mut)
+            {
+                if trust {
+                    entry.insert("trust".into(), Value::Bool(true));
+                } else {
+                    entry.remove("trust");
+                }
+            }
+            match doc.save() {
+                Ok(saved) => report.push(
+                    Mark::Done,
+                    format!(
+                        "MCP server {} ({})",
+                        if trust { "trusted" } else { "no longer trusted" },
+                        saved_text(places, &doc, &saved)
+                    ),
+                ),
+                Err(e) => config_failure(report, places, &e),
+            }
+            trust_note(report, agent, trust);
             return;
         }
         if !opts.force {
@@ -210,7 +303,7 @@ fn mcp_register(report: &mut Report, agent: Agent, places: &Places, launch: &Lau
             return;
         }
     }
-    if let Some((name, add, remove)) = mcp_cli(agent, launch)
+    if let Some((name, add, remove)) = mcp_cli(agent, launch, trust)
         && let Some(cli) = client_cli::find(name)
     {
         if existing.is_some()
@@ -226,6 +319,7 @@ fn mcp_register(report: &mut Report, agent: Agent, places: &Places, launch: &Lau
                     Mark::Done,
                     format!("MCP server registered with `{name} mcp add` → {}", launch.program.display()),
                 );
+                trust_note(report, agent, trust);
                 return;
             }
             Err(e) => report.push(Mark::Warn, format!("{e}; writing {} directly instead", places.show(&file))),
@@ -248,6 +342,30 @@ fn mcp_register(report: &mut Report, agent: Agent, places: &Places, launch: &Lau
         ),
         Err(e) => config_failure(report, places, &e),
     }
+    trust_note(report, agent, trust);
+}
+
+/// What the trust switch means for this agent, said where it was set.
+fn trust_note(report: &mut Report, agent: Agent, trust: bool) {
+    if !takes_trust(agent) {
+        return;
+    }
+    report.push(
+        Mark::Note,
+        if trust {
+            format!(
+                "trusted: {} runs devcoach's tools without asking, delete_lesson included, and headless runs offer them \
+                 (`devcoach install --no-trust` to be asked again)",
+                agent.label()
+            )
+        } else {
+            format!(
+                "not trusted: {} asks before each devcoach tool, and headless runs (`-p`) offer none of them \
+                 (`devcoach install --trust` changes that)",
+                agent.label()
+            )
+        },
+    );
 }
 
 fn codex_mcp(report: &mut Report, places: &Places, launch: &Launch, force: bool) {
@@ -353,10 +471,15 @@ fn json_hooks(report: &mut Report, places: &Places, path: &Path, agent: Agent, l
         Ok(doc) => doc,
         Err(e) => return config_failure(report, places, &e),
     };
+    let shape = places.hook_file(agent).map_or(Shape::NESTED, |(_, shape)| shape);
+    // Cursor's and Copilot CLI's hook files carry a format version.
+    if !shape.grouped && !doc.root.contains_key("version") {
+        doc.root.insert("version".into(), Value::from(1));
+    }
     let mut outcomes = Vec::new();
     for (event, sub, timeout) in hook_plan(agent) {
         let wanted = Wanted { event, command: launch.hook_command(sub), timeout: *timeout, family: Family::Lesson };
-        outcomes.push((*event, hook_entries::upsert(&mut doc.root, &wanted)));
+        outcomes.push((*event, hook_entries::upsert_shaped(&mut doc.root, shape, &wanted)));
     }
     let foreign: Vec<&str> = outcomes.iter().filter(|(_, o)| *o == Upsert::Foreign).map(|(e, _)| *e).collect();
     if !foreign.is_empty() {
@@ -410,17 +533,12 @@ fn skill_install(report: &mut Report, places: &Places, dir: &Path, force: bool) 
     }
 }
 
-/// Whether an agent's settings file still carries hooks of ours.
-fn has_our_hooks(path: &Path) -> bool {
-    JsonDoc::load_existing(path).ok().flatten().is_some_and(|doc| !hook_entries::find(&doc.root).is_empty())
-}
-
 pub fn uninstall(agent: Agent, places: &Places, all_selected: &[Agent]) -> Report {
     let mut report = Report::default();
     match agent {
         Agent::ClaudeCode => {
             mcp_unregister(&mut report, agent, places);
-            remove_hooks(&mut report, places, &places.claude_settings());
+            remove_hooks(&mut report, places, &places.claude_settings(), agent);
             if let Ok(Some(doc)) = JsonDoc::load_existing(&places.claude_settings()) {
                 for plugin in super::claude_plugins_enabled(&doc.root) {
                     report.push(
@@ -434,30 +552,36 @@ pub fn uninstall(agent: Agent, places: &Places, all_selected: &[Agent]) -> Repor
             remove_skill(&mut report, places, &places.claude_skill());
         }
         Agent::ClaudeDesktop => mcp_unregister(&mut report, agent, places),
-        Agent::Gemini | Agent::Codex => {
-            if agent == Agent::Gemini {
-                mcp_unregister(&mut report, agent, places);
-                remove_hooks(&mut report, places, &places.gemini_settings());
-                if places.gemini_extension().is_file() {
-                    report.push(Mark::Note, "the devcoach Gemini extension is installed: remove it with `gemini extensions uninstall devcoach`");
-                }
-            } else {
+        Agent::Gemini | Agent::Codex | Agent::Copilot | Agent::Qwen | Agent::Droid | Agent::Cursor => {
+            if agent == Agent::Codex {
                 codex_unregister(&mut report, places);
-                remove_hooks(&mut report, places, &places.codex_hooks());
-            }
-            // The skill directory is shared: it stays while the other agent still uses it.
-            let (other, other_settings) = if agent == Agent::Gemini {
-                (Agent::Codex, places.codex_hooks())
             } else {
-                (Agent::Gemini, places.gemini_settings())
-            };
-            if !all_selected.contains(&other) && has_our_hooks(&other_settings) {
+                mcp_unregister(&mut report, agent, places);
+            }
+            if let Some((path, _)) = places.hook_file(agent) {
+                remove_hooks(&mut report, places, &path, agent);
+            }
+            if agent == Agent::Gemini && places.gemini_extension().is_file() {
+                report.push(
+                    Mark::Note,
+                    "the devcoach Gemini extension is installed: remove it with `gemini extensions uninstall devcoach`",
+                );
+            }
+            let Some(dir) = places.skill_dir(agent) else { return report };
+            // A shared skill directory stays while another agent still uses it.
+            let users: Vec<&str> = Agent::ALL
+                .into_iter()
+                .filter(|other| *other != agent && !all_selected.contains(other))
+                .filter(|other| places.skill_dir(*other).as_ref() == Some(&dir) && super::hooks_wired(places, *other))
+                .map(Agent::label)
+                .collect();
+            if users.is_empty() {
+                remove_skill(&mut report, places, &dir);
+            } else {
                 report.push(
                     Mark::Skipped,
-                    format!("skill kept ({}): {} still uses it", places.show(&places.agents_skill), other.label()),
+                    format!("skill kept ({}): {} still uses it", places.show(&dir), users.join(", ")),
                 );
-            } else {
-                remove_skill(&mut report, places, &places.agents_skill);
             }
         }
     }
@@ -465,7 +589,7 @@ pub fn uninstall(agent: Agent, places: &Places, all_selected: &[Agent]) -> Repor
 }
 
 fn mcp_unregister(report: &mut Report, agent: Agent, places: &Places) {
-    let Some(file) = mcp_file(agent, places) else { return };
+    let Some(file) = places.mcp_file(agent) else { return };
     let mut doc = match JsonDoc::load_existing(&file) {
         Ok(Some(doc)) => doc,
         Ok(None) => return report.push(Mark::Unchanged, "no MCP server entry"),
@@ -474,7 +598,7 @@ fn mcp_unregister(report: &mut Report, agent: Agent, places: &Places) {
     if doc.root.get("mcpServers").and_then(|s| s.get("devcoach")).is_none() {
         return report.push(Mark::Unchanged, "no MCP server entry");
     }
-    if let Some((name, _, remove)) = mcp_cli(agent, &Launch { program: "devcoach".into(), caution: None })
+    if let Some((name, _, remove)) = mcp_cli(agent, &Launch { program: "devcoach".into(), caution: None }, false)
         && let Some(cli) = client_cli::find(name)
     {
         match client_cli::run(&cli, &remove.iter().map(String::as_str).collect::<Vec<_>>()) {
@@ -523,15 +647,21 @@ fn codex_unregister(report: &mut Report, places: &Places) {
     }
 }
 
-fn remove_hooks(report: &mut Report, places: &Places, path: &Path) {
+fn remove_hooks(report: &mut Report, places: &Places, path: &Path, agent: Agent) {
     let mut doc = match JsonDoc::load_existing(path) {
         Ok(Some(doc)) => doc,
         Ok(None) => return report.push(Mark::Unchanged, "no hooks"),
         Err(e) => return config_failure(report, places, &e),
     };
-    let removed = hook_entries::remove_all(&mut doc.root);
+    let shape = places.hook_file(agent).map_or(Shape::NESTED, |(_, shape)| shape);
+    let removed = hook_entries::remove_all_shaped(&mut doc.root, shape);
     if removed == 0 {
         return report.push(Mark::Unchanged, "no hooks");
+    }
+    // A hook file devcoach created holds only the format version once its hooks are gone: it
+    // goes with them.
+    if !shape.grouped && doc.root.len() == 1 && doc.root.contains_key("version") && super::ledger::created_by_us(path) {
+        doc.root.clear();
     }
     match doc.save() {
         Ok(saved) => {

@@ -18,6 +18,10 @@ fn named(flags: &AgentFlags) -> Vec<Agent> {
         (flags.claude_desktop, Agent::ClaudeDesktop),
         (flags.gemini, Agent::Gemini),
         (flags.codex, Agent::Codex),
+        (flags.copilot, Agent::Copilot),
+        (flags.qwen, Agent::Qwen),
+        (flags.droid, Agent::Droid),
+        (flags.cursor, Agent::Cursor),
     ]
     .into_iter()
     .filter_map(|(on, agent)| on.then_some(agent))
@@ -56,8 +60,17 @@ fn render(term: Term, out: &mut String, agent: Agent, report: &Report) {
 pub fn install(ctx: &Ctx, args: &InstallArgs) -> anyhow::Result<()> {
     let places = Places::from_env()?;
     let launch = Launch::current()?;
-    let agents = selected(&args.agents, false);
+    let agents = if args.all_detected { agents::detected(&places) } else { selected(&args.agents, false) };
     let mut out = String::new();
+    if args.all_detected {
+        let names: Vec<&str> = agents.iter().map(|a| a.label()).collect();
+        out.push_str(&if names.is_empty() {
+            "No agent found on this machine (none of their folders or programs): name one, e.g. `devcoach install --claude-code`.\n".to_owned()
+        } else {
+            format!("Found: {}.\n\n", names.join(", "))
+        });
+    }
+    let trust = trust_choice(args, &agents, &places)?;
     if let Some(caution) = &launch.caution {
         out.push_str(&format!("{} {caution}\n\n", ctx.term.out(Style::Yellow, "!")));
     }
@@ -67,7 +80,8 @@ pub fn install(ctx: &Ctx, args: &InstallArgs) -> anyhow::Result<()> {
             force: args.force,
             skip_hook: args.skip_hook,
             practice: args.practice,
-            explicit: explicit(&args.agents, agent),
+            explicit: explicit(&args.agents, agent) || args.all_detected,
+            trust,
         };
         let report = wire::install(agent, &places, &launch, opts);
         failed |= report.failed();
@@ -115,6 +129,30 @@ pub fn uninstall(ctx: &Ctx, args: &UninstallArgs) -> anyhow::Result<()> {
         ));
     }
     Ok(())
+}
+
+/// Whether to trust the server where the agent asks for it (Gemini CLI, Qwen Code): the flags,
+/// else the answer at a terminal, else what the entry says now (`None`: leave it).
+fn trust_choice(args: &InstallArgs, agents: &[Agent], places: &Places) -> anyhow::Result<Option<bool>> {
+    if args.trust || args.no_trust {
+        return Ok(Some(args.trust));
+    }
+    let asks: Vec<Agent> = agents.iter().copied().filter(|a| wire::takes_trust(*a)).collect();
+    if asks.is_empty() || !std::io::stdin().is_terminal() || asks.iter().all(|a| wire::trusted(*a, places).is_some()) {
+        return Ok(None);
+    }
+    let names: Vec<&str> = asks.iter().map(|a| a.label()).collect();
+    let mut err = std::io::stderr().lock();
+    write!(
+        err,
+        "{} runs devcoach's tools headless (`-p`) only when the server is trusted, and trust also skips the \
+         confirmation before every devcoach tool, delete_lesson included. Trust devcoach there? [y/N] ",
+        names.join(" and ")
+    )?;
+    err.flush()?;
+    let mut answer = String::new();
+    std::io::stdin().lock().read_line(&mut answer)?;
+    Ok(Some(matches!(answer.trim().to_ascii_lowercase().as_str(), "y" | "yes")))
 }
 
 /// Removes what install created that is now empty, and the backups of files restored byte for

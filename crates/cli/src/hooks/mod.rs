@@ -27,32 +27,38 @@ pub enum Hook {
     LessonReady,
 }
 
+/// Every hook subcommand: `<agent>-stop-hook` and `<agent>-prompt-hook` for each agent (Claude
+/// Code's unprefixed), and the two of the old layout.
+const NAMES: &[(Hook, &str)] = &[
+    (Hook::Stop(Client::Claude), "stop-hook"),
+    (Hook::Prompt(Client::Claude), "prompt-hook"),
+    (Hook::Stop(Client::Gemini), "gemini-stop-hook"),
+    (Hook::Prompt(Client::Gemini), "gemini-prompt-hook"),
+    (Hook::Stop(Client::Codex), "codex-stop-hook"),
+    (Hook::Prompt(Client::Codex), "codex-prompt-hook"),
+    (Hook::Stop(Client::Copilot), "copilot-stop-hook"),
+    (Hook::Prompt(Client::Copilot), "copilot-prompt-hook"),
+    (Hook::Stop(Client::Qwen), "qwen-stop-hook"),
+    (Hook::Prompt(Client::Qwen), "qwen-prompt-hook"),
+    (Hook::Stop(Client::Droid), "droid-stop-hook"),
+    (Hook::Prompt(Client::Droid), "droid-prompt-hook"),
+    (Hook::Stop(Client::Cursor), "cursor-stop-hook"),
+    (Hook::Prompt(Client::Cursor), "cursor-prompt-hook"),
+    (Hook::Stop(Client::OpenCode), "opencode-stop-hook"),
+    (Hook::Prompt(Client::OpenCode), "opencode-prompt-hook"),
+    (Hook::Stop(Client::Kilo), "kilo-stop-hook"),
+    (Hook::Prompt(Client::Kilo), "kilo-prompt-hook"),
+    (Hook::Onboard, "onboard-hook"),
+    (Hook::LessonReady, "lesson-ready"),
+];
+
 impl Hook {
     pub fn parse(arg: &str) -> Option<Self> {
-        Some(match arg {
-            "stop-hook" => Self::Stop(Client::Claude),
-            "prompt-hook" => Self::Prompt(Client::Claude),
-            "gemini-stop-hook" => Self::Stop(Client::Gemini),
-            "gemini-prompt-hook" => Self::Prompt(Client::Gemini),
-            "codex-stop-hook" => Self::Stop(Client::Codex),
-            "codex-prompt-hook" => Self::Prompt(Client::Codex),
-            "onboard-hook" => Self::Onboard,
-            "lesson-ready" => Self::LessonReady,
-            _ => return None,
-        })
+        NAMES.iter().find(|(_, name)| *name == arg).map(|(hook, _)| *hook)
     }
 
-    fn name(self) -> &'static str {
-        match self {
-            Self::Stop(Client::Claude) => "stop-hook",
-            Self::Prompt(Client::Claude) => "prompt-hook",
-            Self::Stop(Client::Gemini) => "gemini-stop-hook",
-            Self::Prompt(Client::Gemini) => "gemini-prompt-hook",
-            Self::Stop(Client::Codex) => "codex-stop-hook",
-            Self::Prompt(Client::Codex) => "codex-prompt-hook",
-            Self::Onboard => "onboard-hook",
-            Self::LessonReady => "lesson-ready",
-        }
+    pub fn name(self) -> &'static str {
+        NAMES.iter().find(|(hook, _)| *hook == self).map_or("hook", |(_, name)| name)
     }
 }
 
@@ -84,12 +90,23 @@ impl Outcome {
     fn json(&self) -> Option<Value> {
         match self {
             Self::Silent(_) => None,
+            // Cursor sends a stop hook's `followup_message` as the next message.
+            Self::Block { client: Client::Cursor, reason, .. } => Some(json!({ "followup_message": reason })),
             Self::Block { client, reason, status, .. } => {
                 let mut v = json!({ "decision": client.block_word(), "reason": reason });
-                if *status {
+                // The status line is shown by the three agents known to read it.
+                if *status && matches!(client, Client::Claude | Client::Gemini | Client::Codex) {
                     v["systemMessage"] = Value::String(texts::CUE_STATUS.into());
                 }
                 Some(v)
+            }
+            // Copilot CLI applies only a flat `additionalContext` (not the nested form); the
+            // OpenCode/Kilo plugin reads the same.
+            Self::Prime { client: Client::Copilot | Client::OpenCode | Client::Kilo, context, .. } => {
+                Some(json!({ "additionalContext": context }))
+            }
+            Self::Prime { client: Client::Cursor, context, .. } => {
+                Some(json!({ "continue": true, "additional_context": context }))
             }
             Self::Prime { client, context, .. } => Some(json!({
                 "hookSpecificOutput": { "hookEventName": client.prompt_event(), "additionalContext": context }
@@ -105,7 +122,7 @@ impl Outcome {
 }
 
 fn onboarding(client: Client) -> Outcome {
-    Outcome::Block { client, reason: texts::onboarding_cue(), status: false, why: "onboarding cue".into() }
+    Outcome::Block { client, reason: texts::onboarding_cue(client), status: false, why: "onboarding cue".into() }
 }
 
 /// Decides a hook from its payload and the data directory.
@@ -113,6 +130,9 @@ pub fn decide(hook: Hook, p: &Payload, dir: &DataDir, now: DateTime<Utc>) -> Out
     let session = SessionId::from_payload(p.session_id.as_deref());
     let silent = |why: &str| Outcome::Silent(why.to_owned());
     if let Hook::Prompt(client) = hook {
+        if client == Client::Claude && p.via_cursor && cursor_has_its_own() {
+            return silent("Cursor running Claude Code's hooks: devcoach's Cursor hook answers it instead");
+        }
         // The prompt hook only forecasts: it never writes, so it never bumps a counter.
         if p.plan_mode {
             return silent("plan mode");
@@ -134,6 +154,9 @@ pub fn decide(hook: Hook, p: &Payload, dir: &DataDir, now: DateTime<Utc>) -> Out
         };
     }
     let client = if let Hook::Stop(c) = hook { c } else { Client::Claude };
+    if hook == Hook::Stop(Client::Claude) && p.via_cursor && cursor_has_its_own() {
+        return silent("Cursor running Claude Code's hooks: devcoach's Cursor hook answers it instead");
+    }
     if p.stop_hook_active {
         return silent("stop_hook_active: the agent is already answering a hook");
     }
@@ -180,6 +203,14 @@ pub fn decide(hook: Hook, p: &Payload, dir: &DataDir, now: DateTime<Utc>) -> Out
         Ok(d) => Outcome::Silent(reasons::decision(&d.reason)),
         Err(e) => silent(&format!("cue check failed: {e}")),
     }
+}
+
+/// Whether Cursor's own hooks file runs devcoach (then a Claude hook Cursor also runs must stay
+/// quiet, or the stop would count twice). Read only for a payload from Cursor.
+fn cursor_has_its_own() -> bool {
+    let Ok(places) = crate::agents::Places::from_env() else { return false };
+    devcoach_files::read(&places.cursor_hooks(), 1 << 20, devcoach_files::Links::Follow)
+        .is_ok_and(|bytes| String::from_utf8_lossy(&bytes).contains(Hook::Stop(Client::Cursor).name()))
 }
 
 /// Opens an existing, writable-schema database, or says why the hook stays quiet.
@@ -243,7 +274,10 @@ mod tests {
     #[test]
     fn payloads_are_read_leniently() {
         let p = Payload::parse(br#"{"session_id":"abc","permission_mode":"plan","stop_hook_active":true,"extra":[1]}"#);
-        assert_eq!(p, Payload { stop_hook_active: true, plan_mode: true, session_id: Some("abc".into()) });
+        assert_eq!(
+            p,
+            Payload { stop_hook_active: true, plan_mode: true, session_id: Some("abc".into()), via_cursor: false }
+        );
         assert_eq!(Payload::parse(br#"{"stop_hook_active":"true","session_id":5}"#), Payload::default());
         assert_eq!(Payload::parse(b"garbage"), Payload::default());
         assert_eq!(Payload::parse(b""), Payload::default());
@@ -252,23 +286,45 @@ mod tests {
         let p = Payload::parse(br#"{"stop_hook_active":{"x":[1,{}]},"permission_mode":null,"session_id":"s","n":1.5}"#);
         assert_eq!(p, Payload { session_id: Some("s".into()), ..Payload::default() });
         let p = Payload::parse(br#"{"session_id":"a\u00e9b","stop_hook_active":true,"permission_mode":["plan"]}"#);
-        assert_eq!(p, Payload { stop_hook_active: true, plan_mode: false, session_id: Some("aéb".into()) });
+        assert_eq!(p, Payload { stop_hook_active: true, session_id: Some("aéb".into()), ..Payload::default() });
     }
 
     #[test]
     fn names_round_trip() {
-        for name in [
-            "stop-hook",
-            "prompt-hook",
-            "gemini-stop-hook",
-            "gemini-prompt-hook",
-            "codex-stop-hook",
-            "codex-prompt-hook",
-            "onboard-hook",
-            "lesson-ready",
-        ] {
-            assert_eq!(Hook::parse(name).map(Hook::name), Some(name));
+        for (hook, name) in NAMES {
+            assert_eq!(Hook::parse(name), Some(*hook));
+            assert_eq!(hook.name(), *name);
+        }
+        // Each agent has its pair, named after it.
+        for client in Client::ALL {
+            let prefix = client.slug().map(|s| format!("{s}-")).unwrap_or_default();
+            assert_eq!(Hook::Stop(client).name(), format!("{prefix}stop-hook"));
+            assert_eq!(Hook::Prompt(client).name(), format!("{prefix}prompt-hook"));
         }
         assert_eq!(Hook::parse("lessons"), None);
+    }
+
+    #[test]
+    fn each_agent_gets_the_answer_shape_it_reads() {
+        let block = |client| {
+            Outcome::Block { client, reason: "R".into(), status: true, why: String::new() }.json().expect("json")
+        };
+        let prime = |client| Outcome::Prime { client, context: "C".into(), why: String::new() }.json().expect("json");
+        assert_eq!(
+            block(Client::Claude),
+            json!({"decision": "block", "reason": "R", "systemMessage": texts::CUE_STATUS})
+        );
+        assert_eq!(block(Client::Gemini)["decision"], "deny");
+        for client in [Client::Copilot, Client::Qwen, Client::Droid, Client::OpenCode, Client::Kilo] {
+            assert_eq!(block(client), json!({"decision": "block", "reason": "R"}), "{client:?}");
+        }
+        assert_eq!(block(Client::Cursor), json!({"followup_message": "R"}));
+        assert_eq!(
+            prime(Client::Qwen),
+            json!({"hookSpecificOutput": {"hookEventName": "UserPromptSubmit", "additionalContext": "C"}})
+        );
+        assert_eq!(prime(Client::Gemini)["hookSpecificOutput"]["hookEventName"], "BeforeAgent");
+        assert_eq!(prime(Client::Copilot), json!({"additionalContext": "C"}));
+        assert_eq!(prime(Client::Cursor), json!({"continue": true, "additional_context": "C"}));
     }
 }

@@ -5,20 +5,72 @@
 use devcoach_core::card::{CARD_BRAND, band};
 use devcoach_core::pacing::{NotebookCheckpoint, notebook_checkpoint};
 
-/// The agent CLI a hook serves.
+/// The agent a hook serves, named by the hook subcommand the installer wrote (never guessed from
+/// the payload): it decides the words of the cue and the shape of the answer.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Client {
     Claude,
     Gemini,
     Codex,
+    Copilot,
+    Qwen,
+    Droid,
+    Cursor,
+    /// OpenCode and Kilo, through the plugin devcoach ships (it maps the answer itself).
+    OpenCode,
+    Kilo,
 }
 
 impl Client {
+    #[cfg(test)]
+    pub const ALL: [Self; 9] = [
+        Self::Claude,
+        Self::Gemini,
+        Self::Codex,
+        Self::Copilot,
+        Self::Qwen,
+        Self::Droid,
+        Self::Cursor,
+        Self::OpenCode,
+        Self::Kilo,
+    ];
+
+    /// The start of its hook subcommands (`<slug>-stop-hook`); Claude Code's are unprefixed.
+    #[cfg(test)]
+    pub fn slug(self) -> Option<&'static str> {
+        match self {
+            Self::Claude => None,
+            Self::Gemini => Some("gemini"),
+            Self::Codex => Some("codex"),
+            Self::Copilot => Some("copilot"),
+            Self::Qwen => Some("qwen"),
+            Self::Droid => Some("droid"),
+            Self::Cursor => Some("cursor"),
+            Self::OpenCode => Some("opencode"),
+            Self::Kilo => Some("kilo"),
+        }
+    }
+
+    /// The agent's name, as its users know it.
+    pub fn label(self) -> &'static str {
+        match self {
+            Self::Claude => "Claude Code",
+            Self::Gemini => "Gemini CLI",
+            Self::Codex => "Codex CLI",
+            Self::Copilot => "Copilot CLI",
+            Self::Qwen => "Qwen Code",
+            Self::Droid => "Droid",
+            Self::Cursor => "Cursor",
+            Self::OpenCode => "OpenCode",
+            Self::Kilo => "Kilo Code",
+        }
+    }
+
     /// The word a blocking decision uses.
     pub fn block_word(self) -> &'static str {
         match self {
             Self::Gemini => "deny",
-            Self::Claude | Self::Codex => "block",
+            _ => "block",
         }
     }
 
@@ -26,7 +78,7 @@ impl Client {
     pub fn prompt_event(self) -> &'static str {
         match self {
             Self::Gemini => "BeforeAgent",
-            Self::Claude | Self::Codex => "UserPromptSubmit",
+            _ => "UserPromptSubmit",
         }
     }
 
@@ -35,7 +87,8 @@ impl Client {
         match self {
             Self::Claude => "Invoke the `devcoach` skill with the Skill tool",
             Self::Gemini => "Activate the `devcoach` skill with the activate_skill tool",
-            Self::Codex => "Activate the `devcoach` skill",
+            Self::OpenCode | Self::Kilo => "Load the `devcoach` skill with the skill tool",
+            Self::Codex | Self::Copilot | Self::Qwen | Self::Droid | Self::Cursor => "Activate the `devcoach` skill",
         }
     }
 }
@@ -106,15 +159,27 @@ fn lowercase_first(s: &str) -> String {
     chars.next().map(|c| c.to_lowercase().chain(chars).collect()).unwrap_or_default()
 }
 
-/// The onboarding cue: no profile yet.
-pub fn onboarding_cue() -> String {
-    "devcoach: this learner has no coaching profile yet. Ask how they would like to build one, and recommend \
-     Automatic first: devcoach reads which projects and stacks their Claude Code history shows (call \
-     get_onboarding for the detected stack and the per-project evidence; prompt text is never read). Offer \
-     Guided (a short conversation about topics and confidence) and Import (restoring a backup) as well, but \
-     let them choose. Once they have, build the profile and save it with the devcoach complete_onboarding MCP \
-     tool (a tool call, not a shell command) before your turn ends."
-        .to_owned()
+/// The onboarding cue: no profile yet. What the automatic set-up reads depends on the agent:
+/// the history scan knows Claude Code's files only, so the others are told so.
+pub fn onboarding_cue(client: Client) -> String {
+    let reads = match client {
+        Client::Claude => "which projects and stacks their Claude Code history shows, and the stack of the \
+                           folder they are in"
+            .to_owned(),
+        other => format!(
+            "the stack of the folder they are in, plus the projects in their Claude Code history if they also \
+             use Claude Code on this machine ({}'s own history is not read)",
+            other.label()
+        ),
+    };
+    format!(
+        "devcoach: this learner has no coaching profile yet. Ask how they would like to build one, and recommend \
+         Automatic first: devcoach reads {reads} (call get_onboarding for the detected stack and the per-project \
+         evidence; prompt text is never read). Offer Guided (a short conversation about topics and confidence) \
+         and Import (restoring a backup) as well, but let them choose. Once they have, build the profile and \
+         save it with the devcoach complete_onboarding MCP tool (a tool call, not a shell command) before your \
+         turn ends."
+    )
 }
 
 #[cfg(test)]
@@ -123,7 +188,7 @@ mod tests {
 
     #[test]
     fn cues_delegate_and_name_the_no_op() {
-        for client in [Client::Claude, Client::Gemini, Client::Codex] {
+        for client in Client::ALL {
             let cue = lesson_cue(client, 3);
             assert!(cue.contains("`devcoach` skill"), "{client:?}");
             assert!(cue.contains("skip_lesson"));
@@ -135,7 +200,13 @@ mod tests {
         assert!(lesson_cue(Client::Gemini, 1).contains("activate_skill"));
         assert!(!lesson_cue(Client::Codex, 1).contains("Skill tool"));
         assert!(lesson_cue(Client::Claude, 20).contains("updated after 20 lessons"));
-        assert!(onboarding_cue().contains("complete_onboarding"));
+        for client in Client::ALL {
+            let cue = onboarding_cue(client);
+            assert!(cue.contains("complete_onboarding"), "{client:?}");
+            // Only Claude Code's own cue promises a reading of its history.
+            assert_eq!(cue.contains("history is not read"), client != Client::Claude, "{client:?}");
+        }
+        assert!(onboarding_cue(Client::Gemini).contains("Gemini CLI's own history is not read"));
         assert!(prime(Client::Gemini).starts_with("devcoach: this turn"));
     }
 }

@@ -10,6 +10,7 @@ use std::time::Duration;
 
 use serde_json::{Value, json};
 
+use crate::fake_model::{FakeModel, Request, text_of};
 use crate::{Env, bin, transcript};
 
 fn target() -> PathBuf {
@@ -176,6 +177,134 @@ fn codex_hooks(env: &Env) -> Vec<Value> {
     answer["result"]["data"][0]["hooks"].as_array().cloned().unwrap_or_default()
 }
 
+/// Approves hooks the way Codex records an approval: `[hooks.state."<key>"] trusted_hash`.
+fn approve_codex_hooks(env: &Env, hooks: &[Value]) {
+    let config = env.tmp.path().join("home/.codex/config.toml");
+    let mut toml = std::fs::read_to_string(&config).expect("config.toml");
+    for h in hooks {
+        toml.push_str(&format!(
+            "\n[hooks.state.\"{}\"]\ntrusted_hash = \"{}\"\n",
+            h["key"].as_str().expect("key"),
+            h["currentHash"].as_str().expect("hash")
+        ));
+    }
+    std::fs::write(&config, toml).expect("write");
+}
+
+/// A learner whose next stop is due once `nudge_every` allows it (onboarded, no lesson yet).
+fn onboarded_learner(env: &Env) {
+    ok(env, "devcoach", &["knowledge-add", "rust", "5"]);
+}
+
+/// Whether a request carries devcoach's end-of-turn lesson cue (how each agent wraps it aside).
+fn carries_the_cue(request: &Request) -> bool {
+    text_of(&request.body).contains("devcoach: the technical work just finished earns a lesson")
+}
+
+fn gemini_turn(env: &Env, fake: &FakeModel) -> (Output, Vec<Request>) {
+    let before = fake.turns().len();
+    let out = agent(env, "gemini")
+        .args(["-m", "gemini-2.5-flash", "-p", "Rename the helper and run the tests."])
+        .env("GEMINI_API_KEY", "offline")
+        .env("GOOGLE_GEMINI_BASE_URL", fake.url())
+        .output()
+        .expect("gemini");
+    assert!(out.status.success(), "gemini -p:\n{}", transcript(&out, env.tmp.path()));
+    (out, fake.turns().split_off(before))
+}
+
+fn gemini_tools(request: &Request) -> Vec<String> {
+    request.body["tools"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .flat_map(|t| t["functionDeclarations"].as_array().cloned().unwrap_or_default())
+        .filter_map(|f| f["name"].as_str().map(str::to_owned))
+        .filter(|name| name.starts_with("mcp_devcoach_"))
+        .collect()
+}
+
+#[test]
+fn a_headless_gemini_turn_sees_the_tools_once_trusted_and_takes_the_cue() {
+    let env = sandbox();
+    let fake = FakeModel::start();
+    ok(&env, "devcoach", &["install", "--gemini", "--no-trust"]);
+    // Gemini's API-key sign-in, the way `gemini` records it once chosen.
+    let settings = env.tmp.path().join("home/.gemini/settings.json");
+    let mut doc: Value = serde_json::from_slice(&std::fs::read(&settings).expect("settings")).expect("json");
+    doc["security"] = json!({ "auth": { "selectedType": "gemini-api-key" } });
+    std::fs::write(&settings, serde_json::to_vec_pretty(&doc).expect("json")).expect("write");
+    onboarded_learner(&env);
+
+    // Untrusted: the headless turn is offered none of devcoach's tools, and doctor says why.
+    let (_, turn) = gemini_turn(&env, &fake);
+    assert_eq!(turn.len(), 1, "paced: one model request, no cue");
+    assert!(turn[0].path.contains("gemini-2.5-flash:streamGenerateContent"), "{}", turn[0].path);
+    assert!(gemini_tools(&turn[0]).is_empty(), "{:?}", gemini_tools(&turn[0]));
+    assert!(!carries_the_cue(&turn[0]));
+    let doctor = ok(&env, "devcoach", &["doctor"]).split_whitespace().collect::<Vec<_>>().join(" ");
+    assert!(doctor.contains("headless runs (`gemini -p`) offer none of them"), "{doctor}");
+
+    // Trusted (the consent step): every tool is offered; a due stop's cue comes back as the
+    // next input, and the stop after it (the re-entry) ends the turn.
+    let out =
+        ok(&env, "devcoach", &["install", "--gemini", "--trust"]).split_whitespace().collect::<Vec<_>>().join(" ");
+    assert!(out.contains("trusted: Gemini CLI runs devcoach's tools without asking"), "{out}");
+    ok(&env, "devcoach", &["set", "nudge_every", "1"]);
+    let (_, turn) = gemini_turn(&env, &fake);
+    let tools = gemini_tools(&turn[0]);
+    assert!(tools.len() >= 30 && tools.iter().any(|t| t == "mcp_devcoach_log_lesson"), "{tools:?}");
+    assert_eq!(turn.len(), 2, "the cue, then the end of the turn");
+    assert!(!carries_the_cue(&turn[0]) && carries_the_cue(&turn[1]));
+    let last = turn[1].body["contents"].as_array().and_then(|c| c.last()).cloned().unwrap_or_default();
+    assert_eq!(last["role"], "user", "the cue is the next user input");
+}
+
+fn codex_turn(env: &Env, fake: &FakeModel) -> Vec<Request> {
+    let before = fake.turns().len();
+    let out = agent(env, "codex")
+        .args(["exec", "--skip-git-repo-check", "Rename the helper and run the tests."])
+        .output()
+        .expect("codex");
+    assert!(out.status.success(), "codex exec:\n{}", transcript(&out, env.tmp.path()));
+    fake.turns().split_off(before)
+}
+
+#[test]
+fn a_codex_turn_runs_the_approved_hooks_and_takes_the_cue() {
+    let env = sandbox();
+    let fake = FakeModel::start();
+    ok(&env, "devcoach", &["install", "--codex"]);
+    approve_codex_hooks(&env, &codex_hooks(&env));
+    // The fake as Codex's model provider: top-level keys before the tables install wrote.
+    let config = env.tmp.path().join("home/.codex/config.toml");
+    let toml = std::fs::read_to_string(&config).expect("config.toml");
+    let provider = format!(
+        "model = \"fake-model\"\nmodel_provider = \"fake\"\n\n{toml}\n[model_providers.fake]\nname = \"fake\"\n\
+         base_url = \"{}/v1\"\nwire_api = \"responses\"\nstream_max_retries = 0\nrequest_max_retries = 0\n",
+        fake.url()
+    );
+    std::fs::write(&config, provider).expect("write");
+    onboarded_learner(&env);
+
+    let turn = codex_turn(&env, &fake);
+    assert_eq!(turn.len(), 1, "paced: one model request, no cue");
+    assert_eq!(turn[0].path, "/v1/responses");
+    let namespace = turn[0].body["tools"]
+        .as_array()
+        .and_then(|t| t.iter().find(|t| t["name"] == "mcp__devcoach"))
+        .cloned()
+        .expect("devcoach's tools offered");
+    let names: Vec<&str> =
+        namespace["tools"].as_array().into_iter().flatten().filter_map(|t| t["name"].as_str()).collect();
+    assert!(names.len() >= 30 && names.contains(&"log_lesson"), "{names:?}");
+
+    ok(&env, "devcoach", &["set", "nudge_every", "1"]);
+    let turn = codex_turn(&env, &fake);
+    assert_eq!(turn.len(), 2, "the cue, then the end of the turn");
+    assert!(carries_the_cue(&turn[1]) && text_of(&turn[1].body).contains("<hook_prompt"));
+}
+
 #[test]
 fn codex_registers_the_server_and_agrees_on_hook_approval() {
     let env = sandbox();
@@ -195,16 +324,7 @@ fn codex_registers_the_server_and_agrees_on_hook_approval() {
     assert!(ok(&env, "devcoach", &["doctor"]).contains("Stop hook not approved yet"));
 
     // Approve them as Codex records it; doctor then agrees with Codex that they are trusted.
-    let config = env.tmp.path().join("home/.codex/config.toml");
-    let mut toml = std::fs::read_to_string(&config).expect("config.toml");
-    for h in &hooks {
-        toml.push_str(&format!(
-            "\n[hooks.state.\"{}\"]\ntrusted_hash = \"{}\"\n",
-            h["key"].as_str().expect("key"),
-            h["currentHash"].as_str().expect("hash")
-        ));
-    }
-    std::fs::write(&config, toml).expect("write");
+    approve_codex_hooks(&env, &hooks);
     assert!(codex_hooks(&env).iter().all(|h| h["trustStatus"] == "trusted"));
     let doctor = ok(&env, "devcoach", &["doctor"]);
     assert!(

@@ -7,6 +7,7 @@ mod browser;
 mod commands;
 mod concurrency;
 mod failure_modes;
+mod fake_model;
 mod hooks;
 mod mcp;
 mod mcp_protocol;

@@ -1,0 +1,48 @@
+//! What each agent can and cannot do with devcoach, and the step the user must take there: said
+//! by `install` when it wires the agent and by `doctor` when it finds it. Facts per agent are in
+//! `docs/agents.md`.
+
+use super::Agent;
+
+/// Notes `install` prints after wiring the agent.
+pub fn install_notes(agent: Agent) -> &'static [&'static str] {
+    match agent {
+        Agent::Copilot => {
+            &["Copilot CLI runs the hooks and server in ~/.copilot in every folder; it asks you to trust a folder \
+             before working there (hooks or servers a repository brings run only in trusted folders)"]
+        }
+        Agent::Qwen => {
+            &["with folder trust on (security.folderTrust), Qwen Code turns hooks and MCP servers off in folders \
+             you have not trusted: trust your project folders when it asks, or devcoach stays silent there"]
+        }
+        Agent::Droid => {
+            &["Droid runs the prompt hook in its interactive sessions only: under `droid exec` the end-of-turn cue \
+             still comes, without the early notice"]
+        }
+        Agent::Cursor => &["restart Cursor (or start a new cursor-agent session) to load the server and hooks"],
+        _ => &[],
+    }
+}
+
+/// Agents devcoach does not wire itself into, found by their folder: what devcoach can do
+/// there, for doctor. (folder under home, name, what to say)
+pub const UNWIRED: &[(&str, &str, &str)] = &[
+    (
+        ".cline",
+        "Cline",
+        "Cline's hooks can neither continue a turn nor add context, so there are no lesson cues: add the \
+         server with `cline mcp add devcoach --yes -- <devcoach> mcp` and copy the skill to ~/.cline/skills/devcoach \
+         (ask for lessons yourself)",
+    ),
+    (
+        ".codeium/windsurf",
+        "Windsurf",
+        "Windsurf's hooks cannot continue or inject, so MCP only: add devcoach to \
+         ~/.codeium/windsurf/mcp_config.json (`{\"mcpServers\": {\"devcoach\": {\"command\": \"<devcoach>\", \"args\": [\"mcp\"]}}}`)",
+    ),
+    (
+        ".augment",
+        "Auggie",
+        "Auggie discards a Stop hook's answer, so MCP only: register `<devcoach> mcp` as an MCP server there",
+    ),
+];

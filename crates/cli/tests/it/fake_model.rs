@@ -1,0 +1,143 @@
+//! A loopback stand-in for the model APIs the agent CLIs call, so a real agent turn runs offline:
+//! Gemini's `streamGenerateContent` and OpenAI's Responses (Codex) and Chat Completions (Copilot
+//! CLI, Qwen Code, Droid). Every request is kept for the test to read; every turn is answered
+//! with a short text, so the agent ends its turn (or goes on when a hook sends a cue back).
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::{TcpListener, TcpStream};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use serde_json::{Value, json};
+
+/// One request as received.
+#[derive(Debug, Clone)]
+pub struct Request {
+    /// The API path (`/v1/responses`, `…:streamGenerateContent`).
+    pub path: String,
+    pub body: Value,
+}
+
+pub struct FakeModel {
+    pub port: u16,
+    seen: Arc<Mutex<Vec<Request>>>,
+}
+
+impl FakeModel {
+    pub fn start() -> Self {
+        let listener = TcpListener::bind("127.0.0.1:0").expect("bind loopback");
+        let port = listener.local_addr().expect("addr").port();
+        let seen = Arc::new(Mutex::new(Vec::new()));
+        let log = Arc::clone(&seen);
+        std::thread::spawn(move || {
+            for stream in listener.incoming().flatten() {
+                let log = Arc::clone(&log);
+                std::thread::spawn(move || serve(stream, &log));
+            }
+        });
+        Self { port, seen }
+    }
+
+    pub fn url(&self) -> String {
+        format!("http://127.0.0.1:{}", self.port)
+    }
+
+    /// The model-turn requests so far (not the agents' side requests).
+    pub fn turns(&self) -> Vec<Request> {
+        self.seen.lock().map(|s| s.clone()).unwrap_or_default()
+    }
+}
+
+fn serve(stream: TcpStream, log: &Mutex<Vec<Request>>) {
+    let _ = stream.set_read_timeout(Some(Duration::from_secs(30)));
+    let mut reader = BufReader::new(stream);
+    let mut start = String::new();
+    if reader.read_line(&mut start).is_err() {
+        return;
+    }
+    let path = start.split_whitespace().nth(1).unwrap_or_default().to_owned();
+    let mut length = 0usize;
+    loop {
+        let mut line = String::new();
+        if reader.read_line(&mut line).unwrap_or(0) == 0 || line == "\r\n" {
+            break;
+        }
+        if let Some((name, value)) = line.split_once(':')
+            && name.eq_ignore_ascii_case("content-length")
+        {
+            length = value.trim().parse().unwrap_or(0);
+        }
+    }
+    let mut body = vec![0; length.min(64 << 20)];
+    if reader.read_exact(&mut body).is_err() {
+        return;
+    }
+    let body: Value = serde_json::from_slice(&body).unwrap_or(Value::Null);
+    let (content_type, answer) = answer(&path, &body);
+    if let Ok(mut seen) = log.lock() {
+        seen.push(Request { path, body });
+    }
+    let mut stream = reader.into_inner();
+    let _ = write!(
+        stream,
+        "HTTP/1.1 200 OK\r\ncontent-type: {content_type}\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{answer}",
+        answer.len()
+    );
+}
+
+const REPLY: &str = "Done: the change is in place.";
+
+/// The answer for one request: a one-text turn in the API the path names.
+fn answer(path: &str, body: &Value) -> (&'static str, String) {
+    if path.contains(":streamGenerateContent") {
+        let chunk = json!({ "candidates": [{ "content": { "role": "model", "parts": [{ "text": REPLY }] }, "finishReason": "STOP" }] });
+        return ("text/event-stream", format!("data: {chunk}\n\n"));
+    }
+    if path.ends_with("/responses") {
+        let item = json!({ "type": "response.output_item.done", "item": { "type": "message", "role": "assistant", "content": [{ "type": "output_text", "text": REPLY }] } });
+        let done = json!({ "type": "response.completed", "response": { "id": "r1" } });
+        return ("text/event-stream", format!("data: {item}\n\ndata: {done}\n\n"));
+    }
+    if path.ends_with("/chat/completions") {
+        let stream = body.get("stream").and_then(Value::as_bool).unwrap_or(false);
+        if !stream {
+            let whole = json!({
+                "id": "c1", "object": "chat.completion", "created": 0, "model": "fake",
+                "choices": [{ "index": 0, "message": { "role": "assistant", "content": REPLY }, "finish_reason": "stop" }],
+                "usage": { "prompt_tokens": 1, "completion_tokens": 1, "total_tokens": 2 }
+            });
+            return ("application/json", whole.to_string());
+        }
+        let delta = json!({ "id": "c1", "object": "chat.completion.chunk", "created": 0, "model": "fake",
+            "choices": [{ "index": 0, "delta": { "role": "assistant", "content": REPLY }, "finish_reason": null }] });
+        let end = json!({ "id": "c1", "object": "chat.completion.chunk", "created": 0, "model": "fake",
+            "choices": [{ "index": 0, "delta": {}, "finish_reason": "stop" }],
+            "usage": { "prompt_tokens": 1, "completion_tokens": 1, "total_tokens": 2 } });
+        return ("text/event-stream", format!("data: {delta}\n\ndata: {end}\n\ndata: [DONE]\n\n"));
+    }
+    if path.ends_with("/models") {
+        return (
+            "application/json",
+            json!({ "object": "list", "data": [{ "id": "fake", "object": "model" }] }).to_string(),
+        );
+    }
+    ("application/json", "{}".to_owned())
+}
+
+/// All the text of a request, flattened (to find a cue wherever the agent put it).
+pub fn text_of(v: &Value) -> String {
+    let mut out = String::new();
+    fn walk(v: &Value, out: &mut String) {
+        match v {
+            Value::String(s) => {
+                out.push_str(s);
+                out.push('\n');
+            }
+            Value::Array(items) => items.iter().for_each(|i| walk(i, out)),
+            Value::Object(map) => map.values().for_each(|i| walk(i, out)),
+            _ => {}
+        }
+    }
+    walk(v, &mut out);
+    out
+}
