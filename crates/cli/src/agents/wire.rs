@@ -231,7 +231,6 @@ fn mcp_cli(agent: Agent, launch: &Launch, trust: bool) -> Option<(&'static str, 
             owned(&["mcp", "add", "devcoach", &format!("{program} mcp")]),
             owned(&["mcp", "remove", "devcoach"]),
         )),
-        Agent::Droid | Agent::Cursor => None,
         Agent::ClaudeCode => Some((
             "claude",
             ["mcp", "add", "--scope", "user", "devcoach", &program, "--", "mcp"].map(str::to_owned).to_vec(),
@@ -247,7 +246,7 @@ fn mcp_cli(agent: Agent, launch: &Launch, trust: bool) -> Option<(&'static str, 
             ["mcp", "add", "devcoach", "--", &program, "mcp"].map(str::to_owned).to_vec(),
             ["mcp", "remove", "devcoach"].map(str::to_owned).to_vec(),
         )),
-        Agent::ClaudeDesktop => None,
+        Agent::Droid | Agent::Cursor | Agent::ClaudeDesktop => None,
     }
 }
 

@@ -126,7 +126,6 @@ fn answer(path: &str, body: &Value) -> (&'static str, String) {
 
 /// All the text of a request, flattened (to find a cue wherever the agent put it).
 pub fn text_of(v: &Value) -> String {
-    let mut out = String::new();
     fn walk(v: &Value, out: &mut String) {
         match v {
             Value::String(s) => {
@@ -138,6 +137,7 @@ pub fn text_of(v: &Value) -> String {
             _ => {}
         }
     }
+    let mut out = String::new();
     walk(v, &mut out);
     out
 }
