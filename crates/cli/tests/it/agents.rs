@@ -112,9 +112,49 @@ fn populated_home(env: &Env) {
     );
     write(&h.join(".codex/config.toml"), "model = \"gpt-5-codex\"\n\n[mcp_servers.docs]\ncommand = \"docs-mcp\"\n");
     write(&h.join(".agents/skills/other/SKILL.md"), "---\nname: other\ndescription: the user's own skill\n---\n");
+    write(
+        &h.join(".copilot/mcp-config.json"),
+        &pretty(
+            &json!({ "mcpServers": { "gh": { "type": "local", "command": "gh-mcp", "args": [], "tools": ["*"] } } }),
+        ),
+    );
+    write(
+        &h.join(".copilot/hooks/mine.json"),
+        &pretty(&json!({ "version": 1, "hooks": { "agentStop": [{ "type": "command", "bash": "say done" }] } })),
+    );
+    write(
+        &h.join(".qwen/settings.json"),
+        &pretty(&json!({
+            "security": { "auth": { "selectedType": "openai" }, "folderTrust": { "enabled": true } },
+            "hooks": { "Stop": [{ "hooks": [{ "type": "command", "command": "notify done", "timeout": 5 }] }] }
+        })),
+    );
+    write(
+        &h.join(".factory/mcp.json"),
+        &pretty(&json!({ "mcpServers": { "linear": { "type": "http", "url": "https://mcp.linear.app" } } })),
+    );
+    write(
+        &h.join(".factory/hooks.json"),
+        &pretty(
+            &json!({ "PreToolUse": [{ "matcher": "Execute", "hooks": [{ "type": "command", "command": "guard" }] }] }),
+        ),
+    );
+    // Cursor's files as a hand edit leaves them: minified.
+    write(&h.join(".cursor/mcp.json"), r#"{"mcpServers":{"docs":{"url":"https://docs.example/mcp"}}}"#);
+    write(&h.join(".cursor/hooks.json"), r#"{"version":1,"hooks":{"afterFileEdit":[{"command":"./format.sh"}]}}"#);
 }
 
-const ALL_AGENTS: [&str; 5] = ["install", "--claude-code", "--claude-desktop", "--gemini", "--codex"];
+const ALL_AGENTS: [&str; 9] = [
+    "install",
+    "--claude-code",
+    "--claude-desktop",
+    "--gemini",
+    "--codex",
+    "--copilot",
+    "--qwen",
+    "--droid",
+    "--cursor",
+];
 
 #[test]
 fn install_twice_doctor_then_uninstall_round_trips_every_byte() {
@@ -161,7 +201,39 @@ fn install_twice_doctor_then_uninstall_round_trips_every_byte() {
         std::fs::read_to_string(h.join(".codex/config.toml")).expect("toml"),
         "model = \"gpt-5-codex\"\n\n[mcp_servers.docs]\ncommand = \"docs-mcp\"\n"
     );
-    for skill in [".claude/skills/devcoach", ".agents/skills/devcoach"] {
+    // The other agents, each in its own shape.
+    let copilot = read_json(&h.join(".copilot/hooks/devcoach.json"));
+    assert_eq!(copilot["version"], 1);
+    assert_eq!(
+        copilot["hooks"]["agentStop"][0],
+        json!({ "type": "command", "bash": format!("{exe} copilot-stop-hook"), "timeoutSec": 60 })
+    );
+    assert_eq!(copilot["hooks"]["userPromptSubmitted"][0]["bash"], format!("{exe} copilot-prompt-hook"));
+    assert_eq!(
+        read_json(&h.join(".copilot/mcp-config.json"))["mcpServers"]["devcoach"],
+        json!({ "type": "local", "command": exe, "args": ["mcp"], "env": {}, "tools": ["*"] })
+    );
+    let qwen = read_json(&h.join(".qwen/settings.json"));
+    assert_eq!(qwen["mcpServers"]["devcoach"], json!({ "command": exe, "args": ["mcp"] }), "untrusted unless asked");
+    assert_eq!(qwen["hooks"]["Stop"][1]["hooks"][0]["timeout"], 60, "Qwen counts seconds");
+    assert_eq!(qwen["hooks"]["UserPromptSubmit"][0]["hooks"][0]["command"], format!("{exe} qwen-prompt-hook"));
+    let droid = read_json(&h.join(".factory/hooks.json"));
+    assert_eq!(droid["Stop"][0]["hooks"][0]["command"], format!("{exe} droid-stop-hook"));
+    assert!(droid.get("hooks").is_none(), "Droid ignores a `hooks` wrapper");
+    assert_eq!(
+        read_json(&h.join(".factory/mcp.json"))["mcpServers"]["devcoach"],
+        json!({ "type": "stdio", "command": exe, "args": ["mcp"], "disabled": false })
+    );
+    let cursor = read_json(&h.join(".cursor/hooks.json"));
+    assert_eq!(cursor["hooks"]["stop"], json!([{ "command": format!("{exe} cursor-stop-hook") }]));
+    assert_eq!(cursor["hooks"]["afterFileEdit"][0]["command"], "./format.sh");
+    assert_eq!(
+        read_json(&h.join(".cursor/mcp.json"))["mcpServers"]["devcoach"],
+        json!({ "command": exe, "args": ["mcp"] })
+    );
+    for skill in
+        [".claude/skills/devcoach", ".agents/skills/devcoach", ".factory/skills/devcoach", ".cursor/skills/devcoach"]
+    {
         let dir = h.join(skill);
         assert!(dir.join("SKILL.md").is_file() && dir.join("references/calibration.md").is_file(), "{skill}");
         assert_eq!(
@@ -189,6 +261,11 @@ fn install_twice_doctor_then_uninstall_round_trips_every_byte() {
         "Claude Desktop",
         "Gemini CLI",
         "Codex CLI",
+        "Copilot CLI",
+        "Qwen Code",
+        "Droid",
+        "Cursor",
+        "server not trusted: Qwen Code asks",
         "(this binary)",
         "skill current",
         "not approved yet",

@@ -34,6 +34,8 @@ fn payload(name: &str) -> Vec<u8> {
         "gemini-prompt" => "hooks/gemini-before-agent.json",
         "codex-stop" => "hooks/codex-stop.json",
         "codex-prompt" => "hooks/codex-user-prompt-submit.json",
+        "cursor-stop" => "hooks/cursor-stop.json",
+        "cursor-prompt" => "hooks/cursor-before-submit-prompt.json",
         other => panic!("no payload {other}"),
     };
     std::fs::read(fixtures().join(path)).expect("payload fixture")
@@ -542,4 +544,44 @@ fn huge_payloads_stay_bounded_and_never_lose_the_reentry_flag() {
     for name in ALL {
         assert_eq!(hook(&env, name, &payload), None, "{name} acted on a payload it could not read whole");
     }
+}
+
+#[test]
+fn cursor_through_the_claude_hooks_and_through_its_own() {
+    let env = onboarded(1);
+    // Cursor runs Claude Code's hooks with its own payload: the conversation is the session,
+    // the first stop cues (Cursor turns a block into its follow-up message)…
+    let traced = |name: &str, stdin: Vec<u8>| {
+        let out = env.command().env("DEVCOACH_HOOK_DEBUG", "1").arg(name).write_stdin(stdin).output().expect("ran");
+        contract(name, &out)
+    };
+    let cue = traced("stop-hook", payload("cursor-stop")).expect("cue");
+    assert_eq!(cue["decision"], "block");
+    assert!(trace(&env).contains("stop-hook 6a1f0e2c cue (1/1)"), "{}", trace(&env));
+    // …and the stop after a follow-up (loop_count 1) is the re-entry: silent, uncounted.
+    let again = with_field(&payload("cursor-stop"), "loop_count", 1.into());
+    assert_eq!(hook(&env, "stop-hook", &again), None);
+    assert_eq!(hook(&env, "cursor-stop-hook", &again), None);
+    assert_eq!(nudges(&env), 0);
+
+    // Cursor's own hooks answer in Cursor's words.
+    let cue = hook(&env, "cursor-stop-hook", &payload("cursor-stop")).expect("cue");
+    assert_eq!(keys(&cue), ["followup_message".to_owned()].into());
+    assert!(cue["followup_message"].as_str().is_some_and(|m| m.starts_with("devcoach:")));
+    let prime = hook(&env, "cursor-prompt-hook", &payload("cursor-prompt")).expect("prime");
+    assert_eq!(prime["continue"], true);
+    assert!(prime["additional_context"].as_str().is_some_and(|c| c.contains("skip_lesson")));
+
+    // Once Cursor's own hooks are installed, the Claude hooks it also runs stay quiet for it (a
+    // stop counts once); Claude Code's own payloads still get their answer.
+    let out = env.command().env("PATH", "/usr/bin:/bin").args(["install", "--cursor"]).output().expect("install");
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stdout));
+    let hooks_file = env.tmp.path().join("home/.cursor/hooks.json");
+    let installed: Value = serde_json::from_slice(&std::fs::read(&hooks_file).expect("hooks.json")).expect("json");
+    assert_eq!(installed["version"], 1);
+    assert!(installed["hooks"]["stop"][0]["command"].as_str().is_some_and(|c| c.ends_with(" cursor-stop-hook")));
+    assert_eq!(traced("stop-hook", payload("cursor-stop")), None);
+    assert!(trace(&env).contains("devcoach's Cursor hook answers it instead"), "{}", trace(&env));
+    assert_eq!(hook(&env, "prompt-hook", &payload("cursor-prompt")), None);
+    assert!(hook(&env, "stop-hook", &payload("claude-stop")).is_some(), "Claude Code itself is still served");
 }
