@@ -26,6 +26,10 @@ fn peek(conn: &Connection, session: &SessionId, scope: NudgeScope) -> rusqlite::
     }
 }
 
+/// `ext_settings` key: the time of the cue last carried to a prompt (see
+/// [`Store::take_held_cue`]).
+const HELD_CUE_KEY: &str = "cue_held_for_prompt";
+
 /// The engine's view of the database, inside the caller's transaction (or on a plain
 /// connection for the read-only forecast, which never calls the writing methods).
 pub(crate) struct SqlPacing<'c> {
@@ -114,6 +118,22 @@ impl Store {
     /// Forecasts the next stop without changing anything (doctor, the prompt hook).
     pub fn explain_cue(&self, session: &SessionId, now: DateTime<Utc>) -> Result<CueForecast> {
         pacing::explain(&mut SqlPacing { conn: self.conn(), now }, session)
+    }
+
+    /// A cue the last stop gave that is still unanswered (no lesson, no skip since), not yet
+    /// carried to a prompt: marks it carried and says so, in one IMMEDIATE transaction. The
+    /// prompt hook then primes it once, so an agent that could not act on the stop's cue (or
+    /// dropped it) gets it at the next prompt instead of three stops later.
+    pub fn take_held_cue(&mut self) -> Result<bool> {
+        self.write(|tx| {
+            let cue = read_cue_state(tx)?;
+            let Some(at) = cue.last_cue_at.filter(|_| cue.pending) else { return Ok(false) };
+            if crate::settings::read_setting(tx, HELD_CUE_KEY)?.as_deref() == Some(at.as_str()) {
+                return Ok(false);
+            }
+            crate::settings::write_setting(tx, HELD_CUE_KEY, &at)?;
+            Ok(true)
+        })
     }
 
     /// The agent declined a cue (`skip_lesson`): pacing restarts and the reason is kept.

@@ -133,14 +133,25 @@ pub fn decide(hook: Hook, p: &Payload, dir: &DataDir, now: DateTime<Utc>) -> Out
         if client == Client::Claude && p.via_cursor && cursor_has_its_own() {
             return silent("Cursor running Claude Code's hooks: devcoach's Cursor hook answers it instead");
         }
-        // The prompt hook only forecasts: it never writes, so it never bumps a counter.
+        // The prompt hook never bumps a counter: it carries an unanswered cue, or forecasts.
         if p.plan_mode {
             return silent("plan mode");
         }
-        let store = match open(dir) {
+        let mut store = match open(dir) {
             Ok(store) => store,
             Err(why) => return Outcome::Silent(why),
         };
+        match store.take_held_cue() {
+            Ok(true) => {
+                return Outcome::Prime {
+                    client,
+                    context: texts::held_cue(client),
+                    why: "the last stop's cue was never answered: carried to this prompt".into(),
+                };
+            }
+            Ok(false) => {}
+            Err(e) => return silent(&format!("cue check failed: {e}")),
+        }
         return match store.explain_cue(&session, now) {
             Ok(f) => {
                 let why = f.reasons.iter().map(reasons::outlook).collect::<Vec<_>>().join("; ");

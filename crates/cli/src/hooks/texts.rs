@@ -143,6 +143,17 @@ pub fn review_cue(client: Client, due: i64) -> String {
     )
 }
 
+/// The held cue: the last turn ended with a lesson due that the agent never gave (it could not
+/// act on the stop's cue, or let it drop): offered once at the next prompt.
+pub fn held_cue(client: Client) -> String {
+    format!(
+        "devcoach: a lesson was due when the last turn ended and was not given. If this reply finishes technical \
+         work, {} and close the reply with the lesson; otherwise call the devcoach skip_lesson tool with a one-line \
+         reason. Either way, say nothing about devcoach itself.",
+        lowercase_first(client.use_skill())
+    )
+}
+
 /// The prime: the next stop will cue, so close this turn with a lesson (or decline).
 pub fn prime(client: Client) -> String {
     format!(

@@ -585,3 +585,27 @@ fn cursor_through_the_claude_hooks_and_through_its_own() {
     assert_eq!(hook(&env, "prompt-hook", &payload("cursor-prompt")), None);
     assert!(hook(&env, "stop-hook", &payload("claude-stop")).is_some(), "Claude Code itself is still served");
 }
+
+#[test]
+fn a_cue_the_agent_never_answered_is_carried_to_the_next_prompt_once() {
+    for (stop, prompt) in [("stop-hook", "prompt-hook"), ("copilot-stop-hook", "copilot-prompt-hook")] {
+        let env = onboarded(3);
+        for _ in 0..3 {
+            hook(&env, stop, &payload("claude-stop"));
+        }
+        assert!(pending(&env), "{stop}: the third stop cued");
+        // The agent let the cue drop (no lesson, no skip): the next prompt carries it…
+        let carried = hook(&env, prompt, &payload("claude-prompt")).expect("carried");
+        let text = serde_json::to_string(&carried).expect("json");
+        assert!(text.contains("a lesson was due when the last turn ended") && text.contains("skip_lesson"), "{text}");
+        // …once: the prompt after it is back to the forecast (the retry window, 1 of 3).
+        assert_eq!(hook(&env, prompt, &payload("claude-prompt")), None, "{prompt}");
+        assert!(pending(&env), "carrying it answers nothing");
+    }
+    // A cue answered (here: skipped through the MCP tool's store call) is not carried.
+    let env = onboarded(1);
+    hook(&env, "stop-hook", &payload("claude-stop"));
+    db(&env).execute("UPDATE cue_state SET pending = 0", []).expect("answer the cue");
+    let next = hook(&env, "prompt-hook", &payload("claude-prompt"));
+    assert!(!serde_json::to_string(&next).expect("json").contains("was not given"), "{next:?}");
+}

@@ -198,3 +198,18 @@ fn practice_cards_spend_none_of_the_lesson_budget() {
     store.put_lesson(&own_lesson("taught", 90, false)).expect("put");
     assert_eq!(store.stats(now()).expect("stats").lessons_today, 1);
 }
+
+#[test]
+fn an_unanswered_cue_is_carried_once() {
+    let (_t, mut store) = onboarded(1);
+    assert!(!store.take_held_cue().expect("take"), "no cue yet");
+    assert!(store.evaluate_cue(&s("a"), false, now()).expect("evaluate").cue);
+    assert!(store.take_held_cue().expect("take"));
+    assert!(!store.take_held_cue().expect("take"), "once per cue");
+    // A later cue (the retry window) is carried again; an answered one is not.
+    assert!(store.evaluate_cue(&s("a"), false, now() + Duration::minutes(5)).expect("evaluate").cue);
+    assert!(store.take_held_cue().expect("take"));
+    store.evaluate_cue(&s("a"), false, now() + Duration::minutes(10)).expect("evaluate");
+    store.skip_lesson("not now").expect("skip");
+    assert!(!store.take_held_cue().expect("take"));
+}
