@@ -4,6 +4,8 @@
 #   LICENSE, third-party notices, the crate licence list, a CycloneDX SBOM, the man page
 #   (devcoach.1) and shell completions (completions/: bash, zsh, fish, PowerShell),
 #   dist/devcoach-<version>-<target>.cdx.json (the SBOM, also beside the archive),
+#   dist/devcoach-<version>-<target>.mcpb, the Claude Desktop extension (when the MCPB tool is
+#   installed: scripts/test.sh puts it in target/agents),
 #   dist/SHASUMS256.txt over every archive in dist/.
 # With --verify: checks the checksums, unpacks the archive into a scratch folder and runs the
 # binary inside from an empty HOME: `--version`, and an MCP `initialize`.
@@ -65,7 +67,30 @@ for root, _, files in sorted(os.walk(sys.argv[2])):
     tar --sort=name --owner=0 --group=0 --numeric-owner --mtime='2026-01-01 00:00Z' -C "$STAGE" -czf "$ARCHIVE" "$NAME"
     ;;
 esac
-(cd dist && shopt -s nullglob && archives=(*.tar.gz *.zip) && sha256sum "${archives[@]}" > SHASUMS256.txt)
+# The Claude Desktop extension (.mcpb): the manifest, this target's binary and the icon, packed
+# and checked by the MCPB tool (scripts/test.sh installs it into target/agents).
+MCPB=${MCPB:-target/agents/node_modules/.bin/mcpb}
+[ -x "$MCPB" ] || MCPB=$(command -v mcpb || true)
+if [ -n "$MCPB" ]; then
+  BUNDLE=$(mktemp -d)
+  mkdir "$BUNDLE/bin"
+  cp "$BIN" "$BUNDLE/bin/"
+  cp assets/packaging/icon.png "$BUNDLE/icon.png"
+  # One binary inside: the bundle says which platform it serves.
+  python3 -c 'import json,sys
+m = json.load(open(sys.argv[2]))
+t = sys.argv[1]
+m["compatibility"]["platforms"] = ["win32" if "windows" in t else "darwin" if "apple" in t else "linux"]
+json.dump(m, open(sys.argv[3], "w"), indent=2)' "$TARGET" packaging/claude-desktop/manifest.json "$BUNDLE/manifest.json"
+  "$MCPB" validate "$BUNDLE/manifest.json"
+  rm -f "dist/$NAME.mcpb"
+  "$MCPB" pack "$BUNDLE" "dist/$NAME.mcpb" >/dev/null
+  "$MCPB" info "dist/$NAME.mcpb" | grep -q "devcoach" && echo "claude desktop extension: dist/$NAME.mcpb"
+  rm -rf "$BUNDLE"
+else
+  echo "mcpb not found (run scripts/test.sh, or set MCPB): no Claude Desktop extension built" >&2
+fi
+(cd dist && shopt -s nullglob && archives=(*.tar.gz *.zip *.mcpb) && sha256sum "${archives[@]}" > SHASUMS256.txt)
 python3 scripts/homebrew.py "$VERSION" dist/SHASUMS256.txt dist/devcoach.rb
 echo "$ARCHIVE"
 cat dist/SHASUMS256.txt
@@ -97,5 +122,18 @@ if [ "$VERIFY" = 1 ]; then
     echo "a tampered archive was installed" >&2; exit 1
   fi
   grep -q "checksum mismatch" "$CHECK/err" && [ ! -e "$CHECK/bin2/devcoach" ] && echo "install.sh: tampered archive refused"
-  grep -q 'sha256 "' dist/devcoach.rb && echo "homebrew formula: dist/devcoach.rb"
+  grep -q 'sha256 "' dist/devcoach.rb && grep -q 'devcoach uninstall --all' dist/devcoach.rb \
+    && echo "homebrew formula: dist/devcoach.rb (with its caveats)"
+  if [ -e "dist/$NAME.mcpb" ]; then
+    # The bundle unpacks to the manifest, the icon and a binary that answers.
+    python3 -c 'import os,sys,zipfile
+with zipfile.ZipFile(sys.argv[1]) as z:
+    for info in z.infolist():
+        path = z.extract(info, sys.argv[2])
+        mode = info.external_attr >> 16
+        if mode:
+            os.chmod(path, mode & 0o777)' "dist/$NAME.mcpb" "$CHECK/mcpb"
+    [ -f "$CHECK/mcpb/icon.png" ] && env -i HOME="$CHECK/home" PATH=/usr/bin:/bin "$CHECK/mcpb/bin/$EXE" --version >/dev/null \
+      && echo "claude desktop extension: manifest, icon and binary"
+  fi
 fi

@@ -173,6 +173,8 @@ fn desktop_manifest() -> PackageFile {
             "repository": { "type": "git", "url": REPOSITORY },
             "license": "MIT",
             "keywords": ["learning", "coaching", "lessons"],
+            // Packed beside the manifest by scripts/release.sh (from assets/packaging/icon.png).
+            "icon": "icon.png",
             "server": {
                 "type": "binary",
                 "entry_point": "bin/devcoach",
@@ -237,6 +239,8 @@ fn npm_packages() -> Vec<PackageFile> {
                 "name": NPM_PACKAGE,
                 "version": version,
                 "description": DESCRIPTION,
+                // The MCP Registry checks that the npm package names the server of server.json.
+                "mcpName": REGISTRY_NAME,
                 "license": "MIT",
                 "repository": { "type": "git", "url": format!("git+{REPOSITORY}.git") },
                 "homepage": REPOSITORY,

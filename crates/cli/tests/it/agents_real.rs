@@ -359,9 +359,32 @@ fn the_packages_pass_each_agents_own_validator() {
     let extension = repo().join("packaging/gemini-extension");
     let out = ok(&env, "gemini", &["extensions", "validate", extension.to_str().expect("utf-8")]);
     assert!(out.contains("successfully validated") && !out.contains("Warning"), "{out}");
-    let manifest = repo().join("packaging/claude-desktop/manifest.json");
+    // The Claude Desktop bundle as scripts/release.sh packs it: manifest, icon, binary (here a
+    // small stand-in that runs this build, so packing stays quick).
+    let bundle = env.tmp.path().join("bundle");
+    std::fs::create_dir_all(bundle.join("bin")).expect("mkdir");
+    std::fs::copy(repo().join("packaging/claude-desktop/manifest.json"), bundle.join("manifest.json"))
+        .expect("manifest");
+    std::fs::copy(repo().join("assets/packaging/icon.png"), bundle.join("icon.png")).expect("icon");
+    let stand_in = bundle.join("bin/devcoach");
+    std::fs::write(&stand_in, format!("#!/bin/sh\nexec '{}' \"$@\"\n", exe())).expect("stand-in");
+    std::fs::set_permissions(&stand_in, std::os::unix::fs::PermissionsExt::from_mode(0o755)).expect("chmod");
+    let manifest = bundle.join("manifest.json");
     let out = ok(&env, "mcpb", &["validate", manifest.to_str().expect("utf-8")]);
-    assert!(out.contains("Manifest schema validation passes!"), "{out}");
+    assert!(out.contains("Manifest schema validation passes!") && !out.contains("ERROR"), "{out}");
+    let packed = env.tmp.path().join("devcoach.mcpb");
+    let out = ok(&env, "mcpb", &["pack", bundle.to_str().expect("utf-8"), packed.to_str().expect("utf-8")]);
+    assert!(
+        out.contains(&format!("devcoach@{}", env!("CARGO_PKG_VERSION"))) && out.contains("total files: 3"),
+        "{out}"
+    );
+    let info = ok(&env, "mcpb", &["info", packed.to_str().expect("utf-8")]);
+    assert!(info.contains("File: devcoach.mcpb"), "{info}");
+    let unpacked = env.tmp.path().join("unpacked");
+    ok(&env, "mcpb", &["unpack", packed.to_str().expect("utf-8"), unpacked.to_str().expect("utf-8")]);
+    assert!(unpacked.join("icon.png").is_file());
+    let version = Command::new(unpacked.join("bin/devcoach")).arg("--version").output().expect("bundled binary");
+    assert!(String::from_utf8_lossy(&version.stdout).contains(env!("CARGO_PKG_VERSION")));
 }
 
 /// The plugin as a user gets it: Claude Code adds this repository as a marketplace (its

@@ -227,6 +227,22 @@ fn the_launcher_finds_devcoach_or_stays_out_of_the_way() {
         assert_eq!(String::from_utf8_lossy(&out.stdout), format!("npm build {version}: {}\n", args[0]), "{out:?}");
     }
     assert_eq!(npx_calls().lines().count(), 1, "npx only ran the once, when nothing was cached");
+
+    // Another version on PATH gives way to this version's cached build, and still beats none.
+    let other_dir = env.tmp.path().join("other");
+    script(
+        &other_dir.join("devcoach"),
+        "[ \"$1\" = --version ] && echo 'devcoach 0.0.9 (x)' || echo \"other build: $*\"",
+    );
+    let on_path = format!("{}:{with_npx}", other_dir.display());
+    let out = run(&on_path, &["stop-hook"]);
+    assert_eq!(String::from_utf8_lossy(&out.stdout), format!("npm build {version}: stop-hook\n"), "{out:?}");
+    std::fs::remove_dir_all(home.join(".npm")).expect("empty the cache");
+    let out = run(&on_path, &["stop-hook"]);
+    assert_eq!(String::from_utf8_lossy(&out.stdout), "other build: stop-hook\n", "{out:?}");
+    // This version on PATH is taken at once.
+    let out = run(&format!("{}:{on_path}", bin_dir.display()), &["--version"]);
+    assert!(String::from_utf8_lossy(&out.stdout).starts_with(&format!("devcoach {version} (")), "{out:?}");
 }
 
 /// `server.json` against the MCP Registry's published schema (a copy in tests/fixtures/schemas),
@@ -246,5 +262,15 @@ fn the_registry_entry_follows_the_registry_schema() {
     long["description"] = Value::String("x".repeat(101));
     assert!(!validator.is_valid(&long));
     assert!(server["name"].as_str().is_some_and(|n| n.starts_with("io.github.devcoach-rs/")), "GitHub namespace");
+    // The registry accepts the npm package only when it names this server back.
+    let npm = read_json(&root.join("packaging/npm/devcoach/package.json"));
+    assert_eq!(npm["mcpName"], server["name"]);
+    assert_eq!(server["packages"][0]["identifier"], npm["name"]);
+    // Claude Desktop shows the bundle's icon: the manifest names it and the file is there.
+    let desktop = read_json(&root.join("packaging/claude-desktop/manifest.json"));
+    assert_eq!(desktop["icon"], "icon.png");
+    let icon = std::fs::read(root.join("assets/packaging/icon.png")).expect("icon");
+    assert_eq!(&icon[..8], b"\x89PNG\r\n\x1a\n");
+    assert_eq!((&icon[16..20], &icon[20..24]), (&512u32.to_be_bytes()[..], &512u32.to_be_bytes()[..]), "512 × 512");
     assert_ne!(server["packages"][0]["version"], "latest");
 }

@@ -1,0 +1,81 @@
+// devcoach for OpenCode and Kilo Code, written here by `devcoach install` (and removed by
+// `devcoach uninstall`). Both agents take plugins, not hook commands: this plugin runs devcoach's
+// hook for the agent at the two moments that matter and hands the answer back.
+//
+// - When a session goes idle (a turn ended), `devcoach <agent>-stop-hook` decides whether a lesson
+//   is due; if so, its cue is sent to the session as the next prompt. The idle that follows our
+//   own prompt is marked as the re-entry, so the cue is never sent twice in a row.
+// - When a message is sent, `devcoach <agent>-prompt-hook` may add a short note for the model.
+//
+// Nothing here reads or keeps what you write: the hook gets only the session id.
+
+import { spawn } from "node:child_process";
+
+const DEVCOACH = "@DEVCOACH@";
+const AGENT = "@AGENT@";
+const TIMEOUT_MS = 30000;
+const MAX_ANSWER = 1 << 20;
+
+/** Runs one devcoach hook with a JSON payload; its JSON answer, or null on any failure. */
+function hook(kind, payload) {
+  return new Promise((resolve) => {
+    let child;
+    try {
+      child = spawn(DEVCOACH, [`${AGENT}-${kind}-hook`], { stdio: ["pipe", "pipe", "ignore"] });
+    } catch {
+      resolve(null);
+      return;
+    }
+    let out = "";
+    const timer = setTimeout(() => child.kill(), TIMEOUT_MS);
+    child.stdout.on("data", (chunk) => {
+      out += chunk;
+      if (out.length > MAX_ANSWER) child.kill();
+    });
+    child.on("error", () => {
+      clearTimeout(timer);
+      resolve(null);
+    });
+    child.on("close", () => {
+      clearTimeout(timer);
+      try {
+        const answer = out.trim() ? JSON.parse(out) : null;
+        resolve(answer && typeof answer === "object" ? answer : null);
+      } catch {
+        resolve(null);
+      }
+    });
+    child.stdin.on("error", () => {});
+    child.stdin.end(JSON.stringify(payload));
+  });
+}
+
+export const DevcoachPlugin = async ({ client }) => {
+  // Sessions whose next idle follows the cue we sent: that stop is the re-entry.
+  const answering = new Set();
+  return {
+    event: async ({ event }) => {
+      if (!event || event.type !== "session.idle") return;
+      const id = event.properties && event.properties.sessionID;
+      if (typeof id !== "string" || id === "") return;
+      const reentry = answering.delete(id);
+      const answer = await hook("stop", { sessionID: id, stop_hook_active: reentry });
+      if (!answer || answer.decision !== "block" || typeof answer.reason !== "string") return;
+      answering.add(id);
+      try {
+        await client.session.prompt({ path: { id }, body: { parts: [{ type: "text", text: answer.reason }] } });
+      } catch {
+        answering.delete(id);
+      }
+    },
+    "chat.message": async (input, output) => {
+      const id = input && input.sessionID;
+      if (typeof id !== "string" || !output || !Array.isArray(output.parts)) return;
+      const answer = await hook("prompt", { sessionID: id });
+      const text = answer && answer.additionalContext;
+      if (typeof text !== "string" || text === "") return;
+      const first = output.parts[0] || {};
+      output.parts.push({ ...first, id: `${first.id || "prt"}-devcoach`, type: "text", text, synthetic: true });
+    },
+  };
+};
