@@ -62,6 +62,9 @@ pub fn takes_trust(agent: Agent) -> bool {
 
 /// The trust switch of the agent's devcoach entry: `None` when there is no entry yet.
 pub fn trusted(agent: Agent, places: &Places) -> Option<bool> {
+    if !takes_trust(agent) {
+        return None;
+    }
     let file = places.mcp_file(agent)?;
     let doc = JsonDoc::load_existing(&file).ok().flatten()?;
     let entry = doc.root.get("mcpServers")?.get("devcoach")?;
@@ -359,9 +362,10 @@ fn trust_note(report: &mut Report, agent: Agent, trust: bool) {
             )
         } else {
             format!(
-                "not trusted: {} asks before each devcoach tool, and headless runs (`-p`) offer none of them \
+                "not trusted: {} asks before each devcoach tool, and headless runs (`{} -p`) offer none of them \
                  (`devcoach install --trust` changes that)",
-                agent.label()
+                agent.label(),
+                agent.program().unwrap_or("agent")
             )
         },
     );

@@ -48,9 +48,11 @@ fn render(term: Term, out: &mut String, agent: Agent, report: &Report) {
             Mark::Warn => ("!", Style::Yellow),
             Mark::Failed => ("✗", Style::Red),
         };
+        // The first line is prose, wrapped to the width; lines after it are a snippet to paste,
+        // kept as they are.
         let mut lines = step.text.lines();
-        let first = lines.next().unwrap_or_default();
-        out.push_str(&format!("  {} {first}\n", term.out(style, glyph)));
+        let first = output::wrap_indented(lines.next().unwrap_or_default(), term.width, "    ", "    ");
+        out.push_str(&format!("  {} {}\n", term.out(style, glyph), first.get(4..).unwrap_or("")));
         for line in lines {
             out.push_str(&format!("      {line}\n"));
         }
@@ -64,11 +66,15 @@ pub fn install(ctx: &Ctx, args: &InstallArgs) -> anyhow::Result<()> {
     let mut out = String::new();
     if args.all_detected {
         let names: Vec<&str> = agents.iter().map(|a| a.label()).collect();
-        out.push_str(&if names.is_empty() {
-            "No agent found on this machine (none of their folders or programs): name one, e.g. `devcoach install --claude-code`.\n".to_owned()
+        let found = if names.is_empty() {
+            "No agent found on this machine (none of their folders or programs): name one, e.g. \
+             `devcoach install --claude-code`."
+                .to_owned()
         } else {
-            format!("Found: {}.\n\n", names.join(", "))
-        });
+            format!("Found: {}.\n", names.join(", "))
+        };
+        out.push_str(&output::wrap(&found, ctx.term.width));
+        out.push('\n');
     }
     let trust = trust_choice(args, &agents, &places)?;
     if let Some(caution) = &launch.caution {
@@ -95,10 +101,13 @@ pub fn install(ctx: &Ctx, args: &InstallArgs) -> anyhow::Result<()> {
         ));
     }
     if !ctx.dir.db_path().is_file() {
-        out.push_str(
-            "\nNext: finish a task with your agent. devcoach will offer to build your profile then \
-             (or run `devcoach setup` now).\n",
-        );
+        out.push('\n');
+        out.push_str(&output::wrap(
+            "Next: finish a task with your agent. devcoach will offer to build your profile then \
+             (or run `devcoach setup` now).",
+            ctx.term.width,
+        ));
+        out.push('\n');
     }
     out.push_str("Check the wiring any time with `devcoach doctor`.\n");
     output::print(&out)?;
@@ -162,19 +171,18 @@ fn give_back(term: Term, places: &Places, out: &mut String) {
     let done = ledger::give_back(&mut ledger, &config::edited_this_run(), &places.home);
     if !done.removed.is_empty() {
         let shown: Vec<String> = done.removed.iter().map(|p| places.show(p)).collect();
-        out.push_str(&format!(
-            "{} removed what install had created or backed up: {}\n",
-            term.out(Style::Green, "✓"),
-            shown.join(", ")
-        ));
+        let text = format!("removed what install had created or backed up: {}", shown.join(", "));
+        let text = output::wrap_indented(&text, term.width, "  ", "  ");
+        out.push_str(&format!("{} {}\n", term.out(Style::Green, "✓"), text.get(2..).unwrap_or("")));
     }
     for bak in &done.kept_backups {
-        out.push_str(&format!(
-            "{} kept {}: the file it copies changed since install, so compare the two and delete the copy \
-             when you are done\n",
-            term.out(Style::Cyan, "•"),
+        let text = format!(
+            "kept {}: the file it copies changed since install, so compare the two and delete the copy when \
+             you are done",
             places.show(bak)
-        ));
+        );
+        let text = output::wrap_indented(&text, term.width, "  ", "  ");
+        out.push_str(&format!("{} {}\n", term.out(Style::Cyan, "•"), text.get(2..).unwrap_or("")));
     }
     if let Err(e) = ledger::commit(ledger) {
         out.push_str(&format!("{} cannot update the install record: {e}\n", term.out(Style::Yellow, "!")));
