@@ -93,6 +93,10 @@ pub fn stored() -> Ledger {
 /// goes, and with it the data folder when install made it only for the ledger.
 pub fn commit(mut ledger: Ledger) -> std::io::Result<()> {
     let Some(path) = file_path() else { return Ok(()) };
+    // Our own file name, but something else is there (a link, a pipe, a folder): left alone.
+    if path.symlink_metadata().is_ok_and(|m| !m.is_file()) {
+        return Err(std::io::Error::other(format!("{} is not a regular file; left alone", path.display())));
+    }
     if let Some(run) = RUN.lock().unwrap_or_else(std::sync::PoisonError::into_inner).take() {
         ledger.created.extend(run.created);
         for (file, bak) in run.backups {

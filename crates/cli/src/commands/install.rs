@@ -95,10 +95,9 @@ pub fn install(ctx: &Ctx, args: &InstallArgs) -> anyhow::Result<()> {
     }
     // What this run created and backed up, for uninstall to give back.
     if let Err(e) = ledger::commit(ledger::stored()) {
-        out.push_str(&format!(
-            "{} cannot record what install created ({e}): uninstall will leave those files in place\n",
-            ctx.term.out(Style::Yellow, "!")
-        ));
+        let text = format!("cannot record what install created ({e}): uninstall will leave those files in place");
+        let text = output::wrap_indented(&text, ctx.term.width, "  ", "  ");
+        out.push_str(&format!("{} {}\n", ctx.term.out(Style::Yellow, "!"), text.get(2..).unwrap_or("")));
     }
     if !ctx.dir.db_path().is_file() {
         out.push('\n');
