@@ -403,12 +403,12 @@ pub struct InstallArgs {
     /// Every agent found on this machine (its folder or its program), instead of naming them.
     #[arg(long, conflicts_with_all = ["claude_code", "claude_desktop", "gemini", "codex", "copilot", "qwen", "droid", "cursor"])]
     pub all_detected: bool,
-    /// Trust the devcoach server in Gemini CLI and Qwen Code: headless runs (`gemini -p`) offer
-    /// its tools only then, and the agent stops asking before each devcoach tool (delete_lesson
-    /// included). Asked at a terminal when neither flag is given.
+    /// Trust the devcoach server in Gemini CLI: headless runs (`gemini -p`) offer its tools only
+    /// then, and Gemini stops asking before each devcoach tool (delete_lesson included). Asked at
+    /// a terminal when neither flag is given.
     #[arg(long, conflicts_with = "no_trust")]
     pub trust: bool,
-    /// Keep the agent asking before each devcoach tool (headless runs then offer none).
+    /// Keep Gemini CLI asking before each devcoach tool (headless runs then offer none).
     #[arg(long)]
     pub no_trust: bool,
 }

@@ -20,6 +20,10 @@ pub struct Payload {
     /// Sent by Cursor (a `conversation_id`, no `session_id`): Cursor runs Claude Code's hooks
     /// too, so a Claude hook can tell it is answering Cursor.
     pub via_cursor: bool,
+    /// The prompt is a hook's own continuation, not the learner's words: devcoach's cue coming
+    /// back as the next input (Copilot CLI, Qwen Code and Gemini run the prompt hook on it), or
+    /// Codex's `<hook_prompt>`.
+    pub prompt_from_hook: bool,
 }
 
 #[derive(Deserialize)]
@@ -35,6 +39,7 @@ struct RawPayload {
     conversation_id: Option<Field>,
     #[serde(rename = "taskId")]
     task_id: Option<Field>,
+    prompt: Option<Field>,
 }
 
 /// A payload field of any JSON type: a field of the wrong type reads as absent instead of
@@ -100,8 +105,16 @@ impl Payload {
             _ => None,
         };
         let via_cursor = matches!(raw.conversation_id, Some(Field::Str(_))) && raw.session_id.is_none();
+        let prompt_from_hook = match &raw.prompt {
+            Some(Field::Str(p)) => {
+                let p = p.trim_start();
+                p.starts_with("devcoach:") || p.starts_with("<hook_prompt")
+            }
+            _ => false,
+        };
         Self {
             via_cursor,
+            prompt_from_hook,
             // Cursor counts the follow-ups it sent instead of flagging the re-entry.
             stop_hook_active: raw.stop_hook_active == Some(Field::Bool(true))
                 || matches!(raw.loop_count, Some(Field::Int(n)) if n > 0),
@@ -152,6 +165,18 @@ mod tests {
         // The OpenCode/Kilo plugin passes its session as OpenCode names it.
         assert_eq!(Payload::parse(br#"{"sessionID":"ses_1"}"#).session_id.as_deref(), Some("ses_1"));
         assert_eq!(Payload::parse(br#"{"taskId":"t1"}"#).session_id.as_deref(), Some("t1"));
+        // Copilot CLI and Qwen Code run the prompt hook on the cue that came back; Codex wraps
+        // a hook's continuation.
+        assert!(
+            Payload::parse(br#"{"sessionId":"s","prompt":"devcoach: the technical work just finished"}"#)
+                .prompt_from_hook
+        );
+        assert!(
+            Payload::parse(br#"{"prompt":"  <hook_prompt hook_run_id=\"stop:1\">devcoach: x</hook_prompt>"}"#)
+                .prompt_from_hook
+        );
+        assert!(!Payload::parse(br#"{"prompt":"rename devcoach: the module"}"#).prompt_from_hook);
+        assert!(!Payload::parse(br#"{"prompt":["devcoach:"]}"#).prompt_from_hook);
         // The first name present wins; an empty one does not count.
         let p = Payload::parse(br#"{"session_id":"","sessionId":"b","conversation_id":"c"}"#);
         assert_eq!(p.session_id.as_deref(), Some("b"));

@@ -12,12 +12,14 @@ pub fn install_notes(agent: Agent) -> &'static [&'static str] {
              before working there (hooks or servers a repository brings run only in trusted folders)"]
         }
         Agent::Qwen => {
-            &["with folder trust on (security.folderTrust), Qwen Code turns hooks and MCP servers off in folders \
-             you have not trusted: trust your project folders when it asks, or devcoach stays silent there"]
+            &["with folder trust on (security.folderTrust), Qwen Code starts no MCP server in a folder you have not \
+             trusted (its hooks still run): trust your project folders when it asks, or the cue names tools the \
+             model does not have"]
         }
         Agent::Droid => {
-            &["Droid runs the prompt hook in its interactive sessions only: under `droid exec` the end-of-turn cue \
-             still comes, without the early notice"]
+            &["Droid runs the prompt hook only in sessions driven over its JSON-RPC interface, not under plain \
+             `droid exec`: the end-of-turn cue comes either way. It lists devcoach's tools for its tool search \
+             rather than loading them, so the model looks them up first"]
         }
         Agent::Cursor => &["restart Cursor (or start a new cursor-agent session) to load the server and hooks"],
         _ => &[],

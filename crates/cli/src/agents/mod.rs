@@ -114,7 +114,7 @@ pub struct Places {
     /// Droid's directory (`~/.factory`).
     pub factory_dir: PathBuf,
     pub cursor_dir: PathBuf,
-    /// The skill directory Gemini CLI, Codex, Copilot CLI and Qwen Code share.
+    /// The skill directory Gemini CLI, Codex, Copilot CLI, Qwen Code and Droid share.
     pub agents_skill: PathBuf,
 }
 
@@ -229,8 +229,7 @@ impl Places {
         Some(match agent {
             Agent::ClaudeCode => self.claude_skill(),
             Agent::ClaudeDesktop => return None,
-            Agent::Gemini | Agent::Codex | Agent::Copilot | Agent::Qwen => self.agents_skill.clone(),
-            Agent::Droid => self.factory_dir.join("skills/devcoach"),
+            Agent::Gemini | Agent::Codex | Agent::Copilot | Agent::Qwen | Agent::Droid => self.agents_skill.clone(),
             Agent::Cursor => self.cursor_dir.join("skills/devcoach"),
         })
     }

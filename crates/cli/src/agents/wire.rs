@@ -57,7 +57,7 @@ pub struct InstallOptions {
 
 /// Whether the agent keeps a per-server trust switch that decides what headless runs offer.
 pub fn takes_trust(agent: Agent) -> bool {
-    matches!(agent, Agent::Gemini | Agent::Qwen)
+    agent == Agent::Gemini
 }
 
 /// The trust switch of the agent's devcoach entry: `None` when there is no entry yet.
@@ -81,6 +81,9 @@ fn server_entry(agent: Agent, launch: &Launch, trust: bool) -> Value {
             json!({ "type": "local", "command": command, "args": ["mcp"], "env": {}, "tools": ["*"] })
         }
         Agent::Droid => json!({ "type": "stdio", "command": command, "args": ["mcp"], "disabled": false }),
+        // Qwen Code otherwise defers a server's tools behind its tool search: the model would
+        // see their names only, and the cue asks it to call them.
+        Agent::Qwen => json!({ "command": command, "args": ["mcp"], "alwaysLoadTools": true }),
         _ => json!({ "command": command, "args": ["mcp"] }),
     };
     if trust && takes_trust(agent) {
@@ -220,14 +223,7 @@ fn mcp_cli(agent: Agent, launch: &Launch, trust: bool) -> Option<(&'static str, 
             owned(&["mcp", "add", "devcoach", "--", &program, "mcp"]),
             owned(&["mcp", "remove", "devcoach"]),
         )),
-        Agent::Qwen => {
-            let mut add = owned(&["mcp", "add", "-s", "user"]);
-            if trust {
-                add.push("--trust".into());
-            }
-            add.extend(owned(&["devcoach", &program, "mcp"]));
-            Some(("qwen", add, owned(&["mcp", "remove", "-s", "user", "devcoach"])))
-        }
+
         // Droid takes the command line as one string: only for a path it cannot misread.
         Agent::Droid if !program.contains(char::is_whitespace) => Some((
             "droid",
@@ -249,7 +245,9 @@ fn mcp_cli(agent: Agent, launch: &Launch, trust: bool) -> Option<(&'static str, 
             ["mcp", "add", "devcoach", "--", &program, "mcp"].map(str::to_owned).to_vec(),
             ["mcp", "remove", "devcoach"].map(str::to_owned).to_vec(),
         )),
-        Agent::Droid | Agent::Cursor | Agent::ClaudeDesktop => None,
+        // Qwen Code's `mcp add` cannot ask for the tools to be loaded (see `server_entry`): the
+        // file is written directly.
+        Agent::Qwen | Agent::Droid | Agent::Cursor | Agent::ClaudeDesktop => None,
     }
 }
 

@@ -139,7 +139,7 @@ pub fn uninstall(ctx: &Ctx, args: &UninstallArgs) -> anyhow::Result<()> {
     Ok(())
 }
 
-/// Whether to trust the server where the agent asks for it (Gemini CLI, Qwen Code): the flags,
+/// Whether to trust the server where the agent asks for it (Gemini CLI): the flags,
 /// else the answer at a terminal, else what the entry says now (`None`: leave it).
 fn trust_choice(args: &InstallArgs, agents: &[Agent], places: &Places) -> anyhow::Result<Option<bool>> {
     if args.trust || args.no_trust {

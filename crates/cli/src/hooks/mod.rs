@@ -134,6 +134,9 @@ pub fn decide(hook: Hook, p: &Payload, dir: &DataDir, now: DateTime<Utc>) -> Out
             return silent("Cursor running Claude Code's hooks: devcoach's Cursor hook answers it instead");
         }
         // The prompt hook never bumps a counter: it carries an unanswered cue, or forecasts.
+        if p.prompt_from_hook {
+            return silent("the prompt is a hook's own continuation (the cue coming back): nothing to add");
+        }
         if p.plan_mode {
             return silent("plan mode");
         }
@@ -287,7 +290,7 @@ mod tests {
         let p = Payload::parse(br#"{"session_id":"abc","permission_mode":"plan","stop_hook_active":true,"extra":[1]}"#);
         assert_eq!(
             p,
-            Payload { stop_hook_active: true, plan_mode: true, session_id: Some("abc".into()), via_cursor: false }
+            Payload { stop_hook_active: true, plan_mode: true, session_id: Some("abc".into()), ..Payload::default() }
         );
         assert_eq!(Payload::parse(br#"{"stop_hook_active":"true","session_id":5}"#), Payload::default());
         assert_eq!(Payload::parse(b"garbage"), Payload::default());

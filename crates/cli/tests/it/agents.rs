@@ -214,7 +214,11 @@ fn install_twice_doctor_then_uninstall_round_trips_every_byte() {
         json!({ "type": "local", "command": exe, "args": ["mcp"], "env": {}, "tools": ["*"] })
     );
     let qwen = read_json(&h.join(".qwen/settings.json"));
-    assert_eq!(qwen["mcpServers"]["devcoach"], json!({ "command": exe, "args": ["mcp"] }), "untrusted unless asked");
+    assert_eq!(
+        qwen["mcpServers"]["devcoach"],
+        json!({ "command": exe, "args": ["mcp"], "alwaysLoadTools": true }),
+        "the tools loaded, not hidden behind Qwen's search"
+    );
     assert_eq!(qwen["hooks"]["Stop"][1]["hooks"][0]["timeout"], 60, "Qwen counts seconds");
     assert_eq!(qwen["hooks"]["UserPromptSubmit"][0]["hooks"][0]["command"], format!("{exe} qwen-prompt-hook"));
     let droid = read_json(&h.join(".factory/hooks.json"));
@@ -231,9 +235,7 @@ fn install_twice_doctor_then_uninstall_round_trips_every_byte() {
         read_json(&h.join(".cursor/mcp.json"))["mcpServers"]["devcoach"],
         json!({ "command": exe, "args": ["mcp"] })
     );
-    for skill in
-        [".claude/skills/devcoach", ".agents/skills/devcoach", ".factory/skills/devcoach", ".cursor/skills/devcoach"]
-    {
+    for skill in [".claude/skills/devcoach", ".agents/skills/devcoach", ".cursor/skills/devcoach"] {
         let dir = h.join(skill);
         assert!(dir.join("SKILL.md").is_file() && dir.join("references/calibration.md").is_file(), "{skill}");
         assert_eq!(
@@ -265,7 +267,6 @@ fn install_twice_doctor_then_uninstall_round_trips_every_byte() {
         "Qwen Code",
         "Droid",
         "Cursor",
-        "server not trusted: Qwen Code asks",
         "(this binary)",
         "skill current",
         "not approved yet",

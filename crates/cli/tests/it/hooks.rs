@@ -594,6 +594,11 @@ fn a_cue_the_agent_never_answered_is_carried_to_the_next_prompt_once() {
             hook(&env, stop, &payload("claude-stop"));
         }
         assert!(pending(&env), "{stop}: the third stop cued");
+        // Copilot CLI and Qwen Code run the prompt hook on the cue itself as it comes back:
+        // that is not the learner's next prompt, so nothing is added or carried there.
+        let cue_back =
+            with_field(&payload("claude-prompt"), "prompt", "devcoach: the technical work just finished".into());
+        assert_eq!(hook(&env, prompt, &cue_back), None, "{prompt} on the cue's own continuation");
         // The agent let the cue drop (no lesson, no skip): the next prompt carries it…
         let carried = hook(&env, prompt, &payload("claude-prompt")).expect("carried");
         let text = serde_json::to_string(&carried).expect("json");
