@@ -7,7 +7,8 @@
 #     DecompressionStream; the dashboard driven by Playwright, screenshots in target/screenshots);
 #   - the official Python MCP SDK in target/pyenv, for the "client we did not write" test;
 #   - Node.js and npm (Debian's) when missing, then the real agent CLIs (Claude Code, Gemini
-#     CLI, Codex CLI, the MCPB packer) at the versions pinned in tests/clients/agents, into
+#     CLI, Codex CLI, Copilot CLI, Qwen Code, Droid, the MCPB packer) at the versions pinned in
+#     tests/clients/agents, into
 #     target/agents, for the install/plugin tests against the agents themselves, and
 #     playwright-core (tests/browser) into target/browser.
 set -euo pipefail
@@ -52,11 +53,14 @@ fi
 
 # target/agents/.installed holds a copy of the lock once an install has finished.
 if [ -z "${DEVCOACH_TEST_AGENTS:-}" ] && ! cmp -s tests/clients/agents/package-lock.json target/agents/.installed; then
-  echo "installing the agent CLIs into target/agents (Claude Code, Gemini CLI, Codex CLI, mcpb)…" >&2
+  echo "installing the agent CLIs into target/agents (Claude Code, Gemini CLI, Codex CLI, Copilot CLI, Qwen Code, Droid, mcpb)…" >&2
   rm -rf target/agents
   mkdir -p target/agents
   cp tests/clients/agents/package.json tests/clients/agents/package-lock.json target/agents/
-  (cd target/agents && npm ci --no-audit --no-fund --loglevel=error)
+  # `npm install` with the lock, not `npm ci`: npm 11 records only this platform's entry of an
+  # optional per-platform dependency (Qwen Code's clipboard module) and `npm ci` then refuses the
+  # lock as out of sync. The locked versions are installed either way (the copy here may change).
+  (cd target/agents && npm install --no-audit --no-fund --loglevel=error)
   cp tests/clients/agents/package-lock.json target/agents/.installed
 fi
 

@@ -10,7 +10,7 @@ use std::time::Duration;
 
 use serde_json::{Value, json};
 
-use crate::fake_model::{FakeModel, Request, text_of};
+use crate::fake_model::{self, FakeModel, Request, text_of};
 use crate::{Env, bin, transcript};
 
 fn target() -> PathBuf {
@@ -22,7 +22,7 @@ fn clients() -> PathBuf {
     let dir = std::env::var_os("DEVCOACH_TEST_AGENTS")
         .map_or_else(|| target().join("agents/node_modules/.bin"), PathBuf::from);
     assert!(
-        dir.join("claude").exists() && dir.join("gemini").exists() && dir.join("codex").exists(),
+        ["claude", "gemini", "codex", "copilot", "qwen", "droid"].iter().all(|p| dir.join(p).exists()),
         "the agent CLIs are not installed: run scripts/test.sh (it installs them into target/agents), or set DEVCOACH_TEST_AGENTS"
     );
     dir
@@ -303,6 +303,129 @@ fn a_codex_turn_runs_the_approved_hooks_and_takes_the_cue() {
     let turn = codex_turn(&env, &fake);
     assert_eq!(turn.len(), 2, "the cue, then the end of the turn");
     assert!(carries_the_cue(&turn[1]) && text_of(&turn[1].body).contains("<hook_prompt"));
+}
+
+/// A fresh project folder for one agent turn (agents treat the folder as the workspace).
+fn project(env: &Env) -> PathBuf {
+    let dir = env.tmp.path().join("project");
+    std::fs::create_dir_all(&dir).expect("project");
+    dir
+}
+
+/// One headless turn of a Chat Completions agent against the fake; the requests it made.
+fn chat_turn(env: &Env, fake: &FakeModel, program: &str, args: &[&str], vars: &[(&str, String)]) -> Vec<Request> {
+    let before = fake.turns().len();
+    let mut cmd = agent(env, program);
+    cmd.args(args).current_dir(project(env));
+    for (k, v) in vars {
+        cmd.env(k, v);
+    }
+    let out = cmd.output().expect(program);
+    assert!(out.status.success(), "{program} {args:?}:\n{}", transcript(&out, env.tmp.path()));
+    fake.turns().split_off(before)
+}
+
+fn tool_names(request: &Request) -> Vec<String> {
+    request.body["tools"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|t| t["function"]["name"].as_str().map(str::to_owned))
+        .collect()
+}
+
+/// The lesson the fake model logged through the agent reached the store.
+fn lesson_logged(env: &Env) -> bool {
+    let out = run(env, "devcoach", &["lessons", "--json"]);
+    String::from_utf8_lossy(&out.stdout).contains(fake_model::LESSON_ID)
+}
+
+/// The rest of the agents' paced → cued → logged story, the same for each: a paced turn offers
+/// devcoach's tools and makes one request; once due, the cue comes back as the next input, the
+/// model logs the lesson, and the turn ends.
+fn paced_then_cued(env: &Env, turn: &dyn Fn() -> Vec<Request>, offered: &dyn Fn(&Request) -> usize) {
+    onboarded_learner(env);
+    let first = turn();
+    assert_eq!(first.len(), 1, "paced: one model request, no cue");
+    assert!(offered(&first[0]) >= 30, "devcoach's tools offered: {}", offered(&first[0]));
+    assert!(!carries_the_cue(&first[0]));
+    ok(env, "devcoach", &["set", "nudge_every", "1"]);
+    let second = turn();
+    assert!(second.len() >= 2, "the cue came back: {} requests", second.len());
+    assert!(!carries_the_cue(&second[0]) && second.iter().skip(1).any(carries_the_cue));
+}
+
+#[test]
+fn a_copilot_cli_turn_takes_the_cue_and_logs_the_lesson() {
+    let env = sandbox();
+    let fake = FakeModel::start();
+    ok(&env, "devcoach", &["install", "--copilot"]);
+    let cache = target().join("agent-cache");
+    let vars = [
+        ("COPILOT_OFFLINE", "true".to_owned()),
+        ("COPILOT_PROVIDER_BASE_URL", format!("{}/v1", fake.url())),
+        ("COPILOT_MODEL", "fake-model".to_owned()),
+        ("COPILOT_AUTO_UPDATE", "false".to_owned()),
+        // Copilot unpacks itself into the cache on a first run: once for every test home.
+        ("XDG_CACHE_HOME", cache.display().to_string()),
+    ];
+    let turn = || {
+        chat_turn(&env, &fake, "copilot", &["-p", "Rename the helper and run the tests.", "--allow-all-tools"], &vars)
+    };
+    let offered = |r: &Request| tool_names(r).iter().filter(|n| n.starts_with("devcoach-")).count();
+    paced_then_cued(&env, &turn, &offered);
+    assert!(lesson_logged(&env), "the model's log_lesson reached the store");
+}
+
+#[test]
+fn a_qwen_code_turn_takes_the_cue_and_logs_the_lesson() {
+    let env = sandbox();
+    let fake = FakeModel::start();
+    ok(&env, "devcoach", &["install", "--qwen"]);
+    // Qwen's OpenAI sign-in, and no background memory request after a turn.
+    let settings = env.tmp.path().join("home/.qwen/settings.json");
+    let mut doc: Value = serde_json::from_slice(&std::fs::read(&settings).expect("settings")).expect("json");
+    doc["security"] = json!({ "auth": { "selectedType": "openai" } });
+    doc["memory"] = json!({ "enableManagedAutoMemory": false, "enableManagedAutoDream": false });
+    doc["privacy"] = json!({ "usageStatisticsEnabled": false });
+    std::fs::write(&settings, serde_json::to_vec_pretty(&doc).expect("json")).expect("write");
+    let vars = [
+        ("OPENAI_BASE_URL", format!("{}/v1", fake.url())),
+        ("OPENAI_API_KEY", "offline".to_owned()),
+        ("OPENAI_MODEL", "fake-model".to_owned()),
+    ];
+    let turn = || chat_turn(&env, &fake, "qwen", &["-p", "Rename the helper and run the tests.", "--yolo"], &vars);
+    let offered = |r: &Request| tool_names(r).iter().filter(|n| n.starts_with("mcp__devcoach__")).count();
+    paced_then_cued(&env, &turn, &offered);
+    assert!(lesson_logged(&env), "the model's log_lesson reached the store");
+}
+
+#[test]
+fn a_droid_turn_takes_the_cue() {
+    let env = sandbox();
+    let fake = FakeModel::start();
+    ok(&env, "devcoach", &["install", "--droid"]);
+    let settings = env.tmp.path().join("home/.factory/settings.json");
+    // Droid starts MCP servers in the background unless told to wait for them.
+    let models = json!({ "blockOnMcpLoad": true, "customModels": [{
+        "model": "fake-model", "displayName": "Fake", "baseUrl": format!("{}/v1", fake.url()),
+        "apiKey": "offline", "provider": "generic-chat-completion-api", "maxOutputTokens": 4096
+    }] });
+    std::fs::write(&settings, serde_json::to_vec_pretty(&models).expect("json")).expect("write");
+    // No telemetry, settings or flags fetched (each would wait on DNS).
+    let vars = [("FACTORY_AIRGAP_ENABLED", "1".to_owned())];
+    let turn = || {
+        chat_turn(
+            &env,
+            &fake,
+            "droid",
+            &["exec", "-m", "custom:fake-model", "Rename the helper and run the tests."],
+            &vars,
+        )
+    };
+    // Droid lists a server's tools for its tool search instead of loading them.
+    let offered = |r: &Request| text_of(&r.body).matches("devcoach___").count();
+    paced_then_cued(&env, &turn, &offered);
 }
 
 #[test]

@@ -1,7 +1,9 @@
 //! A loopback stand-in for the model APIs the agent CLIs call, so a real agent turn runs offline:
 //! Gemini's `streamGenerateContent` and OpenAI's Responses (Codex) and Chat Completions (Copilot
 //! CLI, Qwen Code, Droid). Every request is kept for the test to read; every turn is answered
-//! with a short text, so the agent ends its turn (or goes on when a hook sends a cue back).
+//! with a short text, so the agent ends its turn (or goes on when a hook sends a cue back); a cue
+//! that comes back to a Chat Completions agent is answered, as a model would, with a call to
+//! devcoach's `log_lesson`.
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{TcpListener, TcpStream};
@@ -99,6 +101,9 @@ fn answer(path: &str, body: &Value) -> (&'static str, String) {
         return ("text/event-stream", format!("data: {item}\n\ndata: {done}\n\n"));
     }
     if path.ends_with("/chat/completions") {
+        if let Some(call) = lesson_call(body) {
+            return chat_tool_call(body, &call);
+        }
         let stream = body.get("stream").and_then(Value::as_bool).unwrap_or(false);
         if !stream {
             let whole = json!({
@@ -122,6 +127,45 @@ fn answer(path: &str, body: &Value) -> (&'static str, String) {
         );
     }
     ("application/json", "{}".to_owned())
+}
+
+/// The lesson a model gives when devcoach's cue is the newest user input: a `log_lesson` call
+/// to the tool as this agent names it (`devcoach-log_lesson`, `mcp__devcoach__log_lesson`, …).
+fn lesson_call(body: &Value) -> Option<String> {
+    let messages = body.get("messages")?.as_array()?;
+    let last = messages.last()?;
+    if last.get("role")?.as_str()? != "user" || !text_of(last).contains("devcoach: the technical work just finished") {
+        return None;
+    }
+    body.get("tools")?.as_array()?.iter().find_map(|t| {
+        let name = t.get("function")?.get("name")?.as_str()?;
+        name.ends_with("log_lesson").then(|| name.to_owned())
+    })
+}
+
+/// The lesson the fake model logs.
+pub const LESSON_ID: &str = "renaming-with-the-compiler";
+
+fn chat_tool_call(body: &Value, name: &str) -> (&'static str, String) {
+    let arguments = json!({
+        "id": LESSON_ID, "topic_id": "rust", "categories": ["rust", "refactoring"],
+        "title": "Renaming with the compiler", "level": "mid",
+        "summary": "Let the type checker find every use of a renamed item.",
+        "body": "Rename, build, fix what the compiler lists.\n\n💡 *Senior tip:* rename in one commit of its own."
+    })
+    .to_string();
+    let call =
+        json!({ "index": 0, "id": "call_1", "type": "function", "function": { "name": name, "arguments": arguments } });
+    if !body.get("stream").and_then(Value::as_bool).unwrap_or(false) {
+        let whole = json!({ "id": "c2", "object": "chat.completion", "created": 0, "model": "fake",
+            "choices": [{ "index": 0, "message": { "role": "assistant", "content": null, "tool_calls": [call] }, "finish_reason": "tool_calls" }] });
+        return ("application/json", whole.to_string());
+    }
+    let delta = json!({ "id": "c2", "object": "chat.completion.chunk", "created": 0, "model": "fake",
+        "choices": [{ "index": 0, "delta": { "role": "assistant", "content": null, "tool_calls": [call] }, "finish_reason": null }] });
+    let end = json!({ "id": "c2", "object": "chat.completion.chunk", "created": 0, "model": "fake",
+        "choices": [{ "index": 0, "delta": {}, "finish_reason": "tool_calls" }] });
+    ("text/event-stream", format!("data: {delta}\n\ndata: {end}\n\ndata: [DONE]\n\n"))
 }
 
 /// All the text of a request, flattened (to find a cue wherever the agent put it).
