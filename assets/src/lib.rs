@@ -55,6 +55,9 @@ pub const LESSON_PAGE: &str = include_str!("../site/lesson.html");
 /// The launcher the Claude Code plugin and the Gemini extension start the binary through.
 pub const PLUGIN_LAUNCHER: &str = include_str!("../packaging/devcoach-launch");
 
+/// The OpenCode / Kilo Code plugin (`@DEVCOACH@` and `@AGENT@` filled in by `devcoach install`).
+pub const OPENCODE_PLUGIN: &str = include_str!("../packaging/opencode/devcoach.js");
+
 /// The npm wrapper's JavaScript launcher.
 pub const NPM_LAUNCHER: &str = include_str!("../packaging/npm/devcoach.js");
 
@@ -108,6 +111,7 @@ mod tests {
             LESSON_PAGE,
             PLUGIN_LAUNCHER,
             NPM_LAUNCHER,
+            OPENCODE_PLUGIN,
         ];
         assert!(texts.iter().all(|t| !t.trim().is_empty()));
         assert!(

@@ -71,11 +71,18 @@ export const DevcoachPlugin = async ({ client }) => {
     "chat.message": async (input, output) => {
       const id = input && input.sessionID;
       if (typeof id !== "string" || !output || !Array.isArray(output.parts)) return;
+      // Our own cue carries its instructions already: a note on top would only repeat them.
+      if (answering.has(id)) return;
       const answer = await hook("prompt", { sessionID: id });
       const text = answer && answer.additionalContext;
       if (typeof text !== "string" || text === "") return;
+      // OpenCode saves the part as is: it needs an id starting with "prt", the ids of its message
+      // and session, and `synthetic` so that the model sees it but the user does not.
       const first = output.parts[0] || {};
-      output.parts.push({ ...first, id: `${first.id || "prt"}-devcoach`, type: "text", text, synthetic: true });
+      const messageID = (output.message && output.message.id) || first.messageID || input.messageID;
+      if (typeof messageID !== "string" || messageID === "") return;
+      const partID = typeof first.id === "string" && first.id.startsWith("prt") ? `${first.id}-devcoach` : `prt_devcoach-${messageID}`;
+      output.parts.push({ id: partID, sessionID: id, messageID, type: "text", text, synthetic: true });
     },
   };
 };

@@ -384,6 +384,12 @@ pub struct AgentFlags {
     /// Cursor (MCP server, stop and beforeSubmitPrompt hooks, skill).
     #[arg(long)]
     pub cursor: bool,
+    /// OpenCode (MCP server, devcoach's plugin, skill).
+    #[arg(long)]
+    pub opencode: bool,
+    /// Kilo Code (MCP server, devcoach's plugin, skill).
+    #[arg(long)]
+    pub kilo: bool,
 }
 
 #[derive(Debug, Args)]
@@ -401,7 +407,7 @@ pub struct InstallArgs {
     #[arg(long)]
     pub practice: bool,
     /// Every agent found on this machine (its folder or its program), instead of naming them.
-    #[arg(long, conflicts_with_all = ["claude_code", "claude_desktop", "gemini", "codex", "copilot", "qwen", "droid", "cursor"])]
+    #[arg(long, conflicts_with_all = ["claude_code", "claude_desktop", "gemini", "codex", "copilot", "qwen", "droid", "cursor", "opencode", "kilo"])]
     pub all_detected: bool,
     /// Trust the devcoach server in Gemini CLI: headless runs (`gemini -p`) offer its tools only
     /// then, and Gemini stops asking before each devcoach tool (delete_lesson included). Asked at

@@ -104,7 +104,11 @@ impl JsonDoc {
     fn restored_bytes(&self) -> Option<Vec<u8>> {
         let bak = super::ledger::recorded_backup(&self.path).unwrap_or_else(|| sibling(&self.path, ".bak"));
         let bak = fs::read(bak).ok()?;
-        let same = serde_json::from_slice::<Value>(&bak).ok()? == Value::Object(self.root.clone());
+        let before = serde_json::from_slice::<Value>(&bak).ok()?;
+        let now = Value::Object(self.root.clone());
+        // An empty `{}` or `[]` the user had (say `"hooks": {}`) may have gone with devcoach's
+        // last entry in it: the file still means what it did.
+        let same = before == now || without_empty(&before) == without_empty(&now);
         same.then_some(bak)
     }
 
@@ -146,6 +150,22 @@ impl JsonDoc {
 /// The configuration files this run has written.
 pub fn edited_this_run() -> std::collections::BTreeSet<PathBuf> {
     EDITED.lock().map(|seen| seen.clone()).unwrap_or_default()
+}
+
+/// `v` with every empty object or array inside an object dropped, recursively.
+fn without_empty(v: &Value) -> Value {
+    match v {
+        Value::Object(map) => Value::Object(
+            map.iter()
+                .map(|(k, v)| (k.clone(), without_empty(v)))
+                .filter(|(_, v)| {
+                    !matches!(v, Value::Object(m) if m.is_empty()) && !matches!(v, Value::Array(a) if a.is_empty())
+                })
+                .collect(),
+        ),
+        Value::Array(items) => Value::Array(items.iter().map(without_empty).collect()),
+        other => other.clone(),
+    }
 }
 
 /// Files this process has already written.

@@ -65,7 +65,7 @@ pub fn run(inputs: &Inputs<'_>) -> Vec<Section> {
     if inputs.places.codex_dir.is_dir() {
         sections.push(codex_section(inputs));
     }
-    for agent in [Agent::Copilot, Agent::Qwen, Agent::Droid, Agent::Cursor] {
+    for agent in [Agent::Copilot, Agent::Qwen, Agent::Droid, Agent::Cursor, Agent::OpenCode, Agent::Kilo] {
         if inputs.places.agent_dir(agent).is_dir() {
             sections.push(other_agent(inputs, agent));
         }
@@ -505,6 +505,8 @@ fn flag(agent: Agent) -> &'static str {
         Agent::Qwen => "qwen",
         Agent::Droid => "droid",
         Agent::Cursor => "cursor",
+        Agent::OpenCode => "opencode",
+        Agent::Kilo => "kilo",
     }
 }
 
@@ -515,8 +517,43 @@ fn other_agent(inputs: &Inputs<'_>, agent: Agent) -> Section {
     let mut s = Section::new(agent.label());
     if let Some(file) = places.mcp_file(agent) {
         match JsonDoc::load_existing(&file) {
-            Ok(doc) => server_report(&mut s, servers_in(doc.as_ref()), &places.show(&file), inputs),
+            Ok(doc) => {
+                let entry =
+                    doc.as_ref().and_then(|d| d.root.get(Places::mcp_key(agent))).and_then(|m| m.get("devcoach"));
+                // OpenCode's one-array command line, read as command + args.
+                let entry = entry.map(|e| match e.get("command") {
+                    Some(Value::Array(all)) => serde_json::json!({ "command": all.first(), "args": all.get(1..) }),
+                    _ => e.clone(),
+                });
+                server_report(&mut s, entry.as_ref(), &places.show(&file), inputs);
+            }
             Err(e) => s.add(Level::Bad, e.to_string()),
+        }
+    }
+    if let Some(plugin) = places.plugin_file(agent) {
+        match super::plugin::program_in(&plugin).filter(|_| super::plugin::is_ours(&plugin)) {
+            Some(program)
+                if std::fs::canonicalize(&program).ok() == std::fs::canonicalize(&inputs.launch.program).ok() =>
+            {
+                s.add(Level::Ok, format!("plugin: {} (runs this binary)", places.show(&plugin)));
+            }
+            Some(program) => s.add(
+                Level::Warn,
+                format!(
+                    "plugin {} runs {program}, not this binary: run `devcoach install --{}`",
+                    places.show(&plugin),
+                    flag(agent)
+                ),
+            ),
+            None if plugin.exists() => s.add(Level::Warn, format!("{} is not devcoach's plugin", places.show(&plugin))),
+            None => s.add(
+                Level::Warn,
+                format!(
+                    "no devcoach plugin ({}): no lesson cues (run `devcoach install --{}`)",
+                    places.show(&plugin),
+                    flag(agent)
+                ),
+            ),
         }
     }
     if let Some((path, _)) = places.hook_file(agent) {

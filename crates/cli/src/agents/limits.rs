@@ -21,6 +21,10 @@ pub fn install_notes(agent: Agent) -> &'static [&'static str] {
              `droid exec`: the end-of-turn cue comes either way. It lists devcoach's tools for its tool search \
              rather than loading them, so the model looks them up first"]
         }
+        Agent::OpenCode | Agent::Kilo => {
+            &["the plugin sends a due lesson's cue when a session goes idle, which continues the session in the \
+             interface and under `serve`; a one-shot `run` exits at idle, so the cue waits for the next prompt"]
+        }
         Agent::Cursor => &["restart Cursor (or start a new cursor-agent session) to load the server and hooks"],
         _ => &[],
     }

@@ -10,6 +10,7 @@ pub mod hook_entries;
 pub mod launch;
 pub mod ledger;
 pub mod limits;
+pub mod plugin;
 pub mod skill;
 pub mod wire;
 
@@ -29,10 +30,12 @@ pub enum Agent {
     Qwen,
     Droid,
     Cursor,
+    OpenCode,
+    Kilo,
 }
 
 impl Agent {
-    pub const ALL: [Self; 8] = [
+    pub const ALL: [Self; 10] = [
         Self::ClaudeCode,
         Self::ClaudeDesktop,
         Self::Gemini,
@@ -41,6 +44,8 @@ impl Agent {
         Self::Qwen,
         Self::Droid,
         Self::Cursor,
+        Self::OpenCode,
+        Self::Kilo,
     ];
 
     pub fn label(self) -> &'static str {
@@ -61,6 +66,8 @@ impl Agent {
             Self::Qwen => Client::Qwen,
             Self::Droid => Client::Droid,
             Self::Cursor => Client::Cursor,
+            Self::OpenCode => Client::OpenCode,
+            Self::Kilo => Client::Kilo,
         })
     }
 
@@ -75,6 +82,8 @@ impl Agent {
             Self::Qwen => "qwen",
             Self::Droid => "droid",
             Self::Cursor => "cursor-agent",
+            Self::OpenCode => "opencode",
+            Self::Kilo => "kilo",
         })
     }
 }
@@ -114,6 +123,10 @@ pub struct Places {
     /// Droid's directory (`~/.factory`).
     pub factory_dir: PathBuf,
     pub cursor_dir: PathBuf,
+    /// OpenCode's configuration folder (`$XDG_CONFIG_HOME/opencode`, else `~/.config/opencode`).
+    pub opencode_dir: PathBuf,
+    /// Kilo Code's (`…/kilo`).
+    pub kilo_dir: PathBuf,
     /// The skill directory Gemini CLI, Codex, Copilot CLI, Qwen Code and Droid share.
     pub agents_skill: PathBuf,
 }
@@ -150,6 +163,8 @@ impl Places {
             qwen_dir: home.join(".qwen"),
             factory_dir: home.join(".factory"),
             cursor_dir: home.join(".cursor"),
+            opencode_dir: var("XDG_CONFIG_HOME").unwrap_or_else(|| home.join(".config")).join("opencode"),
+            kilo_dir: var("XDG_CONFIG_HOME").unwrap_or_else(|| home.join(".config")).join("kilo"),
             agents_skill: home.join(".agents/skills/devcoach"),
             claude_dir,
             home,
@@ -192,6 +207,8 @@ impl Places {
             Agent::Qwen => self.qwen_dir.clone(),
             Agent::Droid => self.factory_dir.clone(),
             Agent::Cursor => self.cursor_dir.clone(),
+            Agent::OpenCode => self.opencode_dir.clone(),
+            Agent::Kilo => self.kilo_dir.clone(),
         }
     }
 
@@ -206,7 +223,26 @@ impl Places {
             Agent::Qwen => self.qwen_settings(),
             Agent::Droid => self.factory_dir.join("mcp.json"),
             Agent::Cursor => self.cursor_dir.join("mcp.json"),
+            Agent::OpenCode => plugin_agent_config(&self.opencode_dir, "opencode"),
+            Agent::Kilo => plugin_agent_config(&self.kilo_dir, "kilo"),
         })
+    }
+
+    /// The key under which the agent lists its MCP servers (OpenCode and Kilo: `mcp`).
+    pub fn mcp_key(agent: Agent) -> &'static str {
+        match agent {
+            Agent::OpenCode | Agent::Kilo => "mcp",
+            _ => "mcpServers",
+        }
+    }
+
+    /// The plugin file devcoach writes for an agent that takes plugins instead of hook commands.
+    pub fn plugin_file(&self, agent: Agent) -> Option<PathBuf> {
+        match agent {
+            Agent::OpenCode => Some(self.opencode_dir.join("plugin/devcoach.js")),
+            Agent::Kilo => Some(self.kilo_dir.join("plugin/devcoach.js")),
+            _ => None,
+        }
     }
 
     /// The JSON file holding the agent's hooks, and their shape there. Copilot CLI reads every
@@ -214,7 +250,7 @@ impl Places {
     pub fn hook_file(&self, agent: Agent) -> Option<(PathBuf, Shape)> {
         Some(match agent {
             Agent::ClaudeCode => (self.claude_settings(), Shape::NESTED),
-            Agent::ClaudeDesktop => return None,
+            Agent::ClaudeDesktop | Agent::OpenCode | Agent::Kilo => return None,
             Agent::Gemini => (self.gemini_settings(), Shape::NESTED),
             Agent::Codex => (self.codex_hooks(), Shape::NESTED),
             Agent::Copilot => (self.copilot_dir.join("hooks/devcoach.json"), Shape::COPILOT),
@@ -229,7 +265,13 @@ impl Places {
         Some(match agent {
             Agent::ClaudeCode => self.claude_skill(),
             Agent::ClaudeDesktop => return None,
-            Agent::Gemini | Agent::Codex | Agent::Copilot | Agent::Qwen | Agent::Droid => self.agents_skill.clone(),
+            Agent::Gemini
+            | Agent::Codex
+            | Agent::Copilot
+            | Agent::Qwen
+            | Agent::Droid
+            | Agent::OpenCode
+            | Agent::Kilo => self.agents_skill.clone(),
             Agent::Cursor => self.cursor_dir.join("skills/devcoach"),
         })
     }
@@ -262,7 +304,7 @@ pub fn hook_plan(agent: Agent) -> &'static [(&'static str, &'static str, u64)] {
         Agent::Qwen => &[("Stop", "qwen-stop-hook", 60), ("UserPromptSubmit", "qwen-prompt-hook", 30)],
         Agent::Droid => &[("Stop", "droid-stop-hook", 60), ("UserPromptSubmit", "droid-prompt-hook", 30)],
         Agent::Cursor => &[("stop", "cursor-stop-hook", 0), ("beforeSubmitPrompt", "cursor-prompt-hook", 0)],
-        Agent::ClaudeDesktop => &[],
+        Agent::ClaudeDesktop | Agent::OpenCode | Agent::Kilo => &[],
     }
 }
 
@@ -308,8 +350,20 @@ fn truthy(v: &serde_json::Value) -> bool {
     }
 }
 
-/// Whether the agent's hook file carries devcoach's lesson hooks.
+/// OpenCode's and Kilo's configuration file: `<name>.json`, else an existing `<name>.jsonc`
+/// (both agents read either), else the plain `.json` to create.
+fn plugin_agent_config(dir: &Path, name: &str) -> PathBuf {
+    let json = dir.join(format!("{name}.json"));
+    let jsonc = dir.join(format!("{name}.jsonc"));
+    if !json.exists() && jsonc.exists() { jsonc } else { json }
+}
+
+/// Whether the agent's hook file carries devcoach's lesson hooks (or, for OpenCode and Kilo,
+/// devcoach's plugin is in place).
 pub fn hooks_wired(places: &Places, agent: Agent) -> bool {
+    if let Some(plugin) = places.plugin_file(agent) {
+        return plugin::is_ours(&plugin);
+    }
     places.hook_file(agent).is_some_and(|(path, shape)| {
         config::JsonDoc::load_existing(&path)
             .ok()

@@ -84,6 +84,8 @@ fn server_entry(agent: Agent, launch: &Launch, trust: bool) -> Value {
         // Qwen Code otherwise defers a server's tools behind its tool search: the model would
         // see their names only, and the cue asks it to call them.
         Agent::Qwen => json!({ "command": command, "args": ["mcp"], "alwaysLoadTools": true }),
+        // OpenCode and Kilo: the command line as one array.
+        Agent::OpenCode | Agent::Kilo => json!({ "type": "local", "command": [command, "mcp"] }),
         _ => json!({ "command": command, "args": ["mcp"] }),
     };
     if trust && takes_trust(agent) {
@@ -92,11 +94,16 @@ fn server_entry(agent: Agent, launch: &Launch, trust: bool) -> Value {
     entry
 }
 
-/// `command args…` of an existing entry, for comparing and showing.
-fn entry_command(entry: &Value) -> String {
-    let mut words = vec![entry.get("command").and_then(Value::as_str).unwrap_or("?").to_owned()];
+/// `command args…` of an existing entry, for comparing and showing (`command` a string with
+/// `args`, or OpenCode's one array).
+pub fn entry_command(entry: &Value) -> String {
+    let word = |a: &Value| a.as_str().map_or_else(|| a.to_string(), str::to_owned);
+    let mut words = match entry.get("command") {
+        Some(Value::Array(all)) => all.iter().map(word).collect(),
+        other => vec![other.and_then(Value::as_str).unwrap_or("?").to_owned()],
+    };
     if let Some(args) = entry.get("args").and_then(Value::as_array) {
-        words.extend(args.iter().map(|a| a.as_str().map_or_else(|| a.to_string(), str::to_owned)));
+        words.extend(args.iter().map(word));
     }
     words.join(" ")
 }
@@ -190,6 +197,20 @@ pub fn install(agent: Agent, places: &Places, launch: &Launch, opts: InstallOpti
                 report.push(Mark::Note, *note);
             }
         }
+        Agent::OpenCode | Agent::Kilo => {
+            mcp_register(&mut report, agent, places, launch, opts);
+            if opts.skip_hook {
+                report.push(Mark::Skipped, "plugin (--skip-hook)");
+            } else {
+                plugin_install(&mut report, agent, places, launch);
+            }
+            if let Some(dir) = places.skill_dir(agent) {
+                skill_install(&mut report, places, &dir, opts.force);
+            }
+            for note in super::limits::install_notes(agent) {
+                report.push(Mark::Note, *note);
+            }
+        }
         Agent::Codex => {
             codex_mcp(&mut report, places, launch, opts.force);
             if opts.skip_hook {
@@ -247,7 +268,7 @@ fn mcp_cli(agent: Agent, launch: &Launch, trust: bool) -> Option<(&'static str, 
         )),
         // Qwen Code's `mcp add` cannot ask for the tools to be loaded (see `server_entry`): the
         // file is written directly.
-        Agent::Qwen | Agent::Droid | Agent::Cursor | Agent::ClaudeDesktop => None,
+        Agent::Qwen | Agent::Droid | Agent::Cursor | Agent::OpenCode | Agent::Kilo | Agent::ClaudeDesktop => None,
     }
 }
 
@@ -257,7 +278,8 @@ fn mcp_register(report: &mut Report, agent: Agent, places: &Places, launch: &Lau
         Ok(doc) => doc,
         Err(e) => return config_failure(report, places, &e),
     };
-    let existing = doc.root.get("mcpServers").and_then(|s| s.get("devcoach")).cloned();
+    let key = Places::mcp_key(agent);
+    let existing = doc.root.get(key).and_then(|s| s.get("devcoach")).cloned();
     let was_trusted = existing.as_ref().and_then(|e| e.get("trust")).and_then(Value::as_bool).unwrap_or(false);
     let trust = takes_trust(agent) && opts.trust.unwrap_or(was_trusted);
     let wanted = server_entry(agent, launch, trust);
@@ -270,7 +292,7 @@ fn mcp_register(report: &mut Report, agent: Agent, places: &Places, launch: &Lau
             }
             // Only the trust switch changes: the rest of the user's entry stays as it is.
             if let Some(entry) =
-                doc.root.get_mut("mcpServers").and_then(|s| s.get_mut("devcoach")).and_then(Value::as_object_mut)
+                doc.root.get_mut(key).and_then(|s| s.get_mut("devcoach")).and_then(Value::as_object_mut)
             {
                 if trust {
                     entry.insert("trust".into(), Value::Bool(true));
@@ -330,8 +352,8 @@ fn mcp_register(report: &mut Report, agent: Agent, places: &Places, launch: &Lau
             Err(e) => return config_failure(report, places, &e),
         };
     }
-    let Some(servers) = super::config::object_at(&mut doc.root, "mcpServers") else {
-        report.push(Mark::Failed, format!("`mcpServers` in {} is not an object; left unchanged", places.show(&file)));
+    let Some(servers) = super::config::object_at(&mut doc.root, key) else {
+        report.push(Mark::Failed, format!("`{key}` in {} is not an object; left unchanged", places.show(&file)));
         return;
     };
     servers.insert("devcoach".into(), wanted);
@@ -513,6 +535,50 @@ fn json_hooks(report: &mut Report, places: &Places, path: &Path, agent: Agent, l
     }
 }
 
+/// The OpenCode / Kilo plugin: written (or brought up to date) unless a file of someone else's
+/// has its name.
+fn plugin_install(report: &mut Report, agent: Agent, places: &Places, launch: &Launch) {
+    let (Some(path), Some(client)) = (places.plugin_file(agent), agent.client()) else { return };
+    let wanted = super::plugin::text(client, launch);
+    match std::fs::read(&path) {
+        Ok(bytes) if bytes == wanted.as_bytes() => {
+            return report.push(Mark::Unchanged, format!("plugin up to date ({})", places.show(&path)));
+        }
+        Ok(_) if !super::plugin::is_ours(&path) => {
+            return report.push(
+                Mark::Failed,
+                format!("{} is not devcoach's plugin; left unchanged (move it, then run again)", places.show(&path)),
+            );
+        }
+        _ => {}
+    }
+    let existed = path.exists();
+    super::ledger::before_create(&path);
+    if let Some(dir) = path.parent()
+        && let Err(e) = std::fs::create_dir_all(dir)
+    {
+        return report.push(Mark::Failed, format!("cannot create {}: {e}", places.show(dir)));
+    }
+    match super::config::write_atomic(&path, wanted.as_bytes()) {
+        Ok(()) => report.push(
+            Mark::Done,
+            format!("plugin {} ({})", if existed { "updated" } else { "installed" }, places.show(&path)),
+        ),
+        Err(e) => config_failure(report, places, &e),
+    }
+}
+
+fn plugin_remove(report: &mut Report, agent: Agent, places: &Places) {
+    let Some(path) = places.plugin_file(agent) else { return };
+    if !super::plugin::is_ours(&path) {
+        return report.push(Mark::Unchanged, "no plugin");
+    }
+    match std::fs::remove_file(&path) {
+        Ok(()) => report.push(Mark::Done, format!("plugin removed ({})", places.show(&path))),
+        Err(e) => report.push(Mark::Failed, format!("cannot remove {}: {e}", places.show(&path))),
+    }
+}
+
 fn skill_install(report: &mut Report, places: &Places, dir: &Path, force: bool) {
     let status = skill::status(dir);
     if status == SkillStatus::Current && !force {
@@ -553,7 +619,14 @@ pub fn uninstall(agent: Agent, places: &Places, all_selected: &[Agent]) -> Repor
             remove_skill(&mut report, places, &places.claude_skill());
         }
         Agent::ClaudeDesktop => mcp_unregister(&mut report, agent, places),
-        Agent::Gemini | Agent::Codex | Agent::Copilot | Agent::Qwen | Agent::Droid | Agent::Cursor => {
+        Agent::Gemini
+        | Agent::Codex
+        | Agent::Copilot
+        | Agent::Qwen
+        | Agent::Droid
+        | Agent::Cursor
+        | Agent::OpenCode
+        | Agent::Kilo => {
             if agent == Agent::Codex {
                 codex_unregister(&mut report, places);
             } else {
@@ -562,6 +635,7 @@ pub fn uninstall(agent: Agent, places: &Places, all_selected: &[Agent]) -> Repor
             if let Some((path, _)) = places.hook_file(agent) {
                 remove_hooks(&mut report, places, &path, agent);
             }
+            plugin_remove(&mut report, agent, places);
             if agent == Agent::Gemini && places.gemini_extension().is_file() {
                 report.push(
                     Mark::Note,
@@ -596,7 +670,7 @@ fn mcp_unregister(report: &mut Report, agent: Agent, places: &Places) {
         Ok(None) => return report.push(Mark::Unchanged, "no MCP server entry"),
         Err(e) => return config_failure(report, places, &e),
     };
-    if doc.root.get("mcpServers").and_then(|s| s.get("devcoach")).is_none() {
+    if doc.root.get(Places::mcp_key(agent)).and_then(|s| s.get("devcoach")).is_none() {
         return report.push(Mark::Unchanged, "no MCP server entry");
     }
     if let Some((name, _, remove)) = mcp_cli(agent, &Launch { program: "devcoach".into(), caution: None }, false)
@@ -611,19 +685,25 @@ fn mcp_unregister(report: &mut Report, agent: Agent, places: &Places) {
             Err(e) => return config_failure(report, places, &e),
         };
     }
-    remove_server(&mut doc.root);
+    // An empty server list the user had before install stays; one devcoach made goes.
+    let key = Places::mcp_key(agent);
+    let had_key = super::ledger::recorded_backup(&file)
+        .and_then(|bak| std::fs::read(bak).ok())
+        .and_then(|bytes| serde_json::from_slice::<Value>(&bytes).ok())
+        .is_some_and(|before| before.get(key).is_some());
+    remove_server(&mut doc.root, key, had_key);
     match doc.save() {
         Ok(saved) => report.push(Mark::Done, format!("MCP server removed ({})", saved_text(places, &doc, &saved))),
         Err(e) => config_failure(report, places, &e),
     }
 }
 
-/// Drops `mcpServers.devcoach`, and `mcpServers` when that leaves it empty.
-fn remove_server(root: &mut Map<String, Value>) {
-    if let Some(servers) = root.get_mut("mcpServers").and_then(Value::as_object_mut) {
+/// Drops `<key>.devcoach`, and `<key>` when that leaves it empty (unless it was there before).
+fn remove_server(root: &mut Map<String, Value>, key: &str, keep_empty: bool) {
+    if let Some(servers) = root.get_mut(key).and_then(Value::as_object_mut) {
         servers.remove("devcoach");
-        if servers.is_empty() {
-            root.remove("mcpServers");
+        if servers.is_empty() && !keep_empty {
+            root.remove(key);
         }
     }
 }

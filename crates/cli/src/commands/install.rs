@@ -22,6 +22,8 @@ fn named(flags: &AgentFlags) -> Vec<Agent> {
         (flags.qwen, Agent::Qwen),
         (flags.droid, Agent::Droid),
         (flags.cursor, Agent::Cursor),
+        (flags.opencode, Agent::OpenCode),
+        (flags.kilo, Agent::Kilo),
     ]
     .into_iter()
     .filter_map(|(on, agent)| on.then_some(agent))

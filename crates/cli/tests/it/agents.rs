@@ -101,7 +101,7 @@ fn populated_home(env: &Env) {
         &pretty(&json!({
             "security": { "auth": { "selectedType": "gemini-api-key" } },
             "mcpServers": { "search": { "command": "search-mcp" } },
-            "hooks": { "BeforeTool": [{ "matcher": "write_file", "hooks": [{ "type": "command", "command": "lint" }] }] }
+            "hooks": { "AfterAgent": [], "BeforeTool": [{ "matcher": "write_file", "hooks": [{ "type": "command", "command": "lint" }] }] }
         })),
     );
     write(
@@ -142,9 +142,11 @@ fn populated_home(env: &Env) {
     // Cursor's files as a hand edit leaves them: minified.
     write(&h.join(".cursor/mcp.json"), r#"{"mcpServers":{"docs":{"url":"https://docs.example/mcp"}}}"#);
     write(&h.join(".cursor/hooks.json"), r#"{"version":1,"hooks":{"afterFileEdit":[{"command":"./format.sh"}]}}"#);
+    write(&h.join(".config/opencode/opencode.json"), &pretty(&json!({ "theme": "tokyonight", "mcp": {} })));
+    write(&h.join(".config/opencode/plugin/notify.js"), "export const Notify = async () => ({});\n");
 }
 
-const ALL_AGENTS: [&str; 9] = [
+const ALL_AGENTS: [&str; 11] = [
     "install",
     "--claude-code",
     "--claude-desktop",
@@ -154,6 +156,8 @@ const ALL_AGENTS: [&str; 9] = [
     "--qwen",
     "--droid",
     "--cursor",
+    "--opencode",
+    "--kilo",
 ];
 
 #[test]
@@ -228,6 +232,16 @@ fn install_twice_doctor_then_uninstall_round_trips_every_byte() {
         read_json(&h.join(".factory/mcp.json"))["mcpServers"]["devcoach"],
         json!({ "type": "stdio", "command": exe, "args": ["mcp"], "disabled": false })
     );
+    let opencode = read_json(&h.join(".config/opencode/opencode.json"));
+    assert_eq!(opencode["mcp"]["devcoach"], json!({ "type": "local", "command": [exe, "mcp"] }));
+    assert_eq!(opencode["theme"], "tokyonight");
+    let plugin = std::fs::read_to_string(h.join(".config/opencode/plugin/devcoach.js")).expect("plugin");
+    assert!(plugin.contains(&format!("const DEVCOACH = {};", serde_json::to_string(exe).expect("json"))));
+    assert!(
+        std::fs::read_to_string(h.join(".config/kilo/plugin/devcoach.js"))
+            .expect("kilo")
+            .contains(r#"const AGENT = "kilo";"#)
+    );
     let cursor = read_json(&h.join(".cursor/hooks.json"));
     assert_eq!(cursor["hooks"]["stop"], json!([{ "command": format!("{exe} cursor-stop-hook") }]));
     assert_eq!(cursor["hooks"]["afterFileEdit"][0]["command"], "./format.sh");
@@ -267,6 +281,9 @@ fn install_twice_doctor_then_uninstall_round_trips_every_byte() {
         "Qwen Code",
         "Droid",
         "Cursor",
+        "OpenCode",
+        "Kilo Code",
+        "(runs this binary)",
         "(this binary)",
         "skill current",
         "not approved yet",

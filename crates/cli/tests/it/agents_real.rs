@@ -428,6 +428,154 @@ fn a_droid_turn_takes_the_cue() {
     paced_then_cued(&env, &turn, &offered);
 }
 
+/// One HTTP/1.1 request to a loopback server; the response body (chunked or not).
+fn http(port: u16, method: &str, path: &str, body: &str) -> String {
+    use std::io::Read;
+    let mut stream = std::net::TcpStream::connect(("127.0.0.1", port)).expect("connect");
+    stream.set_read_timeout(Some(Duration::from_mins(2))).expect("timeout");
+    write!(
+        stream,
+        "{method} {path} HTTP/1.1\r\nhost: 127.0.0.1\r\ncontent-type: application/json\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{body}",
+        body.len()
+    )
+    .expect("send");
+    let mut raw = Vec::new();
+    stream.read_to_end(&mut raw).expect("read");
+    let raw = String::from_utf8_lossy(&raw).into_owned();
+    let (head, rest) = raw.split_once("\r\n\r\n").unwrap_or((&raw, ""));
+    if !head.to_ascii_lowercase().contains("transfer-encoding: chunked") {
+        return rest.to_owned();
+    }
+    let (mut out, mut rest) = (String::new(), rest);
+    while let Some((size, tail)) = rest.split_once("\r\n") {
+        let n = usize::from_str_radix(size.trim(), 16).unwrap_or(0);
+        if n == 0 || tail.len() < n {
+            break;
+        }
+        out.push_str(&tail[..n]);
+        rest = tail[n..].trim_start_matches("\r\n");
+    }
+    out
+}
+
+/// OpenCode or Kilo, set up to run offline against the fake: the fake as its provider, and its
+/// plugin dependency marked installed (it would fetch `@opencode-ai/plugin` at every start).
+fn plugin_agent_config(env: &Env, fake: &FakeModel, dir: &str, file: &str, plugin_package: &str) {
+    let config_dir = env.tmp.path().join("home/.config").join(dir);
+    let config = config_dir.join(file);
+    let mut doc: Value = serde_json::from_slice(&std::fs::read(&config).expect("config")).expect("json");
+    doc["provider"] = json!({ "fake": {
+        "npm": "@ai-sdk/openai-compatible",
+        "options": { "baseURL": format!("{}/v1", fake.url()) },
+        "models": { "fake-model": { "name": "Fake" } }
+    } });
+    doc["model"] = json!("fake/fake-model");
+    doc["enabled_providers"] = json!(["fake"]);
+    std::fs::write(&config, serde_json::to_vec_pretty(&doc).expect("json")).expect("write");
+    std::fs::create_dir_all(config_dir.join("node_modules")).expect("seed");
+    let lock = json!({ "packages": { "": { "dependencies": { plugin_package: "*" } } } });
+    std::fs::write(config_dir.join("package-lock.json"), lock.to_string()).expect("seed");
+}
+
+/// One turn of OpenCode under `opencode serve` (its interface's mode: a one-shot `run` exits
+/// at idle): a session, a message, then quiet. The model requests that offered tools (a new
+/// session also asks for a title, without tools).
+fn opencode_turn(env: &Env, fake: &FakeModel) -> Vec<Request> {
+    let before = fake.turns().len();
+    let mut serve = agent(env, "opencode")
+        .args(["serve", "--port", "0"])
+        .current_dir(project(env))
+        .env("OPENCODE_DISABLE_MODELS_FETCH", "1")
+        .env("OPENCODE_DISABLE_AUTOUPDATE", "1")
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("opencode serve");
+    let (tx, rx) = std::sync::mpsc::channel();
+    let stdout = serve.stdout.take().expect("stdout");
+    std::thread::spawn(move || {
+        for line in BufReader::new(stdout).lines().map_while(Result::ok) {
+            if let Some(port) = line.rsplit(':').next().and_then(|p| p.trim().parse::<u16>().ok())
+                && line.contains("listening on")
+            {
+                let _ = tx.send(port);
+            }
+        }
+    });
+    let port = rx.recv_timeout(Duration::from_mins(1)).expect("opencode serve did not start");
+    let session: Value = serde_json::from_str(&http(port, "POST", "/session", "{}")).expect("session");
+    let id = session["id"].as_str().expect("session id").to_owned();
+    let message = json!({ "parts": [{ "type": "text", "text": "Rename the helper and run the tests." }] });
+    http(port, "POST", &format!("/session/{id}/message"), &message.to_string());
+    // The plugin may go on after the turn (the cue, a tool call): wait until all is quiet.
+    let mut seen = fake.turns().len();
+    let deadline = std::time::Instant::now() + Duration::from_mins(1);
+    while std::time::Instant::now() < deadline {
+        std::thread::sleep(Duration::from_secs(3));
+        let now = fake.turns().len();
+        if now == seen && http(port, "GET", "/session/status", "").trim() == "{}" {
+            break;
+        }
+        seen = now;
+    }
+    let _ = serve.kill();
+    let _ = serve.wait();
+    fake.turns().split_off(before).into_iter().filter(|r| !tool_names(r).is_empty()).collect()
+}
+
+#[test]
+fn an_opencode_session_takes_the_cue_through_the_plugin_and_logs_the_lesson() {
+    let env = sandbox();
+    let fake = FakeModel::start();
+    let out = ok(&env, "devcoach", &["install", "--opencode"]);
+    assert!(out.contains("plugin installed"), "{out}");
+    plugin_agent_config(&env, &fake, "opencode", "opencode.json", "@opencode-ai/plugin");
+    let turn = || opencode_turn(&env, &fake);
+    let offered = |r: &Request| tool_names(r).iter().filter(|n| n.starts_with("devcoach_")).count();
+    paced_then_cued(&env, &turn, &offered);
+    assert!(lesson_logged(&env), "the model's log_lesson reached the store");
+}
+
+/// Kilo Code's own build (its npm wrapper does not resolve yet), when this machine has it.
+fn kilo() -> Option<PathBuf> {
+    let bin = clients().join("../@kilocode/cli-linux-x64/bin/kilo");
+    bin.exists().then_some(bin)
+}
+
+#[test]
+fn kilo_code_loads_the_plugin_and_connects_the_server() {
+    // Only linux-x64 has a pinned Kilo build; elsewhere there is nothing to run.
+    #[cfg(not(all(target_os = "linux", target_arch = "x86_64")))]
+    if kilo().is_none() {
+        return;
+    }
+    let kilo = kilo().expect("Kilo is pinned for linux-x64: run scripts/test.sh (it installs it)");
+    let env = sandbox();
+    let fake = FakeModel::start();
+    ok(&env, "devcoach", &["install", "--kilo"]);
+    plugin_agent_config(&env, &fake, "kilo", "kilo.json", "@kilocode/plugin");
+    let kilo_run = |args: &[&str]| {
+        let out = Command::new(&kilo)
+            .args(args)
+            .env_clear()
+            .envs(env.vars())
+            .env("PATH", path_var())
+            .env("KILO_DISABLE_MODELS_FETCH", "1")
+            .env("KILO_DISABLE_AUTOUPDATE", "1")
+            .env("KILO_TELEMETRY_LEVEL", "off")
+            .current_dir(project(&env))
+            .stdin(Stdio::null())
+            .output()
+            .expect("kilo");
+        assert!(out.status.success(), "kilo {args:?}:\n{}", transcript(&out, env.tmp.path()));
+        text(&out)
+    };
+    let listed = kilo_run(&["mcp", "list"]);
+    assert!(listed.contains("devcoach") && listed.contains("connected"), "{listed}");
+    let config = kilo_run(&["debug", "config"]);
+    assert!(config.contains("plugin/devcoach.js"), "{config}");
+}
+
 #[test]
 fn codex_registers_the_server_and_agrees_on_hook_approval() {
     let env = sandbox();
