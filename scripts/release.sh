@@ -81,12 +81,17 @@ if [ -n "$MCPB" ]; then
 m = json.load(open(sys.argv[2]))
 t = sys.argv[1]
 m["compatibility"]["platforms"] = ["win32" if "windows" in t else "darwin" if "apple" in t else "linux"]
+if "windows" in t:
+    m["server"]["entry_point"] = "bin/devcoach.exe"
 json.dump(m, open(sys.argv[3], "w"), indent=2)' "$TARGET" packaging/claude-desktop/manifest.json "$BUNDLE/manifest.json"
   "$MCPB" validate "$BUNDLE/manifest.json"
   rm -f "dist/$NAME.mcpb"
   "$MCPB" pack "$BUNDLE" "dist/$NAME.mcpb" >/dev/null
   "$MCPB" info "dist/$NAME.mcpb" | grep -q "devcoach" && echo "claude desktop extension: dist/$NAME.mcpb"
   rm -rf "$BUNDLE"
+elif [ "$VERIFY" = 1 ]; then
+  echo "mcpb not found (run scripts/test.sh, or set MCPB): the Claude Desktop extension cannot be checked" >&2
+  exit 1
 else
   echo "mcpb not found (run scripts/test.sh, or set MCPB): no Claude Desktop extension built" >&2
 fi

@@ -24,6 +24,8 @@ pub struct Payload {
     /// back as the next input (Copilot CLI, Qwen Code and Gemini run the prompt hook on it), or
     /// Codex's `<hook_prompt>`.
     pub prompt_from_hook: bool,
+    /// The turn did not finish: Cursor's `status` says it was aborted or failed.
+    pub aborted: bool,
 }
 
 #[derive(Deserialize)]
@@ -40,6 +42,7 @@ struct RawPayload {
     #[serde(rename = "taskId")]
     task_id: Option<Field>,
     prompt: Option<Field>,
+    status: Option<Field>,
 }
 
 /// A payload field of any JSON type: a field of the wrong type reads as absent instead of
@@ -112,9 +115,11 @@ impl Payload {
             }
             _ => false,
         };
+        let aborted = matches!(&raw.status, Some(Field::Str(st)) if st == "aborted" || st == "error");
         Self {
             via_cursor,
             prompt_from_hook,
+            aborted,
             // Cursor counts the follow-ups it sent instead of flagging the re-entry.
             stop_hook_active: raw.stop_hook_active == Some(Field::Bool(true))
                 || matches!(raw.loop_count, Some(Field::Int(n)) if n > 0),
@@ -177,6 +182,10 @@ mod tests {
         );
         assert!(!Payload::parse(br#"{"prompt":"rename devcoach: the module"}"#).prompt_from_hook);
         assert!(!Payload::parse(br#"{"prompt":["devcoach:"]}"#).prompt_from_hook);
+        // A Cursor turn the user stopped, or that failed, is no finished work.
+        assert!(Payload::parse(br#"{"conversation_id":"c","status":"aborted"}"#).aborted);
+        assert!(Payload::parse(br#"{"conversation_id":"c","status":"error"}"#).aborted);
+        assert!(!Payload::parse(br#"{"conversation_id":"c","status":"completed"}"#).aborted);
         // The first name present wins; an empty one does not count.
         let p = Payload::parse(br#"{"session_id":"","sessionId":"b","conversation_id":"c"}"#);
         assert_eq!(p.session_id.as_deref(), Some("b"));

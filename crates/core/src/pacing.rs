@@ -179,6 +179,36 @@ pub fn explain<S: PacingState>(state: &mut S, session: &SessionId) -> Result<Cue
     Ok(CueForecast { would_cue, reasons })
 }
 
+/// What an unanswered cue asked for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum HeldCue {
+    Lesson,
+    Review,
+}
+
+/// The last cue, as the store remembers it, for deciding whether to carry it to a prompt.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LastCue<'a> {
+    /// Still unanswered (no lesson, review grade or skip since).
+    pub pending: bool,
+    /// Carried to a prompt already (each cue once).
+    pub carried: bool,
+    /// The session whose stop gave it (`None`: not recorded).
+    pub session: Option<&'a str>,
+    pub review: bool,
+}
+
+/// Whether the prompt hook carries the last cue to this prompt: once, while unanswered, never
+/// during a course (cues are paused there), and with per-session pacing only into the session
+/// that earned it.
+pub fn carry_held(cue: &LastCue<'_>, session: &SessionId, scope: NudgeScope, course_active: bool) -> Option<HeldCue> {
+    let other_session = scope == NudgeScope::Session && cue.session.is_some_and(|s| s != session.as_str());
+    if !cue.pending || cue.carried || course_active || other_session {
+        return None;
+    }
+    Some(if cue.review { HeldCue::Review } else { HeldCue::Lesson })
+}
+
 /// Whether the lesson with this number refreshes the notebook, and if not, which one will.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum NotebookCheckpoint {
@@ -274,6 +304,22 @@ mod tests {
         fn total_lessons(&mut self) -> Result<i64, Self::Error> {
             Ok(self.lessons)
         }
+    }
+
+    #[test]
+    fn a_held_cue_is_carried_once_to_its_own_session_outside_courses() {
+        let cue = LastCue { pending: true, carried: false, session: Some("a"), review: false };
+        let here = s("a");
+        assert_eq!(carry_held(&cue, &here, NudgeScope::Session, false), Some(HeldCue::Lesson));
+        assert_eq!(carry_held(&cue, &s("b"), NudgeScope::Session, false), None, "another session's cue");
+        assert_eq!(carry_held(&cue, &s("b"), NudgeScope::Global, false), Some(HeldCue::Lesson));
+        assert_eq!(carry_held(&cue, &here, NudgeScope::Session, true), None, "paused by a course");
+        assert_eq!(carry_held(&LastCue { carried: true, ..cue.clone() }, &here, NudgeScope::Session, false), None);
+        assert_eq!(carry_held(&LastCue { pending: false, ..cue.clone() }, &here, NudgeScope::Session, false), None);
+        assert_eq!(
+            carry_held(&LastCue { review: true, ..cue }, &here, NudgeScope::Session, false),
+            Some(HeldCue::Review)
+        );
     }
 
     fn count(stops: i64, threshold: i64, retry_window: bool) -> Count {

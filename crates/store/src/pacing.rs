@@ -29,6 +29,8 @@ fn peek(conn: &Connection, session: &SessionId, scope: NudgeScope) -> rusqlite::
 /// `ext_settings` key: the time of the cue last carried to a prompt (see
 /// [`Store::take_held_cue`]).
 const HELD_CUE_KEY: &str = "cue_held_for_prompt";
+/// `ext_settings` key: what the last cue offered and to which session (`lesson <session>`).
+const HELD_CUE_FOR: &str = "cue_held_about";
 
 /// The engine's view of the database, inside the caller's transaction (or on a plain
 /// connection for the read-only forecast, which never calls the writing methods).
@@ -110,6 +112,9 @@ impl Store {
             if d.cue {
                 // Data, not words: the hook says in its trace that it offered a review.
                 d.review_due = crate::reviews::choose_offer(tx, now)?;
+                // What the cue was and whose, should it have to be carried to a prompt.
+                let kind = if d.review_due.is_some() { "review" } else { "lesson" };
+                crate::settings::write_setting(tx, HELD_CUE_FOR, &format!("{kind} {}", session.as_str()))?;
             }
             Ok(d)
         })
@@ -124,15 +129,26 @@ impl Store {
     /// carried to a prompt: marks it carried and says so, in one IMMEDIATE transaction. The
     /// prompt hook then primes it once, so an agent that could not act on the stop's cue (or
     /// dropped it) gets it at the next prompt instead of three stops later.
-    pub fn take_held_cue(&mut self) -> Result<bool> {
+    pub fn take_held_cue(&mut self, session: &SessionId) -> Result<Option<pacing::HeldCue>> {
         self.write(|tx| {
             let cue = read_cue_state(tx)?;
-            let Some(at) = cue.last_cue_at.filter(|_| cue.pending) else { return Ok(false) };
-            if crate::settings::read_setting(tx, HELD_CUE_KEY)?.as_deref() == Some(at.as_str()) {
-                return Ok(false);
+            let Some(at) = cue.last_cue_at.filter(|_| cue.pending) else { return Ok(None) };
+            let carried = crate::settings::read_setting(tx, HELD_CUE_KEY)?.as_deref() == Some(at.as_str());
+            let about = crate::settings::read_setting(tx, HELD_CUE_FOR)?.unwrap_or_default();
+            let (kind, whose) = about.split_once(' ').unwrap_or(("lesson", ""));
+            let last = pacing::LastCue {
+                pending: true,
+                carried,
+                session: (!whose.is_empty()).then_some(whose),
+                review: kind == "review",
+            };
+            let scope = crate::settings::read(tx)?.nudge_scope;
+            let course = SqlPacing { conn: tx, now: chrono::Utc::now() }.has_active_course()?;
+            let held = pacing::carry_held(&last, session, scope, course);
+            if held.is_some() {
+                crate::settings::write_setting(tx, HELD_CUE_KEY, &at)?;
             }
-            crate::settings::write_setting(tx, HELD_CUE_KEY, &at)?;
-            Ok(true)
+            Ok(held)
         })
     }
 

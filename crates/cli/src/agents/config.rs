@@ -53,11 +53,10 @@ pub enum Saved {
 impl JsonDoc {
     /// Reads `path`; a missing file is an empty object.
     pub fn load(path: &Path) -> Result<Self, ConfigError> {
-        let original = match fs::read(path) {
-            Ok(bytes) => Some(bytes),
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
-            Err(e) => return Err(ConfigError::io("read", path, e)),
-        };
+        // Never blocks on a pipe or device put where a config file should be, and reads no
+        // more than any agent's configuration could need.
+        let original = devcoach_files::read_optional(path, 16 << 20, devcoach_files::Links::Follow)
+            .map_err(|e| ConfigError::io("read", path, std::io::Error::other(e.to_string())))?;
         let root = match &original {
             None => Map::new(),
             Some(bytes) if bytes.iter().all(u8::is_ascii_whitespace) => Map::new(),
@@ -134,16 +133,42 @@ impl JsonDoc {
             || super::ledger::recorded_backup(&self.path).is_some()
             || super::ledger::created_by_us(&self.path);
         let backup = match &self.original {
-            Some(bytes) if first_edit && !keep_backup => {
-                let bak = super::ledger::backup_path(&self.path);
-                fs::write(&bak, bytes).map_err(|e| ConfigError::io("back up", &bak, e))?;
-                super::ledger::made_backup(&self.path, &bak);
-                Some(bak)
-            }
+            Some(bytes) if first_edit && !keep_backup => Some(back_up(&self.path, bytes)?),
             _ => None,
         };
         write_atomic(&self.path, &restored.unwrap_or_else(|| self.render()))?;
         Ok(Saved::Written { backup })
+    }
+}
+
+/// Copies `path`'s `bytes` from before devcoach's edit to a free backup name, as private as the
+/// file itself (a copy of a `0600` file holding tokens must not be readable by others), never
+/// through a link; notes it in the ledger.
+fn back_up(path: &Path, bytes: &[u8]) -> Result<PathBuf, ConfigError> {
+    let bak = super::ledger::backup_path(path);
+    let mut options = fs::OpenOptions::new();
+    options.write(true).create_new(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::{OpenOptionsExt, PermissionsExt};
+        let mode = fs::metadata(path).map_or(0o600, |m| m.permissions().mode() & 0o777);
+        options.mode((mode & 0o666) | 0o600);
+    }
+    let mut file = options.open(&bak).map_err(|e| ConfigError::io("back up", &bak, e))?;
+    file.write_all(bytes).and_then(|()| file.sync_all()).map_err(|e| ConfigError::io("back up", &bak, e))?;
+    super::ledger::made_backup(path, &bak);
+    Ok(bak)
+}
+
+/// Before an agent's own CLI edits `path` (`gemini mcp add`): the copy from before devcoach's
+/// first edit is made now, so it holds the user's file and not the CLI's result.
+pub fn back_up_before_cli(path: &Path) {
+    let first_edit = EDITED.lock().map_or(true, |mut seen| seen.insert(path.to_owned()));
+    if !first_edit || super::ledger::recorded_backup(path).is_some() || super::ledger::created_by_us(path) {
+        return;
+    }
+    if let Ok(bytes) = fs::read(path) {
+        let _ = back_up(path, &bytes);
     }
 }
 
@@ -182,6 +207,15 @@ pub fn sibling(path: &Path, suffix: &str) -> PathBuf {
 /// Replaces `path` with `bytes` through a temporary file in the same directory, keeping the
 /// old file's permissions.
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), ConfigError> {
+    // A configuration file kept as a link (dotfiles): the edit goes to the file it points at,
+    // and the link stays a link.
+    let resolved;
+    let path = if path.symlink_metadata().is_ok_and(|m| m.file_type().is_symlink()) {
+        resolved = fs::canonicalize(path).map_err(|e| ConfigError::io("follow the link", path, e))?;
+        resolved.as_path()
+    } else {
+        path
+    };
     let tmp = sibling(path, &format!(".devcoach-{}.tmp", std::process::id()));
     let result = (|| {
         let mut file = fs::File::create(&tmp)?;

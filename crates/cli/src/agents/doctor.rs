@@ -92,7 +92,7 @@ fn environment(inputs: &Inputs<'_>) -> Section {
 }
 
 /// Checks one of our hooks' commands: the binary it runs, and whether it is this one.
-fn check_hook_command(s: &mut Section, found: &Found, inputs: &Inputs<'_>) {
+fn check_hook_command(s: &mut Section, found: &Found, inputs: &Inputs<'_>, install: &str) {
     let Some(program) = launch::program_of(&found.command) else {
         s.add(Level::Bad, format!("{} hook has an unreadable command: {}", found.event, found.command));
         return;
@@ -101,7 +101,7 @@ fn check_hook_command(s: &mut Section, found: &Found, inputs: &Inputs<'_>) {
         s.add(
             Level::Warn,
             format!(
-                "{} hook runs the TypeScript devcoach through npx (`{}`): run `devcoach install` to use this binary",
+                "{} hook runs the TypeScript devcoach through npx (`{}`): run `{install}` to use this binary",
                 found.event, found.command
             ),
         );
@@ -113,7 +113,7 @@ fn check_hook_command(s: &mut Section, found: &Found, inputs: &Inputs<'_>) {
             s.add(
                 Level::Bad,
                 format!(
-                    "{} hook runs {program}, which no longer exists: run `devcoach install` to point it here",
+                    "{} hook runs {program}, which no longer exists: run `{install}` to point it here",
                     found.event
                 ),
             );
@@ -124,7 +124,7 @@ fn check_hook_command(s: &mut Section, found: &Found, inputs: &Inputs<'_>) {
                 Some(v) if v != devcoach_core::APP_VERSION => s.add(
                     Level::Warn,
                     format!(
-                        "{} hook runs devcoach {v} ({program}), this is {}: run `devcoach install` with the devcoach the hooks should use",
+                        "{} hook runs devcoach {v} ({program}), this is {}: run `{install}` with the devcoach the hooks should use",
                         found.event,
                         devcoach_core::APP_VERSION
                     ),
@@ -143,12 +143,17 @@ fn check_hook_command(s: &mut Section, found: &Found, inputs: &Inputs<'_>) {
         s.add(Level::Bad, format!("{} hook runs `{program}`, which is not on PATH", found.event));
     }
     if found.timeout.is_none() && found.takes_timeout {
-        s.add(Level::Warn, format!("{} hook has no timeout: run `devcoach install` to add one", found.event));
+        s.add(Level::Warn, format!("{} hook has no timeout: run `{install}` to add one", found.event));
     }
 }
 
 fn hooks_report(s: &mut Section, agent: Agent, path: &Path, inputs: &Inputs<'_>, provided_elsewhere: bool) {
     let places = inputs.places;
+    let install = if agent == Agent::ClaudeCode {
+        "devcoach install".to_owned()
+    } else {
+        format!("devcoach install --{}", flag(agent))
+    };
     let doc = match JsonDoc::load_existing(path) {
         Ok(doc) => doc,
         Err(e) => {
@@ -163,10 +168,7 @@ fn hooks_report(s: &mut Section, agent: Agent, path: &Path, inputs: &Inputs<'_>,
         .unwrap_or_default();
     if found.is_empty() {
         if !provided_elsewhere {
-            s.add(
-                Level::Warn,
-                format!("no devcoach hooks in {}: no lesson cues (run `devcoach install`)", places.show(path)),
-            );
+            s.add(Level::Warn, format!("no devcoach hooks in {}: no lesson cues (run `{install}`)", places.show(path)));
         }
         return;
     }
@@ -181,56 +183,50 @@ fn hooks_report(s: &mut Section, agent: Agent, path: &Path, inputs: &Inputs<'_>,
         );
     }
     if found.iter().any(|f| f.command.contains("onboard-hook") || f.command.contains("lesson-ready")) {
-        s.add(Level::Warn, "legacy two-entry hook layout: run `devcoach install` to migrate");
+        s.add(Level::Warn, format!("legacy two-entry hook layout: run `{install}` to migrate"));
     }
     for (event, _, _) in hook_plan(agent) {
         let n = found.iter().filter(|f| f.event == *event).count();
         match n {
-            0 => s.add(Level::Warn, format!("no {event} hook: run `devcoach install`")),
+            0 => s.add(Level::Warn, format!("no {event} hook: run `{install}`")),
             1 => {}
-            n => s.add(
-                Level::Warn,
-                format!("{n} devcoach {event} hooks: each stop counts {n} times; run `devcoach install`"),
-            ),
+            n => s.add(Level::Warn, format!("{n} devcoach {event} hooks: each stop counts {n} times; run `{install}`")),
         }
     }
     for f in &found {
-        check_hook_command(s, f, inputs);
+        check_hook_command(s, f, inputs, &install);
     }
     let events: Vec<String> = found.iter().map(|f| f.event.clone()).collect();
     s.add(Level::Ok, format!("hooks: {} ({})", events.join(", "), places.show(path)));
 }
 
-fn skill_report(s: &mut Section, places: &Places, dir: &Path, hooks_wired: bool) {
+fn skill_report(s: &mut Section, places: &Places, dir: &Path, hooks_wired: bool, install: &str) {
     match skill::status(dir) {
         SkillStatus::Current => s.add(Level::Ok, format!("skill current ({})", places.show(dir))),
         SkillStatus::Missing if hooks_wired => {
-            s.add(
-                Level::Bad,
-                format!("skill missing ({}) while hooks are wired: run `devcoach install`", places.show(dir)),
-            );
+            s.add(Level::Bad, format!("skill missing ({}) while hooks are wired: run `{install}`", places.show(dir)));
         }
         SkillStatus::Missing => s.add(Level::Info, format!("no skill at {}", places.show(dir))),
         SkillStatus::Outdated(Some(v)) if v != devcoach_core::APP_VERSION => s.add(
             Level::Warn,
             format!(
-                "skill installed by devcoach {v}, this is {}: run `devcoach install` to update it",
+                "skill installed by devcoach {v}, this is {}: run `{install}` to update it",
                 devcoach_core::APP_VERSION
             ),
         ),
         SkillStatus::Outdated(_) => {
             s.add(
                 Level::Warn,
-                format!("skill at {} differs from this build's: run `devcoach install --force`", places.show(dir)),
+                format!("skill at {} differs from this build's: run `{install} --force`", places.show(dir)),
             );
         }
     }
 }
 
 /// Checks an MCP server entry: what it runs, and whether that still exists.
-fn server_report(s: &mut Section, entry: Option<&Value>, file: &str, inputs: &Inputs<'_>) {
+fn server_report(s: &mut Section, entry: Option<&Value>, file: &str, inputs: &Inputs<'_>, install: &str) {
     let Some(entry) = entry else {
-        s.add(Level::Warn, format!("no devcoach MCP server in {file}: run `devcoach install`"));
+        s.add(Level::Warn, format!("no devcoach MCP server in {file}: run `{install}`"));
         return;
     };
     let command = entry.get("command").and_then(Value::as_str).unwrap_or_default();
@@ -241,7 +237,12 @@ fn server_report(s: &mut Section, entry: Option<&Value>, file: &str, inputs: &In
         .unwrap_or_default();
     let shown = std::iter::once(command).chain(args.iter().copied()).collect::<Vec<_>>().join(" ");
     if command == "npx" {
-        s.add(Level::Warn, format!("MCP server runs the TypeScript devcoach (`{shown}`): `devcoach install --force` switches it to this binary"));
+        s.add(
+            Level::Warn,
+            format!(
+                "MCP server runs the TypeScript devcoach (`{shown}`): `{install} --force` switches it to this binary"
+            ),
+        );
         return;
     }
     if command.is_empty() {
@@ -257,7 +258,7 @@ fn server_report(s: &mut Section, entry: Option<&Value>, file: &str, inputs: &In
     let Some(resolved) = resolved else {
         s.add(
             Level::Bad,
-            format!("MCP server runs `{command}`, which does not exist (the agent reports \"Failed to spawn process\"): run `devcoach install --force`"),
+            format!("MCP server runs `{command}`, which does not exist (the agent reports \"Failed to spawn process\"): run `{install} --force`"),
         );
         return;
     };
@@ -270,7 +271,7 @@ fn server_report(s: &mut Section, entry: Option<&Value>, file: &str, inputs: &In
     if args.first() != Some(&"mcp") {
         s.add(
             Level::Bad,
-            format!("MCP server entry runs `{shown}` without the `mcp` subcommand: run `devcoach install --force`"),
+            format!("MCP server entry runs `{shown}` without the `mcp` subcommand: run `{install} --force`"),
         );
         return;
     }
@@ -285,7 +286,7 @@ fn server_report(s: &mut Section, entry: Option<&Value>, file: &str, inputs: &In
         Some(v) => s.add(
             Level::Warn,
             format!(
-                "MCP server → {shown} is devcoach {v}, this is {}: run `devcoach install --force` from the one you want",
+                "MCP server → {shown} is devcoach {v}, this is {}: run `{install} --force` from the one you want",
                 devcoach_core::APP_VERSION
             ),
         ),
@@ -356,13 +357,13 @@ fn claude_code(inputs: &Inputs<'_>) -> Section {
     let hooks_wired =
         !plugins.is_empty() || matches!(&settings, Ok(Some(doc)) if !hook_entries::find(&doc.root).is_empty());
     if plugins.is_empty() {
-        skill_report(&mut s, places, &places.claude_skill(), hooks_wired);
+        skill_report(&mut s, places, &places.claude_skill(), hooks_wired, "devcoach install");
     }
     match JsonDoc::load_existing(&places.claude_json) {
         Ok(doc) => {
             let entry = servers_in(doc.as_ref());
             if entry.is_some() || plugins.is_empty() {
-                server_report(&mut s, entry, &places.show(&places.claude_json), inputs);
+                server_report(&mut s, entry, &places.show(&places.claude_json), inputs, "devcoach install");
             }
             if entry.is_some() && !plugins.is_empty() {
                 s.add(
@@ -380,7 +381,13 @@ fn claude_desktop(inputs: &Inputs<'_>) -> Section {
     let places = inputs.places;
     let mut s = Section::new("Claude Desktop");
     match JsonDoc::load_existing(&places.desktop_config) {
-        Ok(doc) => server_report(&mut s, servers_in(doc.as_ref()), &places.show(&places.desktop_config), inputs),
+        Ok(doc) => server_report(
+            &mut s,
+            servers_in(doc.as_ref()),
+            &places.show(&places.desktop_config),
+            inputs,
+            "devcoach install --claude-desktop",
+        ),
         Err(e) => s.add(Level::Bad, e.to_string()),
     }
     if let Some(error) = last_log_error(&places.desktop_log) {
@@ -419,7 +426,13 @@ fn gemini(inputs: &Inputs<'_>) -> Section {
         Ok(doc) => {
             let entry = servers_in(doc.as_ref());
             if entry.is_some() || !extension {
-                server_report(&mut s, entry, &places.show(&places.gemini_settings()), inputs);
+                server_report(
+                    &mut s,
+                    entry,
+                    &places.show(&places.gemini_settings()),
+                    inputs,
+                    "devcoach install --gemini",
+                );
             }
             if let Some(doc) = &doc
                 && !super::gemini::hooks_enabled(&doc.root)
@@ -431,7 +444,7 @@ fn gemini(inputs: &Inputs<'_>) -> Section {
     }
     hooks_report(&mut s, Agent::Gemini, &places.gemini_settings(), inputs, extension);
     if !extension {
-        skill_report(&mut s, places, &places.agents_skill, true);
+        skill_report(&mut s, places, &places.agents_skill, true, "devcoach install --gemini");
     }
     trust_report(&mut s, Agent::Gemini, places);
     s.add(
@@ -465,11 +478,11 @@ fn codex_section(inputs: &Inputs<'_>) -> Section {
             }
         }
     }
-    skill_report(&mut s, places, &places.agents_skill, true);
+    skill_report(&mut s, places, &places.agents_skill, true, "devcoach install --codex");
     s
 }
 
-/// Gemini CLI and Qwen Code: what the server's trust switch means where it stands.
+/// Gemini CLI: what the server's trust switch means where it stands.
 fn trust_report(s: &mut Section, agent: Agent, places: &Places) {
     match super::wire::trusted(agent, places) {
         Some(true) => s.add(
@@ -525,7 +538,13 @@ fn other_agent(inputs: &Inputs<'_>, agent: Agent) -> Section {
                     Some(Value::Array(all)) => serde_json::json!({ "command": all.first(), "args": all.get(1..) }),
                     _ => e.clone(),
                 });
-                server_report(&mut s, entry.as_ref(), &places.show(&file), inputs);
+                server_report(
+                    &mut s,
+                    entry.as_ref(),
+                    &places.show(&file),
+                    inputs,
+                    &format!("devcoach install --{}", flag(agent)),
+                );
             }
             Err(e) => s.add(Level::Bad, e.to_string()),
         }
@@ -566,7 +585,13 @@ fn other_agent(inputs: &Inputs<'_>, agent: Agent) -> Section {
         }
     }
     if let Some(dir) = places.skill_dir(agent) {
-        skill_report(&mut s, places, &dir, super::hooks_wired(places, agent));
+        skill_report(
+            &mut s,
+            places,
+            &dir,
+            super::hooks_wired(places, agent),
+            &format!("devcoach install --{}", flag(agent)),
+        );
     }
     trust_report(&mut s, agent, places);
     for note in super::limits::install_notes(agent) {

@@ -55,8 +55,24 @@ pub fn backup_path(file: &Path) -> PathBuf {
     if let Some(known) = recorded_backup(file) {
         return known;
     }
+    // The first free name: `.bak`, `.devcoach.bak`, `.devcoach-2.bak`, … (nothing there at all,
+    // not even a link, so a copy never lands on a file of someone else's).
+    let free = |p: &PathBuf| p.symlink_metadata().is_err();
     let plain = super::config::sibling(file, ".bak");
-    if plain.symlink_metadata().is_ok() { super::config::sibling(file, ".devcoach.bak") } else { plain }
+    if free(&plain) {
+        return plain;
+    }
+    // A thousand names taken is not a folder anyone keeps: then the copy fails to write (the
+    // plain name is taken), and the edit with it.
+    (1..=1000)
+        .map(|n| {
+            super::config::sibling(
+                file,
+                &if n == 1 { ".devcoach.bak".to_owned() } else { format!(".devcoach-{n}.bak") },
+            )
+        })
+        .find(free)
+        .unwrap_or(plain)
 }
 
 /// Notes that `backup` now holds `file` as it was before devcoach's edit.
@@ -140,13 +156,27 @@ pub struct GivenBack {
 /// `{}`, an empty folder; deepest first, so a folder follows its contents), and each backup
 /// of a file in `edited` whose restore is verified (the file holds the backup's bytes again).
 ///
-/// Only paths under `home` are touched: the ledger is a file anyone can edit, and a path it
-/// names elsewhere is not devcoach's to delete.
-pub fn give_back(ledger: &mut Ledger, edited: &BTreeSet<PathBuf>, home: &Path) -> GivenBack {
+/// The ledger is a file anyone can edit, so a path it names is touched only when it is one of
+/// the places the agents being uninstalled keep their files (`roots`: a root, inside one, or a
+/// folder on the way to one), below `home` once every link on the way is resolved.
+pub fn give_back(ledger: &mut Ledger, edited: &BTreeSet<PathBuf>, home: &Path, roots: &[PathBuf]) -> GivenBack {
     let mut done = GivenBack::default();
-    let ours = |p: &Path| p.starts_with(home) && p != home && !p.components().any(|c| c.as_os_str() == "..");
+    let real_home = fs::canonicalize(home).unwrap_or_else(|_| home.to_owned());
+    let ours = |p: &Path| {
+        let plain = p.starts_with(home) && p != home && !p.components().any(|c| c.as_os_str() == "..");
+        let placed = roots.iter().any(|root| p.starts_with(root) || (root.starts_with(p) && p != home));
+        // The folder holding it, with every link resolved, must still be below home.
+        let real_parent = p.parent().and_then(|d| fs::canonicalize(d).ok());
+        plain && placed && real_parent.is_some_and(|d| d.starts_with(&real_home))
+    };
     for (file, bak) in ledger.backups.clone() {
-        if !edited.contains(&file) || !ours(&file) || !ours(&bak) {
+        // A backup sits beside its file and carries its name (`settings.json.bak`).
+        let beside = bak.parent() == file.parent()
+            && bak
+                .file_name()
+                .zip(file.file_name())
+                .is_some_and(|(b, f)| b.to_string_lossy().starts_with(&format!("{}.", f.to_string_lossy())));
+        if !edited.contains(&file) || !ours(&file) || !beside {
             continue;
         }
         let restored = matches!((fs::read(&file), fs::read(&bak)), (Ok(now), Ok(then)) if now == then);
@@ -156,6 +186,9 @@ pub fn give_back(ledger: &mut Ledger, edited: &BTreeSet<PathBuf>, home: &Path) -
                 done.removed.push(bak);
             }
         } else {
+            // The file is the user's own now: the copy stays for them, and the next install
+            // starts a fresh record (its own backup beside this one).
+            ledger.backups.remove(&file);
             done.kept_backups.push(bak);
         }
     }
@@ -226,14 +259,14 @@ mod tests {
                 .into(),
         };
         let edited = [users.clone(), changed.clone()].into();
-        let done = give_back(&mut ledger, &edited, root);
+        let done = give_back(&mut ledger, &edited, root, &[root.to_owned()]);
         assert!(!root.join("made").exists(), "the created folders and file are gone");
         assert!(busy.exists(), "a created file someone filled stays");
         assert!(!root.join("users.json.bak").exists(), "a verified restore drops its backup");
         assert_eq!(done.kept_backups, [root.join("changed.json.bak")]);
         assert!(root.join("changed.json.bak").exists());
         assert_eq!(ledger.created, [busy].into());
-        assert_eq!(ledger.backups.keys().collect::<Vec<_>>(), [&changed]);
+        assert!(ledger.backups.is_empty(), "a kept backup is the user's now: {:?}", ledger.backups);
 
         // A ledger naming paths elsewhere (edited by hand, or hostile) touches none of them.
         let outside = tempfile::tempdir().expect("tmp");
@@ -241,8 +274,18 @@ mod tests {
         fs::create_dir(&empty).expect("mkdir");
         let mut hostile =
             Ledger { created: [empty.clone(), root.join("../x"), root.to_owned()].into(), ..Ledger::default() };
-        assert_eq!(give_back(&mut hostile, &BTreeSet::new(), root), GivenBack::default());
+        assert_eq!(give_back(&mut hostile, &BTreeSet::new(), root, &[root.to_owned()]), GivenBack::default());
         assert!(empty.is_dir() && root.is_dir());
+        // Nor through a link inside home, nor outside the agents' own places.
+        std::os::unix::fs::symlink(outside.path(), root.join("link")).expect("link");
+        let mut through = Ledger { created: [root.join("link/empty")].into(), ..Ledger::default() };
+        assert_eq!(give_back(&mut through, &BTreeSet::new(), root, &[root.to_owned()]), GivenBack::default());
+        assert!(empty.is_dir(), "a link inside home does not lead out of it");
+        let ssh = root.join(".ssh");
+        fs::create_dir(&ssh).expect("mkdir");
+        let mut elsewhere = Ledger { created: [ssh.clone()].into(), ..Ledger::default() };
+        assert_eq!(give_back(&mut elsewhere, &BTreeSet::new(), root, &[root.join(".gemini")]), GivenBack::default());
+        assert!(ssh.is_dir(), "only the agents' own places");
     }
 
     #[test]
@@ -252,6 +295,8 @@ mod tests {
         assert_eq!(backup_path(&file), tmp.path().join("settings.json.bak"));
         fs::write(tmp.path().join("settings.json.bak"), "mine").expect("write");
         assert_eq!(backup_path(&file), tmp.path().join("settings.json.devcoach.bak"));
+        std::os::unix::fs::symlink("/nowhere", tmp.path().join("settings.json.devcoach.bak")).expect("link");
+        assert_eq!(backup_path(&file), tmp.path().join("settings.json.devcoach-2.bak"), "a link is someone's too");
     }
 
     #[test]

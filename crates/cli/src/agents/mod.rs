@@ -228,6 +228,21 @@ impl Places {
         })
     }
 
+    /// Every place devcoach writes for the agent (folders and files), for uninstall to know what
+    /// it may give back.
+    pub fn roots(&self, agent: Agent) -> Vec<PathBuf> {
+        let mut roots = vec![self.agent_dir(agent)];
+        roots.extend(self.mcp_file(agent));
+        roots.extend(self.hook_file(agent).map(|(path, _)| path));
+        roots.extend(self.plugin_file(agent));
+        roots.extend(self.skill_dir(agent));
+        if agent == Agent::Codex {
+            roots.push(self.codex_config());
+        }
+        roots.retain(|p| !p.as_os_str().is_empty());
+        roots
+    }
+
     /// The key under which the agent lists its MCP servers (OpenCode and Kilo: `mcp`).
     pub fn mcp_key(agent: Agent) -> &'static str {
         match agent {

@@ -182,11 +182,13 @@ pub fn install(agent: Agent, places: &Places, launch: &Launch, opts: InstallOpti
                 if let Some((path, _)) = places.hook_file(agent) {
                     json_hooks(&mut report, places, &path, agent, launch);
                 }
-                report.push(
-                    Mark::Note,
-                    "Cursor also runs the Claude Code hooks in ~/.claude/settings.json: those stay quiet for Cursor, \
-                     so each stop counts once",
-                );
+                if super::hooks_wired(places, agent) {
+                    report.push(
+                        Mark::Note,
+                        "Cursor also runs the Claude Code hooks in ~/.claude/settings.json: those stay quiet for \
+                         Cursor, so each stop counts once",
+                    );
+                }
             } else if let Some((path, _)) = places.hook_file(agent) {
                 json_hooks(&mut report, places, &path, agent, launch);
             }
@@ -333,8 +335,10 @@ fn mcp_register(report: &mut Report, agent: Agent, places: &Places, launch: &Lau
         {
             report.push(Mark::Warn, e);
         }
-        // The agent's CLI may create its file: then it is as much ours to take back.
+        // The agent's CLI may create its file: then it is as much ours to take back. If the file
+        // is there, the copy from before is taken now, before the CLI changes it.
         super::ledger::before_create(&file);
+        super::config::back_up_before_cli(&file);
         match client_cli::run(&cli, &add.iter().map(String::as_str).collect::<Vec<_>>()) {
             Ok(_) => {
                 report.push(
@@ -377,13 +381,13 @@ fn trust_note(report: &mut Report, agent: Agent, trust: bool) {
         if trust {
             format!(
                 "trusted: {} runs devcoach's tools without asking, delete_lesson included, and headless runs offer them \
-                 (`devcoach install --no-trust` to be asked again)",
+                 (`devcoach install --gemini --no-trust` to be asked again)",
                 agent.label()
             )
         } else {
             format!(
                 "not trusted: {} asks before each devcoach tool, and headless runs (`{} -p`) offer none of them \
-                 (`devcoach install --trust` changes that)",
+                 (`devcoach install --gemini --trust` changes that)",
                 agent.label(),
                 agent.program().unwrap_or("agent")
             )
@@ -535,24 +539,46 @@ fn json_hooks(report: &mut Report, places: &Places, path: &Path, agent: Agent, l
     }
 }
 
+/// Whether devcoach is still wired into the agent in any way (hooks, plugin or MCP entry).
+fn wired(places: &Places, agent: Agent) -> bool {
+    let server = places.mcp_file(agent).is_some_and(|file| {
+        JsonDoc::load_existing(&file)
+            .ok()
+            .flatten()
+            .is_some_and(|d| d.root.get(Places::mcp_key(agent)).and_then(|m| m.get("devcoach")).is_some())
+    });
+    let codex = agent == Agent::Codex
+        && codex::server_command(&std::fs::read_to_string(places.codex_config()).unwrap_or_default()).is_some();
+    server || codex || super::hooks_wired(places, agent)
+}
+
 /// The OpenCode / Kilo plugin: written (or brought up to date) unless a file of someone else's
 /// has its name.
 fn plugin_install(report: &mut Report, agent: Agent, places: &Places, launch: &Launch) {
     let (Some(path), Some(client)) = (places.plugin_file(agent), agent.client()) else { return };
     let wanted = super::plugin::text(client, launch);
-    match std::fs::read(&path) {
-        Ok(bytes) if bytes == wanted.as_bytes() => {
-            return report.push(Mark::Unchanged, format!("plugin up to date ({})", places.show(&path)));
+    let not_ours = |report: &mut Report| {
+        report.push(
+            Mark::Failed,
+            format!("{} is not devcoach's plugin; left unchanged (move it, then run again)", places.show(&path)),
+        );
+    };
+    // Only a regular file devcoach wrote is replaced: a link (even one to nothing), a folder, or
+    // a file that cannot be read is someone else's.
+    let existed = match path.symlink_metadata() {
+        Ok(meta) if !meta.is_file() => return not_ours(report),
+        Ok(_) => true,
+        Err(_) => false,
+    };
+    if existed {
+        match std::fs::read(&path) {
+            Ok(bytes) if bytes == wanted.as_bytes() => {
+                return report.push(Mark::Unchanged, format!("plugin up to date ({})", places.show(&path)));
+            }
+            Ok(_) if super::plugin::is_ours(&path) => {}
+            _ => return not_ours(report),
         }
-        Ok(_) if !super::plugin::is_ours(&path) => {
-            return report.push(
-                Mark::Failed,
-                format!("{} is not devcoach's plugin; left unchanged (move it, then run again)", places.show(&path)),
-            );
-        }
-        _ => {}
     }
-    let existed = path.exists();
     super::ledger::before_create(&path);
     if let Some(dir) = path.parent()
         && let Err(e) = std::fs::create_dir_all(dir)
@@ -570,7 +596,7 @@ fn plugin_install(report: &mut Report, agent: Agent, places: &Places, launch: &L
 
 fn plugin_remove(report: &mut Report, agent: Agent, places: &Places) {
     let Some(path) = places.plugin_file(agent) else { return };
-    if !super::plugin::is_ours(&path) {
+    if !path.symlink_metadata().is_ok_and(|m| m.is_file()) || !super::plugin::is_ours(&path) {
         return report.push(Mark::Unchanged, "no plugin");
     }
     match std::fs::remove_file(&path) {
@@ -647,7 +673,7 @@ pub fn uninstall(agent: Agent, places: &Places, all_selected: &[Agent]) -> Repor
             let users: Vec<&str> = Agent::ALL
                 .into_iter()
                 .filter(|other| *other != agent && !all_selected.contains(other))
-                .filter(|other| places.skill_dir(*other).as_ref() == Some(&dir) && super::hooks_wired(places, *other))
+                .filter(|other| places.skill_dir(*other).as_ref() == Some(&dir) && wired(places, *other))
                 .map(Agent::label)
                 .collect();
             if users.is_empty() {
@@ -663,11 +689,18 @@ pub fn uninstall(agent: Agent, places: &Places, all_selected: &[Agent]) -> Repor
     report
 }
 
+/// A file devcoach cannot read as JSON (JSONC with comments, a hand edit gone wrong) that does
+/// not even mention devcoach holds nothing to take back: uninstall says so instead of failing.
+fn mentions_devcoach(path: &Path) -> bool {
+    std::fs::read(path).map_or(true, |bytes| String::from_utf8_lossy(&bytes).to_ascii_lowercase().contains("devcoach"))
+}
+
 fn mcp_unregister(report: &mut Report, agent: Agent, places: &Places) {
     let Some(file) = places.mcp_file(agent) else { return };
     let mut doc = match JsonDoc::load_existing(&file) {
         Ok(Some(doc)) => doc,
         Ok(None) => return report.push(Mark::Unchanged, "no MCP server entry"),
+        Err(_) if !mentions_devcoach(&file) => return report.push(Mark::Unchanged, "no MCP server entry"),
         Err(e) => return config_failure(report, places, &e),
     };
     if doc.root.get(Places::mcp_key(agent)).and_then(|s| s.get("devcoach")).is_none() {
@@ -732,6 +765,7 @@ fn remove_hooks(report: &mut Report, places: &Places, path: &Path, agent: Agent)
     let mut doc = match JsonDoc::load_existing(path) {
         Ok(Some(doc)) => doc,
         Ok(None) => return report.push(Mark::Unchanged, "no hooks"),
+        Err(_) if !mentions_devcoach(path) => return report.push(Mark::Unchanged, "no hooks"),
         Err(e) => return config_failure(report, places, &e),
     };
     let shape = places.hook_file(agent).map_or(Shape::NESTED, |(_, shape)| shape);

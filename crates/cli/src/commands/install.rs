@@ -128,7 +128,7 @@ pub fn uninstall(ctx: &Ctx, args: &UninstallArgs) -> anyhow::Result<()> {
         failed |= report.failed();
         render(ctx.term, &mut out, agent, &report);
     }
-    give_back(ctx.term, &places, &mut out);
+    give_back(ctx.term, &places, &agents, &mut out);
     output::print(&out)?;
     if args.data {
         delete_data(ctx, args.yes)?;
@@ -167,9 +167,10 @@ fn trust_choice(args: &InstallArgs, agents: &[Agent], places: &Places) -> anyhow
 
 /// Removes what install created that is now empty, and the backups of files restored byte for
 /// byte; says which backups stay and why.
-fn give_back(term: Term, places: &Places, out: &mut String) {
+fn give_back(term: Term, places: &Places, agents: &[Agent], out: &mut String) {
     let mut ledger = ledger::stored();
-    let done = ledger::give_back(&mut ledger, &config::edited_this_run(), &places.home);
+    let roots: Vec<std::path::PathBuf> = agents.iter().flat_map(|a| places.roots(*a)).collect();
+    let done = ledger::give_back(&mut ledger, &config::edited_this_run(), &places.home, &roots);
     if !done.removed.is_empty() {
         let shown: Vec<String> = done.removed.iter().map(|p| places.show(p)).collect();
         let text = format!("removed what install had created or backed up: {}", shown.join(", "));

@@ -144,15 +144,15 @@ pub fn decide(hook: Hook, p: &Payload, dir: &DataDir, now: DateTime<Utc>) -> Out
             Ok(store) => store,
             Err(why) => return Outcome::Silent(why),
         };
-        match store.take_held_cue() {
-            Ok(true) => {
+        match store.take_held_cue(&session) {
+            Ok(Some(held)) => {
                 return Outcome::Prime {
                     client,
-                    context: texts::held_cue(client),
+                    context: texts::held_cue(client, held),
                     why: "the last stop's cue was never answered: carried to this prompt".into(),
                 };
             }
-            Ok(false) => {}
+            Ok(None) => {}
             Err(e) => return silent(&format!("cue check failed: {e}")),
         }
         return match store.explain_cue(&session, now) {
@@ -170,6 +170,9 @@ pub fn decide(hook: Hook, p: &Payload, dir: &DataDir, now: DateTime<Utc>) -> Out
     let client = if let Hook::Stop(c) = hook { c } else { Client::Claude };
     if hook == Hook::Stop(Client::Claude) && p.via_cursor && cursor_has_its_own() {
         return silent("Cursor running Claude Code's hooks: devcoach's Cursor hook answers it instead");
+    }
+    if p.aborted {
+        return silent("the turn was stopped or failed: no finished work to count");
     }
     if p.stop_hook_active {
         return silent("stop_hook_active: the agent is already answering a hook");
@@ -222,9 +225,8 @@ pub fn decide(hook: Hook, p: &Payload, dir: &DataDir, now: DateTime<Utc>) -> Out
 /// Whether Cursor's own hooks file runs devcoach (then a Claude hook Cursor also runs must stay
 /// quiet, or the stop would count twice). Read only for a payload from Cursor.
 fn cursor_has_its_own() -> bool {
-    let Ok(places) = crate::agents::Places::from_env() else { return false };
-    devcoach_files::read(&places.cursor_hooks(), 1 << 20, devcoach_files::Links::Follow)
-        .is_ok_and(|bytes| String::from_utf8_lossy(&bytes).contains(Hook::Stop(Client::Cursor).name()))
+    crate::agents::Places::from_env()
+        .is_ok_and(|places| crate::agents::hooks_wired(&places, crate::agents::Agent::Cursor))
 }
 
 /// Opens an existing, writable-schema database, or says why the hook stays quiet.

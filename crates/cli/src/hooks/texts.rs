@@ -3,7 +3,7 @@
 //! `skip_lesson` as the way to decline.
 
 use devcoach_core::card::{CARD_BRAND, band};
-use devcoach_core::pacing::{NotebookCheckpoint, notebook_checkpoint};
+use devcoach_core::pacing::{HeldCue, NotebookCheckpoint, notebook_checkpoint};
 
 /// The agent a hook serves, named by the hook subcommand the installer wrote (never guessed from
 /// the payload): it decides the words of the cue and the shape of the answer.
@@ -145,13 +145,21 @@ pub fn review_cue(client: Client, due: i64) -> String {
 
 /// The held cue: the last turn ended with a lesson due that the agent never gave (it could not
 /// act on the stop's cue, or let it drop): offered once at the next prompt.
-pub fn held_cue(client: Client) -> String {
-    format!(
-        "devcoach: a lesson was due when the last turn ended and was not given. If this reply finishes technical \
-         work, {} and close the reply with the lesson; otherwise call the devcoach skip_lesson tool with a one-line \
-         reason. Either way, say nothing about devcoach itself.",
-        lowercase_first(client.use_skill())
-    )
+pub fn held_cue(client: Client, held: HeldCue) -> String {
+    let skill = lowercase_first(client.use_skill());
+    match held {
+        HeldCue::Lesson => format!(
+            "devcoach: a lesson was due when the last turn ended and was not given. If this reply finishes \
+             technical work, {skill} and close the reply with the lesson; otherwise call the devcoach skip_lesson \
+             tool with a one-line reason. Either way, say nothing about devcoach itself."
+        ),
+        HeldCue::Review => format!(
+            "devcoach: a quick review was due when the last turn ended and was not asked. If this reply leaves \
+             room for it, {skill} and end the reply with the first due card's question (get_due_reviews); \
+             otherwise call the devcoach skip_lesson tool with a one-line reason. Either way, say nothing about \
+             devcoach itself."
+        ),
+    }
 }
 
 /// The prime: the next stop will cue, so close this turn with a lesson (or decline).

@@ -316,9 +316,16 @@ fn a_malformed_file_is_reported_and_left_alone_while_the_rest_installs() {
     assert!(home(&env).join(".claude/skills/devcoach/SKILL.md").is_file(), "the skill still went in");
 
     assert!(doctor_report(&env).contains("is not valid JSON"));
+    // Uninstall has nothing to take back from a file that never held devcoach: it says so.
+    let out = run(&env, &["uninstall", "--claude-code"]);
+    assert_eq!(out.status.code(), Some(0), "{}", transcript(&out, env.tmp.path()));
+    assert!(String::from_utf8_lossy(&out.stdout).contains("no hooks"));
+    assert_eq!(std::fs::read_to_string(&settings).expect("read"), "{ \"hooks\": { \"Stop\": [ ");
+    // One that names devcoach but cannot be read is a failure to report, left as it is.
+    write(&settings, "{ \"hooks\": \"devcoach stop-hook\" ");
     let out = run(&env, &["uninstall", "--claude-code"]);
     assert_eq!(out.status.code(), Some(1));
-    assert_eq!(std::fs::read_to_string(&settings).expect("read"), "{ \"hooks\": { \"Stop\": [ ");
+    assert_eq!(std::fs::read_to_string(&settings).expect("read"), "{ \"hooks\": \"devcoach stop-hook\" ");
 }
 
 #[test]
@@ -686,4 +693,107 @@ fn a_file_changed_since_install_keeps_its_backup_and_says_so() {
     assert!(removed.contains("kept ~/.gemini/settings.json.bak"), "{removed}");
     assert_eq!(read_json(&h.join(".gemini/settings.json")), json!({ "theme": "light" }));
     assert_eq!(read_json(&h.join(".gemini/settings.json.bak")), json!({ "theme": "dark" }));
+}
+
+/// Every path under `root` with what it is: a link's target, a file's bytes and mode.
+fn shapes(root: &Path) -> BTreeMap<PathBuf, String> {
+    use std::os::unix::fs::PermissionsExt;
+    fn walk(dir: &Path, root: &Path, out: &mut BTreeMap<PathBuf, String>) {
+        let Ok(entries) = std::fs::read_dir(dir) else { return };
+        for entry in entries.flatten() {
+            let path = entry.path();
+            let rel = path.strip_prefix(root).expect("under root").to_owned();
+            let meta = std::fs::symlink_metadata(&path).expect("meta");
+            let what = if meta.file_type().is_symlink() {
+                format!("link → {}", std::fs::read_link(&path).expect("link").display())
+            } else if meta.is_dir() {
+                walk(&path, root, out);
+                "folder".to_owned()
+            } else {
+                format!(
+                    "{:o} {}",
+                    meta.permissions().mode() & 0o777,
+                    String::from_utf8_lossy(&std::fs::read(&path).expect("read"))
+                )
+            };
+            out.insert(rel, what);
+        }
+    }
+    let mut out = BTreeMap::new();
+    walk(root, root, &mut out);
+    out
+}
+
+#[test]
+fn odd_shapes_come_back_as_they_were() {
+    use std::os::unix::fs::PermissionsExt;
+    let env = Env::new();
+    let h = home(&env);
+    // Claude Code's settings kept as a link into a dotfiles folder; a private ~/.claude.json.
+    write(&h.join("dotfiles/claude-settings.json"), &pretty(&json!({ "model": "opus" })));
+    std::fs::create_dir_all(h.join(".claude")).expect("mkdir");
+    std::os::unix::fs::symlink(h.join("dotfiles/claude-settings.json"), h.join(".claude/settings.json")).expect("link");
+    write(
+        &h.join(".claude.json"),
+        &pretty(&json!({ "mcpServers": { "gh": { "command": "gh", "env": { "GITHUB_TOKEN": "secret" } } } })),
+    );
+    std::fs::set_permissions(h.join(".claude.json"), std::fs::Permissions::from_mode(0o600)).expect("chmod");
+    // Both backup names already taken by the user.
+    write(&h.join(".gemini/settings.json"), &pretty(&json!({ "theme": "dark" })));
+    write(&h.join(".gemini/settings.json.bak"), "mine\n");
+    write(&h.join(".gemini/settings.json.devcoach.bak"), "mine too\n");
+    // A JSONC file with comments devcoach never needs to touch.
+    write(&h.join(".config/opencode/opencode.jsonc"), "// my settings\n{ \"theme\": \"tokyonight\" }\n");
+    let before = shapes(&h);
+
+    let first = ok(&env, &["install", "--claude-code", "--gemini"]);
+    assert!(
+        std::fs::symlink_metadata(h.join(".claude/settings.json")).expect("meta").file_type().is_symlink(),
+        "{first}"
+    );
+    let through = read_json(&h.join("dotfiles/claude-settings.json"));
+    assert!(through["hooks"]["Stop"].is_array(), "the edit went to the file the link points at");
+    let private = std::fs::metadata(h.join(".claude.json.bak")).expect("backup");
+    assert_eq!(private.permissions().mode() & 0o077, 0, "a copy of a private file stays private");
+    assert_eq!(std::fs::read_to_string(h.join(".gemini/settings.json.devcoach.bak")).expect("user's"), "mine too\n");
+    assert_eq!(read_json(&h.join(".gemini/settings.json.devcoach-2.bak")), json!({ "theme": "dark" }));
+
+    let removed = ok(&env, &["uninstall", "--all"]);
+    assert!(!removed.contains('✗'), "{removed}");
+    assert_eq!(shapes(&h), before, "{removed}");
+}
+
+#[test]
+fn plugins_shared_skills_and_a_second_round() {
+    let env = Env::new();
+    let h = home(&env);
+    // A link where devcoach's OpenCode plugin would go is not devcoach's to replace.
+    std::fs::create_dir_all(h.join(".config/opencode/plugin")).expect("mkdir");
+    std::os::unix::fs::symlink("/nowhere", h.join(".config/opencode/plugin/devcoach.js")).expect("link");
+    let out = run(&env, &["install", "--opencode"]);
+    assert!(String::from_utf8_lossy(&out.stdout).contains("is not devcoach's plugin"), "{out:?}");
+    assert_eq!(std::fs::read_link(h.join(".config/opencode/plugin/devcoach.js")).expect("link"), Path::new("/nowhere"));
+    ok(&env, &["uninstall", "--opencode"]);
+    assert!(std::fs::symlink_metadata(h.join(".config/opencode/plugin/devcoach.js")).is_ok(), "the link stays");
+
+    // The shared skill stays while an agent still uses it, hooks or not.
+    ok(&env, &["install", "--copilot", "--skip-hook"]);
+    ok(&env, &["install", "--qwen"]);
+    let removed = ok(&env, &["uninstall", "--qwen"]);
+    assert!(h.join(".agents/skills/devcoach/SKILL.md").is_file(), "{removed}");
+    ok(&env, &["uninstall", "--copilot"]);
+    assert!(!h.join(".agents").exists());
+
+    // A second install after the user changed the file: the copy is of the file as it is then.
+    write(&h.join(".gemini/settings.json"), &pretty(&json!({ "theme": "dark" })));
+    ok(&env, &["install", "--gemini"]);
+    let mut changed = read_json(&h.join(".gemini/settings.json"));
+    changed["theme"] = json!("light");
+    write(&h.join(".gemini/settings.json"), &pretty(&changed));
+    assert!(ok(&env, &["uninstall", "--gemini"]).contains("kept ~/.gemini/settings.json.bak"));
+    let mine = "{\"a\":1,\"b\":2,   \"c\":3}";
+    write(&h.join(".gemini/settings.json"), mine);
+    ok(&env, &["install", "--gemini"]);
+    ok(&env, &["uninstall", "--gemini"]);
+    assert_eq!(std::fs::read_to_string(h.join(".gemini/settings.json")).expect("read"), mine, "back to its bytes");
 }

@@ -564,6 +564,18 @@ fn cursor_through_the_claude_hooks_and_through_its_own() {
     assert_eq!(hook(&env, "cursor-stop-hook", &again), None);
     assert_eq!(nudges(&env), 0);
 
+    // A stopped or failed turn is no finished work.
+    assert_eq!(hook(&env, "cursor-stop-hook", &with_field(&payload("cursor-stop"), "status", "aborted".into())), None);
+    // A pipe where Cursor's hooks file should be never holds the hook up.
+    let cursor_dir = env.tmp.path().join("home/.cursor");
+    std::fs::create_dir_all(&cursor_dir).expect("mkdir");
+    let fifo = cursor_dir.join("hooks.json");
+    assert!(std::process::Command::new("mkfifo").arg(&fifo).status().expect("mkfifo").success());
+    let started = std::time::Instant::now();
+    let _ = hook(&env, "stop-hook", &payload("cursor-stop"));
+    assert!(started.elapsed() < std::time::Duration::from_secs(5), "the hook waited on a pipe");
+    std::fs::remove_file(&fifo).expect("rm");
+
     // Cursor's own hooks answer in Cursor's words.
     let cue = hook(&env, "cursor-stop-hook", &payload("cursor-stop")).expect("cue");
     assert_eq!(keys(&cue), ["followup_message".to_owned()].into());

@@ -202,14 +202,16 @@ fn practice_cards_spend_none_of_the_lesson_budget() {
 #[test]
 fn an_unanswered_cue_is_carried_once() {
     let (_t, mut store) = onboarded(1);
-    assert!(!store.take_held_cue().expect("take"), "no cue yet");
+    let take = |store: &mut Store, session: &str| store.take_held_cue(&s(session)).expect("take").is_some();
+    assert!(!take(&mut store, "a"), "no cue yet");
     assert!(store.evaluate_cue(&s("a"), false, now()).expect("evaluate").cue);
-    assert!(store.take_held_cue().expect("take"));
-    assert!(!store.take_held_cue().expect("take"), "once per cue");
+    assert!(!take(&mut store, "b"), "per-session pacing: another session's cue stays there");
+    assert!(take(&mut store, "a"));
+    assert!(!take(&mut store, "a"), "once per cue");
     // A later cue (the retry window) is carried again; an answered one is not.
     assert!(store.evaluate_cue(&s("a"), false, now() + Duration::minutes(5)).expect("evaluate").cue);
-    assert!(store.take_held_cue().expect("take"));
+    assert!(take(&mut store, "a"));
     store.evaluate_cue(&s("a"), false, now() + Duration::minutes(10)).expect("evaluate");
     store.skip_lesson("not now").expect("skip");
-    assert!(!store.take_held_cue().expect("take"));
+    assert!(!take(&mut store, "a"));
 }
