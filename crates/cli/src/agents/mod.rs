@@ -309,18 +309,19 @@ impl Places {
 }
 
 /// The hooks devcoach registers for an agent: (event, subcommand, timeout in the agent's unit:
-/// seconds, Gemini milliseconds; Cursor takes none).
-pub fn hook_plan(agent: Agent) -> &'static [(&'static str, &'static str, u64)] {
-    match agent {
-        Agent::ClaudeCode => &[("Stop", "stop-hook", 60), ("UserPromptSubmit", "prompt-hook", 30)],
-        Agent::Gemini => &[("AfterAgent", "gemini-stop-hook", 60_000), ("BeforeAgent", "gemini-prompt-hook", 30_000)],
-        Agent::Codex => &[("Stop", "codex-stop-hook", 60), ("UserPromptSubmit", "codex-prompt-hook", 30)],
-        Agent::Copilot => &[("agentStop", "copilot-stop-hook", 60), ("userPromptSubmitted", "copilot-prompt-hook", 30)],
-        Agent::Qwen => &[("Stop", "qwen-stop-hook", 60), ("UserPromptSubmit", "qwen-prompt-hook", 30)],
-        Agent::Droid => &[("Stop", "droid-stop-hook", 60), ("UserPromptSubmit", "droid-prompt-hook", 30)],
-        Agent::Cursor => &[("stop", "cursor-stop-hook", 0), ("beforeSubmitPrompt", "cursor-prompt-hook", 0)],
-        Agent::ClaudeDesktop | Agent::OpenCode | Agent::Kilo => &[],
-    }
+/// seconds, Gemini milliseconds; Cursor takes none). The subcommands are the hook names of the
+/// agent's client (`hooks::Hook`), named once there.
+pub fn hook_plan(agent: Agent) -> Vec<(&'static str, &'static str, u64)> {
+    use crate::hooks::Hook;
+    let (stop, prompt, stop_timeout, prompt_timeout) = match agent {
+        Agent::ClaudeCode | Agent::Codex | Agent::Qwen | Agent::Droid => ("Stop", "UserPromptSubmit", 60, 30),
+        Agent::Gemini => ("AfterAgent", "BeforeAgent", 60_000, 30_000),
+        Agent::Copilot => ("agentStop", "userPromptSubmitted", 60, 30),
+        Agent::Cursor => ("stop", "beforeSubmitPrompt", 0, 0),
+        Agent::ClaudeDesktop | Agent::OpenCode | Agent::Kilo => return Vec::new(),
+    };
+    let Some(client) = agent.client() else { return Vec::new() };
+    vec![(stop, Hook::Stop(client).name(), stop_timeout), (prompt, Hook::Prompt(client).name(), prompt_timeout)]
 }
 
 /// Whether `settings.json` enables a devcoach Claude Code plugin (which brings its own hooks).

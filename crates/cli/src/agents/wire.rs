@@ -505,8 +505,8 @@ fn json_hooks(report: &mut Report, places: &Places, path: &Path, agent: Agent, l
     }
     let mut outcomes = Vec::new();
     for (event, sub, timeout) in hook_plan(agent) {
-        let wanted = Wanted { event, command: launch.hook_command(sub), timeout: *timeout, family: Family::Lesson };
-        outcomes.push((*event, hook_entries::upsert_shaped(&mut doc.root, shape, &wanted)));
+        let wanted = Wanted { event, command: launch.hook_command(sub), timeout, family: Family::Lesson };
+        outcomes.push((event, hook_entries::upsert_shaped(&mut doc.root, shape, &wanted)));
     }
     let foreign: Vec<&str> = outcomes.iter().filter(|(_, o)| *o == Upsert::Foreign).map(|(e, _)| *e).collect();
     if !foreign.is_empty() {
