@@ -281,6 +281,58 @@ fn npm_packages() -> Vec<PackageFile> {
     files
 }
 
+/// The npm package of the OpenCode / Kilo plugin (`"plugin": ["@devcoach-rs/opencode-plugin"]`):
+/// the plugin `devcoach install` writes, finding the binary at run time instead of having its
+/// path filled in: `DEVCOACH_BIN`, else the npm build its dependency brought, else `devcoach` on
+/// PATH.
+fn opencode_plugin_package() -> Vec<PackageFile> {
+    let version = devcoach_core::APP_VERSION;
+    let resolve = format!(
+        r#"import {{ createRequire }} from "node:module";
+
+// Which devcoach to run: DEVCOACH_BIN, else the build `{NPM_PACKAGE}` brought for this machine,
+// else `devcoach` on PATH.
+function findDevcoach() {{
+  if (process.env.DEVCOACH_BIN) return process.env.DEVCOACH_BIN;
+  const exe = process.platform === "win32" ? "devcoach.exe" : "devcoach";
+  try {{
+    const require = createRequire(import.meta.url);
+    return require.resolve(`{NPM_PACKAGE}-${{process.platform}}-${{process.arch}}/bin/${{exe}}`);
+  }} catch {{
+    return "devcoach";
+  }}
+}}
+
+const DEVCOACH = findDevcoach();
+// One package for both agents: Kilo Code is OpenCode's fork and runs the same plugins.
+const AGENT = /kilo/i.test(process.execPath || "") ? "kilo" : "opencode";"#
+    );
+    let source = devcoach_assets::OPENCODE_PLUGIN
+        .replace("const DEVCOACH = \"@DEVCOACH@\";\nconst AGENT = \"@AGENT@\";", &resolve)
+        .replace(
+            "written here by `devcoach install` (and removed by\n// `devcoach uninstall`)",
+            "as an npm package (the same plugin\n// `devcoach install` writes)",
+        );
+    vec![
+        json_file(
+            "packaging/npm/opencode-plugin/package.json",
+            &json!({
+                "name": format!("{NPM_PACKAGE}-opencode-plugin"),
+                "version": version,
+                "description": "devcoach for OpenCode and Kilo Code: lesson cues at the end of a turn, through devcoach's hooks.",
+                "license": "MIT",
+                "repository": { "type": "git", "url": format!("git+{REPOSITORY}.git") },
+                "homepage": REPOSITORY,
+                "type": "module",
+                "main": "index.js",
+                "files": ["index.js"],
+                "dependencies": { NPM_PACKAGE: version },
+            }),
+        ),
+        text_file("packaging/npm/opencode-plugin/index.js".into(), &source, false),
+    ]
+}
+
 /// Every generated file.
 pub fn files() -> Vec<PackageFile> {
     let mut files = claude_plugin();
@@ -289,6 +341,7 @@ pub fn files() -> Vec<PackageFile> {
     files.push(desktop_manifest());
     files.push(registry_entry());
     files.extend(npm_packages());
+    files.extend(opencode_plugin_package());
     files
 }
 
