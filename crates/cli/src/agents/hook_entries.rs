@@ -95,8 +95,16 @@ const SUBCOMMANDS: [&str; 4] = ["stop-hook", "prompt-hook", "onboard-hook", "les
 /// Whether a hook command is one of devcoach's (any build, any client, legacy layouts).
 pub fn is_ours(command: &str) -> bool {
     let lower = command.to_ascii_lowercase();
-    let names_us = lower.contains("devcoach") || lower.contains("dev-coach");
+    let names_us = lower.contains("devcoach") || lower.contains("dev-coach") || runs_this_binary(command);
     names_us && SUBCOMMANDS.iter().any(|sub| contains_word(&lower, sub))
+}
+
+/// Whether a command runs this very program, whatever it is called (a copy renamed `dc`).
+fn runs_this_binary(command: &str) -> bool {
+    static OWN: std::sync::OnceLock<Option<String>> = std::sync::OnceLock::new();
+    OWN.get_or_init(|| std::env::current_exe().ok().map(|p| p.to_string_lossy().into_owned()))
+        .as_deref()
+        .is_some_and(|own| !own.is_empty() && command.contains(own))
 }
 
 /// Whether a hook command is one of devcoach's practice hooks (`devcoach hook practice-stop`,
@@ -267,6 +275,13 @@ mod tests {
 
     fn wanted(command: &str) -> Wanted {
         Wanted { event: "Stop", command: command.into(), timeout: 60, family: Family::Lesson }
+    }
+
+    #[test]
+    fn a_renamed_copy_of_this_binary_still_owns_its_hooks() {
+        let own = std::env::current_exe().expect("exe").to_string_lossy().into_owned();
+        assert!(is_ours(&format!("\"{own}\" copilot-stop-hook")));
+        assert!(!is_ours(&format!("\"{own}\" lint")), "still one of our subcommands only");
     }
 
     #[test]
