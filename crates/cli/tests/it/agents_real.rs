@@ -401,7 +401,7 @@ fn a_qwen_code_turn_takes_the_cue_and_logs_the_lesson() {
 }
 
 #[test]
-fn a_droid_turn_takes_the_cue() {
+fn a_droid_turn_takes_the_cue_and_logs_the_lesson() {
     let env = sandbox();
     let fake = FakeModel::start();
     ok(&env, "devcoach", &["install", "--droid"]);
@@ -419,13 +419,14 @@ fn a_droid_turn_takes_the_cue() {
             &env,
             &fake,
             "droid",
-            &["exec", "-m", "custom:fake-model", "Rename the helper and run the tests."],
+            &["exec", "--auto", "high", "-m", "custom:fake-model", "Rename the helper and run the tests."],
             &vars,
         )
     };
     // Droid lists a server's tools for its tool search instead of loading them.
     let offered = |r: &Request| text_of(&r.body).matches("devcoach___").count();
     paced_then_cued(&env, &turn, &offered);
+    assert!(lesson_logged(&env), "the model found log_lesson through the tool search and it reached the store");
 }
 
 /// One HTTP/1.1 request to a loopback server; the response body (chunked or not).

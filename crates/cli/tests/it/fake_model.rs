@@ -101,8 +101,8 @@ fn answer(path: &str, body: &Value) -> (&'static str, String) {
         return ("text/event-stream", format!("data: {item}\n\ndata: {done}\n\n"));
     }
     if path.ends_with("/chat/completions") {
-        if let Some(call) = lesson_call(body) {
-            return chat_tool_call(body, &call);
+        if let Some((name, arguments)) = lesson_call(body) {
+            return chat_tool_call(body, &name, &arguments);
         }
         let stream = body.get("stream").and_then(Value::as_bool).unwrap_or(false);
         if !stream {
@@ -130,30 +130,47 @@ fn answer(path: &str, body: &Value) -> (&'static str, String) {
 }
 
 /// The lesson a model gives when devcoach's cue is the newest user input: a `log_lesson` call
-/// to the tool as this agent names it (`devcoach-log_lesson`, `mcp__devcoach__log_lesson`, …).
-fn lesson_call(body: &Value) -> Option<String> {
+/// to the tool as this agent names it (`devcoach-log_lesson`, `mcp__devcoach__log_lesson`, …);
+/// where the agent only lists the tool for its search (Droid), first a `ToolSearch` for it.
+/// Once the lesson is logged, the model just answers.
+fn lesson_call(body: &Value) -> Option<(String, Value)> {
     let messages = body.get("messages")?.as_array()?;
-    let last = messages.last()?;
-    if last.get("role")?.as_str()? != "user" || !text_of(last).contains("devcoach: the technical work just finished") {
+    let cue_at = messages.iter().rposition(|m| m.get("role").and_then(Value::as_str) == Some("user"))?;
+    if !text_of(&messages[cue_at]).contains("devcoach: the technical work just finished") {
         return None;
     }
-    body.get("tools")?.as_array()?.iter().find_map(|t| {
-        let name = t.get("function")?.get("name")?.as_str()?;
-        name.ends_with("log_lesson").then(|| name.to_owned())
+    let called: Vec<&str> = messages[cue_at..]
+        .iter()
+        .flat_map(|m| m.get("tool_calls").and_then(Value::as_array).into_iter().flatten())
+        .filter_map(|c| c.get("function")?.get("name")?.as_str())
+        .collect();
+    if called.iter().any(|n| n.ends_with("log_lesson")) {
+        return None;
+    }
+    let tools: Vec<&str> =
+        body.get("tools")?.as_array()?.iter().filter_map(|t| t.get("function")?.get("name")?.as_str()).collect();
+    if let Some(name) = tools.iter().find(|n| n.ends_with("log_lesson")) {
+        return Some(((*name).to_owned(), lesson_arguments()));
+    }
+    let listed = text_of(body).contains("devcoach___log_lesson");
+    (tools.contains(&"ToolSearch") && listed && !called.contains(&"ToolSearch"))
+        .then(|| ("ToolSearch".to_owned(), json!({ "query": "select:devcoach___log_lesson" })))
+}
+
+fn lesson_arguments() -> Value {
+    json!({
+        "id": LESSON_ID, "topic_id": "rust", "categories": ["rust", "refactoring"],
+        "title": "Renaming with the compiler", "level": "mid",
+        "summary": "Let the type checker find every use of a renamed item.",
+        "body": "Rename, build, fix what the compiler lists.\n\n💡 *Senior tip:* rename in one commit of its own."
     })
 }
 
 /// The lesson the fake model logs.
 pub const LESSON_ID: &str = "renaming-with-the-compiler";
 
-fn chat_tool_call(body: &Value, name: &str) -> (&'static str, String) {
-    let arguments = json!({
-        "id": LESSON_ID, "topic_id": "rust", "categories": ["rust", "refactoring"],
-        "title": "Renaming with the compiler", "level": "mid",
-        "summary": "Let the type checker find every use of a renamed item.",
-        "body": "Rename, build, fix what the compiler lists.\n\n💡 *Senior tip:* rename in one commit of its own."
-    })
-    .to_string();
+fn chat_tool_call(body: &Value, name: &str, arguments: &Value) -> (&'static str, String) {
+    let arguments = arguments.to_string();
     let call =
         json!({ "index": 0, "id": "call_1", "type": "function", "function": { "name": name, "arguments": arguments } });
     if !body.get("stream").and_then(Value::as_bool).unwrap_or(false) {
