@@ -19,7 +19,8 @@ pub fn install_notes(agent: Agent) -> &'static [&'static str] {
         Agent::Droid => {
             &["Droid runs the prompt hook only in sessions driven over its JSON-RPC interface, not under plain \
              `droid exec`: the end-of-turn cue comes either way. It lists devcoach's tools for its tool search \
-             rather than loading them, so the model looks them up first"]
+             rather than loading them, so the model looks them up first; under `droid exec` they run only with \
+             `--auto high`"]
         }
         Agent::OpenCode | Agent::Kilo => {
             &["the plugin sends a due lesson's cue when a session goes idle, which continues the session in the \
