@@ -1,5 +1,6 @@
 //! The files of every package that wires devcoach into an agent without `devcoach install`:
-//! the Claude Code plugin (and the marketplace entry that lists it), the Gemini CLI extension,
+//! the Claude Code plugin (and the marketplace entry that lists it), the Gemini CLI and Qwen Code
+//! extensions, the Copilot CLI plugin (and its marketplace entry),
 //! the Claude Desktop extension manifest, the MCP Registry entry, and the npm packages that
 //! carry the binary (`npx -y @devcoach-rs/devcoach mcp`).
 //!
@@ -23,8 +24,14 @@ pub struct PackageFile {
 }
 
 /// The directories this module owns entirely (nothing else may live in them).
-pub const OWNED_DIRS: [&str; 4] =
-    ["packaging/claude-plugin", "packaging/gemini-extension", "packaging/claude-desktop", "packaging/npm"];
+pub const OWNED_DIRS: [&str; 6] = [
+    "packaging/claude-plugin",
+    "packaging/gemini-extension",
+    "packaging/qwen-extension",
+    "packaging/copilot-plugin",
+    "packaging/claude-desktop",
+    "packaging/npm",
+];
 
 const REPOSITORY: &str = "https://github.com/devcoach-rs/devcoach";
 const DESCRIPTION: &str =
@@ -149,6 +156,88 @@ fn gemini_extension() -> Vec<PackageFile> {
             &hooks_json(Agent::Gemini, "${extensionPath}/bin/devcoach-launch"),
         ),
         text_file(format!("{root}/bin/devcoach-launch"), &pinned_launcher(), true),
+    ];
+    files.extend(skill_files(root));
+    files
+}
+
+/// The Qwen Code extension (`qwen extensions install <dir>`): the server with its tools loaded,
+/// Claude-style hooks in seconds (Qwen substitutes `${CLAUDE_PLUGIN_ROOT}` in hooks.json), the
+/// skill.
+fn qwen_extension() -> Vec<PackageFile> {
+    let root = "packaging/qwen-extension";
+    let mut files = vec![
+        json_file(
+            &format!("{root}/qwen-extension.json"),
+            &json!({
+                "name": "devcoach",
+                "version": devcoach_core::APP_VERSION,
+                "description": DESCRIPTION,
+                "mcpServers": {
+                    "devcoach": {
+                        "command": "${extensionPath}${/}bin${/}devcoach-launch",
+                        "args": ["mcp"],
+                        "alwaysLoadTools": true
+                    }
+                }
+            }),
+        ),
+        json_file(
+            &format!("{root}/hooks/hooks.json"),
+            &hooks_json(Agent::Qwen, "${CLAUDE_PLUGIN_ROOT}/bin/devcoach-launch"),
+        ),
+        text_file(format!("{root}/bin/devcoach-launch"), &pinned_launcher(), true),
+    ];
+    files.extend(skill_files(root));
+    files
+}
+
+/// The Copilot CLI plugin (`copilot plugin install devcoach@devcoach` from this repository's
+/// `.github/plugin/marketplace.json`): server, Copilot-shaped hooks, skill.
+fn copilot_plugin() -> Vec<PackageFile> {
+    let root = "packaging/copilot-plugin";
+    let launcher = "${PLUGIN_ROOT}/bin/devcoach-launch";
+    let mut events = serde_json::Map::new();
+    for (event, sub, timeout) in hook_plan(Agent::Copilot) {
+        events.insert(
+            event.to_owned(),
+            json!([{ "type": "command", "bash": format!("\"{launcher}\" {sub}"), "timeoutSec": timeout }]),
+        );
+    }
+    let mut files = vec![
+        json_file(
+            &format!("{root}/plugin.json"),
+            &json!({
+                "name": "devcoach",
+                "version": devcoach_core::APP_VERSION,
+                "description": DESCRIPTION,
+                "author": { "name": "devcoach contributors", "url": REPOSITORY },
+                "license": "MIT",
+                "keywords": ["learning", "coaching", "mcp", "lessons"],
+                "skills": "skills",
+                "hooks": "hooks.json",
+                "mcpServers": ".mcp.json"
+            }),
+        ),
+        json_file(
+            &format!("{root}/.mcp.json"),
+            &json!({ "mcpServers": { "devcoach": { "type": "local", "command": launcher, "args": ["mcp"], "tools": ["*"] } } }),
+        ),
+        json_file(&format!("{root}/hooks.json"), &json!({ "version": 1, "hooks": events })),
+        text_file(format!("{root}/bin/devcoach-launch"), &pinned_launcher(), true),
+        json_file(
+            ".github/plugin/marketplace.json",
+            &json!({
+                "name": "devcoach",
+                "owner": { "name": "devcoach contributors", "url": REPOSITORY },
+                "plugins": [{
+                    "name": "devcoach",
+                    "source": "./packaging/copilot-plugin",
+                    "description": DESCRIPTION,
+                    "version": devcoach_core::APP_VERSION
+                }]
+            }),
+        ),
     ];
     files.extend(skill_files(root));
     files
@@ -338,6 +427,8 @@ pub fn files() -> Vec<PackageFile> {
     let mut files = claude_plugin();
     files.push(marketplace());
     files.extend(gemini_extension());
+    files.extend(qwen_extension());
+    files.extend(copilot_plugin());
     files.push(desktop_manifest());
     files.push(registry_entry());
     files.extend(npm_packages());

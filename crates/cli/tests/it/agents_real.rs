@@ -577,6 +577,42 @@ fn kilo_code_loads_the_plugin_and_connects_the_server() {
     assert!(config.contains("plugin/devcoach.js"), "{config}");
 }
 
+/// The Qwen Code extension and the Copilot CLI plugin as their agents install them: each starts
+/// devcoach's server through the package's launcher (which finds devcoach on PATH).
+#[test]
+fn qwen_code_and_copilot_cli_install_their_packages() {
+    let env = sandbox();
+    let local_bin = env.tmp.path().join("home/.local/bin");
+    std::fs::create_dir_all(&local_bin).expect("mkdir");
+    std::os::unix::fs::symlink(exe(), local_bin.join("devcoach")).expect("link");
+    let extension = repo().join("packaging/qwen-extension");
+    let out = ok(&env, "qwen", &["extensions", "install", extension.to_str().expect("utf-8"), "--consent"]);
+    assert!(out.contains("installed successfully"), "{out}");
+    let listed = ok(&env, "qwen", &["mcp", "list"]);
+    assert!(listed.contains("devcoach") && listed.contains("Connected"), "{listed}");
+    let extensions = ok(&env, "qwen", &["extensions", "list"]);
+    assert!(extensions.contains("devcoach") && extensions.contains("Skills"), "{extensions}");
+
+    let cache = target().join("agent-cache");
+    let copilot = |args: &[&str]| {
+        let out = agent(&env, "copilot")
+            .args(args)
+            .env("XDG_CACHE_HOME", &cache)
+            .env("COPILOT_OFFLINE", "true")
+            .env("COPILOT_AUTO_UPDATE", "false")
+            .output()
+            .expect("copilot");
+        assert!(out.status.success(), "copilot {args:?}:\n{}", transcript(&out, env.tmp.path()));
+        text(&out)
+    };
+    let plugin = repo().join("packaging/copilot-plugin");
+    let out = copilot(&["plugin", "install", plugin.to_str().expect("utf-8")]);
+    assert!(out.contains("installed successfully") && out.contains("1 skill"), "{out}");
+    assert!(copilot(&["plugin", "list"]).contains("devcoach"));
+    let servers = copilot(&["mcp", "list"]);
+    assert!(servers.contains("devcoach"), "{servers}");
+}
+
 #[test]
 fn codex_registers_the_server_and_agrees_on_hook_approval() {
     let env = sandbox();
