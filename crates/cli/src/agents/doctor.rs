@@ -528,6 +528,21 @@ fn flag(agent: Agent) -> &'static str {
 fn other_agent(inputs: &Inputs<'_>, agent: Agent) -> Section {
     let places = inputs.places;
     let mut s = Section::new(agent.label());
+    if super::package_installed(places, agent) {
+        let what = if agent == Agent::Copilot { "plugin" } else { "extension" };
+        s.add(Level::Ok, format!("devcoach {what} installed (it brings the server, hooks and skill)"));
+        if super::hooks_wired(places, agent) {
+            s.add(
+                Level::Warn,
+                format!(
+                    "hooks registered twice (the {what} and `devcoach install`): every stop counts double; run \
+                     `devcoach uninstall --{}` to leave them to the {what}",
+                    flag(agent)
+                ),
+            );
+        }
+        return s;
+    }
     if let Some(file) = places.mcp_file(agent) {
         match JsonDoc::load_existing(&file) {
             Ok(doc) => {

@@ -374,6 +374,31 @@ fn plugin_agent_config(dir: &Path, name: &str) -> PathBuf {
     if !json.exists() && jsonc.exists() { jsonc } else { json }
 }
 
+/// Whether devcoach's own package for the agent is installed there (the Copilot CLI plugin,
+/// the Qwen Code extension), which brings the server, hooks and skill itself.
+pub fn package_installed(places: &Places, agent: Agent) -> bool {
+    match agent {
+        Agent::Qwen => places.qwen_dir.join("extensions/devcoach/qwen-extension.json").is_file(),
+        Agent::Copilot => {
+            // Copilot keeps its plugin list in a JSON file that starts with `//` comments.
+            let Ok(bytes) =
+                devcoach_files::read(&places.copilot_dir.join("config.json"), 4 << 20, devcoach_files::Links::Follow)
+            else {
+                return false;
+            };
+            let text = String::from_utf8_lossy(&bytes);
+            let json: String =
+                text.lines().filter(|l| !l.trim_start().starts_with("//")).collect::<Vec<_>>().join("\n");
+            serde_json::from_str::<serde_json::Value>(&json).ok().is_some_and(|v| {
+                v["installedPlugins"].as_array().is_some_and(|all| {
+                    all.iter().any(|p| p["name"] == "devcoach" && p["enabled"] != serde_json::Value::Bool(false))
+                })
+            })
+        }
+        _ => false,
+    }
+}
+
 /// Whether the agent's hook file carries devcoach's lesson hooks (or, for OpenCode and Kilo,
 /// devcoach's plugin is in place).
 pub fn hooks_wired(places: &Places, agent: Agent) -> bool {

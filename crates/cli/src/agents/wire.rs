@@ -172,6 +172,13 @@ pub fn install(agent: Agent, places: &Places, launch: &Launch, opts: InstallOpti
                  folders when it asks, or devcoach stays silent there",
             );
         }
+        Agent::Copilot | Agent::Qwen if super::package_installed(places, agent) => {
+            let what = if agent == Agent::Copilot { "plugin" } else { "extension" };
+            report.push(
+                Mark::Skipped,
+                format!("server, hooks and skill: the devcoach {what} for {} provides them", agent.label()),
+            );
+        }
         Agent::Copilot | Agent::Qwen | Agent::Droid | Agent::Cursor => {
             mcp_register(&mut report, agent, places, launch, opts);
             if opts.skip_hook {

@@ -611,6 +611,19 @@ fn qwen_code_and_copilot_cli_install_their_packages() {
     assert!(copilot(&["plugin", "list"]).contains("devcoach"));
     let servers = copilot(&["mcp", "list"]);
     assert!(servers.contains("devcoach"), "{servers}");
+
+    // With the packages in place, `devcoach install` leaves both agents to them, and doctor
+    // knows the packages.
+    let out =
+        ok(&env, "devcoach", &["install", "--copilot", "--qwen"]).split_whitespace().collect::<Vec<_>>().join(" ");
+    assert!(out.contains("the devcoach plugin for Copilot CLI provides them"), "{out}");
+    assert!(out.contains("the devcoach extension for Qwen Code provides them"), "{out}");
+    assert!(!env.tmp.path().join("home/.copilot/hooks/devcoach.json").exists());
+    let doctor = ok(&env, "devcoach", &["doctor"]).split_whitespace().collect::<Vec<_>>().join(" ");
+    assert!(
+        doctor.contains("devcoach plugin installed") && doctor.contains("devcoach extension installed"),
+        "{doctor}"
+    );
 }
 
 #[test]
