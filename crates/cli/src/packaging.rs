@@ -121,14 +121,20 @@ fn claude_plugin() -> Vec<PackageFile> {
 
 /// The marketplace that lets `claude plugin marketplace add devcoach-rs/devcoach` find the plugin.
 fn marketplace() -> PackageFile {
+    marketplace_file(".claude-plugin/marketplace.json", "./packaging/claude-plugin")
+}
+
+/// A marketplace listing the one devcoach plugin at `source` (Claude Code's and Copilot CLI's
+/// share the shape).
+fn marketplace_file(path: &str, source: &str) -> PackageFile {
     json_file(
-        ".claude-plugin/marketplace.json",
+        path,
         &json!({
             "name": "devcoach",
             "owner": { "name": "devcoach contributors", "url": REPOSITORY },
             "plugins": [{
                 "name": "devcoach",
-                "source": "./packaging/claude-plugin",
+                "source": source,
                 "description": DESCRIPTION,
                 "version": devcoach_core::APP_VERSION
             }]
@@ -225,19 +231,7 @@ fn copilot_plugin() -> Vec<PackageFile> {
         ),
         json_file(&format!("{root}/hooks.json"), &json!({ "version": 1, "hooks": events })),
         text_file(format!("{root}/bin/devcoach-launch"), &pinned_launcher(), true),
-        json_file(
-            ".github/plugin/marketplace.json",
-            &json!({
-                "name": "devcoach",
-                "owner": { "name": "devcoach contributors", "url": REPOSITORY },
-                "plugins": [{
-                    "name": "devcoach",
-                    "source": "./packaging/copilot-plugin",
-                    "description": DESCRIPTION,
-                    "version": devcoach_core::APP_VERSION
-                }]
-            }),
-        ),
+        marketplace_file(".github/plugin/marketplace.json", "./packaging/copilot-plugin"),
     ];
     files.extend(skill_files(root));
     files

@@ -14,10 +14,8 @@ pub fn text(client: Client, launch: &Launch) -> String {
     let program = launch.program.to_string_lossy();
     // A JSON string is a JavaScript string: any path is quoted safely.
     let quoted = serde_json::to_string(&program).unwrap_or_else(|_| "\"devcoach\"".to_owned());
-    let agent = match client {
-        Client::Kilo => "kilo",
-        _ => "opencode",
-    };
+    // The plugin runs `<agent>-stop-hook`: the hook names' own prefix for the agent.
+    let agent = client.slug().unwrap_or("opencode");
     devcoach_assets::OPENCODE_PLUGIN.replace("\"@DEVCOACH@\"", &quoted).replace("@AGENT@", agent)
 }
 

@@ -238,47 +238,42 @@ pub fn install(agent: Agent, places: &Places, launch: &Launch, opts: InstallOpti
     report
 }
 
-/// The agent's own CLI and the arguments to add / remove our server with it.
+/// The agent's own CLI (`Agent::program`) and the arguments to add / remove our server with it.
 fn mcp_cli(agent: Agent, launch: &Launch, trust: bool) -> Option<(&'static str, Vec<String>, Vec<String>)> {
     let program = launch.program.to_string_lossy().into_owned();
-    let owned = |words: &[&str]| words.iter().map(|w| (*w).to_owned()).collect::<Vec<_>>();
-    match agent {
-        Agent::Gemini if trust => Some((
-            "gemini",
-            owned(&["mcp", "add", "-s", "user", "--trust", "devcoach", &program, "mcp"]),
-            owned(&["mcp", "remove", "-s", "user", "devcoach"]),
-        )),
-        Agent::Copilot => Some((
-            "copilot",
-            owned(&["mcp", "add", "devcoach", "--", &program, "mcp"]),
-            owned(&["mcp", "remove", "devcoach"]),
-        )),
-
+    let p = program.as_str();
+    let (add, remove): (Vec<&str>, Vec<&str>) = match agent {
+        Agent::ClaudeCode => (
+            vec!["mcp", "add", "--scope", "user", "devcoach", p, "--", "mcp"],
+            vec!["mcp", "remove", "--scope", "user", "devcoach"],
+        ),
+        Agent::Gemini => {
+            let mut add = vec!["mcp", "add", "-s", "user"];
+            if trust {
+                add.push("--trust");
+            }
+            add.extend(["devcoach", p, "mcp"]);
+            (add, vec!["mcp", "remove", "-s", "user", "devcoach"])
+        }
+        Agent::Codex | Agent::Copilot => {
+            (vec!["mcp", "add", "devcoach", "--", p, "mcp"], vec!["mcp", "remove", "devcoach"])
+        }
         // Droid takes the command line as one string: only for a path it cannot misread.
-        Agent::Droid if !program.contains(char::is_whitespace) => Some((
-            "droid",
-            owned(&["mcp", "add", "devcoach", &format!("{program} mcp")]),
-            owned(&["mcp", "remove", "devcoach"]),
-        )),
-        Agent::ClaudeCode => Some((
-            "claude",
-            ["mcp", "add", "--scope", "user", "devcoach", &program, "--", "mcp"].map(str::to_owned).to_vec(),
-            ["mcp", "remove", "--scope", "user", "devcoach"].map(str::to_owned).to_vec(),
-        )),
-        Agent::Gemini => Some((
-            "gemini",
-            ["mcp", "add", "-s", "user", "devcoach", &program, "mcp"].map(str::to_owned).to_vec(),
-            ["mcp", "remove", "-s", "user", "devcoach"].map(str::to_owned).to_vec(),
-        )),
-        Agent::Codex => Some((
-            "codex",
-            ["mcp", "add", "devcoach", "--", &program, "mcp"].map(str::to_owned).to_vec(),
-            ["mcp", "remove", "devcoach"].map(str::to_owned).to_vec(),
-        )),
+        Agent::Droid if !p.contains(char::is_whitespace) => {
+            return Some((
+                "droid",
+                ["mcp", "add", "devcoach", &format!("{p} mcp")].map(str::to_owned).to_vec(),
+                ["mcp", "remove", "devcoach"].map(str::to_owned).to_vec(),
+            ));
+        }
         // Qwen Code's `mcp add` cannot ask for the tools to be loaded (see `server_entry`): the
         // file is written directly.
-        Agent::Qwen | Agent::Droid | Agent::Cursor | Agent::OpenCode | Agent::Kilo | Agent::ClaudeDesktop => None,
-    }
+        Agent::Qwen | Agent::Droid | Agent::Cursor | Agent::OpenCode | Agent::Kilo | Agent::ClaudeDesktop => {
+            return None;
+        }
+    };
+    let owned = |words: Vec<&str>| words.into_iter().map(str::to_owned).collect();
+    Some((agent.program()?, owned(add), owned(remove)))
 }
 
 fn mcp_register(report: &mut Report, agent: Agent, places: &Places, launch: &Launch, opts: InstallOptions) {

@@ -36,7 +36,6 @@ impl Client {
     ];
 
     /// The start of its hook subcommands (`<slug>-stop-hook`); Claude Code's are unprefixed.
-    #[cfg(test)]
     pub fn slug(self) -> Option<&'static str> {
         match self {
             Self::Claude => None,
