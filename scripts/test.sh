@@ -10,7 +10,10 @@
 #     CLI, Codex CLI, Copilot CLI, Qwen Code, Droid, the MCPB packer) at the versions pinned in
 #     tests/clients/agents, into
 #     target/agents, for the install/plugin tests against the agents themselves, and
-#     playwright-core (tests/browser) into target/browser.
+#     playwright-core (tests/browser) into target/browser;
+#   - Wine and the MinGW cross compiler (Debian's) and Rust's x86_64-pc-windows-gnu standard
+#     library, then devcoach built for Windows into target/wine, for the test of the Windows
+#     plugin launcher (tests/windows).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -72,6 +75,30 @@ if [ -z "${DEVCOACH_TEST_BROWSER:-}" ] && ! cmp -s tests/browser/package-lock.js
   cp tests/browser/package.json tests/browser/package-lock.json target/browser/
   (cd target/browser && npm ci --no-audit --no-fund --loglevel=error)
   cp tests/browser/package-lock.json target/browser/.installed
+fi
+
+# The Windows build and Wine, for the batch launcher test (tests/windows/README.md).
+if [ -z "${DEVCOACH_TEST_WINE:-}" ]; then
+  if ! { [ -x /usr/lib/wine/wine64 ] && command -v x86_64-w64-mingw32-gcc >/dev/null 2>&1; }; then
+    echo "installing Wine and the MinGW cross compiler (Windows launcher test)…" >&2
+    apt_install wine64 gcc-mingw-w64-x86-64
+  fi
+  if ! command -v rustup >/dev/null 2>&1; then
+    echo "rustup is required for the Windows launcher test (it adds the x86_64-pc-windows-gnu target), or set DEVCOACH_TEST_WINE" >&2
+    exit 1
+  fi
+  if ! rustup target list --installed 2>/dev/null | grep -qx x86_64-pc-windows-gnu; then
+    rustup target add x86_64-pc-windows-gnu >&2
+  fi
+  CARGO_TARGET_X86_64_PC_WINDOWS_GNU_LINKER=x86_64-w64-mingw32-gcc \
+    cargo build -p devcoach --bin devcoach --locked --target x86_64-pc-windows-gnu
+  mkdir -p target/wine/bin
+  cp target/x86_64-pc-windows-gnu/debug/devcoach.exe target/wine/bin/devcoach.exe
+  x86_64-w64-mingw32-gcc -shared -O2 -o target/wine/bin/bcryptprimitives.dll tests/windows/bcryptprimitives.c -ladvapi32
+  x86_64-w64-mingw32-gcc -O2 -o target/wine/standin.exe tests/windows/standin.c
+  if [ ! -f target/wine/prefix/system.reg ]; then
+    WINEPREFIX="$PWD/target/wine/prefix" WINEDEBUG=-all /usr/lib/wine/wine64 wineboot -i >/dev/null 2>&1 || true
+  fi
 fi
 
 cargo build --workspace --locked --all-targets

@@ -55,6 +55,9 @@ pub const LESSON_PAGE: &str = include_str!("../site/lesson.html");
 /// The launcher the Claude Code plugin and the Gemini extension start the binary through.
 pub const PLUGIN_LAUNCHER: &str = include_str!("../packaging/devcoach-launch");
 
+/// The same launcher for Windows, as a batch file (CRLF line ends, kept by .gitattributes).
+pub const PLUGIN_LAUNCHER_CMD: &str = include_str!("../packaging/devcoach-launch.cmd");
+
 /// The OpenCode / Kilo Code plugin (`@DEVCOACH@` and `@AGENT@` filled in by `devcoach install`).
 pub const OPENCODE_PLUGIN: &str = include_str!("../packaging/opencode/devcoach.js");
 
@@ -110,6 +113,7 @@ mod tests {
             HIGHLIGHT_LICENSE,
             LESSON_PAGE,
             PLUGIN_LAUNCHER,
+            PLUGIN_LAUNCHER_CMD,
             NPM_LAUNCHER,
             OPENCODE_PLUGIN,
         ];

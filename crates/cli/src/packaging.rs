@@ -42,7 +42,9 @@ const REGISTRY_DESCRIPTION: &str =
 const REGISTRY_NAME: &str = "io.github.devcoach-rs/devcoach";
 /// The npm wrapper that carries the binary (see the distribution docs).
 const NPM_PACKAGE: &str = "@devcoach-rs/devcoach";
-use devcoach_assets::{NPM_LAUNCHER, PLUGIN_COMMANDS as COMMANDS, PLUGIN_LAUNCHER as LAUNCHER};
+use devcoach_assets::{
+    NPM_LAUNCHER, PLUGIN_COMMANDS as COMMANDS, PLUGIN_LAUNCHER as LAUNCHER, PLUGIN_LAUNCHER_CMD as LAUNCHER_CMD,
+};
 /// The platforms a release builds for: npm's (os, cpu), and the Rust target.
 pub const NPM_PLATFORMS: [(&str, &str, &str); 5] = [
     ("linux", "x64", "x86_64-unknown-linux-gnu"),
@@ -62,9 +64,15 @@ fn text_file(path: String, text: &str, executable: bool) -> PackageFile {
     PackageFile { path: path.into(), bytes: text.as_bytes().to_vec(), executable }
 }
 
-/// The plugin launcher, pinned to this version's npm build (the one it may fall back to).
-fn pinned_launcher() -> String {
-    LAUNCHER.replace("@VERSION@", devcoach_core::APP_VERSION)
+/// The plugin launchers in `{root}/bin`, pinned to this version's npm build (the one they may
+/// fall back to): `devcoach-launch` for POSIX shells, and `devcoach-launch.cmd` beside it, which
+/// Windows finds for the same command name through PATHEXT.
+fn launchers(root: &str) -> [PackageFile; 2] {
+    let pin = |text: &str| text.replace("@VERSION@", devcoach_core::APP_VERSION);
+    [
+        text_file(format!("{root}/bin/devcoach-launch"), &pin(LAUNCHER), true),
+        text_file(format!("{root}/bin/devcoach-launch.cmd"), &pin(LAUNCHER_CMD), false),
+    ]
 }
 
 fn skill_files(root: &str) -> Vec<PackageFile> {
@@ -110,11 +118,11 @@ fn claude_plugin() -> Vec<PackageFile> {
             &json!({ "mcpServers": { "devcoach": { "type": "stdio", "command": launcher, "args": ["mcp"] } } }),
         ),
         json_file(&format!("{root}/hooks/hooks.json"), &hooks_json(Agent::ClaudeCode, launcher)),
-        text_file(format!("{root}/bin/devcoach-launch"), &pinned_launcher(), true),
     ];
     for (name, text) in COMMANDS {
         files.push(text_file(format!("{root}/commands/{name}"), text, false));
     }
+    files.extend(launchers(root));
     files.extend(skill_files(root));
     files
 }
@@ -161,8 +169,8 @@ fn gemini_extension() -> Vec<PackageFile> {
             &format!("{root}/hooks/hooks.json"),
             &hooks_json(Agent::Gemini, "${extensionPath}/bin/devcoach-launch"),
         ),
-        text_file(format!("{root}/bin/devcoach-launch"), &pinned_launcher(), true),
     ];
+    files.extend(launchers(root));
     files.extend(skill_files(root));
     files
 }
@@ -192,8 +200,8 @@ fn qwen_extension() -> Vec<PackageFile> {
             &format!("{root}/hooks/hooks.json"),
             &hooks_json(Agent::Qwen, "${CLAUDE_PLUGIN_ROOT}/bin/devcoach-launch"),
         ),
-        text_file(format!("{root}/bin/devcoach-launch"), &pinned_launcher(), true),
     ];
+    files.extend(launchers(root));
     files.extend(skill_files(root));
     files
 }
@@ -205,9 +213,19 @@ fn copilot_plugin() -> Vec<PackageFile> {
     let launcher = "${PLUGIN_ROOT}/bin/devcoach-launch";
     let mut events = serde_json::Map::new();
     for (event, sub, timeout) in hook_plan(Agent::Copilot) {
+        // As Copilot's own plugins do: the plugin root through `env` (where Copilot expands it),
+        // read by the shell Copilot picks, bash or (on Windows) PowerShell 7 with the batch file.
         events.insert(
             event.to_owned(),
-            json!([{ "type": "command", "bash": format!("\"{launcher}\" {sub}"), "timeoutSec": timeout }]),
+            json!([{
+                "type": "command",
+                "bash": format!("\"$DEVCOACH_PLUGIN_ROOT/bin/devcoach-launch\" {sub}"),
+                "powershell": format!(
+                    "& (Join-Path $env:DEVCOACH_PLUGIN_ROOT 'bin/devcoach-launch.cmd') {sub}; exit $LASTEXITCODE"
+                ),
+                "env": { "DEVCOACH_PLUGIN_ROOT": "${PLUGIN_ROOT}" },
+                "timeoutSec": timeout
+            }]),
         );
     }
     let mut files = vec![
@@ -230,9 +248,9 @@ fn copilot_plugin() -> Vec<PackageFile> {
             &json!({ "mcpServers": { "devcoach": { "type": "local", "command": launcher, "args": ["mcp"], "tools": ["*"] } } }),
         ),
         json_file(&format!("{root}/hooks.json"), &json!({ "version": 1, "hooks": events })),
-        text_file(format!("{root}/bin/devcoach-launch"), &pinned_launcher(), true),
         marketplace_file(".github/plugin/marketplace.json", "./packaging/copilot-plugin"),
     ];
+    files.extend(launchers(root));
     files.extend(skill_files(root));
     files
 }

@@ -377,6 +377,36 @@ fn a_copilot_cli_turn_takes_the_cue_and_logs_the_lesson() {
     assert!(lesson_logged(&env), "the model's log_lesson reached the store");
 }
 
+/// The same turn with devcoach's Copilot plugin instead of `devcoach install`: the plugin's
+/// hooks find the launcher through the plugin root Copilot hands them.
+#[test]
+fn a_copilot_cli_turn_through_the_plugin_takes_the_cue() {
+    let env = sandbox();
+    let fake = FakeModel::start();
+    let local_bin = env.tmp.path().join("home/.local/bin");
+    std::fs::create_dir_all(&local_bin).expect("mkdir");
+    std::os::unix::fs::symlink(exe(), local_bin.join("devcoach")).expect("link");
+    let cache = target().join("agent-cache");
+    let vars = [
+        ("COPILOT_OFFLINE", "true".to_owned()),
+        ("COPILOT_PROVIDER_BASE_URL", format!("{}/v1", fake.url())),
+        ("COPILOT_MODEL", "fake-model".to_owned()),
+        ("COPILOT_AUTO_UPDATE", "false".to_owned()),
+        ("XDG_CACHE_HOME", cache.display().to_string()),
+    ];
+    let plugin = repo().join("packaging/copilot-plugin");
+    let mut install = agent(&env, "copilot");
+    install.args(["plugin", "install", plugin.to_str().expect("utf-8")]).envs(vars.iter().map(|(k, v)| (k, v)));
+    let out = install.output().expect("copilot");
+    assert!(out.status.success(), "{}", transcript(&out, env.tmp.path()));
+    let turn = || {
+        chat_turn(&env, &fake, "copilot", &["-p", "Rename the helper and run the tests.", "--allow-all-tools"], &vars)
+    };
+    let offered = |r: &Request| tool_names(r).iter().filter(|n| n.contains("devcoach")).count();
+    paced_then_cued(&env, &turn, &offered);
+    assert!(lesson_logged(&env), "the model's log_lesson reached the store");
+}
+
 #[test]
 fn a_qwen_code_turn_takes_the_cue_and_logs_the_lesson() {
     let env = sandbox();

@@ -245,6 +245,144 @@ fn the_launcher_finds_devcoach_or_stays_out_of_the_way() {
     assert!(String::from_utf8_lossy(&out.stdout).starts_with(&format!("devcoach {version} (")), "{out:?}");
 }
 
+/// The Windows launcher (`devcoach-launch.cmd`), run by Wine's `cmd` against devcoach's real
+/// Windows build (made by scripts/test.sh into target/wine): the same order as the POSIX one.
+#[cfg(unix)]
+#[test]
+fn the_windows_launcher_finds_devcoach_or_stays_out_of_the_way() {
+    let wine_dir = std::env::var_os("DEVCOACH_TEST_WINE").map_or_else(|| repo().join("target/wine"), PathBuf::from);
+    let wine = Path::new("/usr/lib/wine/wine64");
+    assert!(
+        wine.exists() && wine_dir.join("bin/devcoach.exe").exists() && wine_dir.join("standin.exe").exists(),
+        "Wine or the Windows build is missing: run scripts/test.sh (it builds them into target/wine), or set DEVCOACH_TEST_WINE"
+    );
+    let env = Env::new();
+    let version = env!("CARGO_PKG_VERSION");
+    let launcher = repo().join("packaging/claude-plugin/bin/devcoach-launch.cmd");
+    assert!(std::fs::read(&launcher).expect("launcher").windows(2).any(|w| w == b"\r\n"), "CRLF kept");
+    // Windows paths of this machine's files: Wine maps the root to drive Z:.
+    let win = |path: &Path| format!("Z:{}", path.display()).replace('/', "\\");
+    let dir = |name: &str| {
+        let path = env.tmp.path().join(name);
+        std::fs::create_dir_all(&path).expect("dir");
+        path
+    };
+    let (cache, empty) = (dir("npm-cache"), dir("empty"));
+    // Wine sets USERPROFILE to its prefix's user folder: cargo's folder is looked for there
+    // (emptied first, in case an earlier run stopped half way).
+    let users = wine_dir.join("prefix/drive_c/users");
+    let profile = std::fs::read_dir(&users)
+        .expect("the prefix's users")
+        .flatten()
+        .map(|e| e.path())
+        .find(|p| p.file_name().is_some_and(|n| n != "Public"))
+        .expect("a user folder in the prefix");
+    let cargo_bin = profile.join(".cargo/bin");
+    let _ = std::fs::remove_dir_all(&cargo_bin);
+    let npx_log = env.tmp.path().join("npx.log");
+    let npx_dir = dir("npx");
+    std::fs::write(npx_dir.join("npx.cmd"), format!("@echo %*>> \"{}\"\r\n", win(&npx_log))).expect("npx");
+    let other_dir = dir("other");
+    std::fs::copy(wine_dir.join("standin.exe"), other_dir.join("devcoach.exe")).expect("stand-in");
+    let run = |path: &[&Path], args: &[&str], stdin: &str| {
+        use std::io::Write as _;
+        let path: Vec<String> = path.iter().map(|p| win(p)).collect();
+        let mut child = std::process::Command::new(wine)
+            .arg("cmd")
+            .arg("/c")
+            .arg(win(&launcher))
+            .args(args)
+            .env_clear()
+            .env("PATH", "/usr/bin:/bin")
+            .env("HOME", env.tmp.path())
+            .env("WINEPREFIX", wine_dir.join("prefix"))
+            .env("WINEDEBUG", "-all")
+            // Wine's own PATH, with the folders under test after its system folders.
+            .env("WINEPATH", path.join(";"))
+            .env("npm_config_cache", win(&cache))
+            .env("DEVCOACH_DIR", win(&env.data()))
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .expect("wine ran");
+        child.stdin.take().expect("stdin").write_all(stdin.as_bytes()).expect("stdin written");
+        let out = child.wait_with_output().expect("wine finished");
+        (
+            out.status.code(),
+            String::from_utf8_lossy(&out.stdout).replace("\r\n", "\n"),
+            String::from_utf8_lossy(&out.stderr).into_owned(),
+        )
+    };
+    let npx_calls = || std::fs::read_to_string(&npx_log).unwrap_or_default().replace("\r\n", "\n");
+    let real_bin = wine_dir.join("bin");
+
+    // This version on PATH runs, with the arguments, stdin and exit code passed through: the
+    // MCP server answers an initialize through the launcher.
+    let (code, out, _) = run(&[&real_bin], &["--version"], "");
+    assert!(out.starts_with(&format!("devcoach {version} (")), "{code:?} {out}");
+    let init = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}"#;
+    let (code, out, err) = run(&[&real_bin], &["mcp"], &format!("{init}\n"));
+    assert_eq!(code, Some(0), "{err}");
+    let answer: Value = serde_json::from_str(out.lines().next().expect("one answer")).expect("JSON-RPC");
+    assert_eq!(answer["result"]["serverInfo"]["name"], "devcoach", "{out}");
+
+    // Nothing installed: a hook is silent and never reaches for npx; the server goes to npx,
+    // pinned to this version; without npx it says what to do.
+    let (code, out, err) = run(&[&npx_dir], &["stop-hook"], "{}");
+    assert_eq!((code, out.as_str(), err.as_str()), (Some(0), "", ""));
+    assert_eq!(npx_calls(), "", "a hook never starts an install");
+    let (code, _, err) = run(&[&npx_dir], &["mcp"], "");
+    assert_eq!(code, Some(0), "{err}");
+    assert_eq!(npx_calls(), format!("-y \"@devcoach-rs/devcoach@{version}\" mcp\n"));
+    let (code, _, err) = run(&[&empty], &["mcp"], "");
+    assert_eq!(code, Some(1));
+    assert!(err.contains("was not found"), "{err}");
+
+    // This version's npm build in npm's cache runs directly (hooks included); another version's
+    // does not.
+    let cached = |hash: &str, cached_version: &str| {
+        let dir = cache.join(format!("_npx/{hash}/node_modules/@devcoach-rs/devcoach-win32-x64"));
+        std::fs::create_dir_all(dir.join("bin")).expect("dir");
+        std::fs::write(
+            dir.join("package.json"),
+            format!("{{\n  \"name\": \"x\",\n  \"version\": \"{cached_version}\"\n}}\n"),
+        )
+        .expect("manifest");
+        std::fs::copy(wine_dir.join("standin.exe"), dir.join("bin/devcoach.exe")).expect("stand-in");
+        win(&dir.join("bin/devcoach.exe"))
+    };
+    cached("0ld", "0.0.1");
+    let (code, out, _) = run(&[&npx_dir], &["stop-hook"], "{}");
+    assert_eq!((code, out.as_str()), (Some(0), ""));
+    let current = cached("cur", version);
+    for sub in ["stop-hook", "mcp"] {
+        let (code, out, _) = run(&[&npx_dir], &[sub], "{}");
+        assert_eq!((code, out), (Some(7), format!("stand-in {current}: {sub}\n")));
+    }
+    assert_eq!(npx_calls().lines().count(), 1, "npx only ran the once, when nothing was cached");
+
+    // Another version on PATH gives way to this version's cached build, and still beats none;
+    // this version on PATH is taken before both. Cargo's folder counts as a place to look.
+    let (_, out, _) = run(&[&other_dir, &npx_dir], &["stop-hook"], "{}");
+    assert_eq!(out, format!("stand-in {current}: stop-hook\n"));
+    std::fs::remove_dir_all(cache.join("_npx")).expect("empty the cache");
+    let (code, out, _) = run(&[&other_dir, &npx_dir], &["stop-hook", "--agent", "x"], "{}");
+    assert_eq!(
+        (code, out),
+        (Some(7), format!("stand-in {}: stop-hook --agent x\n", win(&other_dir.join("devcoach.exe"))))
+    );
+    let (_, out, _) = run(&[&real_bin, &other_dir], &["--version"], "");
+    assert!(out.starts_with(&format!("devcoach {version} (")), "{out}");
+    std::fs::create_dir_all(&cargo_bin).expect("dir");
+    for file in ["devcoach.exe", "bcryptprimitives.dll"] {
+        std::fs::copy(real_bin.join(file), cargo_bin.join(file)).expect("copy");
+    }
+    let (_, out, _) = run(&[&other_dir], &["--version"], "");
+    std::fs::remove_dir_all(&cargo_bin).expect("cargo's folder emptied");
+    assert!(out.starts_with(&format!("devcoach {version} (")), "cargo's build of this version beats another: {out}");
+}
+
 /// `server.json` against the MCP Registry's published schema (a copy in tests/fixtures/schemas),
 /// plus the registry rules the schema does not spell out.
 #[test]
