@@ -6,8 +6,9 @@
 pub const SKILL: &str = include_str!("../SKILL.md");
 
 /// The skill's references, sorted by file name (the order the prompt joins them in).
-pub const SKILL_REFERENCES: [(&str, &str); 5] = [
+pub const SKILL_REFERENCES: [(&str, &str); 6] = [
     ("calibration.md", include_str!("../references/calibration.md")),
+    ("checking.md", include_str!("../references/checking.md")),
     ("course.md", include_str!("../references/course.md")),
     ("onboarding.md", include_str!("../references/onboarding.md")),
     ("review.md", include_str!("../references/review.md")),

@@ -17,8 +17,18 @@ async def review(session: ClientSession, seen: dict) -> None:
     due = await session.call_tool("get_due_reviews", {})
     seen["due"] = due.structured_content
     card = due.structured_content["cards"][0]
-    graded = await session.call_tool("grade_review", {"lesson_id": card["lesson_id"], "grade": "hard"})
+    # The agent asked the question, read the learner's words and graded them: a checked review.
+    graded = await session.call_tool(
+        "grade_review",
+        {
+            "lesson_id": card["lesson_id"], "grade": "hard",
+            "answer": "You gather them, I think, and await that.",
+            "missing": "asyncio.gather(a(), b(), c()) starts all three before awaiting any",
+        },
+    )
     seen["graded"] = graded.structured_content
+    calibration = await session.read_resource("devcoach://calibration")
+    seen["calibration"] = json.loads(calibration.contents[0].text)
     after = await session.read_resource("devcoach://reviews/due")
     seen["due_after"] = json.loads(after.contents[0].text)
 
@@ -60,6 +70,18 @@ async def main(binary: str, data_dir: str, mode: str) -> None:
             seen["logged"] = logged.structured_content
             feedback = await session.call_tool("submit_feedback", {"lesson_id": "py-client", "feedback": "know"})
             seen["feedback"] = feedback.structured_content
+            # The learner said they knew it, then explained it back; the agent graded the words.
+            explained = await session.call_tool(
+                "submit_feedback",
+                {
+                    "lesson_id": "py-client",
+                    "explain_back": {
+                        "answer": "You await each one in turn.", "grade": "wrong",
+                        "missing": "gather runs them concurrently; awaiting in a loop runs them one after another",
+                    },
+                },
+            )
+            seen["explained"] = explained.structured_content
             bad = await session.call_tool("star_lesson", {"lesson_id": "missing", "starred": True})
             seen["bad_is_error"] = bool(bad.is_error)
             seen["bad_text"] = bad.content[0].text

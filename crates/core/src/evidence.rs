@@ -21,11 +21,21 @@ pub enum EvidenceCause {
     Practice,
     /// A course check.
     Course,
+    /// A lesson explained back in the learner's words, graded by the agent.
+    ExplainBack,
 }
 
 impl EvidenceCause {
-    pub const ALL: [EvidenceCause; 7] =
-        [Self::Feedback, Self::Manual, Self::Onboarding, Self::Restore, Self::Review, Self::Practice, Self::Course];
+    pub const ALL: [EvidenceCause; 8] = [
+        Self::Feedback,
+        Self::Manual,
+        Self::Onboarding,
+        Self::Restore,
+        Self::Review,
+        Self::Practice,
+        Self::Course,
+        Self::ExplainBack,
+    ];
 
     pub fn as_str(self) -> &'static str {
         match self {
@@ -36,6 +46,7 @@ impl EvidenceCause {
             Self::Review => "review",
             Self::Practice => "practice",
             Self::Course => "course",
+            Self::ExplainBack => "explain_back",
         }
     }
 

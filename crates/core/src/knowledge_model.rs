@@ -18,6 +18,7 @@
 
 use chrono::{DateTime, Utc};
 
+use crate::checked::CheckGrade;
 use crate::fsrs::{Grade, Memory, Scheduler};
 use crate::lesson::Feedback;
 
@@ -28,8 +29,11 @@ pub enum Observation {
     Assessment(i64),
     /// Feedback on a lesson of the topic.
     Feedback(Feedback),
-    /// A review card of the topic was graded.
-    Review(Grade),
+    /// A review card of the topic was graded: `checked` when the agent graded an answer in the
+    /// learner's own words, else the learner's own grade.
+    Review { grade: Grade, checked: bool },
+    /// The learner explained a lesson of the topic back and the agent graded it.
+    ExplainBack(CheckGrade),
     /// A course check step was done (`true`) or skipped (`false`).
     CourseCheck(bool),
     /// A practice problem on the topic ended.
@@ -51,10 +55,12 @@ impl Observation {
     pub fn direction(self) -> Option<Direction> {
         match self {
             Self::Assessment(_) | Self::Feedback(_) => None,
-            Self::Review(Grade::Again | Grade::Hard)
+            Self::Review { grade: Grade::Again | Grade::Hard, .. }
+            | Self::ExplainBack(CheckGrade::Wrong | CheckGrade::Partly)
             | Self::CourseCheck(false)
             | Self::Practice(PracticeResult::Revealed) => Some(Direction::Down),
-            Self::Review(Grade::Good | Grade::Easy)
+            Self::Review { grade: Grade::Good | Grade::Easy, .. }
+            | Self::ExplainBack(CheckGrade::Correct)
             | Self::CourseCheck(true)
             | Self::Practice(PracticeResult::Alone | PracticeResult::Helped) => Some(Direction::Up),
         }
@@ -123,7 +129,20 @@ fn reading(o: Observation) -> Option<Reading> {
         // Could not follow: some who know the topic still miss one lesson on it, and some of
         // the lesson sticks anyway.
         Observation::Feedback(Feedback::DontKnow) => r(Some(false), 0.5, 0.2, 0.1, Grade::Again),
-        Observation::Review(g) => r(Some(g.recalled()), REVIEW_GUESS, REVIEW_SLIP, 0.2, g),
+        // Checked against the card's answer, a review is strong evidence; graded by the learner,
+        // a "good" is partly what they believe (see `docs/knowledge-model.md`, checked recall).
+        Observation::Review { grade, checked: true } => {
+            r(Some(grade.recalled()), REVIEW_GUESS, REVIEW_SLIP, 0.2, grade)
+        }
+        Observation::Review { grade, checked: false } => {
+            r(Some(grade.recalled()), SELF_GRADED_GUESS, SELF_GRADED_SLIP, 0.2, grade)
+        }
+        // Saying the idea in one's own words right after the lesson: a correct answer is hard to
+        // fake, a partial one is weak evidence either way, a wrong one is a miss that the
+        // one-line correction mends only a little.
+        Observation::ExplainBack(CheckGrade::Correct) => r(Some(true), 0.1, 0.05, 0.1, Grade::Good),
+        Observation::ExplainBack(CheckGrade::Partly) => r(Some(true), 0.5, 0.3, 0.15, Grade::Hard),
+        Observation::ExplainBack(CheckGrade::Wrong) => r(Some(false), 0.1, 0.1, 0.1, Grade::Again),
         Observation::CourseCheck(done) => r(Some(done), 0.3, 0.15, 0.1, if done { Grade::Good } else { Grade::Hard }),
         // Solving alone is good evidence; with strong hints, weaker (the hints carried part of
         // it); asking for the answer is a miss, though reading the solution teaches a little.
@@ -133,10 +152,17 @@ fn reading(o: Observation) -> Option<Reading> {
     }
 }
 
-/// P(recalled | not known) for a review question: a lucky or partial answer.
+/// P(recalled | not known) for a checked review question: a lucky or partial answer.
 const REVIEW_GUESS: f64 = 0.15;
 /// P(not recalled | known): known, and blanked anyway (beyond forgetting, which `R` covers).
 const REVIEW_SLIP: f64 = 0.03;
+/// The same for a review the learner graded themselves. A "good" from someone who did not recall
+/// it is common, so a self-graded success says less about having learned the topic (its grade
+/// still moves the topic's memory), while a self-admitted miss stays believed. Chosen on the
+/// simulation's two learners (docs/knowledge-model.md): higher guesses fit the overrater
+/// better, but from about 0.9 a miss says nothing at all; 0.5 keeps it telling.
+const SELF_GRADED_GUESS: f64 = 0.5;
+const SELF_GRADED_SLIP: f64 = 0.05;
 
 /// What the model holds for a topic.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -277,12 +303,34 @@ mod tests {
         let at = t0() + Duration::days(2);
         let p = |o| base.observe(o, at, &s).now(at, &s);
         let before = base.now(at, &s);
-        assert!(p(Observation::Review(Grade::Good)) > before);
-        assert!(p(Observation::Review(Grade::Again)) < before);
+        assert!(p(Observation::Review { grade: Grade::Good, checked: true }) > before);
+        assert!(p(Observation::Review { grade: Grade::Again, checked: true }) < before);
         assert!(p(Observation::Feedback(Feedback::Understood)) > before);
         assert!(p(Observation::Feedback(Feedback::DontKnow)) < before);
         assert!(p(Observation::CourseCheck(true)) > before);
-        assert!(p(Observation::Review(Grade::Good)) > p(Observation::Feedback(Feedback::Know)) - 0.2);
+        assert!(
+            p(Observation::Review { grade: Grade::Good, checked: true })
+                > p(Observation::Feedback(Feedback::Know)) - 0.2
+        );
+    }
+
+    #[test]
+    fn checked_evidence_counts_more_than_self_report() {
+        let s = Scheduler::default();
+        let base = TopicState::start(Observation::Assessment(4), t0(), &s);
+        let at = t0() + Duration::days(3);
+        let learned = |o| base.observe(o, at, &s).learned;
+        let review = |grade, checked| Observation::Review { grade, checked };
+        assert!(learned(review(Grade::Good, true)) > learned(review(Grade::Good, false)) + 0.1);
+        // A miss the learner admits is believed about as much as a checked one.
+        assert!(learned(review(Grade::Again, false)) < base.learned);
+        assert!(
+            learned(Observation::ExplainBack(CheckGrade::Correct)) > learned(Observation::Feedback(Feedback::Know))
+        );
+        assert!(learned(Observation::ExplainBack(CheckGrade::Wrong)) < base.learned);
+        let partly = learned(Observation::ExplainBack(CheckGrade::Partly));
+        assert!(partly < learned(Observation::ExplainBack(CheckGrade::Correct)));
+        assert_eq!(Observation::ExplainBack(CheckGrade::Partly).direction(), Some(Direction::Down));
     }
 
     #[test]
@@ -294,8 +342,12 @@ mod tests {
         assert_eq!(step_toward(4, 6, Down), 4, "a miss never raises");
         assert_eq!(step_toward(10, 10, Up), 10);
         assert_eq!(step_toward(0, 0, Down), 0);
-        assert_eq!(Observation::Review(Grade::Hard).direction(), Some(Down), "hard never raises");
-        assert_eq!(Observation::Review(Grade::Easy).direction(), Some(Up));
+        assert_eq!(
+            Observation::Review { grade: Grade::Hard, checked: false }.direction(),
+            Some(Down),
+            "hard never raises"
+        );
+        assert_eq!(Observation::Review { grade: Grade::Easy, checked: true }.direction(), Some(Up));
         assert_eq!(Observation::Feedback(Feedback::Know).direction(), None);
     }
 

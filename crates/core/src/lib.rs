@@ -7,6 +7,7 @@
 //! here; the front ends (CLI, MCP, dashboard) render them.
 
 pub mod card;
+pub mod checked;
 pub mod course;
 pub mod detect;
 pub mod evidence;

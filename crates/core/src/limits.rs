@@ -30,5 +30,8 @@ pub const CATEGORY_CHARS: usize = 100;
 /// A review card's question and answer.
 pub const QUESTION_CHARS: usize = 500;
 pub const ANSWER_CHARS: usize = 2_000;
+/// A checked answer: the learner's words, and the missing piece the grader names.
+pub const CHECK_ANSWER_CHARS: usize = 2_000;
+pub const CHECK_MISSING_CHARS: usize = 500;
 /// A hook payload read from stdin.
 pub const HOOK_PAYLOAD_BYTES: usize = 16 * 1024 * 1024;

@@ -54,6 +54,12 @@ pub struct EstimateOut {
     /// The probability the topic was ever learned (knowledge tracing's mastery, before
     /// forgetting).
     pub mastery: f64,
+    /// What the estimate rests on: answers you checked (explain-backs, checked reviews) count
+    /// more than the learner's own reports (lesson feedback, reviews they graded themselves).
+    pub checked_answers: i64,
+    pub self_reports: i64,
+    /// Ratings, course checks and practice.
+    pub other_evidence: i64,
 }
 
 #[derive(Debug, Serialize, JsonSchema)]
@@ -148,6 +154,9 @@ pub fn briefing(ctx: &Ctx) -> Result<BriefingOut, ToolError> {
                 confidence_now: e.confidence_now,
                 known_now: e.known_now,
                 mastery: e.mastery,
+                checked_answers: e.checked,
+                self_reports: e.self_reported,
+                other_evidence: (e.evidence - e.checked - e.self_reported).max(0),
             })
             .collect();
         Ok(BriefingOut {
@@ -225,6 +234,11 @@ pub fn stats(ctx: &Ctx) -> Result<StatsOut, ToolError> {
             strongest_topics: k(&st.strongest_topics),
         })
     })
+}
+
+/// How the learner's self-reports compare with their checked answers, per topic.
+pub fn calibration(ctx: &Ctx) -> Result<devcoach_core::checked::CalibrationReport, ToolError> {
+    ctx.with_store(|s| Ok(devcoach_core::checked::CalibrationReport::new(&s.calibration()?)))
 }
 
 pub fn context(ctx: &Ctx) -> Result<ContextOut, ToolError> {

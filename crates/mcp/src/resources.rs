@@ -1,4 +1,4 @@
-//! The 11 resources. A read never fails: a problem becomes `{"error": …}` in the payload.
+//! The 12 resources. A read never fails: a problem becomes `{"error": …}` in the payload.
 
 use rmcp::model::{Resource, ResourceContents, ResourceTemplate};
 use serde::Serialize;
@@ -65,6 +65,14 @@ const RESOURCES: &[(&str, &str, &str, &str, &str)] = &[
         JSON,
     ),
     (
+        "devcoach://calibration",
+        "calibration",
+        "Calibration",
+        "Per topic: how the learner's self-reports (lesson feedback, self-graded reviews) compare with their checked \
+         answers (explain-backs, checked reviews), with a one-line verdict once there are enough.",
+        JSON,
+    ),
+    (
         "devcoach://reviews/due",
         "reviews-due",
         "Due Reviews",
@@ -121,6 +129,7 @@ pub fn read(ctx: &Ctx, uri: &str) -> Option<ResourceContents> {
         },
         "devcoach://briefing" => json_text(payloads::briefing(ctx)),
         "devcoach://reviews/due" => json_text(payloads::due_reviews(ctx, 10)),
+        "devcoach://calibration" => json_text(payloads::calibration(ctx)),
         "devcoach://context" => json_text(payloads::context(ctx)),
         "devcoach://onboarding" => json_text(payloads::onboarding(ctx)),
         other => {

@@ -9,6 +9,7 @@
 //! learner.
 
 use chrono::{DateTime, Duration, Utc};
+use devcoach_core::checked::{Check, CheckGrade};
 use devcoach_core::course::{CourseId, StepKind, StepStatus};
 use devcoach_core::feedback::FeedbackChoice;
 use devcoach_core::fsrs::Grade;
@@ -57,6 +58,17 @@ struct DemoLesson {
     #[serde(default)]
     starred: bool,
     shared_by: Option<String>,
+    /// The lesson explained back through the agent, just after the answer.
+    #[serde(default)]
+    explain_back: Option<DemoCheck>,
+}
+
+#[derive(Deserialize)]
+struct DemoCheck {
+    answer: String,
+    grade: String,
+    #[serde(default)]
+    missing: Option<String>,
 }
 
 #[derive(Deserialize)]
@@ -64,6 +76,11 @@ struct Review {
     lesson: String,
     grade: String,
     hours_ago: i64,
+    /// The learner's words, when the agent checked the answer (else a self-graded review).
+    #[serde(default)]
+    answer: Option<String>,
+    #[serde(default)]
+    missing: Option<String>,
 }
 
 #[derive(Deserialize)]
@@ -95,6 +112,7 @@ struct DemoStep {
 enum Event<'a> {
     Lesson(&'a DemoLesson),
     Feedback(&'a DemoLesson, Feedback),
+    ExplainBack(&'a DemoLesson, &'a DemoCheck),
     Star(&'a DemoLesson),
     Review(&'a Review, Grade),
     Edit(&'a Edit),
@@ -120,8 +138,11 @@ fn timeline(l: &Learner, now: DateTime<Utc>) -> Result<Vec<(DateTime<Utc>, Event
         if let Some(f) = &lesson.feedback {
             events.push((at + Duration::minutes(5), Event::Feedback(lesson, Feedback::parse(f).map_err(bad)?)));
         }
+        if let Some(check) = &lesson.explain_back {
+            events.push((at + Duration::minutes(6), Event::ExplainBack(lesson, check)));
+        }
         if lesson.starred {
-            events.push((at + Duration::minutes(6), Event::Star(lesson)));
+            events.push((at + Duration::minutes(7), Event::Star(lesson)));
         }
     }
     for r in &l.reviews {
@@ -225,8 +246,21 @@ impl Store {
             Event::Star(d) => {
                 self.set_star(&d.id, true)?;
             }
+            Event::ExplainBack(d, c) => {
+                let grade = CheckGrade::parse(&c.grade).ok_or_else(|| bad(format!("no grade {}", c.grade)))?;
+                let check = Check::new(&c.answer, c.missing.as_deref()).map_err(bad)?;
+                self.record_explain_back(&d.id, grade, &check, at)?
+                    .ok_or_else(|| bad(format!("no lesson {}", d.id)))?;
+            }
             Event::Review(r, grade) => {
-                self.grade_review(&r.lesson, grade, at)?.ok_or_else(|| bad(format!("no lesson {}", r.lesson)))?;
+                let graded = match &r.answer {
+                    Some(answer) => {
+                        let check = Check::new(answer, r.missing.as_deref()).map_err(bad)?;
+                        self.grade_checked_review(&r.lesson, grade, &check, at)?
+                    }
+                    None => self.grade_review(&r.lesson, grade, at)?,
+                };
+                graded.ok_or_else(|| bad(format!("no lesson {}", r.lesson)))?;
             }
             Event::Edit(e) => {
                 self.update_knowledge(&e.topic, e.delta, at)?;

@@ -12,6 +12,7 @@
 //! - our own tables are registered in `schema_migrations` and never raise `user_version`.
 
 mod backup;
+mod checked;
 mod connection;
 mod courses;
 mod cue_state;
@@ -37,6 +38,7 @@ pub use backup::{
     BackupError, BackupSummary, MAX_BACKUP_BYTES, RestoreOutcome, Scope, restore_file, restore_file_scoped,
     write_backup_file,
 };
+pub use checked::{CheckedRow, ExplainBackOutcome};
 pub use connection::{Compat, Peek, Store};
 pub use courses::{CourseFilter, HIGHLIGHTER, NewCourse};
 pub use cue_state::{CueState, NudgeSession};

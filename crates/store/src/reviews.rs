@@ -4,6 +4,7 @@
 //! simply has no card any more (the row is cleaned up on the next write).
 
 use chrono::{DateTime, Utc};
+use devcoach_core::checked::{Check, CheckGrade, CheckKind};
 use devcoach_core::fsrs::{Grade, Memory, Parameters};
 use devcoach_core::fsrs_fit::History;
 use devcoach_core::review::{self, CardSource, CardText, Graded, ReviewCard, ReviewMix, ReviewSettings};
@@ -300,6 +301,29 @@ impl Store {
     /// Grades a lesson's card (made first if the lesson has none) and logs the review; `None`
     /// when there is no such lesson.
     pub fn grade_review(&mut self, lesson_id: &str, grade: Grade, now: DateTime<Utc>) -> Result<Option<GradeOutcome>> {
+        self.grade(lesson_id, grade, None, now)
+    }
+
+    /// [`Store::grade_review`] for an answer the agent checked: the learner's words and the
+    /// missing piece are kept beside the review log, and the knowledge model reads the grade
+    /// as checked (stronger) evidence.
+    pub fn grade_checked_review(
+        &mut self,
+        lesson_id: &str,
+        grade: Grade,
+        check: &Check,
+        now: DateTime<Utc>,
+    ) -> Result<Option<GradeOutcome>> {
+        self.grade(lesson_id, grade, Some(check), now)
+    }
+
+    fn grade(
+        &mut self,
+        lesson_id: &str,
+        grade: Grade,
+        check: Option<&Check>,
+        now: DateTime<Utc>,
+    ) -> Result<Option<GradeOutcome>> {
         self.write(|tx| {
             let Some(lesson) = crate::lessons::lesson_by_id(tx, lesson_id)? else { return Ok(None) };
             let load = |tx: &Transaction<'_>| {
@@ -337,10 +361,14 @@ impl Store {
                 memory.stability,
                 memory.difficulty
             ])?;
+            if let Some(check) = check {
+                let rubric = CheckGrade::of_review(grade);
+                crate::checked::insert(tx, lesson_id, &lesson.topic_id, CheckKind::Review, rubric, check, &at)?;
+            }
             crate::topic_model::observe_and_write_back(
                 tx,
                 &lesson.topic_id,
-                devcoach_core::knowledge_model::Observation::Review(grade),
+                devcoach_core::knowledge_model::Observation::Review { grade, checked: check.is_some() },
                 &crate::knowledge::Because {
                     cause: devcoach_core::evidence::EvidenceCause::Review,
                     lesson_id: Some(lesson_id),

@@ -192,6 +192,24 @@ CREATE TABLE IF NOT EXISTS ext_lesson_kinds (
 );
 ",
     },
+    Addition {
+        // Answers in the learner's own words, graded by the agent: explain-backs and checked
+        // reviews. The topic is kept so calibration outlives a deleted lesson.
+        name: "rs-5-checked-answers",
+        sql: "
+CREATE TABLE IF NOT EXISTS ext_checked_answers (
+    id        INTEGER PRIMARY KEY AUTOINCREMENT,
+    lesson_id TEXT NOT NULL,
+    topic     TEXT NOT NULL,
+    kind      TEXT NOT NULL,
+    grade     TEXT NOT NULL,
+    answer    TEXT NOT NULL,
+    missing   TEXT,
+    at        TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS idx_ext_checked_answers_topic ON ext_checked_answers (topic, at);
+",
+    },
 ];
 
 pub(crate) fn user_version(conn: &Connection) -> rusqlite::Result<i64> {

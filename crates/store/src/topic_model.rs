@@ -25,6 +25,10 @@ pub struct TopicEstimate {
     pub mastery: f64,
     /// Pieces of evidence behind it.
     pub evidence: i64,
+    /// Of which: answers the agent checked, and the learner's own reports (lesson feedback,
+    /// reviews they graded themselves). The rest are ratings, course checks and practice.
+    pub checked: i64,
+    pub self_reported: i64,
     pub last_evidence: String,
 }
 
@@ -103,16 +107,20 @@ impl Store {
         let scheduler = Scheduler::default();
         let mut stmt = self.conn().prepare_cached("SELECT topic FROM ext_topic_model ORDER BY topic")?;
         let topics: Vec<String> = stmt.query_map([], |r| r.get(0))?.collect::<rusqlite::Result<_>>()?;
+        let basis = crate::checked::basis_by_topic(self.conn())?;
         let mut out = Vec::with_capacity(topics.len());
         for topic in topics {
             if let Some(state) = load(self.conn(), &topic)? {
                 let known_now = state.now(now, &scheduler);
+                let (checked, self_reported) = basis.get(&topic).copied().unwrap_or_default();
                 out.push(TopicEstimate {
                     topic,
                     known_now,
                     confidence_now: knowledge_model::confidence(known_now),
                     mastery: state.learned,
                     evidence: state.evidence,
+                    checked,
+                    self_reported,
                     last_evidence: iso_ms(state.last_at),
                 });
             }

@@ -358,6 +358,65 @@ pub(crate) fn coverage(lessons: &[LessonPoint], known: &HashMap<String, i64>, ro
     (out, covered, known.len())
 }
 
+/// What the learner said of themselves against what their checked answers showed, summed over
+/// every topic: one bar per kind of self-report, split into correct, partly and wrong. HTML, as
+/// the coverage bars are.
+pub(crate) fn self_vs_checked(topics: &[devcoach_core::checked::TopicCalibration]) -> String {
+    use devcoach_core::checked::Claim;
+    let mut tallies = [(0usize, 0usize, 0usize); 3];
+    for c in topics {
+        for (i, (_, t)) in c.claims.iter().enumerate() {
+            tallies[i].0 += t.correct;
+            tallies[i].1 += t.partly;
+            tallies[i].2 += t.wrong;
+        }
+    }
+    if tallies.iter().all(|(c, p, w)| c + p + w == 0) {
+        return empty(
+            "Explain a lesson back through your agent (🗣 on the feedback line) or review with it: each checked answer \
+             is drawn here beside what you said of yourself before it.",
+        );
+    }
+    let said = |claim: Claim| match claim {
+        Claim::Knew => "You said you knew it",
+        Claim::Understood => "You said you understood",
+        Claim::Lost => "You said you couldn't follow",
+    };
+    let mut out =
+        String::from(r#"<ol class="bars checks" aria-label="Checked answers after each kind of self-report">"#);
+    for (claim, (correct, partly, wrong)) in Claim::ALL.into_iter().zip(tallies) {
+        let n = correct + partly + wrong;
+        let share = |k: usize| if n == 0 { 0.0 } else { as_f64(k) / as_f64(n) * 100.0 };
+        let value = if n == 0 {
+            "no checks yet".to_owned()
+        } else {
+            format!("{correct} correct · {partly} partly · {wrong} wrong")
+        };
+        let _ = write!(
+            out,
+            r#"<li><span class="bar-name">{}</span><span class="bar-track split">{}{}{}</span><span class="bar-value">{value}</span></li>"#,
+            said(claim),
+            segment("correct", share(correct)),
+            segment("partly", share(partly)),
+            segment("wrong", share(wrong)),
+        );
+    }
+    out.push_str("</ol>");
+    legend(&mut out, &[("col seg-correct", "correct"), ("col seg-partly", "partly"), ("col seg-wrong", "wrong")]);
+    out
+}
+
+fn segment(kind: &str, percent: f64) -> String {
+    if percent <= 0.0 {
+        return String::new();
+    }
+    format!(r#"<span class="bar-seg seg-{kind}" style="width: {percent:.0}%"></span>"#)
+}
+
+fn as_f64(n: usize) -> f64 {
+    f64::from(u32::try_from(n).unwrap_or(u32::MAX))
+}
+
 /// One bar per day (`class` colours them; `what` names a bar's count in its tooltip, singular
 /// and plural).
 pub(crate) fn per_day(label: &str, days: &[(NaiveDate, u32)], class: &str, what: (&str, &str)) -> String {

@@ -92,6 +92,12 @@ pub(super) fn restore(ctx: &Ctx, file: &Path, lesson: Option<&str>) -> anyhow::R
     if out.rows_of("ext_evidence") > 0 {
         lines.push(format!("  history   {} restored", output::plural(out.rows_of("ext_evidence"), "knowledge change")));
     }
+    if out.rows_of("ext_checked_answers") > 0 {
+        lines.push(format!(
+            "  checks    {} restored",
+            output::plural(out.rows_of("ext_checked_answers"), "checked answer")
+        ));
+    }
     if out.practice_files > 0 {
         lines.push(format!("  practice  {} added", output::plural(out.practice_files, "file")));
     }

@@ -40,7 +40,8 @@ pub fn profile(ctx: &Ctx, json: bool) -> anyhow::Result<()> {
             // The knowledge model's reading, beside (never instead of) the learner's confidence.
             "estimates": estimates.iter().map(|e| serde_json::json!({
                 "topic": e.topic, "estimate": e.confidence_now, "recall_now": round3(e.known_now),
-                "mastery": round3(e.mastery), "evidence": e.evidence, "last_evidence": e.last_evidence,
+                "mastery": round3(e.mastery), "evidence": e.evidence, "checked_answers": e.checked,
+                "self_reports": e.self_reported, "last_evidence": e.last_evidence,
             })).collect::<Vec<_>>(),
         }))?;
     } else if profile.knowledge.is_empty() {
@@ -68,11 +69,34 @@ pub fn profile(ctx: &Ctx, json: bool) -> anyhow::Result<()> {
             if groups == 1 { "" } else { "s" }
         );
         crate::output::print(&format!("{}{}", table.for_term(&entries, ctx.term), ctx.term.out(Style::Dim, &footer)))?;
+        let calibration = store.as_ref().and_then(|s| s.calibration().ok()).unwrap_or_default();
+        crate::output::print(&calibration_text(ctx, &calibration))?;
     }
     if let Some(s) = &store {
         ctx.read_only_notice(s);
     }
     Ok(())
+}
+
+/// The profile's closing lines: per topic with a checked answer, how the learner's own word
+/// held up against it.
+fn calibration_text(ctx: &Ctx, topics: &[devcoach_core::checked::TopicCalibration]) -> String {
+    let t = &ctx.term;
+    if topics.is_empty() {
+        let text = "No checked answers yet. Explain a lesson back (the feedback line's 🗣 e) or review through your \
+                    agent, and this shows how your own word holds up against them.";
+        return format!("\n{}", t.out(Style::Dim, &crate::output::wrap(text, t.width)));
+    }
+    let mut out = vec![String::new(), t.out(Style::Bold, "Your word and your checked answers")];
+    for c in topics {
+        let style = match c.verdict {
+            devcoach_core::checked::Verdict::Overrates => Style::Yellow,
+            devcoach_core::checked::Verdict::NotEnough { .. } => Style::Dim,
+            _ => Style::Plain,
+        };
+        out.push(t.out(style, &crate::output::wrap_indented(&c.line(), t.width, "  ", "    ")));
+    }
+    out.join("\n")
 }
 
 /// Says so when the topic rule changed what was typed (`Python` is stored as `python`).

@@ -266,6 +266,7 @@ fn session(ctx: &Ctx, input: &mut impl BufRead, out: &mut impl Write) -> anyhow:
     store.ensure_review_cards(ctx.now)?;
     let paint = |style: Style, text: &str| style.paint(text, ctx.term.color_out);
     let mut done = 0;
+    let mut introduced = false;
     let mut line = String::new();
     loop {
         let (cards, total) = store.due_reviews(ctx.now, 1)?;
@@ -282,6 +283,12 @@ fn session(ctx: &Ctx, input: &mut impl BufRead, out: &mut impl Write) -> anyhow:
             }
             return Ok(());
         };
+        if !introduced {
+            introduced = true;
+            let text = "You grade yourself here. A review through your agent checks your answer instead, and a \
+                        checked answer counts for more.";
+            writeln!(out, "{}", paint(Style::Dim, &output::wrap(text, ctx.term.width)))?;
+        }
         writeln!(
             out,
             "\n{} {}  {}",
@@ -299,7 +306,7 @@ fn session(ctx: &Ctx, input: &mut impl BufRead, out: &mut impl Write) -> anyhow:
         }
         writeln!(out, "{} {}", paint(Style::Green, "Expected:"), card.card.answer)?;
         let g = loop {
-            write!(out, "How did it go? 1 again · 2 hard · 3 good · 4 easy (q to stop): ")?;
+            write!(out, "Grade yourself: 1 again · 2 hard · 3 good · 4 easy (q to stop): ")?;
             out.flush()?;
             line.clear();
             if input.read_line(&mut line)? == 0 || line.trim() == "q" {

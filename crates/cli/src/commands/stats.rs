@@ -1,5 +1,6 @@
 //! `stats`: lesson counts, whether a lesson may come next, and the ends of the map.
 
+use devcoach_core::checked::CalibrationReport;
 use devcoach_core::knowledge::KnowledgeEntry;
 use devcoach_core::rate_limit::RateLimit;
 use devcoach_core::settings::Settings;
@@ -16,6 +17,8 @@ struct StatsJson<'a> {
     stats: &'a Stats,
     max_per_day: i64,
     rate_limit: &'a RateLimit,
+    /// Self-reports against checked answers, per topic (as the MCP resource gives it).
+    calibration: CalibrationReport,
 }
 
 pub fn run(ctx: &Ctx, json: bool) -> anyhow::Result<()> {
@@ -36,7 +39,14 @@ pub fn run(ctx: &Ctx, json: bool) -> anyhow::Result<()> {
         ),
     };
     if json {
-        crate::output::json(&StatsJson { stats: &stats, max_per_day: settings.max_per_day, rate_limit: &rate })?;
+        // A database only the TypeScript build has written may lack our table: no calibration.
+        let topics = store.as_ref().and_then(|s| s.calibration().ok()).unwrap_or_default();
+        crate::output::json(&StatsJson {
+            stats: &stats,
+            max_per_day: settings.max_per_day,
+            rate_limit: &rate,
+            calibration: CalibrationReport::new(&topics),
+        })?;
     } else {
         crate::output::print(&render(ctx, &stats, &settings, &rate))?;
         if let Some(hint) = crate::agents::skill_hint() {

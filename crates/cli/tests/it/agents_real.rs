@@ -375,6 +375,14 @@ fn a_copilot_cli_turn_takes_the_cue_and_logs_the_lesson() {
     let offered = |r: &Request| tool_names(r).iter().filter(|n| n.starts_with("devcoach-")).count();
     paced_then_cued(&env, &turn, &offered);
     assert!(lesson_logged(&env), "the model's log_lesson reached the store");
+
+    // The learner answers the card's feedback line by explaining it back; the model records
+    // the words and its grade, and the calibration the CLI reads has them.
+    let words = format!("{} Rename it, build, and fix each place the compiler lists.", fake_model::EXPLAIN_MARK);
+    chat_turn(&env, &fake, "copilot", &["-p", &words, "--allow-all-tools"], &vars);
+    let stats: Value = serde_json::from_slice(&run(&env, "devcoach", &["stats", "--json"]).stdout).expect("json");
+    let rust = stats["calibration"]["topics"].as_array().and_then(|t| t.iter().find(|t| t["topic"] == "rust"));
+    assert_eq!(rust.map(|t| t["checked_answers"].clone()), Some(json!(1)), "{stats}");
 }
 
 /// The same turn with devcoach's Copilot plugin instead of `devcoach install`: the plugin's

@@ -101,7 +101,7 @@ fn answer(path: &str, body: &Value) -> (&'static str, String) {
         return ("text/event-stream", format!("data: {item}\n\ndata: {done}\n\n"));
     }
     if path.ends_with("/chat/completions") {
-        if let Some((name, arguments)) = lesson_call(body) {
+        if let Some((name, arguments)) = lesson_call(body).or_else(|| explain_back_call(body)) {
             return chat_tool_call(body, &name, &arguments);
         }
         let stream = body.get("stream").and_then(Value::as_bool).unwrap_or(false);
@@ -156,6 +156,38 @@ fn lesson_call(body: &Value) -> Option<(String, Value)> {
     (tools.contains(&"ToolSearch") && listed && !called.contains(&"ToolSearch"))
         .then(|| ("ToolSearch".to_owned(), json!({ "query": "select:devcoach___log_lesson" })))
 }
+
+/// The learner's reply to a card's feedback line that starts with the explain-back mark (🗣):
+/// the model grades the words (this fake always finds them correct) and records them with
+/// `submit_feedback`'s `explain_back`, once.
+fn explain_back_call(body: &Value) -> Option<(String, Value)> {
+    let messages = body.get("messages")?.as_array()?;
+    // The agent may wrap the prompt or add its own context beside it: the newest user message
+    // holding the mark is the learner's.
+    let at = messages
+        .iter()
+        .rposition(|m| m.get("role").and_then(Value::as_str) == Some("user") && text_of(m).contains(EXPLAIN_MARK))?;
+    let said = text_of(&messages[at]);
+    let (_, after) = said.split_once(EXPLAIN_MARK)?;
+    let words = after.lines().next().unwrap_or_default().trim().to_owned();
+    let already = messages[at..]
+        .iter()
+        .flat_map(|m| m.get("tool_calls").and_then(Value::as_array).into_iter().flatten())
+        .filter_map(|c| c.get("function")?.get("name")?.as_str())
+        .any(|n| n.ends_with("submit_feedback"));
+    if already {
+        return None;
+    }
+    let tools = body.get("tools")?.as_array()?;
+    let name = tools
+        .iter()
+        .filter_map(|t| t.get("function")?.get("name")?.as_str())
+        .find(|n| n.ends_with("submit_feedback"))?;
+    Some((name.to_owned(), json!({ "lesson_id": LESSON_ID, "explain_back": { "answer": words, "grade": "correct" } })))
+}
+
+/// How a test's learner starts an explain-back.
+pub const EXPLAIN_MARK: &str = "🗣";
 
 fn lesson_arguments() -> Value {
     json!({

@@ -162,6 +162,14 @@ fn every_tool_resource_and_prompt_through_the_rust_client() {
         assert!(graded["expected_answer"].as_str().is_some_and(|a| !a.is_empty()));
         c.err("grade_review", &call(&client, "grade_review", json!({"lesson_id": "nope", "grade": "good"})).await, "not found");
         c.err("grade_review", &call(&client, "grade_review", json!({"lesson_id": first, "grade": "perfect"})).await, "invalid arguments");
+        // Played as the agent: it asked the next card's question, read the learner's words and
+        // graded them with the rubric; the review is recorded as checked.
+        let second = due["cards"][1]["lesson_id"].as_str().expect("id").to_owned();
+        let checked = json!({"lesson_id": second, "grade": "hard", "answer": "Something about caching?", "missing": "which layer is reused"});
+        let graded = c.ok("grade_review", &call(&client, "grade_review", checked).await);
+        assert_eq!((graded["checked"].clone(), graded["grade"].clone()), (json!(true), json!("hard")), "{graded}");
+        c.err("grade_review", &call(&client, "grade_review", json!({"lesson_id": second, "grade": "good", "checked": true})).await, "answer");
+        c.err("grade_review", &call(&client, "grade_review", json!({"lesson_id": second, "grade": "good", "answer": " "})).await, "answer");
         let card = c.ok(
             "add_review_card",
             &call(&client, "add_review_card", json!({"lesson_id": "git-bisect", "question": "How does bisect find a bad commit?", "answer": "Binary search over history."})).await,
@@ -171,9 +179,23 @@ fn every_tool_resource_and_prompt_through_the_rust_client() {
         c.err("add_review_card", &call(&client, "add_review_card", json!({"lesson_id": "nope", "question": "q", "answer": "a"})).await, "not found");
 
         let fb = c.ok("submit_feedback", &call(&client, "submit_feedback", json!({"lesson_id": "mcp-lesson", "feedback": "know"})).await);
-        assert_eq!((fb["delta"].clone(), fb["confidence"].clone()), (json!(1), json!(8)));
+        assert_eq!((fb["delta"].clone(), fb["confidence"].clone()), (json!(1), json!(7)));
         c.err("submit_feedback", &call(&client, "submit_feedback", json!({"lesson_id": "mcp-lesson", "feedback": "maybe"})).await, "invalid arguments");
         c.err("submit_feedback", &call(&client, "submit_feedback", json!({"lesson_id": "nope", "feedback": "know"})).await, "not found");
+        // The learner explained the lesson back; the agent graded it. The stored answer stays.
+        let explained = json!({"lesson_id": "mcp-lesson", "explain_back": {"answer": "Reuse the connection.", "grade": "partly", "missing": "the pool bounds how many stay open"}});
+        let fb = c.ok("submit_feedback", &call(&client, "submit_feedback", explained).await);
+        assert_eq!((fb["feedback"].clone(), fb["delta"].clone()), (json!("know"), json!(0)), "{fb}");
+        assert_eq!(fb["explain_back"]["grade"], "partly");
+        assert_eq!(fb["explain_back"]["missing"], "the pool bounds how many stay open");
+        c.err("submit_feedback", &call(&client, "submit_feedback", json!({"lesson_id": "mcp-lesson"})).await, "explain_back");
+        let long = json!({"lesson_id": "mcp-lesson", "explain_back": {"answer": "x".repeat(2001), "grade": "correct"}});
+        c.err("submit_feedback", &call(&client, "submit_feedback", long).await, "2000");
+        let calibration = client.read_resource(ReadResourceRequestParams::new("devcoach://calibration")).await.expect("read");
+        let ResourceContents::TextResourceContents { text, .. } = &calibration.contents[0] else { panic!("text") };
+        let calibration: Value = serde_json::from_str(text).expect("json");
+        let topics = calibration["topics"].as_array().expect("topics");
+        assert!(topics.iter().any(|t| t["checked_answers"].as_u64() >= Some(1)), "{calibration}");
 
         // One store, one truth: what the CLI writes, the server reads, and back.
         let cli_lesson: Value = serde_json::from_slice(&env.run(&["lesson", "mcp-lesson", "--json"]).stdout).expect("json");
@@ -364,7 +386,7 @@ fn every_tool_resource_and_prompt_through_the_rust_client() {
 
         // Resources: every listed one reads, none reports an error on a healthy database.
         let resources = client.list_all_resources().await.expect("resources/list");
-        assert_eq!(resources.len(), 11);
+        assert_eq!(resources.len(), 12);
         for r in &resources {
             let read = client.read_resource(ReadResourceRequestParams::new(r.uri.clone())).await.expect("resources/read");
             let ResourceContents::TextResourceContents { text, mime_type, .. } = &read.contents[0] else { panic!("text") };
@@ -389,7 +411,7 @@ fn every_tool_resource_and_prompt_through_the_rust_client() {
         let prompt = client.get_prompt(GetPromptRequestParams::new("devcoach_instructions")).await.expect("prompts/get");
         let body = serde_json::to_string(&prompt.messages).expect("json");
         assert!(body.contains("name: devcoach"));
-        for reference in ["calibration.md", "course.md", "onboarding.md", "review.md", "sharing.md"] {
+        for reference in ["calibration.md", "checking.md", "course.md", "onboarding.md", "review.md", "sharing.md"] {
             assert!(body.contains(&format!("<!-- reference: {reference} -->")), "{reference}");
         }
         client.cancel().await.expect("close");
@@ -443,7 +465,9 @@ fn the_surface_keeps_what_the_typescript_build_offered() {
                 .map(|r| r.iter().filter_map(|v| v.as_str().map(str::to_owned)).collect())
                 .unwrap_or_default()
         };
-        assert_eq!(required(&old["inputSchema"]), required(&schema), "{name}: required parameters");
+        // A call the original accepted is still accepted: nothing new is required (a parameter
+        // may become optional, as submit_feedback's feedback did beside explain_back).
+        assert!(required(&schema).is_subset(&required(&old["inputSchema"])), "{name}: no new required parameters");
         if old["hasOutputSchema"].as_bool() == Some(true) {
             assert!(tool.output_schema.is_some(), "{name}: the output schema is kept");
         }

@@ -41,9 +41,14 @@ fn the_python_sdk_can_use_every_part() {
     assert_eq!(seen["logged"]["id"], "py-client");
     assert_eq!(seen["logged"]["timestamp"], "2026-11-30T12:00:00Z");
     assert_eq!(seen["feedback"]["confidence"], 4);
+    // The explain-back rides on the stored answer and may take the number one step back down.
+    assert_eq!(seen["explained"]["feedback"], "know", "{seen}");
+    assert_eq!(seen["explained"]["explain_back"]["grade"], "wrong");
+    assert_eq!(seen["explained"]["delta"], 0);
+    assert_eq!(seen["explained"]["confidence"], 3);
     assert_eq!(seen["bad_is_error"], true);
     assert!(seen["bad_text"].as_str().is_some_and(|t| t.contains("call get_lessons")));
-    assert_eq!(seen["resources"].as_array().map(Vec::len), Some(11));
+    assert_eq!(seen["resources"].as_array().map(Vec::len), Some(12));
     assert_eq!(seen["briefing"]["taught_topics"], serde_json::json!(["asyncio"]));
     assert!(seen["prompt_chars"].as_u64().is_some_and(|n| n > 5000));
     // The database the Python client wrote is the one the CLI reads.
@@ -66,5 +71,15 @@ fn the_python_sdk_can_use_every_part() {
     assert_eq!(seen["due"]["cards"][0]["question"], "How do you run three coroutines at once?");
     assert_eq!(seen["graded"]["expected_answer"], "asyncio.gather(a(), b(), c()).");
     assert_eq!(seen["graded"]["grade"], "hard");
+    assert_eq!(seen["graded"]["checked"], true);
     assert_eq!(seen["due_after"]["total_due"], 0);
+    // Both checks are asyncio's; the first pairs with "I knew that", the second with nothing
+    // (the feedback was used), so there are not enough pairs for a verdict yet.
+    let topic = &seen["calibration"]["topics"][0];
+    assert_eq!((topic["topic"].as_str(), topic["checked_answers"].as_u64()), (Some("asyncio"), Some(2)), "{seen}");
+    assert_eq!((topic["pairs"].as_u64(), topic["verdict"].as_str()), (Some(1), Some("not_enough")));
+    assert_eq!(topic["claims"][0]["wrong"], 1);
+    // What the learner said and wrote stays in the database the CLI reads.
+    let stats: Value = serde_json::from_slice(&env.run(&["stats", "--json"]).stdout).expect("json");
+    assert_eq!(stats["calibration"], seen["calibration"]);
 }

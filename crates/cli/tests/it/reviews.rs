@@ -116,7 +116,7 @@ fn optimize_fits_the_learners_own_log() {
         }
     }
     let out: Value = serde_json::from_slice(&env.run(&["review", "optimize", "--json"]).stdout).expect("json");
-    assert_eq!(out["repeat_reviews"], 240 + 2, "these and the demo's own two repeat reviews");
+    assert_eq!(out["repeat_reviews"], 240 + 3, "these and the demo's own three repeat reviews");
     assert!(out["log_loss_after"].as_f64() < out["log_loss_before"].as_f64(), "{out}");
     let saved: Value = serde_json::from_slice(&env.run(&["review", "settings", "--json"]).stdout).expect("json");
     assert_eq!(saved["mix"], "alternate", "the other settings stay");

@@ -11,6 +11,7 @@
 #![allow(clippy::cast_possible_truncation, clippy::cast_precision_loss)]
 
 use chrono::{DateTime, Duration, Utc};
+use devcoach_core::checked::CheckGrade;
 use devcoach_core::fsrs::{Grade, Scheduler};
 use devcoach_core::knowledge_model::{Observation, TopicState, confidence, step_toward};
 use devcoach_core::lesson::Feedback;
@@ -162,8 +163,10 @@ fn simulate(seed: u64) -> Scores {
             t.card.last_review = Some(iso_ms(now));
             t.card.due = graded.due;
             t.card.reps = graded.reps;
-            t.model = t.model.observe(Observation::Review(g), now, &scheduler);
-            if let Some(direction) = Observation::Review(g).direction() {
+            // The first learner's grades are true: read as checked.
+            let review = Observation::Review { grade: g, checked: true };
+            t.model = t.model.observe(review, now, &scheduler);
+            if let Some(direction) = review.direction() {
                 t.shared = step_toward(t.shared, confidence(t.model.now(now, &scheduler)), direction);
             }
             if recalled {
@@ -226,4 +229,157 @@ fn the_model_predicts_recall_better_than_plus_one_on_know() {
     // a forecast: predictions (and the briefing's estimates) come from the model.
     assert!(ml + 0.15 < sl, "log loss: model {ml:.3} vs the stepped confidence {sl:.3}");
     assert_eq!(confidence(0.0), 0);
+}
+
+/// How the reviews of the biased learner's run are graded, and how the model is told.
+#[derive(Clone, Copy, PartialEq)]
+enum Grading {
+    /// The learner grades themselves (and overrates); the model knows they are self-grades.
+    SelfGraded,
+    /// The same self-grades, read by the model as if they had been checked (one weight for
+    /// every review, as before checked recall).
+    SelfGradedReadAsChecked,
+    /// The agent checks each answer (the true outcome), and an explain-back follows each lesson.
+    Checked,
+}
+
+/// The learner who overrates themselves: ratings two points high, "I knew that" for topics they
+/// half know, and a self-graded review that says good or hard for a good share of misses. Every
+/// review is scored against the true outcome, whatever the model was told.
+fn simulate_biased(seed: u64, grading: Grading) -> Score {
+    let mut rng = Rng(seed);
+    let scheduler = Scheduler::default();
+    let start: DateTime<Utc> = devcoach_core::time::parse_timestamp("2026-01-01T09:00:00Z").expect("time");
+    let mut score = Score::default();
+    let mut topics: Vec<Topic> = Vec::new();
+    for i in 0..40 {
+        let true_stability = (0.5_f64.ln() + rng.next() * (30.0_f64.ln() - 0.5_f64.ln())).exp();
+        let strength = (true_stability.ln_1p() / 31.0_f64.ln()).clamp(0.0, 1.0);
+        let rated = ((strength * 10.0 + 2.0 + (rng.next() - 0.5) * 6.0).round() as i64).clamp(0, 10);
+        let taught = start + Duration::days(i * 3);
+        let mut state = TopicState::start(Observation::Assessment(rated), start, &scheduler);
+        let understood = rng.next() < 0.85;
+        let feedback = if strength > 0.4 && rng.next() < 0.8 {
+            Feedback::Know
+        } else if rng.next() < 0.9 {
+            Feedback::Understood
+        } else {
+            Feedback::DontKnow
+        };
+        state = state.observe(Observation::Feedback(feedback), taught, &scheduler);
+        if grading == Grading::Checked {
+            let explained = if understood && rng.next() < 0.3 + 0.7 * strength.max(0.5) {
+                CheckGrade::Correct
+            } else if understood {
+                CheckGrade::Partly
+            } else {
+                CheckGrade::Wrong
+            };
+            state = state.observe(Observation::ExplainBack(explained), taught, &scheduler);
+        }
+        topics.push(Topic {
+            true_stability: if understood { true_stability * 1.5 } else { true_stability * 0.5 },
+            last_true: f64::from(u32::try_from(i * 3).expect("day")),
+            card: ReviewCard {
+                lesson_id: format!("t{i}"),
+                question: "q".into(),
+                answer: "a".into(),
+                source: CardSource::Derived,
+                memory: None,
+                due: iso_ms(taught + Duration::days(1)),
+                last_review: None,
+                reps: 0,
+                lapses: 0,
+            },
+            model: state,
+            baseline: 0,
+            shared: 0,
+        });
+    }
+    for day in 0..180 {
+        let now = start + Duration::days(day);
+        let today = f64::from(u32::try_from(day).expect("day"));
+        for t in &mut topics {
+            if t.card.due > iso_ms(now) {
+                continue;
+            }
+            let truth = true_recall(t.true_stability, today - t.last_true);
+            let recalled = rng.next() < truth;
+            score.add(t.model.recall(now, &scheduler), recalled);
+            let true_grade = if !recalled {
+                Grade::Again
+            } else if truth > 0.95 {
+                Grade::Easy
+            } else if truth < 0.7 {
+                Grade::Hard
+            } else {
+                Grade::Good
+            };
+            let said = match true_grade {
+                Grade::Again => {
+                    let x = rng.next();
+                    if x < 0.3 {
+                        Grade::Good
+                    } else if x < 0.6 {
+                        Grade::Hard
+                    } else {
+                        Grade::Again
+                    }
+                }
+                Grade::Hard => Grade::Good,
+                other => other,
+            };
+            let (g, checked) = match grading {
+                Grading::SelfGraded => (said, false),
+                Grading::SelfGradedReadAsChecked => (said, true),
+                Grading::Checked => (true_grade, true),
+            };
+            t.true_stability = if recalled {
+                t.true_stability * (1.3 + 3.0 * (1.0 - truth))
+            } else {
+                (t.true_stability * 0.3).max(0.4)
+            };
+            t.last_true = today;
+            let graded = grade(&scheduler, &t.card, g, now);
+            t.card.memory = Some(graded.step.memory);
+            t.card.last_review = Some(iso_ms(now));
+            t.card.due = graded.due;
+            t.card.reps = graded.reps;
+            t.model = t.model.observe(Observation::Review { grade: g, checked }, now, &scheduler);
+        }
+    }
+    score
+}
+
+#[test]
+// The figures are the point of this test: they are printed for the record.
+#[allow(clippy::print_stdout)]
+fn checked_answers_see_through_a_learner_who_overrates() {
+    let total = |grading| {
+        let mut total = Score::default();
+        for seed in 1..=5 {
+            let part = simulate_biased(seed, grading);
+            total.n += part.n;
+            total.log_loss += part.log_loss;
+            total.brier += part.brier;
+            for (t, p) in total.bins.iter_mut().zip(part.bins) {
+                t.0 += p.0;
+                t.1 += p.1;
+                t.2 += p.2;
+            }
+        }
+        total
+    };
+    let (checked, self_graded, naive) =
+        (total(Grading::Checked), total(Grading::SelfGraded), total(Grading::SelfGradedReadAsChecked));
+    let (cl, cb, ce) = checked.figures();
+    let (sl, sb, se) = self_graded.figures();
+    let (nl, nb, ne) = naive.figures();
+    println!("biased learner, reviews: checked {} / self-graded {}", checked.n, self_graded.n);
+    println!("checked answers:               log loss {cl:.3}  brier {cb:.3}  calibration error {ce:.3}");
+    println!("self-graded, weighed as such:  log loss {sl:.3}  brier {sb:.3}  calibration error {se:.3}");
+    println!("self-graded, read as checked:  log loss {nl:.3}  brier {nb:.3}  calibration error {ne:.3}");
+    assert!(checked.n > 800 && self_graded.n > 800, "enough reviews: {} {}", checked.n, self_graded.n);
+    assert!(cl + 0.03 < sl && ce < se, "checked answers predict better: {cl:.3}/{ce:.3} vs {sl:.3}/{se:.3}");
+    assert!(sl < nl && se < ne, "weighing self-grades as such helps: {sl:.3}/{se:.3} vs {nl:.3}/{ne:.3}");
 }

@@ -12,6 +12,7 @@ use devcoach_probe as probe;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
+use super::checks::{ExplainBackArg, ExplainBackOut};
 use super::{Hints, Out, READ, REMOVE, Registry, WRITE, check_len, not_found};
 use crate::ctx::{Ctx, ToolError};
 
@@ -343,8 +344,13 @@ pub(crate) enum FeedbackArg {
 pub(crate) struct FeedbackArgs {
     pub lesson_id: String,
     /// know = already knew it (+1 confidence) · understood = new and now clear · dont_know = could not
-    /// follow · clear = remove the answer.
-    pub feedback: FeedbackArg,
+    /// follow · clear = remove the answer. May be left out when only an explain-back is recorded.
+    #[serde(default)]
+    pub feedback: Option<FeedbackArg>,
+    /// The learner explained the lesson's key idea back in their own words and you graded it
+    /// with the rubric (see the skill). Recorded beside the answer above, never instead of it.
+    #[serde(default)]
+    pub explain_back: Option<ExplainBackArg>,
 }
 
 #[derive(Debug, Serialize, JsonSchema)]
@@ -361,6 +367,9 @@ pub(crate) struct FeedbackOut {
     pub delta: i64,
     /// The topic's confidence now (null when the topic is not on the map).
     pub confidence: Option<i64>,
+    /// The explain-back, when one was recorded.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub explain_back: Option<ExplainBackOut>,
 }
 
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -424,25 +433,66 @@ pub(super) fn register_feedback(r: &mut Registry) {
     r.structured(
         ("submit_feedback", "Submit Feedback", WRITE),
         "Record the learner's answer to a lesson: know (already knew it: +1 confidence on the topic), understood (new and \
-         now clear), dont_know (could not follow), or clear. Repeating the stored answer changes nothing.",
+         now clear), dont_know (could not follow), or clear; and/or an explain_back: the learner's own explanation of the \
+         lesson's key idea, graded by you with the rubric (correct / partly / wrong, the missing piece in one line). \
+         Repeating the stored answer changes nothing.",
         |ctx: &Ctx, a: FeedbackArgs| {
-            let choice = FeedbackChoice(match a.feedback {
-                FeedbackArg::Know => Some(Feedback::Know),
-                FeedbackArg::Understood => Some(Feedback::Understood),
-                FeedbackArg::DontKnow => Some(Feedback::DontKnow),
-                FeedbackArg::Clear => None,
+            let explain = a.explain_back.as_ref().map(ExplainBackArg::check).transpose()?;
+            if a.feedback.is_none() && explain.is_none() {
+                return Err(ToolError::Invalid(
+                    "give `feedback` (know, understood, dont_know or clear), `explain_back`, or both".into(),
+                ));
+            }
+            let choice = a.feedback.map(|f| {
+                FeedbackChoice(match f {
+                    FeedbackArg::Know => Some(Feedback::Know),
+                    FeedbackArg::Understood => Some(Feedback::Understood),
+                    FeedbackArg::DontKnow => Some(Feedback::DontKnow),
+                    FeedbackArg::Clear => None,
+                })
             });
             let now = ctx.now();
-            let outcome = ctx.with_store(|s| Ok(s.record_feedback(&a.lesson_id, choice, now)?))?.ok_or_else(|| not_found(&a.lesson_id))?;
-            Ok(FeedbackOut {
-                lesson_id: a.lesson_id,
-                feedback: choice.0.map(|f| f.as_str().into()),
-                topic_id: outcome.topic_id,
-                previous: outcome.previous.map(|f| f.as_str().into()),
-                delta: outcome.delta,
-                confidence: outcome.confidence,
-            }
-            .into())
+            ctx.with_store(|s| {
+                // The self-report first, then the check: calibration pairs the check with it.
+                let outcome = match choice {
+                    Some(choice) => s.record_feedback(&a.lesson_id, choice, now)?,
+                    None => s.lesson(&a.lesson_id)?.map(|l| devcoach_core::feedback::FeedbackOutcome {
+                        previous: l.feedback,
+                        delta: 0,
+                        confidence_before: None,
+                        confidence: None,
+                        topic_id: l.topic_id,
+                    }),
+                };
+                let Some(outcome) = outcome else { return Err(not_found(&a.lesson_id)) };
+                let stored = match choice {
+                    Some(choice) => choice.0,
+                    None => outcome.previous,
+                };
+                let mut confidence = outcome.confidence;
+                let explain_back = match &explain {
+                    Some((grade, check)) => {
+                        let recorded = s.record_explain_back(&a.lesson_id, *grade, check, now)?.ok_or_else(|| not_found(&a.lesson_id))?;
+                        confidence = recorded.confidence;
+                        Some(ExplainBackOut {
+                            grade: grade.as_str().into(),
+                            missing: check.missing.clone(),
+                            confidence: recorded.confidence,
+                        })
+                    }
+                    None => None,
+                };
+                Ok(FeedbackOut {
+                    lesson_id: a.lesson_id.clone(),
+                    feedback: stored.map(|f| f.as_str().into()),
+                    topic_id: outcome.topic_id,
+                    previous: outcome.previous.map(|f| f.as_str().into()),
+                    delta: outcome.delta,
+                    confidence,
+                    explain_back,
+                }
+                .into())
+            })
         },
     );
 }

@@ -4,6 +4,7 @@
 // Handlers own their arguments: the table calls them with freshly parsed values.
 #![allow(clippy::needless_pass_by_value)]
 
+mod checks;
 mod courses;
 mod knowledge;
 mod lessons;

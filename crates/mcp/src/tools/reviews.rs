@@ -1,11 +1,12 @@
 //! Review tools: the due queue, grading an answer, and writing a card for a lesson.
 
+use devcoach_core::checked::Check;
 use devcoach_core::fsrs::Grade;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use super::{Out, READ, Registry, WRITE};
-use crate::ctx::Ctx;
+use crate::ctx::{Ctx, ToolError};
 use crate::payloads;
 use crate::tools::{card_text, not_found};
 
@@ -43,8 +44,19 @@ impl From<GradeArg> for Grade {
 #[derive(Debug, Deserialize, JsonSchema)]
 pub(crate) struct GradeArgs {
     pub lesson_id: String,
-    /// Your judgement of the learner's answer against the expected one.
+    /// Your judgement of the learner's answer against the expected one. From the rubric: correct
+    /// is good (easy when it came at once and whole), partly is hard, wrong is again.
     pub grade: GradeArg,
+    /// True when you asked the card's question and graded the learner's own words (then give
+    /// `answer`); false when the learner graded themselves. Defaults to true when `answer` is given.
+    #[serde(default)]
+    pub checked: Option<bool>,
+    /// The learner's answer, as they wrote it (at most 2000 characters).
+    #[serde(default)]
+    pub answer: Option<String>,
+    /// Unless correct: the missing piece, in one line (at most 500 characters).
+    #[serde(default)]
+    pub missing: Option<String>,
 }
 
 #[derive(Debug, Serialize, JsonSchema)]
@@ -62,6 +74,8 @@ pub(crate) struct GradedOut {
     pub difficulty: f64,
     /// The predicted chance of recall just before this review (absent for a first review).
     pub predicted_recall: Option<f64>,
+    /// Whether this was recorded as a checked answer (stronger evidence than a self-grade).
+    pub checked: bool,
 }
 
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -98,12 +112,29 @@ pub(super) fn register(r: &mut Registry) {
     r.structured(
         ("grade_review", "Grade Review", WRITE),
         "Grade the learner's answer to a review question: again (could not recall), hard (with effort or in part), \
-         good (recalled), easy (at once, fully). Schedules the next review and returns the expected answer to show.",
+         good (recalled), easy (at once, fully). Pass the learner's words as `answer` when you graded them (a checked \
+         review, which counts more). Schedules the next review and returns the expected answer to show.",
         |ctx: &Ctx, a: GradeArgs| {
             let now = ctx.now();
             let grade = Grade::from(a.grade);
+            let check = match (a.checked.unwrap_or(a.answer.is_some()), a.answer.as_deref()) {
+                (true, Some(answer)) => {
+                    Some(Check::new(answer, a.missing.as_deref()).map_err(|e| ToolError::Invalid(e.to_string()))?)
+                }
+                (true, None) => {
+                    return Err(ToolError::Invalid(
+                        "a checked review needs `answer`: the learner's own words you graded".into(),
+                    ));
+                }
+                (false, _) => None,
+            };
             let outcome = ctx
-                .with_store(|s| Ok(s.grade_review(&a.lesson_id, grade, now)?))?
+                .with_store(|s| {
+                    Ok(match &check {
+                        Some(check) => s.grade_checked_review(&a.lesson_id, grade, check, now)?,
+                        None => s.grade_review(&a.lesson_id, grade, now)?,
+                    })
+                })?
                 .ok_or_else(|| not_found(&a.lesson_id))?;
             Ok(GradedOut {
                 lesson_id: a.lesson_id,
@@ -114,6 +145,7 @@ pub(super) fn register(r: &mut Registry) {
                 stability: outcome.graded.step.memory.stability,
                 difficulty: outcome.graded.step.memory.difficulty,
                 predicted_recall: (outcome.graded.reps > 1).then_some(outcome.graded.step.retrievability),
+                checked: check.is_some(),
             }
             .into())
         },

@@ -138,6 +138,22 @@ pub(super) const TABLES: &[Table] = &[
         merge: Merge::AddMissing,
         needs_lesson: false,
     },
+    Table {
+        entry: "ext/checked_answers.json",
+        name: "ext_checked_answers",
+        columns: &[
+            ("lesson_id", TEXT, false),
+            ("topic", Column::Topic, false),
+            ("kind", Column::Text { max: 32 }, false),
+            ("grade", Column::Text { max: 32 }, false),
+            ("answer", TEXT, false),
+            ("missing", TEXT, true),
+            ("at", Column::Stamp, false),
+        ],
+        key: &["lesson_id", "kind", "at"],
+        merge: Merge::AddMissing,
+        needs_lesson: false,
+    },
 ];
 
 /// One row of `table` as a JSON object, from `SELECT <columns>`.

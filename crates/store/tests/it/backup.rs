@@ -94,6 +94,7 @@ fn our_backup_round_trips_with_courses() {
             "ext/review_cards.json",
             "ext/lesson_kinds.json",
             "ext/review_log.json",
+            "ext/checked_answers.json",
         ],
         "the original's entries first, in its order; ours after"
     );

@@ -2,6 +2,7 @@
 
 mod backup;
 mod backup_roundtrip;
+mod checked;
 mod confidence_props;
 mod courses;
 mod demo;

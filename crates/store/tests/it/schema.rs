@@ -179,7 +179,14 @@ fn the_ts_fixture_upgrades_in_place_and_keeps_every_row() {
     assert_v6(&path);
     assert_eq!(
         ledger(&path),
-        ["rs-1-evidence", "rs-2-reviews", "rs-3-topic-model", "rs-4-lesson-kinds", "v4-feedback-understood"]
+        [
+            "rs-1-evidence",
+            "rs-2-reviews",
+            "rs-3-topic-model",
+            "rs-4-lesson-kinds",
+            "rs-5-checked-answers",
+            "v4-feedback-understood"
+        ]
     );
     let conn = Connection::open(&path).expect("raw");
     let value =
@@ -278,7 +285,14 @@ fn our_additions_never_raise_the_stamp() {
     drop(store);
     assert_eq!(
         ledger(&path),
-        ["rs-1-evidence", "rs-2-reviews", "rs-3-topic-model", "rs-4-lesson-kinds", "v4-feedback-understood"]
+        [
+            "rs-1-evidence",
+            "rs-2-reviews",
+            "rs-3-topic-model",
+            "rs-4-lesson-kinds",
+            "rs-5-checked-answers",
+            "v4-feedback-understood"
+        ]
     );
     assert_v6(&path);
 }

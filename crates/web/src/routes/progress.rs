@@ -29,6 +29,14 @@ struct Page {
     coverage_note: String,
     reviews: Option<ReviewPlots>,
     estimates: Vec<EstimateRow>,
+    checks: String,
+    verdicts: Vec<VerdictRow>,
+}
+
+/// One topic's calibration line.
+struct VerdictRow {
+    class: &'static str,
+    line: String,
 }
 
 /// A topic where the knowledge model reads differently from the learner's own number.
@@ -126,6 +134,8 @@ pub(crate) async fn page(State(state): State<SharedState>) -> WebResult {
             coverage_note: String::new(),
             reviews: None,
             estimates: Vec::new(),
+            checks: String::new(),
+            verdicts: Vec::new(),
         }),
     }
 }
@@ -156,6 +166,8 @@ fn render(s: &devcoach_store::Store, now: DateTime<Utc>) -> Result<String, WebEr
             })
         })
         .collect();
+    // Our table; absent from a database only the TypeScript build has written.
+    let calibration = s.calibration().unwrap_or_default();
     let c = Chrome::new(Some(s), "progress");
     let (weekly, weeks) = plots::weekly(&points, now, 26);
     let recent =
@@ -164,7 +176,7 @@ fn render(s: &devcoach_store::Store, now: DateTime<Utc>) -> Result<String, WebEr
     let (coverage, covered, on_map) = plots::coverage(&points, &known, 15);
     let page = Page {
         c,
-        empty: points.is_empty() && evidence.is_empty(),
+        empty: points.is_empty() && evidence.is_empty() && calibration.is_empty(),
         weekly,
         weekly_note: if weeks == 0 {
             "No lessons yet.".to_owned()
@@ -184,6 +196,8 @@ fn render(s: &devcoach_store::Store, now: DateTime<Utc>) -> Result<String, WebEr
         ),
         reviews: review_plots(s, now),
         estimates,
+        checks: plots::self_vs_checked(&calibration),
+        verdicts: calibration.iter().map(|c| VerdictRow { class: c.verdict.as_str(), line: c.line() }).collect(),
     };
     super::render(&page)
 }

@@ -52,7 +52,7 @@ fn the_knowledge_map_and_its_edits() {
     ] {
         assert_eq!(s.post_from(path, &fields, "cross-site").status, 403, "{path}");
     }
-    assert_eq!(confidence(&s, "rust"), Some(7), "refused edits changed nothing");
+    assert_eq!(confidence(&s, "rust"), Some(6), "refused edits changed nothing");
 }
 
 fn with_course(s: &Server) -> String {
@@ -195,10 +195,10 @@ fn settings_backup_restore_and_notebook() {
     fresh.data().write_notebook("# Mine\n").expect("notebook");
     let ours = fresh.upload("/settings/import", &[("file", Some("devcoach-backup.zip"), &zip.body)]);
     let location = ours.header("location").to_owned();
-    assert!(location.contains("&reviews=8") && location.contains("&kept=learning-state."), "{location}");
+    assert!(location.contains("&reviews=10") && location.contains("&kept=learning-state."), "{location}");
     let page = fresh.get(&location).text();
     assert!(
-        page.contains("8 reviews") && page.contains("Your previous notebook was kept as learning-state."),
+        page.contains("10 reviews") && page.contains("Your previous notebook was kept as learning-state."),
         "{page}"
     );
 
@@ -300,7 +300,7 @@ fn reviews_one_card_at_a_time_with_settings_and_plots() {
         progress.contains("Reviews per day") && progress.contains("Coming up"),
         "review plots on the progress page"
     );
-    assert!(progress.contains("4 in the last 30 days, 9 in all."), "the demo's eight and this one: {progress}");
+    assert!(progress.contains("6 in the last 30 days, 11 in all."), "the demo's ten and this one: {progress}");
     let due_now = s.store().count_due_reviews(now()).expect("count");
     assert!(progress.contains(&format!("{due_now} due now")), "the reviews page's count: {progress}");
     assert!(s.get("/reviews").text().contains(&format!("{due_now} due</span>")));

@@ -1,0 +1,531 @@
+//! Checked recall: answers in the learner's own words, graded by the agent against a lesson's
+//! key idea, and how well the learner's own word about a topic agrees with them (calibration).
+//!
+//! A self-report ("I knew that", a review graded by the learner) says what the learner believes;
+//! a checked answer says what they could produce. Research on learning with AI assistants finds
+//! the two drift apart (an illusion of competence), so the knowledge model weighs checked
+//! answers more, and calibration shows the learner, per topic, where they over- or underrate
+//! themselves.
+
+use chrono::{DateTime, Duration, Utc};
+
+use crate::fsrs::Grade;
+use crate::lesson::Feedback;
+use crate::limits;
+
+/// The rubric's grade of an answer in the learner's own words.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum CheckGrade {
+    /// The key idea is there, in the learner's words; small wording slips do not count.
+    Correct,
+    /// Part of the idea, or the idea with a real gap or error in it.
+    Partly,
+    /// Missing, wrong, or only the lesson's words repeated without the idea.
+    Wrong,
+}
+
+impl CheckGrade {
+    pub const ALL: [CheckGrade; 3] = [Self::Correct, Self::Partly, Self::Wrong];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Correct => "correct",
+            Self::Partly => "partly",
+            Self::Wrong => "wrong",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<Self> {
+        Self::ALL.into_iter().find(|g| g.as_str() == s)
+    }
+
+    /// The FSRS rating a checked review of this grade schedules with. (`easy` is the agent's
+    /// call on a correct answer given at once; the rubric alone never says it.)
+    pub fn review_grade(self) -> Grade {
+        match self {
+            Self::Correct => Grade::Good,
+            Self::Partly => Grade::Hard,
+            Self::Wrong => Grade::Again,
+        }
+    }
+
+    /// The rubric grade an FSRS rating of a checked review stands for.
+    pub fn of_review(grade: Grade) -> Self {
+        match grade {
+            Grade::Again => Self::Wrong,
+            Grade::Hard => Self::Partly,
+            Grade::Good | Grade::Easy => Self::Correct,
+        }
+    }
+
+    /// How much of the answer counts as confirmed: a partial answer confirms half a claim.
+    pub fn score(self) -> f64 {
+        match self {
+            Self::Correct => 1.0,
+            Self::Partly => 0.5,
+            Self::Wrong => 0.0,
+        }
+    }
+}
+
+/// A learner's answer as the grader records it: their words (trimmed, never empty) and, unless
+/// it was correct, the missing piece in one line.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Check {
+    pub answer: String,
+    pub missing: Option<String>,
+}
+
+/// Why a check was refused.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum CheckError {
+    #[error("`answer` must hold the learner's own words (it is empty)")]
+    EmptyAnswer,
+    #[error("`answer` is {0} characters; at most {max} are kept", max = limits::CHECK_ANSWER_CHARS)]
+    LongAnswer(usize),
+    #[error("`missing` is {0} characters; name the missing piece in one line (at most {max})", max = limits::CHECK_MISSING_CHARS)]
+    LongMissing(usize),
+}
+
+impl Check {
+    /// Checks the sizes (limits in [`crate::limits`]); a blank `missing` counts as none.
+    pub fn new(answer: &str, missing: Option<&str>) -> Result<Self, CheckError> {
+        let answer = answer.trim();
+        if answer.is_empty() {
+            return Err(CheckError::EmptyAnswer);
+        }
+        let chars = answer.chars().count();
+        if chars > limits::CHECK_ANSWER_CHARS {
+            return Err(CheckError::LongAnswer(chars));
+        }
+        let missing = missing.map(str::trim).filter(|m| !m.is_empty());
+        if let Some(m) = missing {
+            let chars = m.chars().count();
+            if chars > limits::CHECK_MISSING_CHARS {
+                return Err(CheckError::LongMissing(chars));
+            }
+        }
+        Ok(Self { answer: answer.to_owned(), missing: missing.map(str::to_owned) })
+    }
+}
+
+/// What a checked answer was about.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CheckKind {
+    /// The learner explained a lesson's idea back, right after it.
+    ExplainBack,
+    /// The learner answered a review card's question in their own words.
+    Review,
+}
+
+impl CheckKind {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::ExplainBack => "explain_back",
+            Self::Review => "review",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<Self> {
+        [Self::ExplainBack, Self::Review].into_iter().find(|k| k.as_str() == s)
+    }
+}
+
+/// What the learner said of themselves about a topic: a lesson's feedback, or a review they
+/// graded themselves (in the terminal or the dashboard, or relayed by the agent unchecked).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Claim {
+    /// "I already knew this", or a self-graded good / easy review.
+    Knew,
+    /// "New, and now clear", or a self-graded hard review: they expect to get it mostly right.
+    Understood,
+    /// "Could not follow", or a self-graded again: they expect to miss it.
+    Lost,
+}
+
+impl Claim {
+    pub const ALL: [Claim; 3] = [Self::Knew, Self::Understood, Self::Lost];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Knew => "knew",
+            Self::Understood => "understood",
+            Self::Lost => "lost",
+        }
+    }
+
+    pub fn of_feedback(f: Feedback) -> Self {
+        match f {
+            Feedback::Know => Self::Knew,
+            Feedback::Understood => Self::Understood,
+            Feedback::DontKnow => Self::Lost,
+        }
+    }
+
+    pub fn of_self_grade(g: Grade) -> Self {
+        match g {
+            Grade::Good | Grade::Easy => Self::Knew,
+            Grade::Hard => Self::Understood,
+            Grade::Again => Self::Lost,
+        }
+    }
+
+    /// The share of a checked answer the claim predicts: what calibration compares with.
+    pub fn expects(self) -> f64 {
+        match self {
+            Self::Knew => 1.0,
+            Self::Understood => 0.75,
+            Self::Lost => 0.25,
+        }
+    }
+}
+
+/// A self-assessment on a topic, at a time.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SelfReport {
+    pub topic: String,
+    pub claim: Claim,
+    pub at: DateTime<Utc>,
+}
+
+/// A checked answer on a topic, at a time.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CheckedAnswer {
+    pub topic: String,
+    pub kind: CheckKind,
+    pub grade: CheckGrade,
+    pub at: DateTime<Utc>,
+}
+
+/// A self-report counts for the first checked answer on its topic within this many days.
+pub const CLAIM_WINDOW_DAYS: i64 = 30;
+/// Pairs a topic needs before calibration gives a verdict.
+pub const MIN_PAIRS: usize = 3;
+
+/// How one kind of claim fared on a topic.
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub struct ClaimTally {
+    /// Claims that met a checked answer.
+    pub checked: usize,
+    /// Their checked scores, summed (correct 1, partly ½, wrong 0).
+    pub confirmed: f64,
+    pub correct: usize,
+    pub partly: usize,
+    pub wrong: usize,
+}
+
+impl ClaimTally {
+    fn add(&mut self, grade: CheckGrade) {
+        self.checked += 1;
+        self.confirmed += grade.score();
+        match grade {
+            CheckGrade::Correct => self.correct += 1,
+            CheckGrade::Partly => self.partly += 1,
+            CheckGrade::Wrong => self.wrong += 1,
+        }
+    }
+
+    /// The share confirmed, when any were checked.
+    pub fn rate(&self) -> Option<f64> {
+        (self.checked > 0).then(|| self.confirmed / as_f64(self.checked))
+    }
+}
+
+/// The one-line reading of a topic's calibration.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Verdict {
+    /// Fewer than [`MIN_PAIRS`] self-reports met a checked answer.
+    NotEnough { pairs: usize },
+    /// Checked answers fall well short of what the learner said.
+    Overrates,
+    /// Checked answers come out well above what the learner said.
+    Underrates,
+    /// Within a quarter either way, on average.
+    Matches,
+}
+
+impl Verdict {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::NotEnough { .. } => "not_enough",
+            Self::Overrates => "overrates",
+            Self::Underrates => "underrates",
+            Self::Matches => "matches",
+        }
+    }
+}
+
+/// Calibration of one topic.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TopicCalibration {
+    pub topic: String,
+    /// Per claim, in [`Claim::ALL`] order.
+    pub claims: [(Claim, ClaimTally); 3],
+    /// Checked answers on the topic, paired with a claim or not.
+    pub checked_answers: usize,
+    /// Mean of (what was claimed − what the check found) over the pairs: positive when the
+    /// learner rates themselves above their answers.
+    pub bias: Option<f64>,
+    pub verdict: Verdict,
+}
+
+impl TopicCalibration {
+    pub fn pairs(&self) -> usize {
+        self.claims.iter().map(|(_, t)| t.checked).sum()
+    }
+
+    /// What the learner's self-reports predicted, and what the checks found, as shares of
+    /// full marks over the pairs.
+    pub fn said_and_found(&self) -> Option<(f64, f64)> {
+        let pairs = as_f64(self.pairs());
+        (pairs > 0.0).then(|| {
+            let said: f64 = self.claims.iter().map(|(c, t)| c.expects() * as_f64(t.checked)).sum();
+            let found: f64 = self.claims.iter().map(|(_, t)| t.confirmed).sum();
+            (said / pairs, found / pairs)
+        })
+    }
+
+    /// The one-line verdict every front end shows.
+    pub fn line(&self) -> String {
+        let topic = &self.topic;
+        let pairs = self.pairs();
+        let percent = |p: f64| format!("{}%", (p * 100.0).round());
+        let numbers = self
+            .said_and_found()
+            .map(|(said, found)| format!("you said {}, checked answers showed {}", percent(said), percent(found)))
+            .unwrap_or_default();
+        match self.verdict {
+            Verdict::NotEnough { pairs } => {
+                format!("{topic}: not enough checked answers after a self-report yet ({pairs} of {MIN_PAIRS})")
+            }
+            Verdict::Overrates => format!("you tend to overrate {topic}: {numbers} ({pairs} checks)"),
+            Verdict::Underrates => format!("you tend to underrate {topic}: {numbers} ({pairs} checks)"),
+            Verdict::Matches => format!("your word on {topic} holds up: {numbers} ({pairs} checks)"),
+        }
+    }
+}
+
+/// Calibration as the front ends hand it out (`devcoach stats --json`, the MCP resource
+/// `devcoach://calibration`): one shape for all.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct CalibrationReport {
+    /// Pairs (a self-report, then a checked answer on its topic) a topic needs for a verdict.
+    pub min_pairs: usize,
+    /// A self-report pairs with a checked answer at most this many days later.
+    pub window_days: i64,
+    pub topics: Vec<TopicReport>,
+}
+
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct TopicReport {
+    pub topic: String,
+    /// `overrates`, `underrates`, `matches`, or `not_enough`.
+    pub verdict: &'static str,
+    /// The verdict in one line, as the profile shows it.
+    pub line: String,
+    pub pairs: usize,
+    pub checked_answers: usize,
+    /// What the self-reports predicted and what the checks found (shares of full marks), when
+    /// there is a pair.
+    pub said: Option<f64>,
+    pub found: Option<f64>,
+    /// Per kind of self-report (`knew`, `understood`, `lost`): the checks that followed it.
+    pub claims: Vec<ClaimReport>,
+}
+
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct ClaimReport {
+    pub claim: &'static str,
+    pub checked: usize,
+    pub correct: usize,
+    pub partly: usize,
+    pub wrong: usize,
+}
+
+impl CalibrationReport {
+    pub fn new(topics: &[TopicCalibration]) -> Self {
+        let round = |p: f64| (p * 1000.0).round() / 1000.0;
+        Self {
+            min_pairs: MIN_PAIRS,
+            window_days: CLAIM_WINDOW_DAYS,
+            topics: topics
+                .iter()
+                .map(|c| {
+                    let said_found = c.said_and_found();
+                    TopicReport {
+                        topic: c.topic.clone(),
+                        verdict: c.verdict.as_str(),
+                        line: c.line(),
+                        pairs: c.pairs(),
+                        checked_answers: c.checked_answers,
+                        said: said_found.map(|(s, _)| round(s)),
+                        found: said_found.map(|(_, f)| round(f)),
+                        claims: c
+                            .claims
+                            .iter()
+                            .map(|(claim, t)| ClaimReport {
+                                claim: claim.as_str(),
+                                checked: t.checked,
+                                correct: t.correct,
+                                partly: t.partly,
+                                wrong: t.wrong,
+                            })
+                            .collect(),
+                    }
+                })
+                .collect(),
+        }
+    }
+}
+
+/// Pairs every checked answer with the latest self-report on its topic before it (within
+/// [`CLAIM_WINDOW_DAYS`], each report used once) and reads each topic. Topics with a checked
+/// answer come out, by name.
+pub fn calibrate(reports: &[SelfReport], answers: &[CheckedAnswer]) -> Vec<TopicCalibration> {
+    let mut answers: Vec<&CheckedAnswer> = answers.iter().collect();
+    answers.sort_by(|a, b| a.topic.cmp(&b.topic).then(a.at.cmp(&b.at)));
+    let mut out: Vec<TopicCalibration> = Vec::new();
+    let mut used = vec![false; reports.len()];
+    for answer in answers {
+        if out.last().is_none_or(|c| c.topic != answer.topic) {
+            out.push(TopicCalibration {
+                topic: answer.topic.clone(),
+                claims: Claim::ALL.map(|c| (c, ClaimTally::default())),
+                checked_answers: 0,
+                bias: None,
+                verdict: Verdict::NotEnough { pairs: 0 },
+            });
+        }
+        let Some(current) = out.last_mut() else { continue };
+        current.checked_answers += 1;
+        let window = Duration::days(CLAIM_WINDOW_DAYS);
+        let latest = reports
+            .iter()
+            .enumerate()
+            .filter(|(i, r)| !used[*i] && r.topic == answer.topic && r.at <= answer.at && answer.at - r.at <= window)
+            .max_by_key(|(i, r)| (r.at, *i));
+        if let Some((i, report)) = latest {
+            used[i] = true;
+            if let Some((_, tally)) = current.claims.iter_mut().find(|(c, _)| *c == report.claim) {
+                tally.add(answer.grade);
+            }
+        }
+    }
+    for c in &mut out {
+        let pairs = c.pairs();
+        let gap: f64 = c.claims.iter().map(|(claim, t)| claim.expects() * as_f64(t.checked) - t.confirmed).sum();
+        c.bias = (pairs > 0).then(|| gap / as_f64(pairs));
+        c.verdict = match c.bias {
+            _ if pairs < MIN_PAIRS => Verdict::NotEnough { pairs },
+            Some(b) if b > 0.25 => Verdict::Overrates,
+            Some(b) if b < -0.25 => Verdict::Underrates,
+            _ => Verdict::Matches,
+        };
+    }
+    out
+}
+
+fn as_f64(n: usize) -> f64 {
+    f64::from(u32::try_from(n).unwrap_or(u32::MAX))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn at(day: i64) -> DateTime<Utc> {
+        crate::time::parse_timestamp("2026-11-01T12:00:00Z").expect("time") + Duration::days(day)
+    }
+
+    fn report(topic: &str, claim: Claim, day: i64) -> SelfReport {
+        SelfReport { topic: topic.into(), claim, at: at(day) }
+    }
+
+    fn answer(topic: &str, grade: CheckGrade, day: i64) -> CheckedAnswer {
+        CheckedAnswer { topic: topic.into(), kind: CheckKind::Review, grade, at: at(day) }
+    }
+
+    #[test]
+    fn a_check_holds_words_within_the_limits() {
+        assert_eq!(Check::new("  ", None), Err(CheckError::EmptyAnswer));
+        let long = "x".repeat(limits::CHECK_ANSWER_CHARS + 1);
+        assert_eq!(Check::new(&long, None), Err(CheckError::LongAnswer(limits::CHECK_ANSWER_CHARS + 1)));
+        let ok = Check::new(" the index is used ", Some("  ")).expect("fits");
+        assert_eq!((ok.answer.as_str(), ok.missing), ("the index is used", None));
+        let wide = "é".repeat(limits::CHECK_ANSWER_CHARS);
+        assert!(Check::new(&wide, Some("why the planner skips it")).is_ok(), "characters, not bytes");
+        assert!(Check::new("a", Some(&"m".repeat(501))).is_err());
+    }
+
+    #[test]
+    fn grades_and_ratings_map_both_ways() {
+        for g in CheckGrade::ALL {
+            assert_eq!(CheckGrade::of_review(g.review_grade()), g);
+            assert_eq!(CheckGrade::parse(g.as_str()), Some(g));
+        }
+        assert_eq!(CheckGrade::of_review(Grade::Easy), CheckGrade::Correct);
+        assert_eq!(CheckGrade::parse("Correct"), None, "exact names only");
+        assert_eq!(Claim::of_self_grade(Grade::Hard), Claim::Understood);
+    }
+
+    #[test]
+    fn an_overrater_is_told_so_once_there_are_enough_pairs() {
+        let mut reports = vec![];
+        let mut answers = vec![];
+        for day in [0, 5, 10] {
+            reports.push(report("sqlite", Claim::Knew, day));
+            answers.push(answer("sqlite", CheckGrade::Wrong, day + 1));
+        }
+        let c = &calibrate(&reports, &answers)[0];
+        assert_eq!((c.topic.as_str(), c.pairs(), c.verdict), ("sqlite", 3, Verdict::Overrates));
+        assert_eq!(c.claims[0].1.wrong, 3);
+        assert_eq!(c.bias, Some(1.0));
+        assert_eq!(c.line(), "you tend to overrate sqlite: you said 100%, checked answers showed 0% (3 checks)");
+        let two = calibrate(&reports[..2], &answers[..2]);
+        assert_eq!(two[0].verdict, Verdict::NotEnough { pairs: 2 });
+        assert_eq!(two[0].line(), "sqlite: not enough checked answers after a self-report yet (2 of 3)");
+    }
+
+    #[test]
+    fn claims_pair_with_the_next_check_on_their_topic_only() {
+        let reports = vec![
+            report("rust", Claim::Lost, 0),
+            report("rust", Claim::Lost, 1),
+            report("git", Claim::Knew, 1),
+            report("rust", Claim::Lost, 2),
+            // Too old for the check on day 40.
+            report("sql", Claim::Knew, 0),
+        ];
+        let answers = vec![
+            answer("rust", CheckGrade::Correct, 3),
+            answer("rust", CheckGrade::Correct, 4),
+            answer("rust", CheckGrade::Correct, 5),
+            answer("rust", CheckGrade::Correct, 6),
+            answer("sql", CheckGrade::Correct, 40),
+        ];
+        let out = calibrate(&reports, &answers);
+        let rust = out.iter().find(|c| c.topic == "rust").expect("rust");
+        // Three reports, each used once (latest first); the fourth check has none left.
+        assert_eq!((rust.pairs(), rust.checked_answers, rust.verdict), (3, 4, Verdict::Underrates));
+        assert_eq!(rust.bias, Some(-0.75));
+        let sql = out.iter().find(|c| c.topic == "sql").expect("sql");
+        assert_eq!((sql.pairs(), sql.verdict), (0, Verdict::NotEnough { pairs: 0 }));
+        assert!(out.iter().all(|c| c.topic != "git"), "a topic without checks has no calibration");
+    }
+
+    #[test]
+    fn agreement_within_a_quarter_matches() {
+        let reports =
+            vec![report("css", Claim::Knew, 0), report("css", Claim::Understood, 2), report("css", Claim::Lost, 4)];
+        let answers = vec![
+            answer("css", CheckGrade::Correct, 1),
+            answer("css", CheckGrade::Partly, 3),
+            answer("css", CheckGrade::Wrong, 5),
+        ];
+        let c = &calibrate(&reports, &answers)[0];
+        assert_eq!(c.verdict, Verdict::Matches);
+        let bias = c.bias.expect("bias");
+        assert!((bias - (0.25 + 0.25) / 3.0).abs() < 1e-9, "{bias}");
+        assert_eq!(c.line(), "your word on css holds up: you said 67%, checked answers showed 50% (3 checks)");
+    }
+}

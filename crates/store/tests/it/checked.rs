@@ -1,0 +1,92 @@
+//! Checked recall: explain-backs and checked reviews are stored beside the lesson's answer,
+//! weigh more in the knowledge model, and calibrate the learner's own word.
+
+use chrono::Duration;
+use devcoach_core::checked::{Check, CheckGrade, CheckKind, Verdict};
+use devcoach_core::evidence::EvidenceCause;
+use devcoach_core::feedback::FeedbackChoice;
+use devcoach_core::fsrs::Grade;
+use devcoach_core::lesson::Feedback;
+
+use crate::{fresh, now};
+
+fn check(answer: &str) -> Check {
+    Check::new(answer, Some("the piece that was missing")).expect("fits")
+}
+
+#[test]
+fn an_explain_back_is_kept_and_moves_the_number_one_step_at_most() {
+    let (_t, mut store) = fresh();
+    store.seed_demo(now() - Duration::days(1)).expect("demo");
+    // redis-ttl-jitter has no answer yet; redis is at 3 on the map.
+    let id = "redis-ttl-jitter";
+    let before = store.topic_estimates(now()).expect("estimates");
+    let learned = |estimates: &[devcoach_store::TopicEstimate]| {
+        estimates.iter().find(|e| e.topic == "redis").map(|e| e.mastery).expect("redis estimate")
+    };
+    let out = store.record_explain_back(id, CheckGrade::Correct, &check("jitter spreads the expiries"), now());
+    let out = out.expect("write").expect("lesson");
+    assert_eq!((out.topic_id.as_str(), out.confidence_before), ("redis", Some(3)));
+    assert!(out.confidence == Some(3) || out.confidence == Some(4), "one step at most: {out:?}");
+    let after = store.topic_estimates(now()).expect("estimates");
+    assert!(learned(&after) > learned(&before) + 0.2, "a correct explanation is strong evidence");
+    let redis = after.iter().find(|e| e.topic == "redis").expect("redis");
+    assert_eq!(redis.checked, 1);
+
+    let rows = store.checked_answers(Some(id)).expect("rows");
+    assert_eq!(rows.len(), 1);
+    assert_eq!((rows[0].kind, rows[0].grade), (CheckKind::ExplainBack, CheckGrade::Correct));
+    assert_eq!(rows[0].answer, "jitter spreads the expiries");
+    assert_eq!(rows[0].missing.as_deref(), Some("the piece that was missing"));
+    // The lesson's own answer is untouched: an explain-back is not feedback.
+    assert_eq!(store.lesson(id).expect("read").expect("lesson").feedback, None);
+    let logged = store.evidence(Some("redis")).expect("log");
+    assert!(logged.iter().any(|e| e.cause == EvidenceCause::ExplainBack && e.detail.as_deref() == Some("correct")));
+
+    assert!(store.record_explain_back("no-such", CheckGrade::Wrong, &check("x"), now()).expect("write").is_none());
+    assert!(store.checked_answers(Some("no-such")).expect("rows").is_empty(), "nothing stored for no lesson");
+}
+
+#[test]
+fn a_checked_review_is_told_apart_from_a_self_graded_one() {
+    let (_t, mut store) = fresh();
+    store.seed_demo(now() - Duration::days(3)).expect("demo");
+    let self_graded = store.grade_review("git-bisect", Grade::Good, now()).expect("grade").expect("lesson");
+    let checked = store
+        .grade_checked_review("docker-healthcheck", Grade::Hard, &check("it restarts unhealthy containers"), now())
+        .expect("grade")
+        .expect("lesson");
+    assert_eq!((self_graded.grade, checked.grade), (Grade::Good, Grade::Hard));
+    let docker = store.checked_answers(Some("docker-healthcheck")).expect("rows");
+    assert_eq!(docker.len(), 1);
+    assert_eq!((docker[0].kind, docker[0].grade), (CheckKind::Review, CheckGrade::Partly), "hard reads as partly");
+    assert!(store.checked_answers(Some("git-bisect")).expect("rows").is_empty());
+    let estimates = store.topic_estimates(now()).expect("estimates");
+    let git = estimates.iter().find(|e| e.topic == "git").expect("git");
+    assert!(git.self_reported >= 2, "feedback and the self-graded review: {git:?}");
+    let docker = estimates.iter().find(|e| e.topic == "docker").expect("docker");
+    assert!(docker.checked >= 1, "{docker:?}");
+}
+
+#[test]
+fn an_overrater_is_found_out_and_the_verdict_survives_a_deleted_lesson() {
+    let (_t, mut store) = fresh();
+    store.seed_demo(now() - Duration::days(10)).expect("demo");
+    // Three redis lessons the learner says they knew, each explained back wrong.
+    for (i, id) in ["redis-ttl-jitter", "redis-ttl-jitter", "redis-ttl-jitter"].iter().enumerate() {
+        let at = now() - Duration::days(6) + Duration::days(i64::try_from(i).expect("small")) * 2;
+        store.record_feedback(id, FeedbackChoice(None), at).expect("clear");
+        store.record_feedback(id, FeedbackChoice(Some(Feedback::Know)), at).expect("know");
+        store
+            .record_explain_back(id, CheckGrade::Wrong, &check("no idea, really"), at + Duration::minutes(1))
+            .expect("x");
+    }
+    let calibration = store.calibration().expect("calibration");
+    let redis = calibration.iter().find(|c| c.topic == "redis").expect("redis");
+    assert_eq!((redis.pairs(), redis.verdict), (3, Verdict::Overrates), "{redis:?}");
+    assert!(redis.line().starts_with("you tend to overrate redis"), "{}", redis.line());
+    // The answers keep their topic: deleting the lesson keeps the learner's record of them.
+    assert!(store.delete_lesson("redis-ttl-jitter").expect("delete"));
+    let after = store.calibration().expect("calibration");
+    assert_eq!(after.iter().find(|c| c.topic == "redis").map(|c| c.checked_answers), Some(3));
+}
