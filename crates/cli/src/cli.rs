@@ -109,6 +109,20 @@ pub enum Command {
         /// What to import; leave out to read the clipboard.
         source: Option<String>,
     },
+    /// Write your learning record for other tools: the FSRS optimizer's review log, or xAPI
+    /// statements for a learning-record store.
+    Export {
+        /// fsrs-log: the review log as CSV, in the columns the FSRS optimizer reads; xapi: a JSON
+        /// array of xAPI statements (lessons, answers, checked answers, reviews).
+        #[arg(long)]
+        format: ExportFormat,
+        /// Write to this file instead of standard output.
+        #[arg(short, long)]
+        output: Option<std::path::PathBuf>,
+        /// Replace the file if it exists (without asking).
+        #[arg(long)]
+        force: bool,
+    },
     /// Write a backup ZIP of lessons, knowledge, settings, notebook and courses.
     Backup {
         /// Where to write it.
@@ -340,6 +354,13 @@ pub enum ReviewCommand {
         #[arg(long)]
         anki: std::path::PathBuf,
     },
+}
+
+/// The formats `devcoach export` writes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum ExportFormat {
+    FsrsLog,
+    Xapi,
 }
 
 #[derive(Debug, Args)]

@@ -11,6 +11,7 @@ pub mod checked;
 pub mod course;
 pub mod detect;
 pub mod evidence;
+pub mod export;
 pub mod feedback;
 pub mod fsrs;
 pub mod fsrs_fit;

@@ -19,6 +19,7 @@ mod cue_state;
 mod demo;
 mod error;
 mod evidence;
+mod export;
 mod feedback;
 mod knowledge;
 mod lessons;

@@ -9,20 +9,7 @@ use crate::failure::invalid;
 use crate::output::{self, Style};
 
 pub fn backup(ctx: &Ctx, file: &Path, force: bool) -> anyhow::Result<()> {
-    let overwrite = match devcoach_files::check_target(file)? {
-        Target::Absent => Overwrite::Never,
-        Target::File if force => Overwrite::Replace,
-        Target::File => match output::confirm(&format!("{} already exists. Replace it?", file.display()))? {
-            Some(true) => Overwrite::Replace,
-            Some(false) => return Err(invalid(format!("kept {}; nothing was written", file.display()))),
-            None => {
-                return Err(invalid(format!(
-                    "{} already exists; nothing was written — pass --force to replace it, or pick another name",
-                    file.display()
-                )));
-            }
-        },
-    };
+    let overwrite = overwrite(file, force)?;
     let store = ctx.open()?;
     let summary = devcoach_store::write_backup_file(&store, file, overwrite)?;
     let mut parts = vec![
@@ -120,4 +107,23 @@ pub(super) fn restore(ctx: &Ctx, file: &Path, lesson: Option<&str>) -> anyhow::R
         lines.push(format!("Your previous notebook was kept as {}.", kept.display()));
     }
     Ok(output::print(&lines.join("\n"))?)
+}
+
+/// How a file the user named may be written: a new one always, an existing file with `--force`
+/// or a yes at the terminal, anything else (a link, a device, a folder) never.
+pub(crate) fn overwrite(file: &Path, force: bool) -> anyhow::Result<Overwrite> {
+    Ok(match devcoach_files::check_target(file)? {
+        Target::Absent => Overwrite::Never,
+        Target::File if force => Overwrite::Replace,
+        Target::File => match output::confirm(&format!("{} already exists. Replace it?", file.display()))? {
+            Some(true) => Overwrite::Replace,
+            Some(false) => return Err(invalid(format!("kept {}; nothing was written", file.display()))),
+            None => {
+                return Err(invalid(format!(
+                    "{} already exists; nothing was written — pass --force to replace it, or pick another name",
+                    file.display()
+                )));
+            }
+        },
+    })
 }

@@ -5,6 +5,7 @@ mod backup;
 mod courses;
 mod demo;
 mod doctor;
+mod export;
 mod install;
 mod knowledge;
 mod lessons;
@@ -54,6 +55,7 @@ pub fn run(command: Option<Command>, ctx: &Ctx) -> anyhow::Result<()> {
         Command::Share(args) => share::share(ctx, &args),
         Command::Import { source } => share::import(ctx, source.as_deref()),
         Command::Backup { file, force } => backup::backup(ctx, &file, force),
+        Command::Export { format, output, force } => export::run(ctx, format, output.as_deref(), force),
         Command::Restore { file, lesson } => backup::restore(ctx, &file, lesson.as_deref()),
         Command::Courses(flag) => courses::list(ctx, flag.json),
         Command::Course { id, json } => courses::show(ctx, &id, json.json),

@@ -168,3 +168,55 @@ fn each_grade_of_a_session_is_stamped_when_it_is_given() {
         .collect();
     assert_eq!(evidence, stamps, "the evidence log carries the same moments");
 }
+
+#[test]
+fn the_record_exports_for_the_fsrs_optimizer_and_a_learning_record_store() {
+    let empty = Env::new();
+    let out = empty.run(&["export", "--format", "fsrs-log"]);
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout),
+        "card_id,review_time,review_rating,review_state,review_duration\n"
+    );
+    assert!(!empty.data().join("coaching.db").exists(), "exporting never creates the database");
+
+    let env = Env::demo();
+    let csv = String::from_utf8(env.run(&["export", "--format", "fsrs-log"]).stdout).expect("utf-8");
+    let rows: Vec<Vec<&str>> = csv.lines().skip(1).map(|l| l.split(',').collect()).collect();
+    assert_eq!(rows.len(), 10, "the demo's ten reviews: {csv}");
+    for row in &rows {
+        assert_eq!(row.len(), 5, "{row:?}");
+        assert!(row[0].parse::<u32>().is_ok_and(|id| id >= 1) && row[1].parse::<i64>().is_ok(), "{row:?}");
+        assert!(["1", "2", "3", "4"].contains(&row[2]) && ["0", "2", "3"].contains(&row[3]) && row[4].is_empty());
+    }
+    // A card's first review is new; after an again it is relearning.
+    let card_of_again = rows.iter().find(|r| r[2] == "1").map(|r| r[0]).expect("an again in the demo");
+    let after: Vec<&str> = rows.iter().filter(|r| r[0] == card_of_again).map(|r| r[3]).collect();
+    assert_eq!(after[..2], ["0", "3"], "{csv}");
+
+    let statements: Value = serde_json::from_slice(&env.run(&["export", "--format", "xapi"]).stdout).expect("json");
+    let statements = statements.as_array().expect("an array of statements");
+    let verbs = |word: &str| statements.iter().filter(|s| s["verb"]["display"]["en"] == word).count();
+    assert_eq!(verbs("experienced"), 30, "one per lesson");
+    assert!(verbs("responded") >= 20 && verbs("answered") == 15, "answers; 5 explain-backs and 10 reviews");
+    for s in statements {
+        assert!(s["verb"]["id"].as_str().is_some_and(|v| v.starts_with("http://adlnet.gov/expapi/verbs/")), "{s}");
+        assert!(s["object"]["id"].as_str().is_some_and(|o| o.starts_with("https://")), "{s}");
+        assert!(s["timestamp"].as_str().is_some_and(|t| devcoach_core::time::parse_timestamp(t).is_ok()), "{s}");
+    }
+    let checked =
+        statements.iter().filter(|s| s["result"]["response"].as_str().is_some_and(|r| r.contains("context()")));
+    assert_eq!(checked.count(), 1, "the learner's own words travel with their explain-back");
+
+    // To a file: a second write needs --force; a device is refused and left alone.
+    let file = env.tmp.path().join("record.json");
+    let path = file.to_str().expect("utf-8");
+    assert!(env.run(&["export", "--format", "xapi", "-o", path]).status.success());
+    let again = env.run(&["export", "--format", "xapi", "-o", path]);
+    assert_eq!(again.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&again.stderr).contains("--force"));
+    assert!(env.run(&["export", "--format", "xapi", "-o", path, "--force"]).status.success());
+    let device = env.run(&["export", "--format", "fsrs-log", "-o", "/dev/null"]);
+    assert_eq!(device.status.code(), Some(1), "{device:?}");
+    let wrong = env.run(&["export", "--format", "csv"]);
+    assert_eq!(wrong.status.code(), Some(2));
+}

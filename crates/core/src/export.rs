@@ -1,0 +1,273 @@
+//! Portable records of what the learner did, for tools outside devcoach: the FSRS optimizer's
+//! review-log CSV, and xAPI statements for a company's learning-record store. Pure: the caller
+//! hands in the rows and writes the text.
+
+use std::collections::HashMap;
+
+use chrono::{DateTime, Utc};
+use serde_json::{Value, json};
+
+use crate::checked::{CheckGrade, CheckKind};
+use crate::fsrs::Grade;
+use crate::lesson::Feedback;
+
+/// One graded review, as the log keeps it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ReviewEvent {
+    pub lesson_id: String,
+    pub grade: Grade,
+    pub at: DateTime<Utc>,
+    /// Whether the agent checked the answer (else the learner graded themselves).
+    pub checked: bool,
+}
+
+/// The review log in the columns the FSRS optimizer reads (`card_id, review_time,
+/// review_rating, review_state, review_duration`): times in milliseconds since 1970, ratings
+/// 1–4, states 0 new, 2 review, 3 relearning (devcoach has no learning steps, so never 1), and
+/// the duration left empty (devcoach does not time answers). Card ids number the cards 1, 2, …
+/// in the order of their first review, so an export taken later keeps the earlier numbers.
+pub fn fsrs_log(reviews: &[ReviewEvent]) -> String {
+    let mut sorted: Vec<&ReviewEvent> = reviews.iter().collect();
+    sorted.sort_by(|a, b| a.at.cmp(&b.at).then_with(|| a.lesson_id.cmp(&b.lesson_id)));
+    let mut ids: HashMap<&str, usize> = HashMap::new();
+    let mut last: HashMap<&str, Grade> = HashMap::new();
+    let mut out = String::from("card_id,review_time,review_rating,review_state,review_duration\n");
+    for r in sorted {
+        let next = ids.len() + 1;
+        let id = *ids.entry(r.lesson_id.as_str()).or_insert(next);
+        let state = match last.get(r.lesson_id.as_str()) {
+            None => 0,
+            Some(Grade::Again) => 3,
+            Some(_) => 2,
+        };
+        last.insert(r.lesson_id.as_str(), r.grade);
+        out.push_str(&format!("{id},{},{},{state},\n", r.at.timestamp_millis(), r.grade.number()));
+    }
+    out
+}
+
+/// A lesson, for its "experienced" statement.
+#[derive(Debug, Clone, PartialEq)]
+pub struct LessonEvent {
+    pub id: String,
+    pub title: String,
+    pub topic: String,
+    pub at: DateTime<Utc>,
+}
+
+/// A lesson's answer (feedback), at the moment it was given.
+#[derive(Debug, Clone, PartialEq)]
+pub struct FeedbackEvent {
+    pub lesson_id: String,
+    pub topic: String,
+    pub feedback: Feedback,
+    pub at: DateTime<Utc>,
+}
+
+/// A checked answer (explain-back or review).
+#[derive(Debug, Clone, PartialEq)]
+pub struct CheckEvent {
+    pub lesson_id: String,
+    pub topic: String,
+    pub kind: CheckKind,
+    pub grade: CheckGrade,
+    pub answer: String,
+    pub missing: Option<String>,
+    pub at: DateTime<Utc>,
+}
+
+/// Everything an xAPI export says.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Record {
+    pub lessons: Vec<LessonEvent>,
+    pub feedback: Vec<FeedbackEvent>,
+    pub checks: Vec<CheckEvent>,
+    pub reviews: Vec<ReviewEvent>,
+    /// Lesson id → topic, for the reviews' context.
+    pub topics: HashMap<String, String>,
+}
+
+/// Where devcoach's own identifiers live (activities and extensions): the project's address,
+/// so a learning-record store can tell devcoach's statements from others'.
+pub const XAPI_BASE: &str = "https://github.com/devcoach-rs/devcoach/xapi";
+
+const EXPERIENCED: &str = "http://adlnet.gov/expapi/verbs/experienced";
+const RESPONDED: &str = "http://adlnet.gov/expapi/verbs/responded";
+const ANSWERED: &str = "http://adlnet.gov/expapi/verbs/answered";
+const LESSON_TYPE: &str = "http://adlnet.gov/expapi/activities/lesson";
+const QUESTION_TYPE: &str = "http://adlnet.gov/expapi/activities/cmi.interaction";
+
+/// xAPI 1.0.3 statements, oldest first: a lesson taught (`experienced`), the learner's answer to
+/// it (`responded`, the answer as the response), an explain-back and a review (`answered`, with
+/// success, a scaled score and whether it was checked). `learner` names the actor (an account
+/// on devcoach's home page, since devcoach knows no e-mail address).
+pub fn xapi(record: &Record, learner: &str) -> Vec<Value> {
+    let actor = json!({
+        "objectType": "Agent",
+        "account": { "homePage": "https://github.com/devcoach-rs/devcoach", "name": learner }
+    });
+    let lesson_object = |id: &str, title: Option<&str>| {
+        let mut definition = json!({ "type": LESSON_TYPE });
+        if let Some(title) = title {
+            definition["name"] = json!({ "en": title });
+        }
+        json!({ "objectType": "Activity", "id": format!("{XAPI_BASE}/lessons/{}", encode(id)), "definition": definition })
+    };
+    let context =
+        |topic: &str| json!({ "platform": "devcoach", "extensions": { format!("{XAPI_BASE}/topic"): topic } });
+    let verb = |id: &str, word: &str| json!({ "id": id, "display": { "en": word } });
+    let stamp = |at: &DateTime<Utc>| at.to_rfc3339_opts(chrono::SecondsFormat::Millis, true);
+    let mut out: Vec<(DateTime<Utc>, Value)> = Vec::new();
+    for l in &record.lessons {
+        out.push((
+            l.at,
+            json!({
+                "actor": actor, "verb": verb(EXPERIENCED, "experienced"),
+                "object": lesson_object(&l.id, Some(&l.title)), "context": context(&l.topic), "timestamp": stamp(&l.at)
+            }),
+        ));
+    }
+    for f in &record.feedback {
+        out.push((
+            f.at,
+            json!({
+                "actor": actor, "verb": verb(RESPONDED, "responded"), "object": lesson_object(&f.lesson_id, None),
+                "result": { "response": f.feedback.as_str() }, "context": context(&f.topic), "timestamp": stamp(&f.at)
+            }),
+        ));
+    }
+    for c in &record.checks {
+        let mut result = json!({
+            "response": c.answer, "success": c.grade == CheckGrade::Correct,
+            "score": { "scaled": c.grade.score() },
+            "extensions": { format!("{XAPI_BASE}/grade"): c.grade.as_str(), format!("{XAPI_BASE}/checked"): true }
+        });
+        if let Some(missing) = &c.missing {
+            result["extensions"][format!("{XAPI_BASE}/missing")] = json!(missing);
+        }
+        let object = match c.kind {
+            CheckKind::ExplainBack => lesson_object(&c.lesson_id, None),
+            CheckKind::Review => card_object(&c.lesson_id),
+        };
+        out.push((
+            c.at,
+            json!({
+                "actor": actor, "verb": verb(ANSWERED, "answered"), "object": object,
+                "result": result, "context": context(&c.topic), "timestamp": stamp(&c.at)
+            }),
+        ));
+    }
+    // Checked reviews are already there, with the learner's words; the rest were self-graded.
+    for r in record.reviews.iter().filter(|r| !r.checked) {
+        let topic = record.topics.get(&r.lesson_id).map_or("", String::as_str);
+        let result = json!({
+            "success": r.grade.recalled(),
+            "score": { "raw": r.grade.number(), "min": 1, "max": 4 },
+            "extensions": { format!("{XAPI_BASE}/grade"): r.grade.as_str(), format!("{XAPI_BASE}/checked"): false }
+        });
+        out.push((
+            r.at,
+            json!({
+                "actor": actor, "verb": verb(ANSWERED, "answered"), "object": card_object(&r.lesson_id),
+                "result": result, "context": context(topic), "timestamp": stamp(&r.at)
+            }),
+        ));
+    }
+    out.sort_by_key(|(at, _)| *at);
+    out.into_iter().map(|(_, v)| v).collect()
+}
+
+fn card_object(lesson_id: &str) -> Value {
+    json!({
+        "objectType": "Activity",
+        "id": format!("{XAPI_BASE}/cards/{}", encode(lesson_id)),
+        "definition": { "type": QUESTION_TYPE, "interactionType": "long-fill-in" }
+    })
+}
+
+/// A lesson id as one IRI path segment: unreserved characters kept, the rest percent-encoded.
+fn encode(id: &str) -> String {
+    let mut out = String::with_capacity(id.len());
+    for b in id.bytes() {
+        if b.is_ascii_alphanumeric() || b"-._~".contains(&b) {
+            out.push(char::from(b));
+        } else {
+            out.push_str(&format!("%{b:02X}"));
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use chrono::Duration;
+
+    fn at(hours: i64) -> DateTime<Utc> {
+        crate::time::parse_timestamp("2026-11-01T12:00:00Z").expect("time") + Duration::hours(hours)
+    }
+
+    fn review(id: &str, grade: Grade, hours: i64, checked: bool) -> ReviewEvent {
+        ReviewEvent { lesson_id: id.into(), grade, at: at(hours), checked }
+    }
+
+    #[test]
+    fn the_fsrs_log_numbers_cards_and_states_as_the_optimizer_reads_them() {
+        let log = fsrs_log(&[
+            review("b", Grade::Good, 0, false),
+            review("a", Grade::Again, 1, true),
+            review("a", Grade::Hard, 30, false),
+            review("b", Grade::Easy, 50, false),
+            review("a", Grade::Good, 80, true),
+        ]);
+        let t = |h: i64| at(h).timestamp_millis();
+        assert_eq!(
+            log,
+            format!(
+                "card_id,review_time,review_rating,review_state,review_duration\n\
+                 1,{},3,0,\n2,{},1,0,\n2,{},2,3,\n1,{},4,2,\n2,{},3,2,\n",
+                t(0),
+                t(1),
+                t(30),
+                t(50),
+                t(80)
+            )
+        );
+        assert_eq!(fsrs_log(&[]), "card_id,review_time,review_rating,review_state,review_duration\n");
+    }
+
+    #[test]
+    fn xapi_statements_say_who_did_what_and_keep_ids_safe() {
+        let record = Record {
+            lessons: vec![LessonEvent { id: "a b/c".into(), title: "T".into(), topic: "rust".into(), at: at(0) }],
+            feedback: vec![FeedbackEvent {
+                lesson_id: "a b/c".into(),
+                topic: "rust".into(),
+                feedback: Feedback::Know,
+                at: at(1),
+            }],
+            checks: vec![CheckEvent {
+                lesson_id: "a b/c".into(),
+                topic: "rust".into(),
+                kind: CheckKind::ExplainBack,
+                grade: CheckGrade::Partly,
+                answer: "words".into(),
+                missing: Some("the piece".into()),
+                at: at(2),
+            }],
+            reviews: vec![review("a b/c", Grade::Good, 40, false), review("a b/c", Grade::Hard, 50, true)],
+            topics: HashMap::from([("a b/c".to_owned(), "rust".to_owned())]),
+        };
+        let out = xapi(&record, "Ada");
+        let verbs: Vec<&str> = out.iter().filter_map(|s| s["verb"]["display"]["en"].as_str()).collect();
+        assert_eq!(verbs, ["experienced", "responded", "answered", "answered"], "the checked review is the check");
+        assert_eq!(out[0]["object"]["id"], format!("{XAPI_BASE}/lessons/a%20b%2Fc"));
+        assert_eq!(out[0]["actor"]["account"]["name"], "Ada");
+        assert_eq!(out[1]["result"]["response"], "know");
+        assert_eq!(out[2]["result"]["score"]["scaled"], 0.5);
+        assert_eq!(out[2]["result"]["extensions"][format!("{XAPI_BASE}/missing")], "the piece");
+        assert_eq!(out[3]["result"]["extensions"][format!("{XAPI_BASE}/checked")], false);
+        assert_eq!(out[3]["context"]["extensions"][format!("{XAPI_BASE}/topic")], "rust");
+        assert_eq!(out[3]["timestamp"], "2026-11-03T04:00:00.000Z");
+    }
+}
