@@ -26,6 +26,9 @@ pub struct Payload {
     pub prompt_from_hook: bool,
     /// The turn did not finish: Cursor's `status` says it was aborted or failed.
     pub aborted: bool,
+    /// Where the agent keeps the session's transcript (`transcript_path`, Copilot's
+    /// `transcriptPath`): read only with `work_insights` on.
+    pub transcript_path: Option<String>,
 }
 
 #[derive(Deserialize)]
@@ -43,6 +46,9 @@ struct RawPayload {
     task_id: Option<Field>,
     prompt: Option<Field>,
     status: Option<Field>,
+    transcript_path: Option<Field>,
+    #[serde(rename = "transcriptPath")]
+    transcript_path_camel: Option<Field>,
 }
 
 /// A payload field of any JSON type: a field of the wrong type reads as absent instead of
@@ -124,6 +130,7 @@ impl Payload {
             stop_hook_active: raw.stop_hook_active == Some(Field::Bool(true))
                 || matches!(raw.loop_count, Some(Field::Int(n)) if n > 0),
             plan_mode: raw.permission_mode == Some(Field::Str("plan".into())),
+            transcript_path: text(raw.transcript_path).or_else(|| text(raw.transcript_path_camel)),
             session_id: text(raw.session_id)
                 .or_else(|| text(raw.session_id_camel))
                 .or_else(|| text(raw.session_id_upper))
@@ -154,7 +161,10 @@ mod tests {
         let p = Payload::parse(
             br#"{"sessionId":"cop-1","timestamp":1764590000000,"cwd":"/w","transcriptPath":"/t","stopReason":"end_turn","stop_hook_active":false}"#,
         );
-        assert_eq!(p, Payload { session_id: Some("cop-1".into()), ..Payload::default() });
+        assert_eq!(
+            p,
+            Payload { session_id: Some("cop-1".into()), transcript_path: Some("/t".into()), ..Payload::default() }
+        );
         // Cursor's stop, first and after one follow-up.
         let cursor = |loops: &str| {
             Payload::parse(

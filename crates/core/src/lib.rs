@@ -32,6 +32,7 @@ pub mod settings;
 pub mod share;
 pub mod stats;
 pub mod time;
+pub mod work_patterns;
 
 pub use ids::{LessonId, SessionId};
 pub use lesson::{Feedback, Lesson, Level, Platform};

@@ -79,6 +79,19 @@ pub struct SettingsOut {
     #[schemars(extend("enum" = ["session", "global"]))]
     pub nudge_scope: String,
     pub share_name: Option<String>,
+    /// Whether the learner agreed to devcoach reading the agents' transcripts for how they work
+    /// (counts and a pattern label only; off unless they said yes).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub work_insights: Option<bool>,
+}
+
+impl SettingsOut {
+    /// With our own settings beside the original's.
+    pub fn of(store: &devcoach_store::Store) -> Result<Self, devcoach_store::StoreError> {
+        let mut out = Self::from(&store.settings()?);
+        out.work_insights = Some(store.work_insights().unwrap_or(false));
+        Ok(out)
+    }
 }
 
 impl From<&Settings> for SettingsOut {
@@ -91,6 +104,7 @@ impl From<&Settings> for SettingsOut {
             nudge_every: s.nudge_every,
             nudge_scope: s.nudge_scope.as_str().into(),
             share_name: s.share_name.clone(),
+            work_insights: None,
         }
     }
 }

@@ -41,6 +41,11 @@ pub struct BriefingOut {
     /// The knowledge model's reading now, for topics where it differs from the profile's number
     /// (a topic not practised for a while fades): calibrate depth on `confidence_now`.
     pub estimates: Vec<EstimateOut>,
+    /// With the learner's consent (`work_insights`), how their agent sessions went over the
+    /// last seven days, in one line ("mostly delegating this week (5 of 7 sessions)"); absent
+    /// when off or with fewer than three sessions. See the skill on nudging.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub work_insight: Option<String>,
 }
 
 /// The knowledge model's estimate for one topic.
@@ -159,8 +164,14 @@ pub fn briefing(ctx: &Ctx) -> Result<BriefingOut, ToolError> {
                 other_evidence: (e.evidence - e.checked - e.self_reported).max(0),
             })
             .collect();
+        let work_insight = if s.work_insights().unwrap_or(false) {
+            s.work_last_days(now, 7).ok().and_then(|counts| devcoach_core::work_patterns::week_line(&counts))
+        } else {
+            None
+        };
         Ok(BriefingOut {
             estimates,
+            work_insight,
             onboarding: OnboardingStatus {
                 knowledge_ready,
                 notebook_ready,

@@ -114,7 +114,7 @@ pub fn read(ctx: &Ctx, uri: &str) -> Option<ResourceContents> {
             let text = payloads::notebook(ctx).unwrap_or_default();
             return Some(ResourceContents::text(text, uri).with_mime_type("text/markdown"));
         }
-        "devcoach://settings" => json_text(ctx.with_store(|s| Ok(crate::dto::SettingsOut::from(&s.settings()?)))),
+        "devcoach://settings" => json_text(ctx.with_store(|s| Ok(crate::dto::SettingsOut::of(s)?))),
         "devcoach://lessons/recent" => match payloads::recent_lessons(ctx) {
             Ok(lessons) => serde_json::to_string(&lessons).unwrap_or_else(|_| "[]".into()),
             Err(e) => json!([{ "error": e.to_string() }]).to_string(),

@@ -10,6 +10,7 @@
 
 pub mod child;
 pub mod history;
+pub mod transcript;
 
 use std::path::{Path, PathBuf};
 use std::process::Command;

@@ -225,8 +225,40 @@ impl Store {
         for (at, event) in timeline(&l, now)? {
             self.replay(&event, at, &mut course)?;
         }
+        self.seed_demo_work(now)?;
         self.data_dir().write_notebook(devcoach_assets::DEMO_NOTEBOOK)?;
         Ok(())
+    }
+
+    /// The demo learner said yes to work insights: five weeks of sessions, drifting from
+    /// delegating toward asking to understand.
+    fn seed_demo_work(&mut self, now: DateTime<Utc>) -> Result<()> {
+        use devcoach_core::work_patterns::Signals;
+        let delegating = Signals { prompts: 3, agent_edits: 6, ..Signals::default() };
+        let debugging = Signals { prompts: 4, error_reports: 3, agent_edits: 4, ..Signals::default() };
+        let understanding =
+            Signals { prompts: 4, questions: 2, questions_after_edit: 2, agent_edits: 3, ..Signals::default() };
+        let asking = Signals { prompts: 2, questions: 2, ..Signals::default() };
+        let hybrid = Signals { prompts: 2, combined: 1, agent_edits: 2, ..Signals::default() };
+        let weeks: [&[Signals]; 5] = [
+            &[delegating, delegating, delegating, debugging, delegating],
+            &[delegating, debugging, debugging, delegating],
+            &[delegating, understanding, delegating, asking],
+            &[understanding, delegating, hybrid, asking, understanding],
+            &[understanding, asking, hybrid, delegating],
+        ];
+        self.write(|tx| {
+            crate::settings::write_setting(tx, crate::work::WORK_INSIGHTS_KEY, "on")?;
+            for (w, sessions) in weeks.iter().enumerate() {
+                for (i, signals) in sessions.iter().enumerate() {
+                    let back = i64::try_from((4 - w) * 7).unwrap_or(0) * 24 + i64::try_from(i).unwrap_or(0) * 20;
+                    let session_id = format!("demo-{w}-{i}");
+                    let session = crate::WorkSession { agent: "claude", session_id: &session_id, signals: *signals };
+                    crate::work::record(tx, &session, now - Duration::hours(back))?;
+                }
+            }
+            Ok(())
+        })
     }
 
     /// One event; `course` is the demo course once it has been created.

@@ -34,6 +34,7 @@ mod sharing;
 mod stats;
 mod teaching;
 mod topic_model;
+mod work;
 
 pub use backup::{
     BackupError, BackupSummary, MAX_BACKUP_BYTES, RestoreOutcome, Scope, restore_file, restore_file_scoped,
@@ -51,5 +52,6 @@ pub use reviews::{DueReview, GradeOutcome, ReviewRecord};
 pub use schema::{ADDITIONS, SCHEMA_MIN_APP_VERSION, SCHEMA_VERSION};
 pub use sharing::ImportOutcome;
 pub use topic_model::TopicEstimate;
+pub use work::{WorkSession, WorkWeek};
 
 pub type Result<T, E = StoreError> = std::result::Result<T, E>;

@@ -107,7 +107,22 @@ impl PacingState for SqlPacing<'_> {
 impl Store {
     /// Decides one agent stop (the stop hook), in one IMMEDIATE transaction.
     pub fn evaluate_cue(&mut self, session: &SessionId, plan_mode: bool, now: DateTime<Utc>) -> Result<CueDecision> {
+        self.evaluate_stop(session, plan_mode, None, now)
+    }
+
+    /// [`Store::evaluate_cue`] that also stores how the session went (`work_insights`), in the
+    /// same transaction: a stop is one write.
+    pub fn evaluate_stop(
+        &mut self,
+        session: &SessionId,
+        plan_mode: bool,
+        work: Option<&crate::WorkSession<'_>>,
+        now: DateTime<Utc>,
+    ) -> Result<CueDecision> {
         self.write(|tx| {
+            if let Some(w) = work {
+                crate::work::record(tx, w, now)?;
+            }
             let mut d = pacing::evaluate(&mut SqlPacing { conn: tx, now }, session, plan_mode)?;
             if d.cue {
                 // Data, not words: the hook says in its trace that it offered a review.

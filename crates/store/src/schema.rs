@@ -210,6 +210,28 @@ CREATE TABLE IF NOT EXISTS ext_checked_answers (
 CREATE INDEX IF NOT EXISTS idx_ext_checked_answers_topic ON ext_checked_answers (topic, at);
 ",
     },
+    Addition {
+        // How each agent session went (work_insights, opt-in): counts and a pattern label from
+        // the transcript, never its text.
+        name: "rs-6-work-sessions",
+        sql: "
+CREATE TABLE IF NOT EXISTS ext_work_sessions (
+    agent                TEXT NOT NULL,
+    session_id           TEXT NOT NULL,
+    first_at             TEXT NOT NULL,
+    last_at              TEXT NOT NULL,
+    prompts              INTEGER NOT NULL,
+    questions            INTEGER NOT NULL,
+    questions_after_edit INTEGER NOT NULL,
+    error_reports        INTEGER NOT NULL,
+    combined             INTEGER NOT NULL,
+    own_code             INTEGER NOT NULL,
+    agent_edits          INTEGER NOT NULL,
+    pattern              TEXT,
+    PRIMARY KEY (agent, session_id)
+);
+",
+    },
 ];
 
 pub(crate) fn user_version(conn: &Connection) -> rusqlite::Result<i64> {

@@ -406,6 +406,74 @@ pub(crate) fn self_vs_checked(topics: &[devcoach_core::checked::TopicCalibration
     out
 }
 
+/// Agent sessions per week by how the learner worked (work_insights): one split bar per week,
+/// the newest last.
+pub(crate) fn work_mix(weeks: &[devcoach_store::WorkWeek], enabled: bool) -> String {
+    use devcoach_core::work_patterns::Pattern;
+    let total: u32 = weeks.iter().map(|w| w.counts.values().sum::<u32>() + w.unclassified).sum();
+    if total == 0 {
+        return empty(if enabled {
+            "Each agent session you finish from now on lands here by how you worked in it: delegating, debugging \
+             through the agent, generating then understanding, asking about ideas, or code with explanations."
+        } else {
+            "Off. With `devcoach set work_insights on`, each agent session is read on this machine for how you \
+             worked in it (counts only, never your words) and drawn here by week."
+        });
+    }
+    let size = |w: &devcoach_store::WorkWeek| w.counts.values().sum::<u32>() + w.unclassified;
+    let max = weeks.iter().map(size).max().unwrap_or(1).max(1);
+    // From the first week with a session: a new learner's chart is not mostly empty weeks.
+    let first = weeks.iter().position(|w| size(w) > 0).unwrap_or(0);
+    let mut out = String::from(r#"<ol class="bars work" aria-label="Agent sessions per week, by how you worked">"#);
+    for w in &weeks[first..] {
+        let n: u32 = w.counts.values().sum::<u32>() + w.unclassified;
+        let width = f64::from(n) / f64::from(max) * 100.0;
+        let mut segments = String::new();
+        for (i, p) in Pattern::ALL.iter().enumerate() {
+            let k = w.counts.get(p).copied().unwrap_or(0);
+            if k > 0 {
+                let _ = write!(
+                    segments,
+                    r#"<span class="bar-seg work-{}" style="width: {:.0}%"></span>"#,
+                    i + 1,
+                    f64::from(k) / f64::from(n) * 100.0
+                );
+            }
+        }
+        if w.unclassified > 0 {
+            let _ = write!(
+                segments,
+                r#"<span class="bar-seg work-none" style="width: {:.0}%"></span>"#,
+                f64::from(w.unclassified) / f64::from(n) * 100.0
+            );
+        }
+        let value = if n == 0 {
+            "no sessions".to_owned()
+        } else {
+            let mut parts: Vec<String> = Pattern::ALL
+                .iter()
+                .filter_map(|p| w.counts.get(p).filter(|k| **k > 0).map(|k| format!("{k} {}", p.label())))
+                .collect();
+            if w.unclassified > 0 {
+                parts.push(format!("{} untold", w.unclassified));
+            }
+            parts.join(" · ")
+        };
+        let _ = write!(
+            out,
+            r#"<li><span class="bar-name">{}</span><span class="bar-track"><span class="bar-track split" style="width: {width:.0}%">{segments}</span></span><span class="bar-value">{}</span></li>"#,
+            w.starts.format("week of %-d %b"),
+            esc(&value)
+        );
+    }
+    out.push_str("</ol>");
+    let items: Vec<(String, &str)> =
+        Pattern::ALL.iter().enumerate().map(|(i, p)| (format!("col work-{}", i + 1), p.label())).collect();
+    let borrowed: Vec<(&str, &str)> = items.iter().map(|(c, l)| (c.as_str(), *l)).collect();
+    legend(&mut out, &borrowed);
+    out
+}
+
 fn segment(kind: &str, percent: f64) -> String {
     if percent <= 0.0 {
         return String::new();

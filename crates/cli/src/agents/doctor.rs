@@ -685,6 +685,20 @@ fn database(inputs: &Inputs<'_>) -> Vec<Section> {
             ),
         );
     }
+    // Our table may be missing from a database only the TypeScript build has written: off.
+    if store.work_insights().unwrap_or(false) {
+        s.add(
+            Level::Info,
+            "work_insights on: at each agent stop, that session's transcript is read on this machine and only counts \
+             and a pattern label are kept (`devcoach set work_insights off` stops it; `uninstall --data` deletes them)",
+        );
+    } else {
+        s.add(
+            Level::Info,
+            "work_insights off (the default): agent transcripts are never opened; `devcoach set work_insights on` lets \
+             devcoach show how you work with your agents (docs/work-insights.md)",
+        );
+    }
     let sessions = store.nudge_sessions().unwrap_or_default();
     let latest = sessions.iter().max_by(|a, b| a.updated_at.cmp(&b.updated_at));
     match latest {

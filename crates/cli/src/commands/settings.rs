@@ -40,10 +40,13 @@ pub fn show(ctx: &Ctx, json: bool) -> anyhow::Result<()> {
         Some(s) => s.share_link_base()?,
         None => text::DEFAULT_LINK_BASE.to_owned(),
     };
+    // Our table may be absent from a database only the TypeScript build has written: off.
+    let work_insights = store.as_ref().is_some_and(|s| s.work_insights().unwrap_or(false));
     if json {
         // The original's settings, then ours.
         let mut value = serde_json::to_value(&settings)?;
         value[LINK_BASE] = serde_json::Value::String(link_base);
+        value[WORK_INSIGHTS] = serde_json::Value::Bool(work_insights);
         crate::output::json(&value)?;
     } else {
         type Row = (&'static str, String, &'static str);
@@ -60,6 +63,11 @@ pub fn show(ctx: &Ctx, json: bool) -> anyhow::Result<()> {
         // The default is long and documented (README, `settings --json`): named, not spelled out.
         let shown = if link_base == text::DEFAULT_LINK_BASE { "(default)".to_owned() } else { link_base };
         rows.push((LINK_BASE, shown, "the page share links open"));
+        rows.push((
+            WORK_INSIGHTS,
+            if work_insights { "on".into() } else { "off".into() },
+            "read transcripts for how you work (opt-in)",
+        ));
         crate::output::print(&format!("{}{hint}", table.for_term(&rows, ctx.term)))?;
     }
     if let Some(s) = &store {
@@ -70,15 +78,35 @@ pub fn show(ctx: &Ctx, json: bool) -> anyhow::Result<()> {
 
 /// Ours (kept beside the original's settings): where share links point.
 const LINK_BASE: &str = "share_link_base";
+/// Ours: whether devcoach reads the agents' transcripts for how you work with them (opt-in).
+const WORK_INSIGHTS: &str = "work_insights";
 
 pub fn set(ctx: &Ctx, key: &str, value: &str) -> anyhow::Result<()> {
+    if key == WORK_INSIGHTS {
+        let on = match value.trim() {
+            "on" => true,
+            "off" => false,
+            other => return Err(UserError::Usage(format!("work_insights is on or off, got '{other}'")).into()),
+        };
+        ctx.open()?.set_work_insights(on)?;
+        let what = if on {
+            "on: at the end of each agent turn devcoach reads that session's transcript on this machine and keeps only \
+             counts and a pattern label, never your words (docs/work-insights.md)"
+        } else {
+            "off: transcripts are not opened"
+        };
+        return Ok(crate::output::print(&crate::output::wrap(
+            &format!("Set {WORK_INSIGHTS} = {what}"),
+            ctx.term.width,
+        ))?);
+    }
     if key == LINK_BASE {
         let base = text::parse_link_base(value).map_err(|e| UserError::Usage(e.to_string()))?;
         ctx.open()?.set_share_link_base(base.as_deref())?;
         let shown = base.unwrap_or_else(|| format!("{} (the default)", text::DEFAULT_LINK_BASE));
         return Ok(crate::output::print(&format!("Set {LINK_BASE} = {shown}"))?);
     }
-    let names = || format!("{}, {LINK_BASE}", SettingKey::ALL.map(SettingKey::as_str).join(", "));
+    let names = || format!("{}, {LINK_BASE}, {WORK_INSIGHTS}", SettingKey::ALL.map(SettingKey::as_str).join(", "));
     let k = SettingKey::parse(key)
         .ok_or_else(|| UserError::Usage(format!("unknown setting '{key}' — the settings are {}", names())))?;
     // The one validator the dashboard and MCP use; the CLI only words the integer case itself.

@@ -203,7 +203,14 @@ pub fn decide(hook: Hook, p: &Payload, dir: &DataDir, now: DateTime<Utc>) -> Out
             Err(e) => silent(&format!("database unusable: {e}")),
         };
     }
-    match store.evaluate_cue(&session, p.plan_mode, now) {
+    // With work_insights off (the default) the transcript is never opened.
+    let work = match (store.work_insights(), p.transcript_path.as_deref()) {
+        (Ok(true), Some(path)) => devcoach_probe::transcript::work_signals(std::path::Path::new(path)),
+        _ => None,
+    };
+    let agent = client.slug().unwrap_or("claude");
+    let work = work.map(|signals| devcoach_store::WorkSession { agent, session_id: session.as_str(), signals });
+    match store.evaluate_stop(&session, p.plan_mode, work.as_ref(), now) {
         Ok(d) if d.cue => Outcome::Block {
             client,
             reason: match d.review_due {

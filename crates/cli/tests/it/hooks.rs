@@ -626,3 +626,98 @@ fn a_cue_the_agent_never_answered_is_carried_to_the_next_prompt_once() {
     let next = hook(&env, "prompt-hook", &payload("claude-prompt"));
     assert!(!serde_json::to_string(&next).expect("json").contains("was not given"), "{next:?}");
 }
+
+/// A Claude Code transcript of a delegating session, holding a phrase that must never reach
+/// the database.
+const SENTINEL: &str = "purple-heron-4417 is the learner's private phrase";
+
+fn delegating_transcript(path: &Path) {
+    let lines = [
+        serde_json::json!({"type": "user", "message": {"role": "user", "content": format!("Add pagination to the orders endpoint ({SENTINEL})")}}),
+        serde_json::json!({"type": "assistant", "message": {"role": "assistant", "content": [{"type": "tool_use", "name": "Edit", "input": {"file_path": "orders.rs", "new_string": SENTINEL}}]}}),
+        serde_json::json!({"type": "user", "message": {"role": "user", "content": "Also update the API docs."}}),
+        serde_json::json!({"type": "assistant", "message": {"role": "assistant", "content": [{"type": "tool_use", "name": "Write", "input": {}}]}}),
+    ];
+    let text: String = lines.iter().map(|l| l.to_string() + "\n").collect();
+    std::fs::write(path, text).expect("transcript");
+}
+
+fn stop_with_transcript(env: &Env, session: &str, path: &Path) {
+    let stdin = serde_json::json!({"session_id": session, "transcript_path": path, "hook_event_name": "Stop", "stop_hook_active": false});
+    hook(env, "stop-hook", stdin.to_string().as_bytes());
+}
+
+fn work_rows(env: &Env) -> Vec<(String, i64, i64, Option<String>)> {
+    let conn = db(env);
+    let mut stmt = conn
+        .prepare("SELECT session_id, prompts, agent_edits, pattern FROM ext_work_sessions ORDER BY session_id")
+        .expect("table");
+    stmt.query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)))
+        .expect("rows")
+        .map(|r| r.expect("row"))
+        .collect()
+}
+
+/// With `work_insights` off (the default) the stop hook never opens the transcript: inotify
+/// sees no open of it. On, it reads it, keeps counts and the pattern, and no word of it.
+#[cfg(target_os = "linux")]
+#[test]
+fn work_insights_read_the_transcript_only_when_on_and_keep_no_words() {
+    use nix::sys::inotify::{AddWatchFlags, InitFlags, Inotify};
+    let env = onboarded(10);
+    let transcript = env.tmp.path().join("transcript.jsonl");
+    delegating_transcript(&transcript);
+    let watch = Inotify::init(InitFlags::IN_NONBLOCK).expect("inotify");
+    watch.add_watch(&transcript, AddWatchFlags::IN_OPEN | AddWatchFlags::IN_ACCESS).expect("watch");
+    let opened = || match watch.read_events() {
+        Ok(events) => !events.is_empty(),
+        Err(nix::errno::Errno::EAGAIN) => false,
+        Err(e) => panic!("inotify: {e}"),
+    };
+
+    stop_with_transcript(&env, "off-session", &transcript);
+    assert!(!opened(), "work_insights off: the transcript was opened");
+    // A path that could not be read at all (a FIFO nobody writes) changes nothing either.
+    let fifo = env.tmp.path().join("fifo");
+    assert!(std::process::Command::new("mkfifo").arg(&fifo).status().expect("mkfifo").success());
+    stop_with_transcript(&env, "off-fifo", &fifo);
+    assert!(work_rows(&env).is_empty());
+
+    assert!(env.run(&["set", "work_insights", "on"]).status.success());
+    stop_with_transcript(&env, "on-session", &transcript);
+    assert!(opened(), "on: the hook read the transcript (so the watch above would have seen it)");
+    assert_eq!(work_rows(&env), [("on-session".to_owned(), 2, 2, Some("delegation".to_owned()))]);
+    // The same session again replaces its counts; a FIFO is refused without waiting.
+    stop_with_transcript(&env, "on-session", &transcript);
+    stop_with_transcript(&env, "on-fifo", &fifo);
+    assert_eq!(work_rows(&env).len(), 1, "one row per session, none for an unreadable transcript");
+
+    // Not a word of it in the database or its journal.
+    for file in ["coaching.db", "coaching.db-wal"] {
+        let bytes = std::fs::read(env.data().join(file)).unwrap_or_default();
+        assert!(!bytes.windows(SENTINEL.len()).any(|w| w == SENTINEL.as_bytes()), "{file} holds the learner's words");
+    }
+
+    // The briefing's one line, once three sessions were counted this week.
+    let briefing = || {
+        let mut lines = crate::mcp_protocol::init();
+        lines.push(
+            serde_json::json!({"jsonrpc": "2.0", "id": 6, "method": "resources/read", "params": {"uri": "devcoach://briefing"}})
+                .to_string(),
+        );
+        let (out, _) = crate::mcp_protocol::exchange(&env, &lines);
+        let text =
+            crate::mcp_protocol::by_id(&out, 6)["result"]["contents"][0]["text"].as_str().expect("text").to_owned();
+        serde_json::from_str::<Value>(&text).expect("json")
+    };
+    assert!(briefing().get("work_insight").is_none(), "one session is not enough for a line");
+    for s in ["on-2", "on-3"] {
+        stop_with_transcript(&env, s, &transcript);
+    }
+    assert_eq!(briefing()["work_insight"], "mostly delegating this week (3 of 3 sessions)");
+    let settings: Value = serde_json::from_slice(&env.run(&["settings", "--json"]).stdout).expect("json");
+    assert_eq!(settings["work_insights"], true);
+    assert!(env.run(&["set", "work_insights", "off"]).status.success());
+    assert!(briefing().get("work_insight").is_none(), "off: no line");
+    assert!(env.run(&["set", "work_insights", "maybe"]).status.code() == Some(2));
+}

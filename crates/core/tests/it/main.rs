@@ -7,6 +7,7 @@ mod knowledge_sim;
 mod share_browser;
 mod share_fixtures;
 mod share_props;
+mod work_patterns;
 
 use std::path::{Path, PathBuf};
 

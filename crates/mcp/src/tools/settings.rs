@@ -5,7 +5,7 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 
 use super::{Registry, WRITE, check_len};
-use crate::ctx::Ctx;
+use crate::ctx::{Ctx, ToolError};
 use crate::dto::SettingsOut;
 
 #[derive(Debug, Clone, Copy, Deserialize, JsonSchema)]
@@ -16,6 +16,7 @@ pub(crate) enum SettingKeyArg {
     NudgeEvery,
     NudgeScope,
     ShareName,
+    WorkInsights,
 }
 
 impl SettingKeyArg {
@@ -26,6 +27,7 @@ impl SettingKeyArg {
             Self::NudgeEvery => "nudge_every",
             Self::NudgeScope => "nudge_scope",
             Self::ShareName => "share_name",
+            Self::WorkInsights => "work_insights",
         }
     }
 }
@@ -35,7 +37,8 @@ pub(crate) struct UpdateSettingsArgs {
     /// max_per_day: lessons in any 24 hours (1–20) · min_gap_minutes: minutes between lessons
     /// (0–1440) · nudge_every: agent stops between cues (0–1000, 0 = every eligible stop) ·
     /// nudge_scope: `session` or `global` · share_name: sender name on shared lessons (≤ 80
-    /// characters, "" clears it).
+    /// characters, "" clears it) · work_insights: `on` or `off`, only as the learner said when
+    /// asked (reads the agents' transcripts on this machine for how they work; counts only).
     pub key: SettingKeyArg,
     /// The new value as text: an integer, `session`/`global`, or a name.
     pub value: String,
@@ -48,9 +51,22 @@ pub(super) fn register(r: &mut Registry) {
          Returns every setting.",
         |ctx: &Ctx, a: UpdateSettingsArgs| {
             check_len("value", &a.value, 200)?;
+            if let SettingKeyArg::WorkInsights = a.key {
+                let on = match a.value.trim() {
+                    "on" => true,
+                    "off" => false,
+                    other => return Err(ToolError::Invalid(format!("work_insights is `on` or `off`, got '{other}'"))),
+                };
+                return ctx.with_store(|s| {
+                    s.set_work_insights(on)?;
+                    Ok(SettingsOut::of(s)?.into())
+                });
+            }
             let update = SettingUpdate::for_agent(a.key.name(), &a.value)?;
-            let settings = ctx.with_store(|s| Ok(s.apply_setting(&update)?))?;
-            Ok(SettingsOut::from(&settings).into())
+            ctx.with_store(|s| {
+                s.apply_setting(&update)?;
+                Ok(SettingsOut::of(s)?.into())
+            })
         },
     );
 }
@@ -64,6 +80,9 @@ mod mirror_tests {
 
     #[test]
     fn the_setting_keys_an_agent_may_write_are_cores() {
-        assert_eq!(values::<SettingKeyArg>(), SettingKey::AGENT_KEYS.map(SettingKey::as_str).to_vec());
+        // The original's keys an agent may write, then ours.
+        let mut keys = SettingKey::AGENT_KEYS.map(SettingKey::as_str).to_vec();
+        keys.push("work_insights");
+        assert_eq!(values::<SettingKeyArg>(), keys);
     }
 }

@@ -154,6 +154,27 @@ pub(super) const TABLES: &[Table] = &[
         merge: Merge::AddMissing,
         needs_lesson: false,
     },
+    Table {
+        entry: "ext/work_sessions.json",
+        name: "ext_work_sessions",
+        columns: &[
+            ("agent", Column::Text { max: 32 }, false),
+            ("session_id", TEXT, false),
+            ("first_at", Column::Stamp, false),
+            ("last_at", Column::Stamp, false),
+            ("prompts", COUNT, false),
+            ("questions", COUNT, false),
+            ("questions_after_edit", COUNT, false),
+            ("error_reports", COUNT, false),
+            ("combined", COUNT, false),
+            ("own_code", COUNT, false),
+            ("agent_edits", COUNT, false),
+            ("pattern", Column::Text { max: 32 }, true),
+        ],
+        key: &["agent", "session_id"],
+        merge: Merge::Newer("last_at"),
+        needs_lesson: false,
+    },
 ];
 
 /// One row of `table` as a JSON object, from `SELECT <columns>`.

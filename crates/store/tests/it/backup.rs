@@ -95,6 +95,7 @@ fn our_backup_round_trips_with_courses() {
             "ext/lesson_kinds.json",
             "ext/review_log.json",
             "ext/checked_answers.json",
+            "ext/work_sessions.json",
         ],
         "the original's entries first, in its order; ours after"
     );

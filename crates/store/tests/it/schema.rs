@@ -185,6 +185,7 @@ fn the_ts_fixture_upgrades_in_place_and_keeps_every_row() {
             "rs-3-topic-model",
             "rs-4-lesson-kinds",
             "rs-5-checked-answers",
+            "rs-6-work-sessions",
             "v4-feedback-understood"
         ]
     );
@@ -291,6 +292,7 @@ fn our_additions_never_raise_the_stamp() {
             "rs-3-topic-model",
             "rs-4-lesson-kinds",
             "rs-5-checked-answers",
+            "rs-6-work-sessions",
             "v4-feedback-understood"
         ]
     );

@@ -31,6 +31,7 @@ struct Page {
     estimates: Vec<EstimateRow>,
     checks: String,
     verdicts: Vec<VerdictRow>,
+    work: String,
 }
 
 /// One topic's calibration line.
@@ -136,6 +137,7 @@ pub(crate) async fn page(State(state): State<SharedState>) -> WebResult {
             estimates: Vec::new(),
             checks: String::new(),
             verdicts: Vec::new(),
+            work: String::new(),
         }),
     }
 }
@@ -197,6 +199,7 @@ fn render(s: &devcoach_store::Store, now: DateTime<Utc>) -> Result<String, WebEr
         reviews: review_plots(s, now),
         estimates,
         checks: plots::self_vs_checked(&calibration),
+        work: plots::work_mix(&s.work_weeks(now, 8).unwrap_or_default(), s.work_insights().unwrap_or(false)),
         verdicts: calibration.iter().map(|c| VerdictRow { class: c.verdict.as_str(), line: c.line() }).collect(),
     };
     super::render(&page)

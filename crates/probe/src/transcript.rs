@@ -1,0 +1,16 @@
+//! An agent's session transcript, read for the work patterns (only when the learner turned
+//! `work_insights` on): counts come out, the text stays here.
+
+use std::path::Path;
+
+use devcoach_core::work_patterns::{self, Signals};
+
+/// The largest transcript read; a longer one is left alone (the hook must stay quick).
+pub const MAX_TRANSCRIPT_BYTES: u64 = 64 * 1024 * 1024;
+
+/// The session's counts, or `None` when the transcript cannot be read as a regular file within
+/// the limit (a FIFO or device is refused without blocking).
+pub fn work_signals(path: &Path) -> Option<Signals> {
+    let bytes = devcoach_files::read(path, MAX_TRANSCRIPT_BYTES, devcoach_files::Links::Follow).ok()?;
+    Some(work_patterns::signals(&bytes))
+}
