@@ -341,8 +341,13 @@ fn events(bytes: &[u8]) -> Vec<Event> {
         let Ok(v) = serde_json::from_str::<Value>(line) else { continue };
         if v.get("payload").is_some() {
             codex_line(&v, &mut out);
-        } else {
+        } else if v.get("message").is_some() {
             claude_line(&v, &mut out);
+        } else if let Some(messages) = v.get("$set").and_then(|s| s.get("messages")).and_then(Value::as_array) {
+            // Gemini CLI's JSON Lines (0.6x): a header, then `$set` updates and one message a line.
+            out.extend(gemini(messages));
+        } else {
+            out.extend(gemini(std::slice::from_ref(&v)));
         }
     }
     out
@@ -371,6 +376,7 @@ fn claude_line(v: &Value, out: &mut Vec<Event>) {
                     .iter()
                     .filter(|i| i.get("type").and_then(Value::as_str) == Some("text"))
                     .filter_map(|i| i.get("text").and_then(Value::as_str))
+                    .filter(|t| !t.trim_start().starts_with('<'))
                     .collect();
                 if !text.is_empty() {
                     out.extend(learners(&text.join("\n")).map(Event::Prompt));
@@ -427,6 +433,8 @@ fn gemini(messages: &[Value]) -> Vec<Event> {
                     Some(Value::Array(parts)) => parts
                         .iter()
                         .filter_map(|p| p.get("text").and_then(Value::as_str))
+                        // A hook's context rides in a part of its own beside the learner's words.
+                        .filter(|t| !t.trim_start().starts_with('<'))
                         .collect::<Vec<_>>()
                         .join("\n"),
                     _ => String::new(),
@@ -537,6 +545,24 @@ mod tests {
         let s = signals(gemini.as_bytes());
         assert_eq!((s.prompts, s.questions, s.agent_edits), (2, 2, 0), "{s:?}");
         assert_eq!(s.pattern(), Some(Pattern::ConceptualInquiry));
+        // Gemini CLI 0.6x keeps JSON Lines: a header, `$set` updates, one message a line, and a
+        // hook's context as a part of its own (the shape of a real 0.61 file).
+        let gemini_lines = concat!(
+            r#"{"sessionId":"s","projectHash":"h","startTime":"t","kind":"main"}"#,
+            "\n",
+            r#"{"$set":{"messages":[{"id":"a","type":"user","content":[{"text":"<session_context>\nThis is the Gemini CLI."}]}]}}"#,
+            "\n",
+            r#"{"id":"b","type":"user","content":[{"text":"Add a cache to the lookup"},{"text":"<hook_context>devcoach: explain</hook_context>"}]}"#,
+            "\n",
+            r#"{"$set":{"lastUpdated":"t"}}"#,
+            "\n",
+            r#"{"id":"c","type":"gemini","content":"Done.","toolCalls":[{"name":"replace"}]}"#,
+            "\n",
+            r#"{"id":"d","type":"user","content":[{"text":"devcoach: the technical work just finished earns a lesson."}]}"#,
+            "\n",
+        );
+        let s = signals(gemini_lines.as_bytes());
+        assert_eq!((s.prompts, s.agent_edits, s.questions, s.combined), (1, 1, 0, 0), "{s:?}");
         assert_eq!(signals(b"\xff\xfe garbage"), Signals::default());
         assert_eq!(signals(b""), Signals::default());
     }

@@ -251,6 +251,7 @@ fn a_headless_gemini_turn_sees_the_tools_once_trusted_and_takes_the_cue() {
         ok(&env, "devcoach", &["install", "--gemini", "--trust"]).split_whitespace().collect::<Vec<_>>().join(" ");
     assert!(out.contains("trusted: Gemini CLI runs devcoach's tools without asking"), "{out}");
     ok(&env, "devcoach", &["set", "nudge_every", "1"]);
+    ok(&env, "devcoach", &["set", "work_insights", "on"]);
     let (_, turn) = gemini_turn(&env, &fake);
     let tools = gemini_tools(&turn[0]);
     assert!(tools.len() >= 30 && tools.iter().any(|t| t == "mcp_devcoach_log_lesson"), "{tools:?}");
@@ -258,6 +259,18 @@ fn a_headless_gemini_turn_sees_the_tools_once_trusted_and_takes_the_cue() {
     assert!(!carries_the_cue(&turn[0]) && carries_the_cue(&turn[1]));
     let last = turn[1].body["contents"].as_array().and_then(|c| c.last()).cloned().unwrap_or_default();
     assert_eq!(last["role"], "user", "the cue is the next user input");
+    // The transcript Gemini keeps was read (work_insights on): the learner's one prompt, not
+    // the cue that came back as input.
+    if work_prompts(&env, "gemini") != Some(1) {
+        let _ = std::process::Command::new("cp").arg("-a").arg(env.tmp.path()).arg("/tmp/gem-debug").status();
+    }
+    assert_eq!(work_prompts(&env, "gemini"), Some(1));
+}
+
+/// With work_insights on, the prompts the stop hook counted in the agent's own transcript.
+fn work_prompts(env: &Env, agent: &str) -> Option<i64> {
+    let conn = rusqlite::Connection::open(env.data().join("coaching.db")).expect("db");
+    conn.query_row("SELECT MAX(prompts) FROM ext_work_sessions WHERE agent = ?1", [agent], |r| r.get(0)).ok().flatten()
 }
 
 fn codex_turn(env: &Env, fake: &FakeModel) -> Vec<Request> {
@@ -300,9 +313,13 @@ fn a_codex_turn_runs_the_approved_hooks_and_takes_the_cue() {
     assert!(names.len() >= 30 && names.contains(&"log_lesson"), "{names:?}");
 
     ok(&env, "devcoach", &["set", "nudge_every", "1"]);
+    ok(&env, "devcoach", &["set", "work_insights", "on"]);
     let turn = codex_turn(&env, &fake);
     assert_eq!(turn.len(), 2, "the cue, then the end of the turn");
     assert!(carries_the_cue(&turn[1]) && text_of(&turn[1].body).contains("<hook_prompt"));
+    // Codex's rollout file was read: the learner's prompt, not its environment notes, its
+    // instructions or the hook's prompt.
+    assert_eq!(work_prompts(&env, "codex"), Some(1));
 }
 
 /// A fresh project folder for one agent turn (agents treat the folder as the workspace).

@@ -1,5 +1,5 @@
 //! The work-pattern classifier on a labelled set: made-up sessions written out in Claude Code's,
-//! Codex's and Gemini CLI's transcript formats, with precision and recall per pattern (recorded
+//! Codex's and Gemini CLI's transcript formats (both of Gemini's), with precision and recall per pattern (recorded
 //! in docs/work-insights.md).
 
 // Counts of a few dozen sessions become shares.
@@ -97,7 +97,13 @@ fn measure(name: &str) -> (usize, f64) {
     let mut per: BTreeMap<&str, (u32, u32, u32)> = BTreeMap::new(); // (true positive, predicted, actual)
     let mut total = 0;
     let mut wrong = Vec::new();
-    for (format, render) in [("claude", claude as fn(&Session) -> String), ("codex", codex), ("gemini", gemini)] {
+    let formats = [
+        ("claude", claude as fn(&Session) -> String),
+        ("codex", codex),
+        ("gemini", gemini),
+        ("gemini-lines", gemini_lines),
+    ];
+    for (format, render) in formats {
         for s in &sessions {
             let got = signals(render(s).as_bytes()).pattern();
             total += 1;
@@ -111,7 +117,7 @@ fn measure(name: &str) -> (usize, f64) {
             }
         }
     }
-    println!("{name}: {total} sessions (3 formats × {}):", sessions.len());
+    println!("{name}: {total} sessions (4 formats × {}):", sessions.len());
     let mut worst = 1.0_f64;
     for p in Pattern::ALL {
         let (tp, predicted, actual) = per.get(p.as_str()).copied().unwrap_or_default();
@@ -126,6 +132,19 @@ fn measure(name: &str) -> (usize, f64) {
     (total, worst)
 }
 
+/// Gemini CLI 0.6x: JSON Lines (a header, `$set` updates, one message a line), as the real
+/// agent test sees it write.
+fn gemini_lines(s: &Session) -> String {
+    let doc: Value = serde_json::from_str(&gemini(s)).expect("json");
+    let mut lines = vec![json!({"sessionId": "s", "projectHash": "h", "startTime": "t", "kind": "main"})];
+    lines.push(json!({"$set": {"messages": [{"id": "0", "type": "user", "content": [{"text": "<session_context>\nThis is the Gemini CLI.</session_context>"}]}]}}));
+    for m in doc["messages"].as_array().expect("messages") {
+        lines.push(m.clone());
+        lines.push(json!({"$set": {"lastUpdated": "t"}}));
+    }
+    lines.iter().map(|l| l.to_string() + "\n").collect()
+}
+
 #[test]
 fn the_classifier_finds_each_pattern_in_each_agents_transcripts() {
     // Written beside the rules: every pattern, every format.
@@ -135,11 +154,11 @@ fn the_classifier_finds_each_pattern_in_each_agents_transcripts() {
     // Written by someone who never saw the rules; one round of rule changes followed its first
     // measurement (worst 0.58), so it is no longer held out (docs/work-insights.md).
     let (total, worst) = measure("held_out.json");
-    assert!(total >= 120 && worst >= 0.8, "{total} sessions, worst {worst:.2}");
+    assert!(total >= 160 && worst >= 0.8, "{total} sessions, worst {worst:.2}");
     // Written afterwards, by someone who had seen neither the rules nor the sets they were
     // tuned on, and measured once: the honest figure.
     let (total, worst) = measure("held_out_2.json");
-    assert!(total >= 120, "{total}");
+    assert!(total >= 160, "{total}");
     assert!(worst >= 0.5, "no pattern below 0.5 precision or recall on the fresh set: {worst:.2}");
 }
 
