@@ -188,12 +188,17 @@ pub struct SelfReport {
     pub at: DateTime<Utc>,
 }
 
-/// A checked answer on a topic, at a time.
+/// A checked answer (explain-back or review) as devcoach keeps it: calibration reads the topic,
+/// grade and time; the xAPI export all of it.
 #[derive(Debug, Clone, PartialEq)]
 pub struct CheckedAnswer {
+    pub lesson_id: String,
     pub topic: String,
     pub kind: CheckKind,
     pub grade: CheckGrade,
+    /// The learner's words.
+    pub answer: String,
+    pub missing: Option<String>,
     pub at: DateTime<Utc>,
 }
 
@@ -442,7 +447,15 @@ mod tests {
     }
 
     fn answer(topic: &str, grade: CheckGrade, day: i64) -> CheckedAnswer {
-        CheckedAnswer { topic: topic.into(), kind: CheckKind::Review, grade, at: at(day) }
+        CheckedAnswer {
+            lesson_id: "l".into(),
+            topic: topic.into(),
+            kind: CheckKind::Review,
+            grade,
+            answer: "words".into(),
+            missing: None,
+            at: at(day),
+        }
     }
 
     #[test]

@@ -7,7 +7,7 @@ use std::collections::HashMap;
 use chrono::{DateTime, Utc};
 use serde_json::{Value, json};
 
-use crate::checked::{CheckGrade, CheckKind};
+use crate::checked::{CheckGrade, CheckKind, CheckedAnswer};
 use crate::fsrs::Grade;
 use crate::lesson::Feedback;
 
@@ -64,24 +64,12 @@ pub struct FeedbackEvent {
     pub at: DateTime<Utc>,
 }
 
-/// A checked answer (explain-back or review).
-#[derive(Debug, Clone, PartialEq)]
-pub struct CheckEvent {
-    pub lesson_id: String,
-    pub topic: String,
-    pub kind: CheckKind,
-    pub grade: CheckGrade,
-    pub answer: String,
-    pub missing: Option<String>,
-    pub at: DateTime<Utc>,
-}
-
 /// Everything an xAPI export says.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Record {
     pub lessons: Vec<LessonEvent>,
     pub feedback: Vec<FeedbackEvent>,
-    pub checks: Vec<CheckEvent>,
+    pub checks: Vec<CheckedAnswer>,
     pub reviews: Vec<ReviewEvent>,
     /// Lesson id → topic, for the reviews' context.
     pub topics: HashMap<String, String>,
@@ -246,7 +234,7 @@ mod tests {
                 feedback: Feedback::Know,
                 at: at(1),
             }],
-            checks: vec![CheckEvent {
+            checks: vec![CheckedAnswer {
                 lesson_id: "a b/c".into(),
                 topic: "rust".into(),
                 kind: CheckKind::ExplainBack,

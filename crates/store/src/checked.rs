@@ -26,18 +26,6 @@ pub struct ExplainBackOutcome {
     pub confidence: Option<i64>,
 }
 
-/// One checked answer as stored.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct CheckedRow {
-    pub lesson_id: String,
-    pub topic: String,
-    pub kind: CheckKind,
-    pub grade: CheckGrade,
-    pub answer: String,
-    pub missing: Option<String>,
-    pub at: String,
-}
-
 pub(crate) fn insert(
     conn: &Connection,
     lesson_id: &str,
@@ -113,8 +101,8 @@ impl Store {
     }
 
     /// Every checked answer, oldest first; one lesson's when `lesson_id` is given. Rows whose
-    /// kind or grade this build does not know are skipped.
-    pub fn checked_answers(&self, lesson_id: Option<&str>) -> Result<Vec<CheckedRow>> {
+    /// kind, grade or time this build cannot read are skipped.
+    pub fn checked_answers(&self, lesson_id: Option<&str>) -> Result<Vec<CheckedAnswer>> {
         let mut stmt = self.conn().prepare_cached(
             "SELECT lesson_id, topic, kind, grade, answer, missing, at FROM ext_checked_answers \
              WHERE ?1 IS NULL OR lesson_id = ?1 ORDER BY at, id",
@@ -133,8 +121,10 @@ impl Store {
         let mut out = Vec::new();
         for row in rows {
             let (lesson_id, topic, kind, grade, answer, missing, at) = row?;
-            if let (Some(kind), Some(grade)) = (CheckKind::parse(&kind), CheckGrade::parse(&grade)) {
-                out.push(CheckedRow { lesson_id, topic, kind, grade, answer, missing, at });
+            if let (Some(kind), Some(grade), Ok(at)) =
+                (CheckKind::parse(&kind), CheckGrade::parse(&grade), parse_timestamp(&at))
+            {
+                out.push(CheckedAnswer { lesson_id, topic, kind, grade, answer, missing, at });
             }
         }
         Ok(out)
@@ -171,18 +161,7 @@ impl Store {
                 reports.push(SelfReport { topic, claim: Claim::of_self_grade(g), at });
             }
         }
-        let answers: Vec<CheckedAnswer> = self
-            .checked_answers(None)?
-            .into_iter()
-            .filter_map(|row| {
-                Some(CheckedAnswer {
-                    topic: row.topic,
-                    kind: row.kind,
-                    grade: row.grade,
-                    at: parse_timestamp(&row.at).ok()?,
-                })
-            })
-            .collect();
+        let answers = self.checked_answers(None)?;
         Ok(calibrate(&reports, &answers))
     }
 }

@@ -3,8 +3,9 @@
 
 use std::collections::{HashMap, HashSet};
 
-use devcoach_core::export::{CheckEvent, FeedbackEvent, LessonEvent, Record, ReviewEvent};
+use devcoach_core::export::{FeedbackEvent, LessonEvent, Record, ReviewEvent};
 use devcoach_core::lesson::Feedback;
+use devcoach_core::time::iso_ms;
 use devcoach_core::time::parse_timestamp;
 
 use crate::{Result, Store};
@@ -12,18 +13,19 @@ use crate::{Result, Store};
 impl Store {
     /// Every graded review, each marked checked when the agent graded the learner's words.
     pub fn review_events(&self) -> Result<Vec<ReviewEvent>> {
+        // A checked review is stored with its review's time: matched on the time as written.
         let checked: HashSet<(String, String)> = self
             .checked_answers(None)?
             .into_iter()
             .filter(|c| c.kind == devcoach_core::checked::CheckKind::Review)
-            .map(|c| (c.lesson_id, c.at))
+            .map(|c| (c.lesson_id, iso_ms(c.at)))
             .collect();
         Ok(self
             .review_log()?
             .into_iter()
             .filter_map(|r| {
                 let at = parse_timestamp(&r.reviewed_at).ok()?;
-                let checked = checked.contains(&(r.lesson_id.clone(), r.reviewed_at));
+                let checked = checked.contains(&(r.lesson_id.clone(), iso_ms(at)));
                 Some(ReviewEvent { lesson_id: r.lesson_id, grade: r.grade, at, checked })
             })
             .collect())
@@ -57,19 +59,7 @@ impl Store {
             };
             record.feedback.push(FeedbackEvent { lesson_id, topic: e.topic, feedback, at });
         }
-        for c in self.checked_answers(None)? {
-            if let Ok(at) = parse_timestamp(&c.at) {
-                record.checks.push(CheckEvent {
-                    lesson_id: c.lesson_id,
-                    topic: c.topic,
-                    kind: c.kind,
-                    grade: c.grade,
-                    answer: c.answer,
-                    missing: c.missing,
-                    at,
-                });
-            }
-        }
+        record.checks = self.checked_answers(None)?;
         record.reviews = self.review_events()?;
         record.topics = topics;
         Ok(record)

@@ -40,7 +40,7 @@ pub use backup::{
     BackupError, BackupSummary, MAX_BACKUP_BYTES, RestoreOutcome, Scope, restore_file, restore_file_scoped,
     write_backup_file,
 };
-pub use checked::{CheckedRow, ExplainBackOutcome};
+pub use checked::ExplainBackOutcome;
 pub use connection::{Compat, Peek, Store};
 pub use courses::{CourseFilter, HIGHLIGHTER, NewCourse};
 pub use cue_state::{CueState, NudgeSession};

@@ -372,20 +372,24 @@ fn paced_then_cued(env: &Env, turn: &dyn Fn() -> Vec<Request>, offered: &dyn Fn(
     assert!(!carries_the_cue(&second[0]) && second.iter().skip(1).any(carries_the_cue));
 }
 
-#[test]
-fn a_copilot_cli_turn_takes_the_cue_and_logs_the_lesson() {
-    let env = sandbox();
-    let fake = FakeModel::start();
-    ok(&env, "devcoach", &["install", "--copilot"]);
-    let cache = target().join("agent-cache");
-    let vars = [
+/// Copilot CLI offline, on the fake model.
+fn copilot_vars(fake: &FakeModel) -> [(&'static str, String); 5] {
+    [
         ("COPILOT_OFFLINE", "true".to_owned()),
         ("COPILOT_PROVIDER_BASE_URL", format!("{}/v1", fake.url())),
         ("COPILOT_MODEL", "fake-model".to_owned()),
         ("COPILOT_AUTO_UPDATE", "false".to_owned()),
         // Copilot unpacks itself into the cache on a first run: once for every test home.
-        ("XDG_CACHE_HOME", cache.display().to_string()),
-    ];
+        ("XDG_CACHE_HOME", target().join("agent-cache").display().to_string()),
+    ]
+}
+
+#[test]
+fn a_copilot_cli_turn_takes_the_cue_and_logs_the_lesson() {
+    let env = sandbox();
+    let fake = FakeModel::start();
+    ok(&env, "devcoach", &["install", "--copilot"]);
+    let vars = copilot_vars(&fake);
     let turn = || {
         chat_turn(&env, &fake, "copilot", &["-p", "Rename the helper and run the tests.", "--allow-all-tools"], &vars)
     };
@@ -411,14 +415,7 @@ fn a_copilot_cli_turn_through_the_plugin_takes_the_cue() {
     let local_bin = env.tmp.path().join("home/.local/bin");
     std::fs::create_dir_all(&local_bin).expect("mkdir");
     std::os::unix::fs::symlink(exe(), local_bin.join("devcoach")).expect("link");
-    let cache = target().join("agent-cache");
-    let vars = [
-        ("COPILOT_OFFLINE", "true".to_owned()),
-        ("COPILOT_PROVIDER_BASE_URL", format!("{}/v1", fake.url())),
-        ("COPILOT_MODEL", "fake-model".to_owned()),
-        ("COPILOT_AUTO_UPDATE", "false".to_owned()),
-        ("XDG_CACHE_HOME", cache.display().to_string()),
-    ];
+    let vars = copilot_vars(&fake);
     let plugin = repo().join("packaging/copilot-plugin");
     let mut install = agent(&env, "copilot");
     install.args(["plugin", "install", plugin.to_str().expect("utf-8")]).envs(vars.iter().map(|(k, v)| (k, v)));

@@ -47,6 +47,40 @@ fn true_recall(stability: f64, days: f64) -> f64 {
     1.0 / (1.0 + days / (9.0 * stability))
 }
 
+/// The review card of topic `i`, taught at `taught`: due the next day.
+fn new_card(i: i64, taught: DateTime<Utc>) -> ReviewCard {
+    ReviewCard {
+        lesson_id: format!("t{i}"),
+        question: "q".into(),
+        answer: "a".into(),
+        source: CardSource::Derived,
+        memory: None,
+        due: iso_ms(taught + Duration::days(1)),
+        last_review: None,
+        reps: 0,
+        lapses: 0,
+    }
+}
+
+/// The grade a true outcome earns: easy when recall was near certain, hard when it was shaky.
+fn outcome_grade(recalled: bool, truth: f64) -> Grade {
+    if !recalled {
+        Grade::Again
+    } else if truth > 0.95 {
+        Grade::Easy
+    } else if truth < 0.7 {
+        Grade::Hard
+    } else {
+        Grade::Good
+    }
+}
+
+/// The learner's true memory after a review: spacing helps (more after a hard recall), a lapse
+/// costs most of it.
+fn after_review(stability: f64, recalled: bool, truth: f64) -> f64 {
+    if recalled { stability * (1.3 + 3.0 * (1.0 - truth)) } else { (stability * 0.3).max(0.4) }
+}
+
 #[derive(Default)]
 struct Score {
     n: u32,
@@ -110,17 +144,7 @@ fn simulate(seed: u64) -> Scores {
         topics.push(Topic {
             true_stability: if feedback == Feedback::DontKnow { true_stability * 0.5 } else { true_stability * 1.5 },
             last_true: 0.0,
-            card: ReviewCard {
-                lesson_id: format!("t{i}"),
-                question: "q".into(),
-                answer: "a".into(),
-                source: CardSource::Derived,
-                memory: None,
-                due: iso_ms(taught + Duration::days(1)),
-                last_review: None,
-                reps: 0,
-                lapses: 0,
-            },
+            card: new_card(i, taught),
             model: state,
             baseline: baseline_start.min(10),
             shared: baseline_start.min(10),
@@ -142,21 +166,9 @@ fn simulate(seed: u64) -> Scores {
             if let Some(r) = devcoach_core::review::retrievability(&scheduler, &t.card, now) {
                 fsrs_only.add(r, recalled);
             }
-            let g = if !recalled {
-                Grade::Again
-            } else if truth > 0.95 {
-                Grade::Easy
-            } else if truth < 0.7 {
-                Grade::Hard
-            } else {
-                Grade::Good
-            };
+            let g = outcome_grade(recalled, truth);
             // The learner's true memory: spacing helps, a lapse costs most of it.
-            t.true_stability = if recalled {
-                t.true_stability * (1.3 + 3.0 * (1.0 - truth))
-            } else {
-                (t.true_stability * 0.3).max(0.4)
-            };
+            t.true_stability = after_review(t.true_stability, recalled, truth);
             t.last_true = today;
             let graded = grade(&scheduler, &t.card, g, now);
             t.card.memory = Some(graded.step.memory);
@@ -280,17 +292,7 @@ fn simulate_biased(seed: u64, grading: Grading) -> Score {
         topics.push(Topic {
             true_stability: if understood { true_stability * 1.5 } else { true_stability * 0.5 },
             last_true: f64::from(u32::try_from(i * 3).expect("day")),
-            card: ReviewCard {
-                lesson_id: format!("t{i}"),
-                question: "q".into(),
-                answer: "a".into(),
-                source: CardSource::Derived,
-                memory: None,
-                due: iso_ms(taught + Duration::days(1)),
-                last_review: None,
-                reps: 0,
-                lapses: 0,
-            },
+            card: new_card(i, taught),
             model: state,
             baseline: 0,
             shared: 0,
@@ -306,15 +308,7 @@ fn simulate_biased(seed: u64, grading: Grading) -> Score {
             let truth = true_recall(t.true_stability, today - t.last_true);
             let recalled = rng.next() < truth;
             score.add(t.model.recall(now, &scheduler), recalled);
-            let true_grade = if !recalled {
-                Grade::Again
-            } else if truth > 0.95 {
-                Grade::Easy
-            } else if truth < 0.7 {
-                Grade::Hard
-            } else {
-                Grade::Good
-            };
+            let true_grade = outcome_grade(recalled, truth);
             let said = match true_grade {
                 Grade::Again => {
                     let x = rng.next();
@@ -334,11 +328,7 @@ fn simulate_biased(seed: u64, grading: Grading) -> Score {
                 Grading::SelfGradedReadAsChecked => (said, true),
                 Grading::Checked => (true_grade, true),
             };
-            t.true_stability = if recalled {
-                t.true_stability * (1.3 + 3.0 * (1.0 - truth))
-            } else {
-                (t.true_stability * 0.3).max(0.4)
-            };
+            t.true_stability = after_review(t.true_stability, recalled, truth);
             t.last_true = today;
             let graded = grade(&scheduler, &t.card, g, now);
             t.card.memory = Some(graded.step.memory);

@@ -104,6 +104,18 @@ const V6_INDEXES: &[(&str, &str, bool, &[&str])] = &[
     ("idx_course_steps_anchor", "course_steps", true, &["course_id", "anchor"]),
 ];
 
+/// Every migration a database upgraded by this build records, by name (names never change once
+/// shipped).
+const FULL_LEDGER: [&str; 7] = [
+    "rs-1-evidence",
+    "rs-2-reviews",
+    "rs-3-topic-model",
+    "rs-4-lesson-kinds",
+    "rs-5-checked-answers",
+    "rs-6-work-sessions",
+    "v4-feedback-understood",
+];
+
 #[track_caller]
 fn assert_v6(path: &std::path::Path) {
     let conn = Connection::open(path).expect("raw open");
@@ -177,18 +189,7 @@ fn the_ts_fixture_upgrades_in_place_and_keeps_every_row() {
 
     let path = dir.db_path();
     assert_v6(&path);
-    assert_eq!(
-        ledger(&path),
-        [
-            "rs-1-evidence",
-            "rs-2-reviews",
-            "rs-3-topic-model",
-            "rs-4-lesson-kinds",
-            "rs-5-checked-answers",
-            "rs-6-work-sessions",
-            "v4-feedback-understood"
-        ]
-    );
+    assert_eq!(ledger(&path), FULL_LEDGER);
     let conn = Connection::open(&path).expect("raw");
     let value =
         |k: &str| conn.query_row("SELECT value FROM settings WHERE key = ?1", [k], |r| r.get::<_, String>(0)).expect(k);
@@ -284,18 +285,7 @@ fn our_additions_never_raise_the_stamp() {
     store.set_topic("rust", 4, None, now()).expect("write evidence");
     assert_eq!(store.evidence(Some("rust")).expect("log").len(), 1);
     drop(store);
-    assert_eq!(
-        ledger(&path),
-        [
-            "rs-1-evidence",
-            "rs-2-reviews",
-            "rs-3-topic-model",
-            "rs-4-lesson-kinds",
-            "rs-5-checked-answers",
-            "rs-6-work-sessions",
-            "v4-feedback-understood"
-        ]
-    );
+    assert_eq!(ledger(&path), FULL_LEDGER);
     assert_v6(&path);
 }
 
