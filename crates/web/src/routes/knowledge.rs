@@ -18,6 +18,9 @@ pub(crate) struct TopicRow {
     pub tier: &'static str,
     /// The knowledge model's 0–10 reading now, when it differs from the learner's number.
     pub estimate: Option<i64>,
+    /// A short calibration mark ("you overrate") and its whole line, once there are enough
+    /// checked answers to say either way.
+    pub verdict: Option<(&'static str, String)>,
 }
 
 pub(crate) struct GroupView {
@@ -105,6 +108,21 @@ fn render(s: &devcoach_store::Store, now: DateTime<Utc>, notice: Option<String>)
     // A database only the TypeScript build has written may lack the model's table.
     let estimates: std::collections::HashMap<String, i64> =
         s.topic_estimates(now).unwrap_or_default().into_iter().map(|e| (e.topic, e.confidence_now)).collect();
+    // Our table; absent from a database only the TypeScript build has written.
+    let verdicts: std::collections::HashMap<String, (&'static str, String)> = s
+        .calibration()
+        .unwrap_or_default()
+        .into_iter()
+        .filter_map(|c| {
+            let mark = match c.verdict {
+                devcoach_core::checked::Verdict::Overrates => "you overrate it",
+                devcoach_core::checked::Verdict::Underrates => "you underrate it",
+                _ => return None,
+            };
+            let line = c.line();
+            Some((c.topic, (mark, line)))
+        })
+        .collect();
     let mut entries = profile.knowledge.clone();
     entries.sort_by(|a, b| b.confidence.cmp(&a.confidence).then_with(|| a.topic.cmp(&b.topic)));
     for e in entries {
@@ -115,6 +133,7 @@ fn render(s: &devcoach_store::Store, now: DateTime<Utc>, notice: Option<String>)
             tier: tier(e.confidence),
             confidence: e.confidence,
             estimate,
+            verdict: verdicts.get(&e.topic).cloned(),
             topic: e.topic,
         };
         if let Some(g) = groups.iter_mut().find(|g| g.name == group) {

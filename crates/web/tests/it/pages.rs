@@ -18,6 +18,15 @@ fn the_knowledge_map_and_its_edits() {
         "topics link to their lessons"
     );
     assert!(page.contains("Next lesson:"), "rate limit state");
+    // The demo learner said they knew rust three times and their checked answers disagreed.
+    assert!(
+        page.contains(">you overrate it</span>") && page.contains("title=\"you tend to overrate rust: you said 100%")
+    );
+    let progress = s.get("/progress").text();
+    assert!(
+        progress.contains("Your word and your checked answers") && progress.contains("How you work with your agent")
+    );
+    assert!(progress.contains("You said you knew it") && progress.contains("week of "), "both charts drawn");
 
     s.post("/knowledge", &[("topic", "htmx"), ("confidence", "3"), ("group", "Languages")]).see_other("/knowledge");
     assert_eq!(confidence(&s, "htmx"), Some(3));
