@@ -66,7 +66,8 @@ pub enum Command {
     },
     /// Show the settings.
     Settings(JsonFlag),
-    /// Change a setting: max_per_day, min_gap_minutes, nudge_every, nudge_scope, share_name, ui_theme, ui_home or share_link_base.
+    /// Change a setting: max_per_day, min_gap_minutes, nudge_every, nudge_scope, share_name, ui_theme, ui_home,
+    /// share_link_base or work_insights (on/off: read agent transcripts for how you work; off by default).
     Set {
         /// The setting's name.
         key: String,

@@ -98,14 +98,15 @@ impl Check {
         if chars > limits::CHECK_ANSWER_CHARS {
             return Err(CheckError::LongAnswer(chars));
         }
-        let missing = missing.map(str::trim).filter(|m| !m.is_empty());
-        if let Some(m) = missing {
+        // One line: line breaks and runs of spaces read as one space.
+        let missing = missing.map(|m| m.split_whitespace().collect::<Vec<_>>().join(" ")).filter(|m| !m.is_empty());
+        if let Some(m) = &missing {
             let chars = m.chars().count();
             if chars > limits::CHECK_MISSING_CHARS {
                 return Err(CheckError::LongMissing(chars));
             }
         }
-        Ok(Self { answer: answer.to_owned(), missing: missing.map(str::to_owned) })
+        Ok(Self { answer: answer.to_owned(), missing })
     }
 }
 
@@ -297,15 +298,15 @@ impl TopicCalibration {
         let percent = |p: f64| format!("{}%", (p * 100.0).round());
         let numbers = self
             .said_and_found()
-            .map(|(said, found)| format!("you said {}, checked answers showed {}", percent(said), percent(found)))
+            .map(|(said, found)| format!("you said {}, your checked answers came to {}", percent(said), percent(found)))
             .unwrap_or_default();
         match self.verdict {
             Verdict::NotEnough { pairs } => {
                 format!("{topic}: not enough checked answers after a self-report yet ({pairs} of {MIN_PAIRS})")
             }
-            Verdict::Overrates => format!("you tend to overrate {topic}: {numbers} ({pairs} checks)"),
-            Verdict::Underrates => format!("you tend to underrate {topic}: {numbers} ({pairs} checks)"),
-            Verdict::Matches => format!("your word on {topic} holds up: {numbers} ({pairs} checks)"),
+            Verdict::Overrates => format!("you tend to overrate {topic}: {numbers} ({pairs} checked answers)"),
+            Verdict::Underrates => format!("you tend to underrate {topic}: {numbers} ({pairs} checked answers)"),
+            Verdict::Matches => format!("your word on {topic} holds up: {numbers} ({pairs} checked answers)"),
         }
     }
 }
@@ -384,13 +385,12 @@ impl CalibrationReport {
 }
 
 /// Pairs every checked answer with the latest self-report on its topic before it (within
-/// [`CLAIM_WINDOW_DAYS`], each report used once) and reads each topic. Topics with a checked
-/// answer come out, by name.
+/// [`CLAIM_WINDOW_DAYS`]; one report may stand before several checks, each of which tests it)
+/// and reads each topic. Topics with a checked answer come out, by name.
 pub fn calibrate(reports: &[SelfReport], answers: &[CheckedAnswer]) -> Vec<TopicCalibration> {
     let mut answers: Vec<&CheckedAnswer> = answers.iter().collect();
     answers.sort_by(|a, b| a.topic.cmp(&b.topic).then(a.at.cmp(&b.at)));
     let mut out: Vec<TopicCalibration> = Vec::new();
-    let mut used = vec![false; reports.len()];
     for answer in answers {
         if out.last().is_none_or(|c| c.topic != answer.topic) {
             out.push(TopicCalibration {
@@ -407,10 +407,9 @@ pub fn calibrate(reports: &[SelfReport], answers: &[CheckedAnswer]) -> Vec<Topic
         let latest = reports
             .iter()
             .enumerate()
-            .filter(|(i, r)| !used[*i] && r.topic == answer.topic && r.at <= answer.at && answer.at - r.at <= window)
+            .filter(|(_, r)| r.topic == answer.topic && r.at <= answer.at && answer.at - r.at <= window)
             .max_by_key(|(i, r)| (r.at, *i));
-        if let Some((i, report)) = latest {
-            used[i] = true;
+        if let Some((_, report)) = latest {
             if let Some((_, tally)) = current.claims.iter_mut().find(|(c, _)| *c == report.claim) {
                 tally.add(answer.grade);
             }
@@ -468,6 +467,8 @@ mod tests {
         let wide = "é".repeat(limits::CHECK_ANSWER_CHARS);
         assert!(Check::new(&wide, Some("why the planner skips it")).is_ok(), "characters, not bytes");
         assert!(Check::new("a", Some(&"m".repeat(501))).is_err());
+        let one_line = Check::new("a", Some(" the planner\r\n  skips it ")).expect("fits");
+        assert_eq!(one_line.missing.as_deref(), Some("the planner skips it"), "the missing piece is one line");
     }
 
     #[test]
@@ -493,14 +494,17 @@ mod tests {
         assert_eq!((c.topic.as_str(), c.pairs(), c.verdict), ("sqlite", 3, Verdict::Overrates));
         assert_eq!(c.claims[0].1.wrong, 3);
         assert_eq!(c.bias, Some(1.0));
-        assert_eq!(c.line(), "you tend to overrate sqlite: you said 100%, checked answers showed 0% (3 checks)");
+        assert_eq!(
+            c.line(),
+            "you tend to overrate sqlite: you said 100%, your checked answers came to 0% (3 checked answers)"
+        );
         let two = calibrate(&reports[..2], &answers[..2]);
         assert_eq!(two[0].verdict, Verdict::NotEnough { pairs: 2 });
         assert_eq!(two[0].line(), "sqlite: not enough checked answers after a self-report yet (2 of 3)");
     }
 
     #[test]
-    fn claims_pair_with_the_next_check_on_their_topic_only() {
+    fn checks_pair_with_the_latest_report_on_their_topic_only() {
         let reports = vec![
             report("rust", Claim::Lost, 0),
             report("rust", Claim::Lost, 1),
@@ -518,8 +522,8 @@ mod tests {
         ];
         let out = calibrate(&reports, &answers);
         let rust = out.iter().find(|c| c.topic == "rust").expect("rust");
-        // Three reports, each used once (latest first); the fourth check has none left.
-        assert_eq!((rust.pairs(), rust.checked_answers, rust.verdict), (3, 4, Verdict::Underrates));
+        // Every check tests the latest report before it: four pairs.
+        assert_eq!((rust.pairs(), rust.checked_answers, rust.verdict), (4, 4, Verdict::Underrates));
         assert_eq!(rust.bias, Some(-0.75));
         let sql = out.iter().find(|c| c.topic == "sql").expect("sql");
         assert_eq!((sql.pairs(), sql.verdict), (0, Verdict::NotEnough { pairs: 0 }));
@@ -539,6 +543,9 @@ mod tests {
         assert_eq!(c.verdict, Verdict::Matches);
         let bias = c.bias.expect("bias");
         assert!((bias - (0.25 + 0.25) / 3.0).abs() < 1e-9, "{bias}");
-        assert_eq!(c.line(), "your word on css holds up: you said 67%, checked answers showed 50% (3 checks)");
+        assert_eq!(
+            c.line(),
+            "your word on css holds up: you said 67%, your checked answers came to 50% (3 checked answers)"
+        );
     }
 }

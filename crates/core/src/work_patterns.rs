@@ -241,8 +241,13 @@ const REQUEST_STARTS: &[&str] = &["can you", "could you", "please", "pls", "also
 const OWN_CODE_WORDS: &[&str] =
     &["```", "i changed", "i edited", "i rewrote", "i wrote", "i tried", "i fixed", "my version", "i've changed"];
 
+/// How much of one message is read: the words that tell a pattern come first, and a pasted log
+/// of megabytes must not make the stop hook slow.
+const READ_CHARS: usize = 4096;
+
 fn read(text: &str) -> Reading {
-    let lower = text.to_lowercase();
+    let head = text.char_indices().nth(READ_CHARS).map_or(text, |(i, _)| &text[..i]);
+    let lower = head.to_lowercase();
     let lower = lower.trim();
     let has = |words: &[&str]| words.iter().any(|w| lower.contains(w));
     let starts = |words: &[&str]| words.iter().any(|w| lower.starts_with(w));
@@ -471,6 +476,9 @@ mod tests {
         assert!(!read("Write the parser and explain how the state machine works").question);
         assert!(read("I changed the loop to use an iterator, ok?").own_code);
         assert!(!read("Add a retry to the client").question);
+        // Only the head of a message is read (a pasted log of megabytes stays quick).
+        let long = format!("{} why does this happen?", "log line ".repeat(1000));
+        assert!(!read(&long).question && read(&long[long.len() - 40..]).question);
     }
 
     #[test]

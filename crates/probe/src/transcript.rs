@@ -6,11 +6,15 @@ use std::path::Path;
 use devcoach_core::work_patterns::{self, Signals};
 
 /// The largest transcript read; a longer one is left alone (the hook must stay quick).
-pub const MAX_TRANSCRIPT_BYTES: u64 = 64 * 1024 * 1024;
+pub const MAX_TRANSCRIPT_BYTES: u64 = 32 * 1024 * 1024;
 
 /// The session's counts, or `None` when the transcript cannot be read as a regular file within
 /// the limit (a FIFO or device is refused without blocking).
 pub fn work_signals(path: &Path) -> Option<Signals> {
+    // Looked at before it is opened: a device named as the transcript is never opened at all.
+    if !std::fs::metadata(path).is_ok_and(|m| m.is_file()) {
+        return None;
+    }
     let bytes = devcoach_files::read(path, MAX_TRANSCRIPT_BYTES, devcoach_files::Links::Follow).ok()?;
     Some(work_patterns::signals(&bytes))
 }

@@ -24,6 +24,9 @@ pub struct ExplainBackOutcome {
     pub grade: CheckGrade,
     pub confidence_before: Option<i64>,
     pub confidence: Option<i64>,
+    /// The same words with the same grade were already recorded for the lesson (a retry):
+    /// nothing was written.
+    pub repeated: bool,
 }
 
 pub(crate) fn insert(
@@ -83,6 +86,21 @@ impl Store {
             let Some(lesson) = crate::lessons::lesson_by_id(tx, lesson_id)? else { return Ok(None) };
             let topic = lesson.topic_id;
             let before = knowledge::confidence(tx, &topic)?;
+            let repeated = tx
+                .prepare_cached(
+                    "SELECT 1 FROM ext_checked_answers WHERE lesson_id = ?1 AND kind = 'explain_back' \
+                     AND answer = ?2 AND grade = ?3",
+                )?
+                .exists(params![lesson_id, check.answer, grade.as_str()])?;
+            if repeated {
+                return Ok(Some(ExplainBackOutcome {
+                    topic_id: topic,
+                    grade,
+                    confidence_before: before,
+                    confidence: before,
+                    repeated: true,
+                }));
+            }
             insert(tx, lesson_id, &topic, CheckKind::ExplainBack, grade, check, &iso_ms(now))?;
             crate::topic_model::observe_and_write_back(
                 tx,
@@ -96,7 +114,13 @@ impl Store {
                 now,
             )?;
             let confidence = knowledge::confidence(tx, &topic)?;
-            Ok(Some(ExplainBackOutcome { topic_id: topic, grade, confidence_before: before, confidence }))
+            Ok(Some(ExplainBackOutcome {
+                topic_id: topic,
+                grade,
+                confidence_before: before,
+                confidence,
+                repeated: false,
+            }))
         })
     }
 

@@ -11,8 +11,13 @@ use devcoach_core::time::parse_timestamp;
 use crate::{Result, Store};
 
 impl Store {
-    /// Every graded review, each marked checked when the agent graded the learner's words.
+    /// Every graded review of a lesson that still exists, each marked checked when the agent
+    /// graded the learner's words.
     pub fn review_events(&self) -> Result<Vec<ReviewEvent>> {
+        let lessons: HashSet<String> = {
+            let mut stmt = self.conn().prepare_cached("SELECT id FROM lessons")?;
+            stmt.query_map([], |r| r.get(0))?.collect::<rusqlite::Result<_>>()?
+        };
         // A checked review is stored with its review's time: matched on the time as written.
         let checked: HashSet<(String, String)> = self
             .checked_answers(None)?
@@ -23,6 +28,7 @@ impl Store {
         Ok(self
             .review_log()?
             .into_iter()
+            .filter(|r| lessons.contains(&r.lesson_id))
             .filter_map(|r| {
                 let at = parse_timestamp(&r.reviewed_at).ok()?;
                 let checked = checked.contains(&(r.lesson_id.clone(), iso_ms(at)));

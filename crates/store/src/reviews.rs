@@ -66,8 +66,11 @@ pub struct ReviewRecord {
     pub difficulty: f64,
 }
 
+/// What goes with a deleted lesson: its card, and the learner's words about it (their checked
+/// answers). The review log stays for the scheduler's fit, out of every export.
 pub(crate) fn forget_card(tx: &Transaction<'_>, lesson_id: &str) -> rusqlite::Result<()> {
     tx.prepare_cached("DELETE FROM ext_review_cards WHERE lesson_id = ?1")?.execute([lesson_id])?;
+    tx.prepare_cached("DELETE FROM ext_checked_answers WHERE lesson_id = ?1")?.execute([lesson_id])?;
     Ok(())
 }
 

@@ -690,13 +690,13 @@ fn database(inputs: &Inputs<'_>) -> Vec<Section> {
         s.add(
             Level::Info,
             "work_insights on: at each agent stop, that session's transcript is read on this machine and only counts \
-             and a pattern label are kept (`devcoach set work_insights off` stops it; `uninstall --data` deletes them)",
+             and a pattern label are kept (`devcoach set work_insights off` stops it; `devcoach uninstall --data` deletes them)",
         );
     } else {
         s.add(
             Level::Info,
             "work_insights off (the default): agent transcripts are never opened; `devcoach set work_insights on` lets \
-             devcoach show how you work with your agents (docs/work-insights.md)",
+             devcoach show how you work with your agents (counts only, never your words)",
         );
     }
     let sessions = store.nudge_sessions().unwrap_or_default();

@@ -91,7 +91,8 @@ pub fn set(ctx: &Ctx, key: &str, value: &str) -> anyhow::Result<()> {
         ctx.open()?.set_work_insights(on)?;
         let what = if on {
             "on: at the end of each agent turn devcoach reads that session's transcript on this machine and keeps only \
-             counts and a pattern label, never your words (docs/work-insights.md)"
+             counts and a pattern label, never your words (the progress page shows them; `devcoach set work_insights \
+             off` stops it)"
         } else {
             "off: transcripts are not opened"
         };

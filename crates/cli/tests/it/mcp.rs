@@ -170,6 +170,8 @@ fn every_tool_resource_and_prompt_through_the_rust_client() {
         assert_eq!((graded["checked"].clone(), graded["grade"].clone()), (json!(true), json!("hard")), "{graded}");
         c.err("grade_review", &call(&client, "grade_review", json!({"lesson_id": second, "grade": "good", "checked": true})).await, "answer");
         c.err("grade_review", &call(&client, "grade_review", json!({"lesson_id": second, "grade": "good", "answer": " "})).await, "answer");
+        c.err("grade_review", &call(&client, "grade_review", json!({"lesson_id": second, "grade": "good", "checked": false, "answer": "x"})).await, "kept only");
+        c.err("grade_review", &call(&client, "grade_review", json!({"lesson_id": second, "grade": "good", "missing": "x"})).await, "missing");
         let card = c.ok(
             "add_review_card",
             &call(&client, "add_review_card", json!({"lesson_id": "git-bisect", "question": "How does bisect find a bad commit?", "answer": "Binary search over history."})).await,

@@ -207,6 +207,13 @@ fn the_record_exports_for_the_fsrs_optimizer_and_a_learning_record_store() {
         statements.iter().filter(|s| s["result"]["response"].as_str().is_some_and(|r| r.contains("context()")));
     assert_eq!(checked.count(), 1, "the learner's own words travel with their explain-back");
 
+    // A deleted lesson leaves every export, the learner's words with it.
+    assert!(env.run(&["delete", "rust-error-context", "--yes"]).status.success());
+    let after: Value = serde_json::from_slice(&env.run(&["export", "--format", "xapi"]).stdout).expect("json");
+    assert!(!after.to_string().contains("rust-error-context"), "nothing of the deleted lesson");
+    let csv_after = String::from_utf8(env.run(&["export", "--format", "fsrs-log"]).stdout).expect("utf-8");
+    assert_eq!(csv_after.lines().count(), csv.lines().count() - 2, "its two reviews left the log export");
+
     // To a file: a second write needs --force; a device is refused and left alone.
     let file = env.tmp.path().join("record.json");
     let path = file.to_str().expect("utf-8");

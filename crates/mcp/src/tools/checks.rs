@@ -53,9 +53,14 @@ pub(crate) struct ExplainBackOut {
     #[schemars(extend("enum" = ["correct", "partly", "wrong"]))]
     pub grade: String,
     pub missing: Option<String>,
+    /// How far the explain-back itself moved the topic's confidence (-1, 0 or +1; the top-level
+    /// `delta` is the answer's).
+    pub delta: i64,
     /// The topic's confidence now (null when the topic is not on the map): a checked answer may
     /// move it one step toward the knowledge model's estimate.
     pub confidence: Option<i64>,
+    /// True when the same words with the same grade were already recorded: nothing changed.
+    pub repeated: bool,
 }
 
 #[cfg(test)]

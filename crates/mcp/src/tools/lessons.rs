@@ -435,7 +435,7 @@ pub(super) fn register_feedback(r: &mut Registry) {
         "Record the learner's answer to a lesson: know (already knew it: +1 confidence on the topic), understood (new and \
          now clear), dont_know (could not follow), or clear; and/or an explain_back: the learner's own explanation of the \
          lesson's key idea, graded by you with the rubric (correct / partly / wrong, the missing piece in one line). \
-         Repeating the stored answer changes nothing.",
+         Repeating the stored answer, or the same explanation with the same grade, changes nothing.",
         |ctx: &Ctx, a: FeedbackArgs| {
             let explain = a.explain_back.as_ref().map(ExplainBackArg::check).transpose()?;
             if a.feedback.is_none() && explain.is_none() {
@@ -477,7 +477,9 @@ pub(super) fn register_feedback(r: &mut Registry) {
                         Some(ExplainBackOut {
                             grade: grade.as_str().into(),
                             missing: check.missing.clone(),
+                            delta: recorded.confidence.unwrap_or(0) - recorded.confidence_before.unwrap_or(0),
                             confidence: recorded.confidence,
+                            repeated: recorded.repeated,
                         })
                     }
                     None => None,

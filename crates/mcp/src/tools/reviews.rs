@@ -126,7 +126,19 @@ pub(super) fn register(r: &mut Registry) {
                         "a checked review needs `answer`: the learner's own words you graded".into(),
                     ));
                 }
-                (false, _) => None,
+                (false, Some(_)) => {
+                    return Err(ToolError::Invalid(
+                        "`answer` is kept only for a checked review: leave `checked` out (or true) to record it, or leave \
+                         `answer` out for the learner's own grade"
+                            .into(),
+                    ));
+                }
+                (false, None) if a.missing.is_some() => {
+                    return Err(ToolError::Invalid(
+                        "`missing` goes with a checked `answer`: give the learner's words as `answer` too".into(),
+                    ));
+                }
+                (false, None) => None,
             };
             let outcome = ctx
                 .with_store(|s| {

@@ -43,6 +43,11 @@ fn an_explain_back_is_kept_and_moves_the_number_one_step_at_most() {
     let logged = store.evidence(Some("redis")).expect("log");
     assert!(logged.iter().any(|e| e.cause == EvidenceCause::ExplainBack && e.detail.as_deref() == Some("correct")));
 
+    // A retry of the same words with the same grade changes nothing.
+    let again = store.record_explain_back(id, CheckGrade::Correct, &check("jitter spreads the expiries"), now());
+    let again = again.expect("write").expect("lesson");
+    assert!(again.repeated && again.confidence == out.confidence, "{again:?}");
+    assert_eq!(store.checked_answers(Some(id)).expect("rows").len(), 1);
     assert!(store.record_explain_back("no-such", CheckGrade::Wrong, &check("x"), now()).expect("write").is_none());
     assert!(store.checked_answers(Some("no-such")).expect("rows").is_empty(), "nothing stored for no lesson");
 }
@@ -69,7 +74,7 @@ fn a_checked_review_is_told_apart_from_a_self_graded_one() {
 }
 
 #[test]
-fn an_overrater_is_found_out_and_the_verdict_survives_a_deleted_lesson() {
+fn an_overrater_is_found_out_and_their_words_go_with_a_deleted_lesson() {
     let (_t, mut store) = fresh();
     store.seed_demo(now() - Duration::days(10)).expect("demo");
     // Three redis lessons the learner says they knew, each explained back wrong.
@@ -77,16 +82,16 @@ fn an_overrater_is_found_out_and_the_verdict_survives_a_deleted_lesson() {
         let at = now() - Duration::days(6) + Duration::days(i64::try_from(i).expect("small")) * 2;
         store.record_feedback(id, FeedbackChoice(None), at).expect("clear");
         store.record_feedback(id, FeedbackChoice(Some(Feedback::Know)), at).expect("know");
-        store
-            .record_explain_back(id, CheckGrade::Wrong, &check("no idea, really"), at + Duration::minutes(1))
-            .expect("x");
+        // Different words each time: a retry of the same words would count once.
+        let words = format!("no idea, really ({i})");
+        store.record_explain_back(id, CheckGrade::Wrong, &check(&words), at + Duration::minutes(1)).expect("x");
     }
     let calibration = store.calibration().expect("calibration");
     let redis = calibration.iter().find(|c| c.topic == "redis").expect("redis");
     assert_eq!((redis.pairs(), redis.verdict), (3, Verdict::Overrates), "{redis:?}");
     assert!(redis.line().starts_with("you tend to overrate redis"), "{}", redis.line());
-    // The answers keep their topic: deleting the lesson keeps the learner's record of them.
+    // The learner's words go with the lesson they were about.
     assert!(store.delete_lesson("redis-ttl-jitter").expect("delete"));
-    let after = store.calibration().expect("calibration");
-    assert_eq!(after.iter().find(|c| c.topic == "redis").map(|c| c.checked_answers), Some(3));
+    assert!(store.checked_answers(Some("redis-ttl-jitter")).expect("rows").is_empty());
+    assert!(store.calibration().expect("calibration").iter().all(|c| c.topic != "redis"));
 }
