@@ -409,10 +409,10 @@ pub fn calibrate(reports: &[SelfReport], answers: &[CheckedAnswer]) -> Vec<Topic
             .enumerate()
             .filter(|(_, r)| r.topic == answer.topic && r.at <= answer.at && answer.at - r.at <= window)
             .max_by_key(|(i, r)| (r.at, *i));
-        if let Some((_, report)) = latest {
-            if let Some((_, tally)) = current.claims.iter_mut().find(|(c, _)| *c == report.claim) {
-                tally.add(answer.grade);
-            }
+        if let Some((_, report)) = latest
+            && let Some((_, tally)) = current.claims.iter_mut().find(|(c, _)| *c == report.claim)
+        {
+            tally.add(answer.grade);
         }
     }
     for c in &mut out {
