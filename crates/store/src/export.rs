@@ -63,6 +63,10 @@ impl Store {
             else {
                 continue;
             };
+            // The knowledge history outlives a deleted lesson; the export does not.
+            if !topics.contains_key(&lesson_id) {
+                continue;
+            }
             record.feedback.push(FeedbackEvent { lesson_id, topic: e.topic, feedback, at });
         }
         record.checks = self.checked_answers(None)?;
