@@ -272,6 +272,17 @@ pub enum SettingError {
     BadTheme,
     #[error("ui_home must be 'auto', 'lessons' or 'knowledge'")]
     BadHome,
+    #[error("work_insights is 'on' or 'off', got '{0}'")]
+    NotOnOff(String),
+}
+
+/// Our on/off settings (`work_insights`): exactly `on` or `off`, around spaces.
+pub fn parse_on_off(value: &str) -> Result<bool, SettingError> {
+    match value.trim() {
+        "on" => Ok(true),
+        "off" => Ok(false),
+        other => Err(SettingError::NotOnOff(other.to_owned())),
+    }
 }
 
 /// A validated write: the key and the exact string to store.
@@ -321,6 +332,15 @@ impl SettingUpdate {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn on_off_takes_exactly_those_words() {
+        assert_eq!(parse_on_off(" on "), Ok(true));
+        assert_eq!(parse_on_off("off"), Ok(false));
+        for bad in ["On", "yes", "1", ""] {
+            assert_eq!(parse_on_off(bad), Err(SettingError::NotOnOff(bad.to_owned())));
+        }
+    }
 
     #[test]
     fn defaults_when_nothing_is_stored() {

@@ -107,7 +107,7 @@ impl Store {
         Ok(out)
     }
 
-    /// Sessions per pattern over the seven days up to `now`.
+    /// Sessions per pattern over the `days` days up to `now` (the briefing asks for seven).
     pub fn work_last_days(&self, now: DateTime<Utc>, days: i64) -> Result<BTreeMap<Pattern, u32>> {
         let since = iso_ms(now - Duration::days(days));
         let mut stmt = self.conn().prepare_cached(

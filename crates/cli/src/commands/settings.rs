@@ -83,11 +83,7 @@ const WORK_INSIGHTS: &str = "work_insights";
 
 pub fn set(ctx: &Ctx, key: &str, value: &str) -> anyhow::Result<()> {
     if key == WORK_INSIGHTS {
-        let on = match value.trim() {
-            "on" => true,
-            "off" => false,
-            other => return Err(UserError::Usage(format!("work_insights is on or off, got '{other}'")).into()),
-        };
+        let on = devcoach_core::settings::parse_on_off(value).map_err(|e| UserError::Usage(e.to_string()))?;
         ctx.open()?.set_work_insights(on)?;
         let what = if on {
             "on: at the end of each agent turn devcoach reads that session's transcript on this machine and keeps only \

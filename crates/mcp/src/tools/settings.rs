@@ -5,7 +5,7 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 
 use super::{Registry, WRITE, check_len};
-use crate::ctx::{Ctx, ToolError};
+use crate::ctx::Ctx;
 use crate::dto::SettingsOut;
 
 #[derive(Debug, Clone, Copy, Deserialize, JsonSchema)]
@@ -52,11 +52,7 @@ pub(super) fn register(r: &mut Registry) {
         |ctx: &Ctx, a: UpdateSettingsArgs| {
             check_len("value", &a.value, 200)?;
             if let SettingKeyArg::WorkInsights = a.key {
-                let on = match a.value.trim() {
-                    "on" => true,
-                    "off" => false,
-                    other => return Err(ToolError::Invalid(format!("work_insights is `on` or `off`, got '{other}'"))),
-                };
+                let on = devcoach_core::settings::parse_on_off(&a.value)?;
                 return ctx.with_store(|s| {
                     s.set_work_insights(on)?;
                     Ok(SettingsOut::of(s)?.into())
