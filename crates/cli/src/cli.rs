@@ -124,6 +124,10 @@ pub enum Command {
         #[arg(long)]
         force: bool,
     },
+    /// Sync your record across machines through a folder another tool syncs (Syncthing,
+    /// Dropbox, iCloud Drive, a network share) or a git repository of yours, end-to-end
+    /// encrypted if you like. With no subcommand: sync now.
+    Sync(SyncArgs),
     /// Write a backup ZIP of lessons, knowledge, settings, notebook and courses.
     Backup {
         /// Where to write it.
@@ -179,6 +183,44 @@ pub enum Command {
         /// The repository root, or a staging directory.
         dir: std::path::PathBuf,
     },
+}
+
+#[derive(Debug, Args)]
+#[command(args_conflicts_with_subcommands = true)]
+pub struct SyncArgs {
+    #[command(subcommand)]
+    pub command: Option<SyncCommand>,
+    /// Print what the sync did as JSON.
+    #[arg(long)]
+    pub json: bool,
+    /// A sync started in the background by another command: quiet, and nothing if one runs.
+    #[arg(long, hide = true)]
+    pub background: bool,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum SyncCommand {
+    /// Set sync up on this machine: a folder (made if missing) or a git remote (cloned with your
+    /// own git credentials). A folder or repository another device set up is joined.
+    Init {
+        /// A folder path, or a git URL (git@host:you/record.git, https://…, file://…).
+        target: String,
+        /// Encrypt every file with a passphrase (recommended for git hosts). Asked for on the
+        /// terminal, or read from DEVCOACH_SYNC_PASSPHRASE. Joining an encrypted folder asks too.
+        #[arg(long)]
+        encrypt: bool,
+        /// The name other devices see for this one (default: the host name).
+        #[arg(long)]
+        name: Option<String>,
+        /// Sync in the background of the commands you run at most every this many minutes
+        /// (0: only when you run `devcoach sync` or open the dashboard).
+        #[arg(long, value_name = "MINUTES", default_value_t = devcoach_sync::DEFAULT_EVERY_MINUTES)]
+        every: u32,
+    },
+    /// Where sync stands: the devices seen, the last sync, changes waiting to be sent.
+    Status(JsonFlag),
+    /// Stop syncing on this machine (the shared folder and the other devices are left as they are).
+    Off,
 }
 
 #[derive(Debug, Args)]

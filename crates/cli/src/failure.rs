@@ -46,6 +46,11 @@ pub fn exit_code(err: &anyhow::Error) -> u8 {
     if let Some(UserError::Usage(_)) = err.downcast_ref::<UserError>() {
         return 2;
     }
+    if let Some(devcoach_sync::SyncError::Store(StoreError::SchemaTooNew(_))) =
+        err.downcast_ref::<devcoach_sync::SyncError>()
+    {
+        return 3;
+    }
     if let Some(StoreError::SchemaTooNew(_)) = err.downcast_ref::<StoreError>() {
         return 3;
     }

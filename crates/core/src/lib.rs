@@ -31,6 +31,7 @@ pub mod review;
 pub mod settings;
 pub mod share;
 pub mod stats;
+pub mod sync;
 pub mod time;
 pub mod work_patterns;
 

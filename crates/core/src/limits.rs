@@ -35,3 +35,6 @@ pub const CHECK_ANSWER_CHARS: usize = 2_000;
 pub const CHECK_MISSING_CHARS: usize = 500;
 /// A hook payload read from stdin.
 pub const HOOK_PAYLOAD_BYTES: usize = 16 * 1024 * 1024;
+/// A sync file once unpacked, and one change within it (a lesson at its largest fits).
+pub const SYNC_SEGMENT_BYTES: usize = 256 * 1024 * 1024;
+pub const SYNC_OP_BYTES: usize = 4 * 1024 * 1024;

@@ -79,6 +79,9 @@ pub enum StoreError {
     Course(#[from] CourseError),
     #[error(transparent)]
     Backup(#[from] crate::backup::BackupError),
+    /// Logging this device's changes failed, so nothing was applied either.
+    #[error("{0}")]
+    SyncLog(String),
     #[error(transparent)]
     File(#[from] devcoach_files::FileError),
     /// The demo data built into this binary does not read (a build defect, caught by tests).

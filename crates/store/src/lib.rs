@@ -32,6 +32,7 @@ mod schema;
 mod settings;
 mod sharing;
 mod stats;
+mod sync;
 mod teaching;
 mod topic_model;
 mod work;
@@ -51,6 +52,7 @@ pub use paths::DataDir;
 pub use reviews::{DueReview, GradeOutcome, ReviewRecord};
 pub use schema::{ADDITIONS, SCHEMA_MIN_APP_VERSION, SCHEMA_VERSION};
 pub use sharing::ImportOutcome;
+pub use sync::{Mark, RoundOutcome, SyncRound};
 pub use topic_model::TopicEstimate;
 pub use work::{WorkSession, WorkWeek};
 

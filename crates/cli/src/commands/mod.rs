@@ -18,6 +18,7 @@ mod settings;
 mod setup;
 mod share;
 mod stats;
+pub mod sync;
 mod ui;
 mod welcome;
 
@@ -28,6 +29,9 @@ pub fn run(command: Option<Command>, ctx: &Ctx) -> anyhow::Result<()> {
     let Some(command) = command else {
         return welcome::run(ctx);
     };
+    if sync::syncs_in_background(&command) {
+        sync::background(ctx);
+    }
     match command {
         Command::Mcp => mcp::run(ctx),
         Command::Completions { shell } => reference::completions(shell),
@@ -54,6 +58,7 @@ pub fn run(command: Option<Command>, ctx: &Ctx) -> anyhow::Result<()> {
         Command::GroupAssign { topic, group } => knowledge::group_assign(ctx, &topic, &group),
         Command::Share(args) => share::share(ctx, &args),
         Command::Import { source } => share::import(ctx, source.as_deref()),
+        Command::Sync(args) => sync::run(ctx, &args),
         Command::Backup { file, force } => backup::backup(ctx, &file, force),
         Command::Export { format, output, force } => export::run(ctx, format, output.as_deref(), force),
         Command::Restore { file, lesson } => backup::restore(ctx, &file, lesson.as_deref()),

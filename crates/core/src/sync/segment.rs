@@ -1,0 +1,302 @@
+//! The file one device's changes travel in: gzip'd JSON Lines, a header line, one line per
+//! change, and an end line carrying the SHA-256 of everything before it. A file a sync tool is
+//! still copying has no end line (or a cut gzip stream) and is read as incomplete, never as
+//! fewer changes.
+//!
+//! ```text
+//! {"format":"devcoach-sync","version":1,"device":"3f…","first":41,"last":43,"prev":"9c…","written_at":"…","app":"0.1.0"}
+//! {"seq":41,"at":[1764600000000,0],"table":"lessons","key":["l1"],"update":{"starred":1}}
+//! {"seq":42,"at":[1764600000000,1],"table":"knowledge","key":["git"],"add":{"column":"confidence","delta":2}}
+//! {"seq":43,"at":[1764600000000,2],"table":"lessons","key":["l2"],"delete":{}}
+//! {"end":"5e…","ops":3}
+//! ```
+
+use std::io::{Read, Write};
+
+use flate2::Compression;
+use flate2::read::GzDecoder;
+use flate2::write::GzEncoder;
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use sha2::{Digest, Sha256};
+use thiserror::Error;
+
+use super::hlc::Hlc;
+use super::op::{Change, DeviceId, Op};
+use crate::limits::{SYNC_OP_BYTES, SYNC_SEGMENT_BYTES};
+
+/// The format this build writes and the newest it reads.
+pub const FORMAT_VERSION: u32 = 1;
+const FORMAT: &str = "devcoach-sync";
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Header {
+    pub format: String,
+    pub version: u32,
+    pub device: DeviceId,
+    pub first: u64,
+    pub last: u64,
+    /// The digest of the device's previous file: a gap or a second writer shows as a break.
+    pub prev: Option<String>,
+    pub written_at: String,
+    pub app: String,
+}
+
+impl Header {
+    pub fn new(device: DeviceId, first: u64, last: u64, prev: Option<String>, written_at: String) -> Self {
+        Self {
+            format: FORMAT.to_owned(),
+            version: FORMAT_VERSION,
+            device,
+            first,
+            last,
+            prev,
+            written_at,
+            app: crate::APP_VERSION.to_owned(),
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct Segment {
+    pub header: Header,
+    pub ops: Vec<Op>,
+    /// SHA-256 of the file's text, what the next file's `prev` names.
+    pub digest: String,
+}
+
+/// Why a file was not read. None of them changes anything: the file is left for a later sync.
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+pub enum SegmentError {
+    #[error("not a devcoach sync file")]
+    Foreign,
+    #[error("incomplete: it ends before its last line (a sync tool may still be copying it)")]
+    Incomplete,
+    #[error("damaged: {0}")]
+    Damaged(String),
+    #[error(
+        "written by a newer devcoach (format {0}; this one reads {FORMAT_VERSION}): update devcoach on this machine"
+    )]
+    Newer(u32),
+    #[error("larger than {} MiB", SYNC_SEGMENT_BYTES / (1024 * 1024))]
+    TooLarge,
+}
+
+#[derive(Serialize, Deserialize)]
+struct Line {
+    seq: u64,
+    at: Hlc,
+    table: String,
+    key: Vec<Value>,
+    #[serde(flatten)]
+    change: Change,
+}
+
+#[derive(Serialize, Deserialize)]
+struct End {
+    end: String,
+    ops: u64,
+}
+
+/// Bytes as lowercase hexadecimal.
+pub fn hex(bytes: &[u8]) -> String {
+    use std::fmt::Write as _;
+    bytes.iter().fold(String::with_capacity(bytes.len() * 2), |mut out, b| {
+        let _ = write!(out, "{b:02x}");
+        out
+    })
+}
+
+/// The file for `ops` (all of `header.device`, numbered `header.first..=header.last`).
+pub fn encode(header: &Header, ops: &[Op]) -> (Vec<u8>, String) {
+    let mut text = Vec::new();
+    let push = |value: &dyn erased::Json, text: &mut Vec<u8>| {
+        text.extend_from_slice(value.json().as_bytes());
+        text.push(b'\n');
+    };
+    push(header, &mut text);
+    for op in ops {
+        let key: Vec<Value> = serde_json::from_str(&op.key).unwrap_or_default();
+        let line = Line { seq: op.seq, at: op.at, table: op.table.clone(), key, change: op.change.clone() };
+        push(&line, &mut text);
+    }
+    let body_digest = hex(&Sha256::digest(&text));
+    push(&End { end: body_digest, ops: ops.len() as u64 }, &mut text);
+    let digest = hex(&Sha256::digest(&text));
+    let mut gz = GzEncoder::new(Vec::new(), Compression::default());
+    // Writing to a Vec cannot fail.
+    let _ = gz.write_all(&text);
+    (gz.finish().unwrap_or_default(), digest)
+}
+
+mod erased {
+    /// One line of the file, whatever it holds.
+    pub trait Json {
+        fn json(&self) -> String;
+    }
+    impl<T: serde::Serialize> Json for T {
+        fn json(&self) -> String {
+            serde_json::to_string(self).unwrap_or_default()
+        }
+    }
+}
+
+/// Reads a file written by [`encode`], checking every line against the header and the end
+/// line's digest.
+pub fn decode(bytes: &[u8]) -> Result<Segment, SegmentError> {
+    if bytes.len() < 2 || bytes[..2] != [0x1f, 0x8b] {
+        return Err(SegmentError::Foreign);
+    }
+    let mut text = Vec::new();
+    let read = GzDecoder::new(bytes).take(SYNC_SEGMENT_BYTES as u64 + 1).read_to_end(&mut text);
+    match read {
+        Ok(_) if text.len() > SYNC_SEGMENT_BYTES => return Err(SegmentError::TooLarge),
+        Ok(_) => {}
+        Err(e) if e.kind() == std::io::ErrorKind::UnexpectedEof => return Err(SegmentError::Incomplete),
+        Err(_) => return Err(SegmentError::Damaged("its compressed data does not read back".into())),
+    }
+    let digest = hex(&Sha256::digest(&text));
+    let damaged = |what: &str| SegmentError::Damaged(what.to_owned());
+    // Each line with the offset it starts at; the last piece (after the final newline) is empty
+    // in a whole file.
+    let mut lines = text.split(|b| *b == b'\n').scan(0usize, |offset, line| {
+        let start = *offset;
+        *offset += line.len() + 1;
+        Some((start, line))
+    });
+    let (_, first) = lines.next().ok_or(SegmentError::Foreign)?;
+    let probe: Value = serde_json::from_slice(first).map_err(|_| SegmentError::Foreign)?;
+    if probe.get("format").and_then(Value::as_str) != Some(FORMAT) {
+        return Err(SegmentError::Foreign);
+    }
+    match probe.get("version").and_then(Value::as_u64) {
+        Some(v) if v > u64::from(FORMAT_VERSION) => {
+            return Err(SegmentError::Newer(u32::try_from(v).unwrap_or(u32::MAX)));
+        }
+        _ => {}
+    }
+    let header: Header =
+        serde_json::from_value(probe).map_err(|e| SegmentError::Damaged(format!("its header: {e}")))?;
+    if header.first == 0 || header.last < header.first {
+        return Err(damaged("its header numbers no changes"));
+    }
+    let mut ops = Vec::new();
+    let mut expected = header.first;
+    loop {
+        let Some((start, line)) = lines.next().filter(|(_, l)| !l.is_empty()) else {
+            return Err(SegmentError::Incomplete);
+        };
+        if line.len() > SYNC_OP_BYTES {
+            return Err(damaged("a change is larger than a change can be"));
+        }
+        if line.starts_with(b"{\"end\"") {
+            let end: End = serde_json::from_slice(line).map_err(|_| damaged("its end line"))?;
+            if end.end != hex(&Sha256::digest(&text[..start])) {
+                return Err(damaged("its digest does not match its contents"));
+            }
+            if end.ops != ops.len() as u64 || expected != header.last + 1 {
+                return Err(damaged("it holds a different number of changes than it says"));
+            }
+            if start + line.len() + 1 != text.len() {
+                return Err(damaged("something follows its end line"));
+            }
+            break;
+        }
+        let line: Line =
+            serde_json::from_slice(line).map_err(|e| SegmentError::Damaged(format!("change {expected}: {e}")))?;
+        if line.seq != expected || line.seq > header.last {
+            return Err(damaged("its changes are out of sequence"));
+        }
+        if line.table.is_empty() || line.table.len() > 64 {
+            return Err(damaged("a change names no table"));
+        }
+        let key = serde_json::to_string(&line.key).map_err(|_| damaged("a change's key"))?;
+        ops.push(Op {
+            device: header.device.clone(),
+            seq: line.seq,
+            at: line.at,
+            table: line.table,
+            key,
+            change: line.change,
+        });
+        expected += 1;
+    }
+    Ok(Segment { header, ops, digest })
+}
+
+#[cfg(test)]
+mod tests {
+    use proptest::prelude::*;
+    use serde_json::json;
+
+    use super::*;
+
+    fn ops(device: &DeviceId) -> Vec<Op> {
+        let op = |seq, key: &str, change| Op {
+            device: device.clone(),
+            seq,
+            at: Hlc(1_000, u32::try_from(seq).unwrap_or(0)),
+            table: "lessons".into(),
+            key: key.into(),
+            change,
+        };
+        vec![
+            op(
+                5,
+                "[\"l1\"]",
+                Change::Create([("id".to_owned(), json!("l1")), ("title".to_owned(), json!("Lifetimes ✓"))].into()),
+            ),
+            op(6, "[\"l1\"]", Change::Add { column: "confidence".into(), delta: -2 }),
+            op(7, "[\"l2\"]", Change::Delete {}),
+        ]
+    }
+
+    #[test]
+    fn a_file_reads_back_as_written() {
+        let device = DeviceId::new("ab12").expect("id");
+        let header = Header::new(device.clone(), 5, 7, Some("prev".into()), "2026-12-01T00:00:00.000Z".into());
+        let (bytes, digest) = encode(&header, &ops(&device));
+        let segment = decode(&bytes).expect("reads");
+        assert_eq!(segment.header, header);
+        assert_eq!(segment.ops, ops(&device));
+        assert_eq!(segment.digest, digest);
+    }
+
+    #[test]
+    fn a_cut_file_is_incomplete_and_a_changed_one_damaged() {
+        let device = DeviceId::new("ab12").expect("id");
+        let header = Header::new(device.clone(), 5, 7, None, String::new());
+        let (bytes, _) = encode(&header, &ops(&device));
+        for cut in [10, bytes.len() / 2, bytes.len() - 1] {
+            assert_eq!(decode(&bytes[..cut]), Err(SegmentError::Incomplete), "cut at {cut}");
+        }
+        assert_eq!(decode(b"hello"), Err(SegmentError::Foreign));
+        // Rewritten text with the end line left as it was: the digest catches it.
+        let mut text = String::new();
+        GzDecoder::new(bytes.as_slice()).read_to_string(&mut text).expect("text");
+        let forged = text.replace("Lifetimes", "Lifeforms");
+        let mut gz = GzEncoder::new(Vec::new(), Compression::default());
+        gz.write_all(forged.as_bytes()).expect("gz");
+        assert!(matches!(decode(&gz.finish().expect("gz")), Err(SegmentError::Damaged(_))));
+        // And the text without its end line is incomplete.
+        let cut = text.rsplit_once("{\"end\"").expect("end").0;
+        let mut gz = GzEncoder::new(Vec::new(), Compression::default());
+        gz.write_all(cut.as_bytes()).expect("gz");
+        assert_eq!(decode(&gz.finish().expect("gz")), Err(SegmentError::Incomplete));
+    }
+
+    #[test]
+    fn a_newer_format_says_so() {
+        let text = "{\"format\":\"devcoach-sync\",\"version\":9,\"device\":\"a\"}\n";
+        let mut gz = GzEncoder::new(Vec::new(), Compression::default());
+        gz.write_all(text.as_bytes()).expect("gz");
+        assert_eq!(decode(&gz.finish().expect("gz")), Err(SegmentError::Newer(9)));
+    }
+
+    proptest! {
+        #[test]
+        fn decoding_any_bytes_never_panics(bytes in prop::collection::vec(any::<u8>(), 0..512)) {
+            let _ = decode(&bytes);
+        }
+    }
+}

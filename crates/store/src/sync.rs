@@ -1,0 +1,355 @@
+//! Sync's side of the store: reading every synced table as records, and one round — log what
+//! changed here since the last round, then make the synced tables what every device's changes
+//! merge to — in one `IMMEDIATE` transaction.
+//!
+//! What changed here is found by comparing the tables with what the changes applied so far
+//! merge to, so a write by any program (this devcoach, the TypeScript one, a restore) is logged
+//! the same way, and a crash between writing the log and committing loses nothing: the logged
+//! changes count as applied (they came from this store), so they are never logged twice.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use devcoach_core::sync::merge::bound;
+use devcoach_core::sync::op::record_key;
+use devcoach_core::sync::tables::Key;
+use devcoach_core::sync::{Change, DeviceId, Hlc, Merged, Op, RecordKey, Row, SYNCED, SyncTable, diff, merge};
+use rusqlite::types::{Value as Sql, ValueRef};
+use rusqlite::{Connection, OptionalExtension, params_from_iter};
+use serde_json::Value;
+
+use crate::{Result, Store, StoreError};
+
+/// How far one device's log has been applied here.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Mark {
+    pub device: String,
+    pub last: u64,
+    /// The digest of that device's last applied file (this device's: its last written one).
+    pub digest: Option<String>,
+}
+
+/// One round's inputs, read from the folder by the caller.
+pub struct SyncRound<'a> {
+    pub device: &'a DeviceId,
+    /// This device's next sequence number.
+    pub next_seq: u64,
+    /// The clock, already past every change read.
+    pub clock: Hlc,
+    pub now_ms: i64,
+    /// Changes the store already shows: every one this device logged, and the other devices'
+    /// up to their marks.
+    pub applied: Vec<&'a Op>,
+    /// The other devices' changes read this round and not yet applied.
+    pub incoming: Vec<&'a Op>,
+    /// The marks to record once the round commits.
+    pub marks: Vec<Mark>,
+    /// This device's first round after joining a folder other devices use: where both hold a
+    /// record, the folder's wins (a fresh install's default settings must not replace the
+    /// learner's); what only this device holds is added.
+    pub joining: bool,
+}
+
+#[derive(Debug, Clone, Default)]
+pub struct RoundOutcome {
+    /// This device's changes logged this round.
+    pub logged: Vec<Op>,
+    /// Rows inserted, changed or removed here.
+    pub written: usize,
+    /// Records from other devices this database could not take (a constraint, a missing column).
+    pub refused: usize,
+    pub clock: Hlc,
+}
+
+/// The synced tables this file has, with their columns.
+fn present_tables(conn: &Connection) -> Result<Vec<(&'static SyncTable, Vec<String>)>> {
+    let mut out = Vec::new();
+    for table in SYNCED {
+        let mut stmt = conn.prepare_cached("SELECT name FROM pragma_table_info(?1)")?;
+        let columns: Vec<String> =
+            stmt.query_map([table.name], |r| r.get::<_, String>(0))?.collect::<rusqlite::Result<_>>()?;
+        let columns: Vec<String> = columns.into_iter().filter(|c| Some(c.as_str()) != table.local_id).collect();
+        if !columns.is_empty() {
+            out.push((table, columns));
+        }
+    }
+    Ok(out)
+}
+
+fn to_json(value: ValueRef<'_>) -> Value {
+    match value {
+        ValueRef::Null => Value::Null,
+        ValueRef::Integer(i) => Value::from(i),
+        ValueRef::Real(f) => serde_json::Number::from_f64(f).map_or(Value::Null, Value::Number),
+        ValueRef::Text(t) | ValueRef::Blob(t) => Value::from(String::from_utf8_lossy(t).into_owned()),
+    }
+}
+
+fn to_sql(value: &Value) -> Sql {
+    match value {
+        Value::Null => Sql::Null,
+        Value::Bool(b) => Sql::Integer(i64::from(*b)),
+        Value::Number(n) => n.as_i64().map_or_else(|| Sql::Real(n.as_f64().unwrap_or(0.0)), Sql::Integer),
+        Value::String(s) => Sql::Text(s.clone()),
+        other => Sql::Text(other.to_string()),
+    }
+}
+
+fn key_of(table: &SyncTable, row: &Row) -> RecordKey {
+    match table.key {
+        Key::Columns(columns) => record_key(row, columns),
+        // Every value, in column-name order: a key is always a JSON array, as the file holds it.
+        Key::Content => serde_json::to_string(&row.values().collect::<Vec<_>>()).unwrap_or_default(),
+    }
+}
+
+/// Whether the row stays on this machine (the consent, this machine's pacing, the schema stamp).
+fn is_local(table: &SyncTable, row: &Row) -> bool {
+    let first = match table.key {
+        Key::Columns(columns) => columns.first().and_then(|c| row.get(*c)),
+        Key::Content => None,
+    };
+    first.and_then(Value::as_str).is_some_and(|v| table.local_keys.contains(&v))
+}
+
+/// The table's records as the store holds them, each with its rowid.
+fn read_rows(conn: &Connection, table: &SyncTable, columns: &[String]) -> Result<BTreeMap<RecordKey, (i64, Row)>> {
+    let list = columns.iter().map(|c| format!("\"{c}\"")).collect::<Vec<_>>().join(", ");
+    let mut stmt = conn.prepare(&format!("SELECT rowid, {list} FROM \"{}\" ORDER BY rowid", table.name))?;
+    let mut rows = stmt.query([])?;
+    let mut out = BTreeMap::new();
+    while let Some(r) = rows.next()? {
+        let rowid: i64 = r.get(0)?;
+        let mut row = Row::new();
+        for (i, column) in columns.iter().enumerate() {
+            row.insert(column.clone(), to_json(r.get_ref(i + 1)?));
+        }
+        if !is_local(table, &row) {
+            out.insert(key_of(table, &row), (rowid, row));
+        }
+    }
+    Ok(out)
+}
+
+fn refused_keys(conn: &Connection) -> Result<BTreeSet<(String, String)>> {
+    let mut stmt = conn.prepare_cached("SELECT tbl, key FROM ext_sync_refused")?;
+    let keys = stmt.query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?.collect::<rusqlite::Result<_>>()?;
+    Ok(keys)
+}
+
+/// Every change made here since `shadow` (the applied changes merged), by table.
+fn local_changes(conn: &Connection, shadow: &Merged) -> Result<Vec<(&'static str, RecordKey, Change)>> {
+    let refused = refused_keys(conn)?;
+    let mut changes = Vec::new();
+    for (table, columns) in present_tables(conn)? {
+        let keep = |k: &RecordKey| !refused.contains(&(table.name.to_owned(), k.clone()));
+        let local: BTreeMap<RecordKey, Row> =
+            read_rows(conn, table, &columns)?.into_iter().filter(|(k, _)| keep(k)).map(|(k, (_, r))| (k, r)).collect();
+        let was: BTreeMap<RecordKey, Row> = shadow
+            .rows(table)
+            .into_iter()
+            .filter(|(k, row)| keep(k) && !is_local(table, row))
+            .map(|(k, row)| (k, row.into_iter().filter(|(c, _)| columns.contains(c)).collect()))
+            .collect();
+        changes.extend(diff(table, &was, &local).into_iter().map(|(k, c)| (table.name, k, c)));
+    }
+    Ok(changes)
+}
+
+/// Makes the synced tables hold `target`'s records: removals first (a unique index may name a
+/// record's new place), then changes, then additions. A record this file refuses is noted, so
+/// the next round does not read its absence as a local deletion.
+fn apply(conn: &Connection, target: &Merged) -> Result<(usize, usize)> {
+    conn.execute("DELETE FROM ext_sync_refused", [])?;
+    let (mut written, mut refused) = (0, 0);
+    for (table, columns) in present_tables(conn)? {
+        let local = read_rows(conn, table, &columns)?;
+        let wanted: BTreeMap<RecordKey, Row> = target
+            .store_rows(table)
+            .into_iter()
+            .filter(|(_, row)| !is_local(table, row))
+            .map(|(k, row)| (k, row.into_iter().filter(|(c, _)| columns.contains(c)).collect()))
+            .collect();
+        let mut refuse = |key: &str| -> Result<()> {
+            refused += 1;
+            conn.prepare_cached("INSERT OR IGNORE INTO ext_sync_refused (tbl, key) VALUES (?1, ?2)")?
+                .execute([table.name, key])?;
+            Ok(())
+        };
+        for (key, (rowid, _)) in &local {
+            if !wanted.contains_key(key) {
+                conn.prepare_cached(&format!("DELETE FROM \"{}\" WHERE rowid = ?1", table.name))?.execute([rowid])?;
+                written += 1;
+            }
+        }
+        for (key, row) in &wanted {
+            let Some((rowid, have)) = local.get(key) else { continue };
+            let changed: Vec<(&String, &Value)> =
+                row.iter().filter(|(c, v)| have.get(*c).unwrap_or(&Value::Null) != *v).collect();
+            if changed.is_empty() {
+                continue;
+            }
+            let set = changed.iter().enumerate().map(|(i, (c, _))| format!("\"{c}\" = ?{}", i + 2)).collect::<Vec<_>>();
+            let sql = format!("UPDATE \"{}\" SET {} WHERE rowid = ?1", table.name, set.join(", "));
+            let values = std::iter::once(Sql::Integer(*rowid)).chain(changed.iter().map(|(_, v)| to_sql(v)));
+            match conn.execute(&sql, params_from_iter(values)) {
+                Ok(_) => written += 1,
+                Err(e) if is_constraint(&e) => refuse(key)?,
+                Err(e) => return Err(e.into()),
+            }
+        }
+        for (key, row) in &wanted {
+            if local.contains_key(key) {
+                continue;
+            }
+            let names = row.keys().map(|c| format!("\"{c}\"")).collect::<Vec<_>>().join(", ");
+            let marks = (1..=row.len()).map(|i| format!("?{i}")).collect::<Vec<_>>().join(", ");
+            let sql = format!("INSERT INTO \"{}\" ({names}) VALUES ({marks})", table.name);
+            match conn.execute(&sql, params_from_iter(row.values().map(to_sql))) {
+                Ok(_) => written += 1,
+                Err(e) if is_constraint(&e) => refuse(key)?,
+                Err(e) => return Err(e.into()),
+            }
+        }
+    }
+    Ok((written, refused))
+}
+
+fn is_constraint(e: &rusqlite::Error) -> bool {
+    matches!(e.sqlite_error_code(), Some(rusqlite::ErrorCode::ConstraintViolation))
+}
+
+fn write_mark(conn: &Connection, mark: &Mark) -> Result<()> {
+    conn.prepare_cached(
+        "INSERT INTO ext_sync_applied (device, last, digest) VALUES (?1, ?2, ?3)
+         ON CONFLICT (device) DO UPDATE SET last = excluded.last, digest = excluded.digest",
+    )?
+    .execute(rusqlite::params![mark.device, i64::try_from(mark.last).unwrap_or(i64::MAX), mark.digest])?;
+    Ok(())
+}
+
+impl Store {
+    /// One round: logs what changed here (through `log`, which writes this device's file and
+    /// returns its mark), then makes the synced tables what all changes merge to. `log` runs
+    /// inside the transaction: if it fails nothing is applied, and if the process dies after it
+    /// the logged changes still count as this store's.
+    pub fn sync_round(
+        &mut self,
+        round: &SyncRound<'_>,
+        log: impl FnOnce(&[Op]) -> std::result::Result<Option<Mark>, String>,
+    ) -> Result<RoundOutcome> {
+        self.write(|tx| {
+            let shadow = merge(round.applied.iter().copied());
+            let mut changes = local_changes(tx, &shadow)?;
+            if round.joining {
+                let theirs = merge(round.applied.iter().copied().chain(round.incoming.iter().copied()));
+                let known: BTreeSet<(&str, RecordKey)> =
+                    SYNCED.iter().flat_map(|t| theirs.rows(t).into_keys().map(move |k| (t.name, k))).collect();
+                changes.retain(|(table, key, change)| {
+                    matches!(change, Change::Create(_)) && !known.contains(&(*table, key.clone()))
+                });
+            }
+            let mut clock = round.clock;
+            let mut logged = Vec::new();
+            for (i, (table, key, change)) in changes.into_iter().enumerate() {
+                clock = clock.next(round.now_ms);
+                logged.push(Op {
+                    device: round.device.clone(),
+                    seq: round.next_seq + i as u64,
+                    at: clock,
+                    table: table.to_owned(),
+                    key,
+                    change,
+                });
+            }
+            let own = log(&logged).map_err(StoreError::SyncLog)?;
+            let target =
+                merge(round.applied.iter().copied().chain(logged.iter()).chain(round.incoming.iter().copied()));
+            let (written, refused) = apply(tx, &target)?;
+            for mark in round.marks.iter().chain(own.as_ref()) {
+                write_mark(tx, mark)?;
+            }
+            set_state(tx, "clock", &serde_json::to_string(&clock).unwrap_or_default())?;
+            Ok(RoundOutcome { logged, written, refused, clock })
+        })
+    }
+
+    /// How many changes made here the next round would log (for `sync status`).
+    pub fn sync_pending(&self, applied: &[&Op]) -> Result<usize> {
+        Ok(local_changes(self.conn(), &merge(applied.iter().copied()))?.len())
+    }
+
+    /// Every synced record this store holds, by table (rowids left out): what two devices that
+    /// are in sync hold alike.
+    pub fn sync_records(&self) -> Result<BTreeMap<&'static str, BTreeMap<RecordKey, Row>>> {
+        let mut out = BTreeMap::new();
+        for (table, columns) in present_tables(self.conn())? {
+            let rows = read_rows(self.conn(), table, &columns)?.into_iter().map(|(k, (_, mut r))| {
+                bound(table, &mut r);
+                (k, r)
+            });
+            out.insert(table.name, rows.collect());
+        }
+        Ok(out)
+    }
+
+    /// Sync's settings (device id, where, mode), as stored.
+    pub fn sync_state(&self) -> Result<BTreeMap<String, String>> {
+        let mut stmt = self.conn().prepare_cached("SELECT key, value FROM ext_sync_state")?;
+        let pairs = stmt.query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?.collect::<rusqlite::Result<_>>()?;
+        Ok(pairs)
+    }
+
+    /// Sets sync's settings (`None` removes one); `reset` first forgets every one and every mark
+    /// (`sync off`, or a new device id).
+    pub fn set_sync_state(&mut self, pairs: &[(&str, Option<&str>)], reset: bool) -> Result<()> {
+        self.write(|tx| {
+            if reset {
+                tx.execute_batch(
+                    "DELETE FROM ext_sync_state; DELETE FROM ext_sync_applied; DELETE FROM ext_sync_refused;",
+                )?;
+            }
+            for (key, value) in pairs {
+                match value {
+                    Some(v) => set_state(tx, key, v)?,
+                    None => {
+                        tx.execute("DELETE FROM ext_sync_state WHERE key = ?1", [key])?;
+                    }
+                }
+            }
+            Ok(())
+        })
+    }
+
+    /// How far each device's log has been applied here.
+    pub fn sync_marks(&self) -> Result<BTreeMap<String, Mark>> {
+        let mut stmt = self.conn().prepare_cached("SELECT device, last, digest FROM ext_sync_applied")?;
+        let marks = stmt
+            .query_map([], |r| {
+                let device: String = r.get(0)?;
+                let last: i64 = r.get(1)?;
+                Ok((device.clone(), Mark { device, last: u64::try_from(last).unwrap_or(0), digest: r.get(2)? }))
+            })?
+            .collect::<rusqlite::Result<_>>()?;
+        Ok(marks)
+    }
+
+    /// Records `mark` on its own (a device renamed: its old log counts as another device's).
+    pub fn set_sync_mark(&mut self, mark: &Mark) -> Result<()> {
+        self.write(|tx| write_mark(tx, mark))
+    }
+
+    /// How many records another device sent that this file could not store.
+    pub fn sync_refused(&self) -> Result<usize> {
+        let n: i64 =
+            self.conn().query_row("SELECT COUNT(*) FROM ext_sync_refused", [], |r| r.get(0)).optional()?.unwrap_or(0);
+        Ok(usize::try_from(n).unwrap_or(0))
+    }
+}
+
+fn set_state(conn: &Connection, key: &str, value: &str) -> Result<()> {
+    conn.prepare_cached(
+        "INSERT INTO ext_sync_state (key, value) VALUES (?1, ?2) ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+    )?
+    .execute([key, value])?;
+    Ok(())
+}

@@ -1,0 +1,320 @@
+//! The shared folder's layout, the same whether another tool syncs it or it is a git clone:
+//!
+//! ```text
+//! devcoach-sync.json            what the folder is: format, encrypted or not, the key's public half
+//! key.age                       (encrypted mode) the folder's key, sealed with the passphrase
+//! devices/<device>/device.json  the device's name (device.json.age when encrypted)
+//! devices/<device>/<first>-<digest>.dcs[.age]   one file per sync that logged something
+//! ```
+//!
+//! Each device writes only under its own `devices/<device>/`, and never changes a file once
+//! written, so no two devices ever write the same file and a sync tool never sees a conflict.
+//! Files are written under a hidden temporary name and renamed into place; hidden names are
+//! never read.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use devcoach_core::sync::segment::{self, Header, Segment, SegmentError};
+use devcoach_core::sync::{DeviceId, Op};
+use devcoach_files::{Links, Overwrite};
+use serde::{Deserialize, Serialize};
+
+use crate::SyncError;
+use crate::crypt::Key;
+
+pub const MARKER: &str = "devcoach-sync.json";
+pub const KEY_FILE: &str = "key.age";
+pub const DEVICES: &str = "devices";
+const MARKER_FORMAT: &str = "devcoach-sync";
+/// The folder layout this build writes and the newest it reads.
+pub const LAYOUT_VERSION: u32 = 1;
+/// The most a file of the folder may take (before decryption and unpacking).
+const MAX_FILE_BYTES: u64 = 256 * 1024 * 1024;
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Marker {
+    pub format: String,
+    pub version: u32,
+    pub encrypted: bool,
+    /// The public half of the folder's key (encrypted mode).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub recipient: Option<String>,
+}
+
+impl Marker {
+    pub fn new(key: Option<&Key>) -> Self {
+        Self {
+            format: MARKER_FORMAT.to_owned(),
+            version: LAYOUT_VERSION,
+            encrypted: key.is_some(),
+            recipient: key.map(Key::recipient),
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct DeviceInfo {
+    pub device: DeviceId,
+    pub name: String,
+}
+
+/// Something in the folder that was not read, and why; nothing of it was applied.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Problem {
+    pub path: PathBuf,
+    pub what: String,
+}
+
+/// One device's log as far as it reads without a break.
+#[derive(Debug, Default)]
+pub struct DeviceLog {
+    pub name: Option<String>,
+    pub ops: Vec<Op>,
+    /// The last sequence number and file digest read.
+    pub last: u64,
+    pub digest: Option<String>,
+    pub files: usize,
+    /// When its last file was written (its own clock).
+    pub written_at: Option<String>,
+}
+
+/// Everything the folder holds.
+#[derive(Debug, Default)]
+pub struct Contents {
+    pub devices: BTreeMap<DeviceId, DeviceLog>,
+    pub problems: Vec<Problem>,
+}
+
+/// A device's folder as listed: its files by first sequence number (sealed or not), and its name file.
+type Planned = (DeviceId, Vec<(u64, bool, PathBuf)>, Option<PathBuf>);
+
+/// A shared folder, opened with the key when it is encrypted.
+pub struct Folder<'a> {
+    pub root: PathBuf,
+    pub key: Option<&'a Key>,
+}
+
+fn err(path: &Path, what: impl std::fmt::Display) -> SyncError {
+    SyncError::Folder(format!("{}: {what}", path.display()))
+}
+
+/// Reads the folder's marker; `None` when there is none.
+pub fn read_marker(root: &Path) -> Result<Option<Marker>, SyncError> {
+    let path = root.join(MARKER);
+    let bytes = match devcoach_files::read_optional(&path, 64 * 1024, Links::Refuse) {
+        Ok(bytes) => bytes,
+        Err(e) => return Err(err(&path, e)),
+    };
+    let Some(bytes) = bytes else { return Ok(None) };
+    let value: serde_json::Value = serde_json::from_slice(&bytes)
+        .map_err(|_| err(&path, "is not a devcoach sync marker (damaged, or another program's file)"))?;
+    if value.get("format").and_then(serde_json::Value::as_str) != Some(MARKER_FORMAT) {
+        return Err(err(&path, "is not a devcoach sync marker"));
+    }
+    if let Some(v) = value.get("version").and_then(serde_json::Value::as_u64)
+        && v > u64::from(LAYOUT_VERSION)
+    {
+        return Err(SyncError::Newer(format!(
+            "the sync folder was set up by a newer devcoach (layout {v}; this one reads {LAYOUT_VERSION}): update devcoach on this machine"
+        )));
+    }
+    serde_json::from_value(value).map(Some).map_err(|e| err(&path, format!("is damaged ({e})")))
+}
+
+pub fn write_new(path: &Path, bytes: &[u8]) -> Result<(), SyncError> {
+    if let Some(parent) = path.parent() {
+        std::fs::create_dir_all(parent).map_err(|e| err(parent, format!("cannot create it ({e})")))?;
+    }
+    devcoach_files::write(path, bytes, Overwrite::Replace).map_err(|e| err(path, e))
+}
+
+fn segment_name(first: u64, digest: &str, encrypted: bool) -> String {
+    format!("{first:012}-{}.dcs{}", &digest[..12.min(digest.len())], if encrypted { ".age" } else { "" })
+}
+
+/// Reads `<first>-<digest>.dcs[.age]`: the first sequence number, and whether it is sealed.
+fn parse_segment_name(name: &str) -> Option<(u64, bool)> {
+    let (stem, sealed) = match name.strip_suffix(".dcs.age") {
+        Some(stem) => (stem, true),
+        None => (name.strip_suffix(".dcs")?, false),
+    };
+    let (first, digest) = stem.split_once('-')?;
+    if first.len() != 12 || !digest.bytes().all(|b| b.is_ascii_hexdigit()) || digest.is_empty() {
+        return None;
+    }
+    Some((first.parse().ok()?, sealed))
+}
+
+impl Folder<'_> {
+    fn device_dir(&self, device: &DeviceId) -> PathBuf {
+        self.root.join(DEVICES).join(device.as_str())
+    }
+
+    fn seal(&self, bytes: Vec<u8>) -> Result<Vec<u8>, SyncError> {
+        match self.key {
+            Some(key) => key.encrypt(&bytes),
+            None => Ok(bytes),
+        }
+    }
+
+    fn open(&self, path: &Path, bytes: Vec<u8>, sealed: bool) -> Result<Vec<u8>, String> {
+        match (self.key, sealed) {
+            (Some(key), true) => key.decrypt(&bytes).ok_or_else(|| {
+                "does not decrypt with this folder's key: it was changed, damaged, or sealed with another key; nothing from it was applied".to_owned()
+            }),
+            (None, false) => Ok(bytes),
+            (Some(_), false) => Err("is not encrypted, in an encrypted folder; it was not read".to_owned()),
+            (None, true) => Err(format!("is encrypted, but this device syncs {} without a key", path.display())),
+        }
+    }
+
+    /// Writes this device's name (once, or when it changed).
+    pub fn write_device_info(&self, info: &DeviceInfo) -> Result<(), SyncError> {
+        let name = if self.key.is_some() { "device.json.age" } else { "device.json" };
+        let path = self.device_dir(&info.device).join(name);
+        let bytes = self.seal(serde_json::to_vec_pretty(info).unwrap_or_default())?;
+        write_new(&path, &bytes)
+    }
+
+    /// Writes one new file of this device's changes; its digest.
+    pub fn write_segment(&self, header: &Header, ops: &[Op]) -> Result<String, SyncError> {
+        let (bytes, digest) = segment::encode(header, ops);
+        let path = self.device_dir(&header.device).join(segment_name(header.first, &digest, self.key.is_some()));
+        write_new(&path, &self.seal(bytes)?)?;
+        Ok(digest)
+    }
+
+    /// Removes temporary files a killed sync of this device left (this device holds the sync
+    /// lock, so none of them is being written).
+    pub fn clean_own(&self, device: &DeviceId) {
+        let Ok(entries) = std::fs::read_dir(self.device_dir(device)) else { return };
+        for entry in entries.flatten() {
+            if entry.file_name().to_string_lossy().ends_with(".devcoach-tmp") {
+                let _ = std::fs::remove_file(entry.path());
+            }
+        }
+    }
+
+    /// Reads every device's log. A file that does not read (incomplete, damaged, foreign, from a
+    /// newer devcoach) ends its device's log there, with a problem saying why: the changes after
+    /// it wait until it reads.
+    pub fn read(&self, progress: &mut dyn FnMut(usize, usize)) -> Result<Contents, SyncError> {
+        let mut contents = Contents::default();
+        let devices_dir = self.root.join(DEVICES);
+        let entries = match std::fs::read_dir(&devices_dir) {
+            Ok(entries) => entries,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(contents),
+            Err(e) => return Err(err(&devices_dir, format!("cannot be read ({e})"))),
+        };
+        let mut plan: Vec<Planned> = Vec::new();
+        for entry in entries.flatten() {
+            let name = entry.file_name().to_string_lossy().into_owned();
+            if name.starts_with('.') {
+                continue;
+            }
+            let path = entry.path();
+            let Ok(device) =
+                DeviceId::new(&name).map_err(|_| ()).and_then(|d| if path.is_dir() { Ok(d) } else { Err(()) })
+            else {
+                contents.problems.push(Problem { path, what: "is not a device's folder; left alone".into() });
+                continue;
+            };
+            let mut files = Vec::new();
+            let mut info = None;
+            for file in std::fs::read_dir(&path).map_err(|e| err(&path, format!("cannot be read ({e})")))?.flatten() {
+                let file_name = file.file_name().to_string_lossy().into_owned();
+                if file_name.starts_with('.') {
+                    continue;
+                }
+                if file_name == "device.json" || file_name == "device.json.age" {
+                    info = Some(file.path());
+                } else if let Some((first, sealed)) = parse_segment_name(&file_name) {
+                    files.push((first, sealed, file.path()));
+                } else {
+                    contents
+                        .problems
+                        .push(Problem { path: file.path(), what: "is not a devcoach sync file; left alone".into() });
+                }
+            }
+            files.sort();
+            plan.push((device, files, info));
+        }
+        let total: usize = plan.iter().map(|(_, f, _)| f.len()).sum();
+        let mut done = 0;
+        for (device, files, info) in plan {
+            let mut log = DeviceLog { name: info.and_then(|p| self.read_info(&p)), ..DeviceLog::default() };
+            for (first, sealed, path) in files {
+                done += 1;
+                progress(done, total);
+                match self.read_segment(&path, sealed) {
+                    Ok(seg) if seg.header.device != device || seg.header.first != first => {
+                        contents.problems.push(Problem {
+                            path,
+                            what: "names another device or place than its file name; not read".into(),
+                        });
+                        break;
+                    }
+                    Ok(seg) if seg.header.first != log.last + 1 || seg.header.prev != log.digest => {
+                        let what = if seg.header.first <= log.last {
+                            format!(
+                                "repeats changes {}–{} of device {device}: two machines write as this device (a copied data folder?); the copy takes a new id at its next sync, until then its changes after this point wait",
+                                seg.header.first, seg.header.last
+                            )
+                        } else {
+                            format!(
+                                "follows a file of device {device} that is missing (not copied here yet?); its changes wait until it arrives"
+                            )
+                        };
+                        contents.problems.push(Problem { path, what });
+                        break;
+                    }
+                    Ok(seg) => {
+                        log.last = seg.header.last;
+                        log.digest = Some(seg.digest);
+                        log.written_at = Some(seg.header.written_at);
+                        log.files += 1;
+                        log.ops.extend(seg.ops);
+                    }
+                    Err(what) => {
+                        contents.problems.push(Problem { path, what });
+                        break;
+                    }
+                }
+            }
+            contents.devices.insert(device, log);
+        }
+        Ok(contents)
+    }
+
+    fn read_info(&self, path: &Path) -> Option<String> {
+        let bytes = devcoach_files::read(path, 64 * 1024, Links::Refuse).ok()?;
+        let sealed = path.extension().is_some_and(|e| e == "age");
+        let plain = self.open(path, bytes, sealed).ok()?;
+        let info: DeviceInfo = serde_json::from_slice(&plain).ok()?;
+        Some(info.name)
+    }
+
+    fn read_segment(&self, path: &Path, sealed: bool) -> Result<Segment, String> {
+        let bytes = devcoach_files::read(path, MAX_FILE_BYTES, Links::Refuse).map_err(|e| e.to_string())?;
+        let plain = self.open(path, bytes, sealed)?;
+        segment::decode(&plain).map_err(|e| match e {
+            SegmentError::Newer(_) => e.to_string(),
+            other => format!("is {other}"),
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn segment_names_read_back() {
+        assert_eq!(parse_segment_name(&segment_name(42, "abcdef0123456789", false)), Some((42, false)));
+        assert_eq!(parse_segment_name(&segment_name(7, "abcdef0123456789", true)), Some((7, true)));
+        for foreign in ["notes.txt", "000000000001.dcs", "1-ab.dcs", "000000000001-zz.dcs", "000000000001-ab.dcs.bak"] {
+            assert_eq!(parse_segment_name(foreign), None, "{foreign}");
+        }
+    }
+}

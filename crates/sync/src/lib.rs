@@ -1,0 +1,557 @@
+//! One learner's record on many machines, without a devcoach server and without trusting the
+//! transport: each device logs its changes to its own files in a shared folder (one another tool
+//! keeps in sync, or a clone of the learner's git repository), reads everyone else's, and makes
+//! its store what all of them merge to. The merge rules and the file format are in
+//! `devcoach_core::sync`; the store's side (finding local changes, applying, in one transaction)
+//! in `devcoach_store`. This crate holds the rest: where things are, the transports, the key.
+//!
+//! Nothing here runs in a hook: sync runs when the learner asks, from the dashboard, or in the
+//! background of a command (see [`due`]).
+
+pub mod crypt;
+pub mod folder;
+pub mod git;
+
+use std::collections::BTreeSet;
+use std::fs::File;
+use std::path::{Path, PathBuf};
+
+use chrono::{DateTime, Utc};
+use devcoach_core::sync::segment::Header;
+use devcoach_core::sync::{DeviceId, Hlc, Op};
+use devcoach_core::time::{iso_ms, parse_timestamp};
+use devcoach_store::{DataDir, Mark, Store, StoreError, SyncRound};
+
+use crate::crypt::Key;
+use crate::folder::{DeviceInfo, Folder, Marker, Problem};
+
+/// How often a command the learner runs syncs in the background, unless set otherwise.
+pub const DEFAULT_EVERY_MINUTES: u32 = 10;
+
+#[derive(Debug, thiserror::Error)]
+pub enum SyncError {
+    #[error("sync is not set up on this machine; run `devcoach sync init <folder|git-url>`")]
+    NotSetUp,
+    #[error("another `devcoach sync` is running for this data folder; wait for it to finish")]
+    Busy,
+    #[error("{0}")]
+    Folder(String),
+    #[error("{0}")]
+    Git(String),
+    #[error("{0}")]
+    Key(String),
+    #[error("the passphrase does not open this sync folder's key; nothing was changed — try again")]
+    WrongPassphrase,
+    #[error("this sync folder is encrypted: give its passphrase (DEVCOACH_SYNC_PASSPHRASE, or type it when asked)")]
+    NeedPassphrase,
+    #[error("{0}")]
+    Newer(String),
+    #[error("{0}")]
+    Setup(String),
+    #[error(transparent)]
+    Store(#[from] StoreError),
+}
+
+/// What `sync init` was asked.
+#[derive(Debug, Clone, Default)]
+pub struct InitOptions {
+    pub encrypt: bool,
+    pub passphrase: Option<String>,
+    /// The name other devices see (the host name when not given).
+    pub name: Option<String>,
+    pub every_minutes: Option<u32>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Transport {
+    Folder(PathBuf),
+    Git(String),
+}
+
+impl Transport {
+    pub fn describe(&self) -> String {
+        match self {
+            Self::Folder(p) => format!("folder {}", p.display()),
+            Self::Git(url) => format!("git {url}"),
+        }
+    }
+}
+
+/// Sync as this data folder is set up.
+#[derive(Debug, Clone)]
+pub struct Config {
+    pub transport: Transport,
+    pub device: DeviceId,
+    pub name: String,
+    pub encrypted: bool,
+    pub every_minutes: u32,
+    pub last_sync: Option<DateTime<Utc>>,
+    pub last_error: Option<String>,
+}
+
+#[derive(Debug)]
+pub struct InitReport {
+    pub config: Config,
+    /// The folder already held other devices' files.
+    pub joined: bool,
+}
+
+/// What one sync did.
+#[derive(Debug, Default)]
+pub struct SyncReport {
+    /// Changes made here, now logged.
+    pub logged: usize,
+    /// Other devices' changes applied here for the first time.
+    pub received: usize,
+    /// Rows written here.
+    pub written: usize,
+    pub devices: usize,
+    pub refused: usize,
+    pub pushed: bool,
+    pub problems: Vec<Problem>,
+    /// This data folder was a copy of another device's and now syncs as a new device.
+    pub renamed: Option<(DeviceId, DeviceId)>,
+}
+
+#[derive(Debug)]
+pub struct DeviceStatus {
+    pub device: DeviceId,
+    pub name: Option<String>,
+    pub this: bool,
+    pub files: usize,
+    pub last: u64,
+    /// How far it is applied here.
+    pub applied: u64,
+    pub written_at: Option<String>,
+}
+
+#[derive(Debug)]
+pub struct Status {
+    pub config: Config,
+    pub devices: Vec<DeviceStatus>,
+    /// Changes made here that the next sync logs.
+    pub pending: usize,
+    pub refused: usize,
+    pub problems: Vec<Problem>,
+}
+
+fn sync_dir(dir: &DataDir) -> PathBuf {
+    dir.root().join("sync")
+}
+
+fn key_path(dir: &DataDir) -> PathBuf {
+    sync_dir(dir).join("key")
+}
+
+fn repo_dir(dir: &DataDir) -> PathBuf {
+    sync_dir(dir).join("repo")
+}
+
+/// This machine's name, for other devices' status lines.
+pub fn host_name() -> String {
+    let read = |p: &str| std::fs::read_to_string(p).ok().map(|s| s.trim().to_owned()).filter(|s| !s.is_empty());
+    read("/proc/sys/kernel/hostname")
+        .or_else(|| read("/etc/hostname"))
+        .or_else(|| std::env::var("COMPUTERNAME").ok())
+        .or_else(|| std::env::var("HOSTNAME").ok())
+        .map_or_else(|| "this machine".to_owned(), |n| n.chars().filter(|c| !c.is_control()).take(64).collect())
+}
+
+/// What tells this data folder from a copy of it: the machine, and the database file itself (a
+/// copied file is a new file). A change means a copy (or a moved folder): it syncs as a new
+/// device, so two machines never write as one.
+fn fingerprint(dir: &DataDir) -> String {
+    let db = dir.db_path();
+    #[cfg(unix)]
+    let file = {
+        use std::os::unix::fs::MetadataExt;
+        std::fs::metadata(&db).map(|m| format!("{}:{}", m.dev(), m.ino())).unwrap_or_default()
+    };
+    #[cfg(not(unix))]
+    let file = db.canonicalize().map(|p| p.display().to_string()).unwrap_or_default();
+    format!("{}:{file}", host_name())
+}
+
+fn new_device() -> Result<DeviceId, SyncError> {
+    let mut bytes = [0u8; 8];
+    getrandom::fill(&mut bytes).map_err(|e| SyncError::Setup(format!("no random numbers for a device id: {e}")))?;
+    Ok(DeviceId::from_random(bytes))
+}
+
+/// Sync's configuration, or `None` when it is off.
+pub fn config(store: &Store) -> Result<Option<Config>, SyncError> {
+    let state = store.sync_state()?;
+    let (Some(kind), Some(target), Some(device)) = (state.get("transport"), state.get("target"), state.get("device"))
+    else {
+        return Ok(None);
+    };
+    let transport = match kind.as_str() {
+        "git" => Transport::Git(target.clone()),
+        _ => Transport::Folder(PathBuf::from(target)),
+    };
+    let device = DeviceId::new(device).map_err(SyncError::Setup)?;
+    Ok(Some(Config {
+        transport,
+        device,
+        name: state.get("name").cloned().unwrap_or_else(host_name),
+        encrypted: state.get("encrypted").is_some_and(|v| v == "yes"),
+        every_minutes: state.get("every").and_then(|v| v.parse().ok()).unwrap_or(DEFAULT_EVERY_MINUTES),
+        last_sync: state.get("last_sync").and_then(|v| parse_timestamp(v).ok()),
+        last_error: state.get("last_error").cloned(),
+    }))
+}
+
+/// Holds the data folder's sync lock while it lives.
+struct Lock(#[allow(dead_code)] File);
+
+fn lock(dir: &DataDir) -> Result<Lock, SyncError> {
+    let path = sync_dir(dir).join("lock");
+    std::fs::create_dir_all(sync_dir(dir))
+        .map_err(|e| SyncError::Folder(format!("{}: {e}", sync_dir(dir).display())))?;
+    let file = std::fs::OpenOptions::new()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .open(&path)
+        .map_err(|e| SyncError::Folder(format!("{}: {e}", path.display())))?;
+    match file.try_lock() {
+        Ok(()) => Ok(Lock(file)),
+        Err(std::fs::TryLockError::WouldBlock) => Err(SyncError::Busy),
+        Err(std::fs::TryLockError::Error(e)) => Err(SyncError::Folder(format!("{}: {e}", path.display()))),
+    }
+}
+
+fn read_key(dir: &DataDir) -> Result<Key, SyncError> {
+    let path = key_path(dir);
+    let text = devcoach_files::read_to_string(&path, 4096, devcoach_files::Links::Refuse).map_err(|_| {
+        SyncError::Key(format!(
+            "the sync key is missing from {} — run `devcoach sync off`, then `devcoach sync init` again with the passphrase",
+            path.display()
+        ))
+    })?;
+    Key::parse(&text)
+}
+
+fn save_key(dir: &DataDir, key: &Key) -> Result<(), SyncError> {
+    let path = key_path(dir);
+    folder::write_new(&path, key.secret().as_bytes())?;
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o600))
+            .map_err(|e| SyncError::Folder(format!("{}: {e}", path.display())))?;
+    }
+    Ok(())
+}
+
+/// Sets sync up: `target` is a folder (made if missing) or a git remote (cloned). A folder or
+/// repository that already holds a devcoach sync is joined (its passphrase opens its key); one
+/// holding anything else is refused.
+pub fn init(store: &mut Store, dir: &DataDir, target: &str, options: &InitOptions) -> Result<InitReport, SyncError> {
+    store.check_writable()?;
+    if let Some(config) = config(store)? {
+        return Err(SyncError::Setup(format!(
+            "sync is already set up here ({}); run `devcoach sync off` first to change it",
+            config.transport.describe()
+        )));
+    }
+    let _lock = lock(dir)?;
+    let (transport, root) = if git::is_remote(target) {
+        let repo = git::Repo::open(&repo_dir(dir), target.trim())?;
+        if repo.is_foreign() {
+            let _ = std::fs::remove_dir_all(repo_dir(dir));
+            return Err(SyncError::Setup(format!(
+                "{target} holds files that are not devcoach's; give devcoach a repository of its own (an empty private one)"
+            )));
+        }
+        (Transport::Git(target.trim().to_owned()), repo_dir(dir))
+    } else {
+        let path = std::path::absolute(Path::new(target)).map_err(|e| SyncError::Setup(format!("{target}: {e}")))?;
+        if path.starts_with(dir.root()) {
+            return Err(SyncError::Setup("the sync folder cannot be inside devcoach's own data folder".into()));
+        }
+        match std::fs::symlink_metadata(&path) {
+            Ok(m) if m.is_dir() => {
+                let empty = std::fs::read_dir(&path).is_ok_and(|mut e| e.next().is_none());
+                if !empty && !path.join(folder::MARKER).exists() {
+                    return Err(SyncError::Setup(format!(
+                        "{} holds files that are not devcoach's; give an empty folder (or one another devcoach set up)",
+                        path.display()
+                    )));
+                }
+            }
+            Ok(_) => return Err(SyncError::Setup(format!("{} is not a folder", path.display()))),
+            Err(_) => std::fs::create_dir_all(&path)
+                .map_err(|e| SyncError::Setup(format!("cannot create {}: {e}", path.display())))?,
+        }
+        (Transport::Folder(path.clone()), path)
+    };
+    let existing = folder::read_marker(&root)?;
+    let joined = existing.is_some();
+    let key = match &existing {
+        Some(marker) if marker.encrypted => {
+            let passphrase = options.passphrase.as_deref().ok_or(SyncError::NeedPassphrase)?;
+            let sealed = devcoach_files::read(&root.join(folder::KEY_FILE), 64 * 1024, devcoach_files::Links::Refuse)
+                .map_err(|e| {
+                SyncError::Folder(format!("the folder is encrypted but its key file is unreadable: {e}"))
+            })?;
+            let key = Key::unseal(&sealed, passphrase)?;
+            if marker.recipient.as_deref() != Some(key.recipient().as_str()) {
+                return Err(SyncError::Key(
+                    "the folder's marker names another key than the one its passphrase opens: the folder was changed by someone else; nothing was set up".into(),
+                ));
+            }
+            Some(key)
+        }
+        Some(_) if options.encrypt => {
+            return Err(SyncError::Setup(
+                "this sync folder is not encrypted and other devices use it as it is; pick a new folder for an encrypted sync".into(),
+            ));
+        }
+        None if options.encrypt => {
+            let passphrase = options.passphrase.as_deref().ok_or(SyncError::NeedPassphrase)?;
+            let key = Key::generate();
+            folder::write_new(&root.join(folder::KEY_FILE), &key.seal(passphrase)?)?;
+            Some(key)
+        }
+        Some(_) | None => None,
+    };
+    if existing.is_none() {
+        let marker = Marker::new(key.as_ref());
+        folder::write_new(&root.join(folder::MARKER), &serde_json::to_vec_pretty(&marker).unwrap_or_default())?;
+    }
+    if let Some(key) = &key {
+        save_key(dir, key)?;
+    }
+    let device = new_device()?;
+    let name = options.name.clone().unwrap_or_else(host_name);
+    let (kind, target_text) = match &transport {
+        Transport::Folder(p) => ("folder", p.display().to_string()),
+        Transport::Git(url) => ("git", url.clone()),
+    };
+    let every = options.every_minutes.unwrap_or(DEFAULT_EVERY_MINUTES).to_string();
+    let fp = fingerprint(dir);
+    store.set_sync_state(
+        &[
+            ("transport", Some(kind)),
+            ("target", Some(&target_text)),
+            ("device", Some(device.as_str())),
+            ("name", Some(&name)),
+            ("encrypted", Some(if key.is_some() { "yes" } else { "no" })),
+            ("every", Some(&every)),
+            ("fingerprint", Some(&fp)),
+            ("joining", Some("yes")),
+        ],
+        true,
+    )?;
+    Folder { root: root.clone(), key: key.as_ref() }
+        .write_device_info(&DeviceInfo { device: device.clone(), name: name.clone() })?;
+    let config = config(store)?.ok_or(SyncError::NotSetUp)?;
+    Ok(InitReport { config, joined })
+}
+
+/// Turns sync off here: forgets the device, its key and its clone. The shared folder is left as
+/// it is (other devices use it); this device's files stay in it.
+pub fn off(store: &mut Store, dir: &DataDir) -> Result<bool, SyncError> {
+    let was = config(store)?.is_some();
+    let _lock = lock(dir)?;
+    store.set_sync_state(&[], true)?;
+    let _ = std::fs::remove_dir_all(repo_dir(dir));
+    let _ = std::fs::remove_file(key_path(dir));
+    Ok(was)
+}
+
+/// Whether a background sync is due: sync is on, syncs every few minutes, and the last one (or
+/// its last attempt) is older than that.
+pub fn due(store: &Store, now: DateTime<Utc>) -> bool {
+    let Ok(Some(config)) = config(store) else { return false };
+    if config.every_minutes == 0 {
+        return false;
+    }
+    let attempted = store.sync_state().ok().and_then(|s| s.get("last_attempt").and_then(|v| parse_timestamp(v).ok()));
+    let last = config.last_sync.max(attempted);
+    last.is_none_or(|at| now - at >= chrono::Duration::minutes(i64::from(config.every_minutes)))
+}
+
+struct Opened {
+    config: Config,
+    key: Option<Key>,
+    root: PathBuf,
+    repo: Option<git::Repo>,
+}
+
+fn open(store: &Store, dir: &DataDir) -> Result<Opened, SyncError> {
+    let config = config(store)?.ok_or(SyncError::NotSetUp)?;
+    let key = if config.encrypted { Some(read_key(dir)?) } else { None };
+    let (root, repo) = match &config.transport {
+        Transport::Folder(path) => (path.clone(), None),
+        Transport::Git(url) => {
+            let repo = git::Repo::open(&repo_dir(dir), url)?;
+            (repo.dir.clone(), Some(repo))
+        }
+    };
+    Ok(Opened { config, key, root, repo })
+}
+
+fn check_marker(opened: &Opened) -> Result<(), SyncError> {
+    let marker = folder::read_marker(&opened.root)?.ok_or_else(|| {
+        SyncError::Folder(format!(
+            "{} holds no {} (is the folder there, mounted, synced?); nothing was changed",
+            opened.root.display(),
+            folder::MARKER
+        ))
+    })?;
+    if marker.encrypted != opened.config.encrypted
+        || (marker.encrypted && marker.recipient != opened.key.as_ref().map(Key::recipient))
+    {
+        return Err(SyncError::Key(
+            "the sync folder's marker no longer matches this device's key (the folder was replaced or changed by someone else); nothing was changed — run `devcoach sync off` and `sync init` again if it was you".into(),
+        ));
+    }
+    Ok(())
+}
+
+/// One sync: fetch (git), read every device's files, log this device's changes, apply the
+/// others', push (git). `progress` hears (files read, files in all) while the folder is read.
+pub fn sync(
+    store: &mut Store,
+    dir: &DataDir,
+    now: DateTime<Utc>,
+    progress: &mut dyn FnMut(usize, usize),
+) -> Result<SyncReport, SyncError> {
+    store.check_writable()?;
+    let _lock = lock(dir)?;
+    let _ = store.set_sync_state(&[("last_attempt", Some(&iso_ms(now)))], false);
+    let result = sync_locked(store, dir, now, progress);
+    let error = result.as_ref().err().map(ToString::to_string);
+    let _ = store.set_sync_state(&[("last_error", error.as_deref())], false);
+    result
+}
+
+fn sync_locked(
+    store: &mut Store,
+    dir: &DataDir,
+    now: DateTime<Utc>,
+    progress: &mut dyn FnMut(usize, usize),
+) -> Result<SyncReport, SyncError> {
+    let mut report = SyncReport::default();
+    let mut opened = open(store, dir)?;
+    let mut marks = store.sync_marks()?;
+    // A copied data folder: the copy becomes a new device, and what it had from the old one
+    // counts as that device's, applied up to where it was copied.
+    let fp = fingerprint(dir);
+    if store.sync_state()?.get("fingerprint") != Some(&fp) {
+        let old = opened.config.device.clone();
+        let new = new_device()?;
+        let own = marks.remove(old.as_str()).unwrap_or(Mark { device: old.to_string(), last: 0, digest: None });
+        store.set_sync_mark(&Mark { device: old.to_string(), ..own.clone() })?;
+        marks.insert(old.to_string(), own);
+        store.set_sync_state(&[("device", Some(new.as_str())), ("fingerprint", Some(&fp))], false)?;
+        opened.config.device = new.clone();
+        report.renamed = Some((old, new));
+    }
+    if let Some(repo) = &opened.repo {
+        repo.recover()?;
+        repo.pull()?;
+    }
+    check_marker(&opened)?;
+    let device = opened.config.device.clone();
+    let folder = Folder { root: opened.root.clone(), key: opened.key.as_ref() };
+    folder.clean_own(&device);
+    let contents = folder.read(progress)?;
+    report.problems = contents.problems;
+    report.devices = contents.devices.len().max(1);
+    let empty = folder::DeviceLog::default();
+    let own = contents.devices.get(&device).unwrap_or(&empty);
+    let mut applied: Vec<&Op> = own.ops.iter().collect();
+    let mut incoming: Vec<&Op> = Vec::new();
+    let mut new_marks = Vec::new();
+    let mut clock: Hlc =
+        store.sync_state()?.get("clock").and_then(|c| serde_json::from_str(c).ok()).unwrap_or_default();
+    for (id, log) in &contents.devices {
+        clock = log.ops.iter().map(|o| o.at).fold(clock, Hlc::observe);
+        if *id == device {
+            continue;
+        }
+        let mark = marks.get(id.as_str()).map_or(0, |m| m.last);
+        for op in &log.ops {
+            if op.seq <= mark { applied.push(op) } else { incoming.push(op) }
+        }
+        if log.last > mark {
+            new_marks.push(Mark { device: id.to_string(), last: log.last, digest: log.digest.clone() });
+        }
+    }
+    report.received = incoming.len();
+    let next_seq = own.last + 1;
+    let prev = own.digest.clone();
+    let now_ms = now.timestamp_millis();
+    let joining = store.sync_state()?.get("joining").is_some_and(|v| v == "yes");
+    let round = SyncRound { device: &device, next_seq, clock, now_ms, applied, incoming, marks: new_marks, joining };
+    let outcome = store.sync_round(&round, |ops| {
+        if ops.is_empty() {
+            return Ok(None);
+        }
+        let last = next_seq + ops.len() as u64 - 1;
+        let header = Header::new(device.clone(), next_seq, last, prev.clone(), iso_ms(now));
+        let digest = folder
+            .write_segment(&header, ops)
+            .map_err(|e| format!("writing this device's changes failed; nothing was applied — {e}"))?;
+        Ok(Some(Mark { device: device.to_string(), last, digest: Some(digest) }))
+    })?;
+    report.logged = outcome.logged.len();
+    report.written = outcome.written;
+    report.refused = outcome.refused;
+    if own.name.is_none() || report.renamed.is_some() {
+        folder.write_device_info(&DeviceInfo { device: device.clone(), name: opened.config.name.clone() })?;
+    }
+    if let Some(repo) = &opened.repo {
+        report.pushed = repo.push(&format!("devcoach sync from {} ({device})", opened.config.name))?;
+    }
+    store.set_sync_state(&[("last_sync", Some(&iso_ms(now))), ("joining", None)], false)?;
+    Ok(report)
+}
+
+/// Where sync stands, read from the folder as it is here (no fetch).
+pub fn status(store: &Store, dir: &DataDir) -> Result<Status, SyncError> {
+    let opened = open(store, dir)?;
+    let marks = store.sync_marks()?;
+    let folder = Folder { root: opened.root.clone(), key: opened.key.as_ref() };
+    let mut problems = Vec::new();
+    if let Err(e) = check_marker(&opened) {
+        problems.push(Problem { path: opened.root.clone(), what: e.to_string() });
+    }
+    let contents = folder.read(&mut |_, _| {})?;
+    problems.extend(contents.problems);
+    let device = &opened.config.device;
+    let mut applied: Vec<&Op> = Vec::new();
+    let mut devices = Vec::new();
+    let mut seen: BTreeSet<&DeviceId> = BTreeSet::new();
+    for (id, log) in &contents.devices {
+        seen.insert(id);
+        let this = id == device;
+        let mark = if this { log.last } else { marks.get(id.as_str()).map_or(0, |m| m.last) };
+        applied.extend(log.ops.iter().filter(|o| o.seq <= mark));
+        devices.push(DeviceStatus {
+            device: id.clone(),
+            name: log.name.clone(),
+            this,
+            files: log.files,
+            last: log.last,
+            applied: mark.min(log.last),
+            written_at: log.written_at.clone(),
+        });
+    }
+    if !seen.contains(device) {
+        devices.push(DeviceStatus {
+            device: device.clone(),
+            name: Some(opened.config.name.clone()),
+            this: true,
+            files: 0,
+            last: 0,
+            applied: 0,
+            written_at: None,
+        });
+    }
+    let pending = store.sync_pending(&applied)?;
+    Ok(Status { config: opened.config, devices, pending, refused: store.sync_refused()?, problems })
+}

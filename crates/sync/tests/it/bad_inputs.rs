@@ -1,0 +1,143 @@
+//! What the folder may hold that is not a clean, complete file of a known device, and the
+//! crash between logging and committing: each says what it is and loses nothing.
+
+use std::io::Write;
+
+use devcoach_core::sync::segment::Header;
+use devcoach_core::sync::{Change, DeviceId, Hlc, Op};
+use devcoach_store::{Mark, SyncRound};
+use flate2::Compression;
+use flate2::write::GzEncoder;
+
+use crate::support::{Device, files, t0};
+
+fn own_files(shared: &std::path::Path, device: &Device) -> Vec<std::path::PathBuf> {
+    let id = devcoach_sync::config(&device.store).expect("config").expect("on").device;
+    files(&shared.join("devices").join(id.as_str()))
+        .into_iter()
+        .filter(|p| p.to_string_lossy().ends_with(".dcs"))
+        .collect()
+}
+
+#[test]
+fn a_half_copied_file_waits_and_is_applied_once_whole() {
+    let shared = tempfile::tempdir().expect("folder");
+    let target = shared.path().to_string_lossy().into_owned();
+    let (mut a, mut b) = (Device::new(), Device::new());
+    a.init(&target);
+    b.init(&target);
+    a.lesson("l1");
+    a.sync_at(0);
+    let file = own_files(shared.path(), &a).pop().expect("a's file");
+    let whole = std::fs::read(&file).expect("read");
+    std::fs::write(&file, &whole[..whole.len() / 2]).expect("cut");
+    let report = b.sync_at(1);
+    assert!(b.store.lesson("l1").expect("read").is_none());
+    let problem = report.problems.iter().find(|p| p.path == file).expect("named");
+    assert!(problem.what.contains("incomplete"), "{}", problem.what);
+    std::fs::write(&file, &whole).expect("whole again");
+    assert!(b.sync_at(2).received > 0);
+    assert!(b.store.lesson("l1").expect("read").is_some());
+}
+
+#[test]
+fn foreign_and_newer_files_are_left_alone_and_named() {
+    let shared = tempfile::tempdir().expect("folder");
+    let target = shared.path().to_string_lossy().into_owned();
+    let (mut a, mut b) = (Device::new(), Device::new());
+    a.init(&target);
+    b.init(&target);
+    a.lesson("l1");
+    a.sync_at(0);
+    // Another program's file beside a device's, a stray folder, and a file from a newer devcoach.
+    let a_dir = own_files(shared.path(), &a).pop().expect("file").parent().expect("dir").to_owned();
+    std::fs::write(a_dir.join("notes.txt"), "hello").expect("foreign");
+    std::fs::create_dir_all(shared.path().join("devices").join("Not A Device")).expect("stray");
+    let newer_dir = shared.path().join("devices").join("0123456789abcdef");
+    std::fs::create_dir_all(&newer_dir).expect("dir");
+    let mut gz = GzEncoder::new(Vec::new(), Compression::default());
+    gz.write_all(
+        b"{\"format\":\"devcoach-sync\",\"version\":2,\"device\":\"0123456789abcdef\",\"first\":1,\"last\":1}\n",
+    )
+    .expect("gz");
+    std::fs::write(newer_dir.join("000000000001-abcdef012345.dcs"), gz.finish().expect("gz")).expect("newer");
+    let report = b.sync_at(1);
+    assert!(b.store.lesson("l1").expect("read").is_some(), "a's changes still arrive");
+    let said: Vec<&str> = report.problems.iter().map(|p| p.what.as_str()).collect();
+    assert!(said.iter().any(|w| w.contains("not a devcoach sync file")), "{said:?}");
+    assert!(said.iter().any(|w| w.contains("not a device's folder")), "{said:?}");
+    assert!(said.iter().any(|w| w.contains("newer devcoach")), "{said:?}");
+    assert!(a_dir.join("notes.txt").exists(), "left alone");
+}
+
+#[test]
+fn a_copied_data_folder_syncs_as_a_new_device_and_both_keep_their_changes() {
+    let shared = tempfile::tempdir().expect("folder");
+    let target = shared.path().to_string_lossy().into_owned();
+    let mut a = Device::new();
+    a.init(&target);
+    a.lesson("l1");
+    a.sync_at(0);
+    let mut copy = Device::copy_of(&a);
+    a.lesson("from-a");
+    copy.lesson("from-copy");
+    a.sync_at(1);
+    let report = copy.sync_at(2);
+    let (old, new) = report.renamed.expect("the copy took a new id");
+    assert_ne!(old, new);
+    a.sync_at(3);
+    assert_eq!(a.records(), copy.records());
+    for id in ["l1", "from-a", "from-copy"] {
+        assert!(a.store.lesson(id).expect("read").is_some(), "{id}");
+    }
+    assert!(report.problems.is_empty(), "{:?}", report.problems);
+}
+
+#[test]
+fn a_crash_after_logging_and_before_committing_logs_nothing_twice() {
+    let shared = tempfile::tempdir().expect("folder");
+    let target = shared.path().to_string_lossy().into_owned();
+    let (mut a, mut b) = (Device::new(), Device::new());
+    a.store.set_topic("git", 5, None, t0()).expect("topic");
+    a.init(&target);
+    b.init(&target);
+    a.sync_at(0);
+    b.sync_at(1);
+    a.store.update_knowledge("git", 2, t0()).expect("move");
+    // The round writes a's file, then dies before the commit (the log step fails after writing).
+    let config = devcoach_sync::config(&a.store).expect("config").expect("on");
+    let device: DeviceId = config.device.clone();
+    let folder = devcoach_sync::folder::Folder { root: shared.path().to_owned(), key: None };
+    let contents = folder.read(&mut |_, _| {}).expect("read");
+    let own = &contents.devices[&device];
+    let b_id = devcoach_sync::config(&b.store).expect("config").expect("on").device;
+    let applied: Vec<&Op> = contents.devices.values().flat_map(|l| l.ops.iter()).collect();
+    let next = own.last + 1;
+    let round = SyncRound {
+        device: &device,
+        next_seq: next,
+        clock: Hlc(t0().timestamp_millis() + 600_000, 0),
+        now_ms: t0().timestamp_millis() + 600_000,
+        applied,
+        incoming: Vec::new(),
+        marks: vec![Mark { device: b_id.to_string(), last: contents.devices[&b_id].last, digest: None }],
+        joining: false,
+    };
+    let err = a
+        .store
+        .sync_round(&round, |ops| {
+            assert!(ops.iter().any(|o| matches!(o.change, Change::Add { delta: 2, .. })), "{ops:?}");
+            let header = Header::new(device.clone(), next, next + ops.len() as u64 - 1, own.digest.clone(), "x".into());
+            folder.write_segment(&header, ops).map_err(|e| e.to_string())?;
+            Err("killed".into())
+        })
+        .expect_err("the round failed");
+    assert!(err.to_string().contains("killed"));
+    // The next sync completes, and the move counts once everywhere.
+    let report = a.sync_at(20);
+    assert_eq!(report.logged, 0, "the logged move is not logged again");
+    b.sync_at(21);
+    assert_eq!(b.store.confidence("git").expect("git"), Some(7));
+    assert_eq!(a.store.confidence("git").expect("git"), Some(7));
+    assert_eq!(a.records(), b.records());
+}

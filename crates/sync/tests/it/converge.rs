@@ -1,0 +1,205 @@
+//! Three devices with concurrent edits converge, through a folder and through git.
+
+use devcoach_core::Feedback;
+use devcoach_core::feedback::FeedbackChoice;
+use devcoach_core::sync::SYNCED;
+use devcoach_store::Store;
+use proptest::prelude::*;
+
+use crate::support::{Device, git, t0};
+
+/// The edits of the issue, made on three devices that last synced with each other.
+fn concurrent_edits(a: &mut Device, b: &mut Device, c: &mut Device) {
+    // The same lesson starred on one and deleted on another.
+    assert!(a.store.set_star("l1", true).expect("star"));
+    assert!(b.store.delete_lesson("l1").expect("delete"));
+    // The same topic's confidence moved on two.
+    a.store.update_knowledge("git", 2, t0()).expect("up");
+    c.store.update_knowledge("git", -1, t0()).expect("down");
+    // And the rest of a day's work: a new lesson, feedback, a group, a review card.
+    b.lesson("l4");
+    c.store.record_feedback("l2", FeedbackChoice(Some(Feedback::Understood)), t0()).expect("feedback");
+    a.store.add_group("tools").expect("group");
+    c.store.ensure_review_cards(t0()).expect("cards");
+}
+
+fn base(a: &mut Device) {
+    for id in ["l1", "l2", "l3"] {
+        a.lesson(id);
+    }
+    a.store.set_topic("git", 5, None, t0()).expect("topic");
+}
+
+fn check_converged(a: &Device, b: &Device, c: &Device) {
+    let records = a.records();
+    assert_eq!(records, b.records(), "a and b differ");
+    assert_eq!(records, c.records(), "a and c differ");
+    let lessons = &records["lessons"];
+    assert!(!lessons.contains_key("[\"l1\"]"), "the deletion wins over the concurrent star");
+    assert!(lessons.contains_key("[\"l4\"]"));
+    assert_eq!(a.store.confidence("git").expect("git"), Some(6), "5 + 2 - 1");
+    assert_eq!(records["lessons"]["[\"l2\"]"]["feedback"], "understood");
+    assert!(records["knowledge_group_names"].contains_key("[\"tools\"]"));
+    assert!(!records["ext_review_cards"].is_empty(), "review cards travel");
+    assert!(records["ext_review_cards"].keys().all(|k| !k.contains("\"l1\"")), "no card for the deleted lesson");
+}
+
+fn run_scenario(target: &str) {
+    let (mut a, mut b, mut c) = (Device::new(), Device::new(), Device::new());
+    base(&mut a);
+    a.init(target);
+    a.sync_at(0);
+    b.init(target);
+    b.sync_at(1);
+    c.init(target);
+    c.sync_at(2);
+    assert_eq!(c.store.confidence("git").expect("git"), Some(5), "c starts from a's map");
+    concurrent_edits(&mut a, &mut b, &mut c);
+    for round in 0..2 {
+        let at = 10 + round * 10;
+        a.sync_at(at);
+        b.sync_at(at + 1);
+        c.sync_at(at + 2);
+    }
+    check_converged(&a, &b, &c);
+    // Converged means quiet: another round logs nothing and changes nothing.
+    for d in [&mut a, &mut b, &mut c] {
+        let report = d.sync_at(40);
+        assert_eq!((report.logged, report.written), (0, 0), "{report:?}");
+    }
+}
+
+#[test]
+fn three_devices_converge_through_a_shared_folder() {
+    let shared = tempfile::tempdir().expect("folder");
+    run_scenario(&shared.path().join("devcoach").to_string_lossy());
+}
+
+#[test]
+fn three_devices_converge_through_a_bare_git_repository() {
+    let remote = tempfile::tempdir().expect("remote");
+    let bare = remote.path().join("record.git");
+    git(&["init", "--quiet", "--bare", &bare.to_string_lossy()]);
+    run_scenario(&format!("file://{}", bare.display()));
+    // Each device's files came in its own commits, on main.
+    let log = std::process::Command::new("git")
+        .args(["--git-dir", &bare.to_string_lossy(), "log", "--format=%s", "main"])
+        .output()
+        .expect("log");
+    assert!(String::from_utf8_lossy(&log.stdout).contains("devcoach sync from"));
+}
+
+#[test]
+fn a_write_by_another_program_is_picked_up_and_logged() {
+    let shared = tempfile::tempdir().expect("folder");
+    let target = shared.path().to_string_lossy().into_owned();
+    let (mut a, mut b) = (Device::new(), Device::new());
+    a.lesson("l1");
+    a.init(&target);
+    a.sync_at(0);
+    b.init(&target);
+    b.sync_at(1);
+    // The TypeScript devcoach knows nothing of sync: it writes the tables directly.
+    let sql = rusqlite::Connection::open(a.dir.db_path()).expect("open");
+    sql.execute("UPDATE lessons SET starred = 1 WHERE id = 'l1'", []).expect("ts write");
+    sql.execute("INSERT INTO settings (key, value) VALUES ('max_per_day', '4') ON CONFLICT(key) DO UPDATE SET value = excluded.value", [])
+        .expect("ts setting");
+    drop(sql);
+    assert_eq!(a.sync_at(5).logged, 2);
+    b.sync_at(6);
+    assert!(b.store.lesson("l1").expect("read").expect("there").starred);
+    assert_eq!(a.records(), b.records());
+}
+
+/// Random edits on three devices with random syncs between them; two rounds of syncs at the
+/// end leave the three stores row for row alike.
+fn edit(device: &mut Device, step: u8, n: u8) {
+    let id = format!("l{}", n % 4);
+    match step % 6 {
+        0 => device.lesson(&id),
+        1 => {
+            let _ = device.store.set_star(&id, n.is_multiple_of(2));
+        }
+        2 => {
+            let _ = device.store.delete_lesson(&id);
+        }
+        3 => {
+            let _ = device.store.update_knowledge("git", i64::from(n % 5) - 2, t0());
+        }
+        4 => {
+            let _ = device.store.record_feedback(&id, FeedbackChoice(Some(Feedback::Know)), t0());
+        }
+        _ => {
+            let _ = device.store.remove_topic("git");
+        }
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 12, ..ProptestConfig::default() })]
+    #[test]
+    fn random_edits_and_syncs_on_three_devices_converge(steps in prop::collection::vec((0..3usize, 0..7u8, any::<u8>()), 1..30)) {
+        let shared = tempfile::tempdir().expect("folder");
+        let target = shared.path().to_string_lossy().into_owned();
+        let mut devices = [Device::new(), Device::new(), Device::new()];
+        for d in &mut devices {
+            d.init(&target);
+        }
+        for (i, (who, step, n)) in steps.into_iter().enumerate() {
+            let minute = i64::try_from(i).unwrap_or(0);
+            if step == 6 {
+                devices[who].sync_at(minute);
+            } else {
+                edit(&mut devices[who], step, n);
+            }
+        }
+        for round in 0..2 {
+            for (i, d) in devices.iter_mut().enumerate() {
+                d.sync_at(100 + round * 10 + i64::try_from(i).unwrap_or(0));
+            }
+        }
+        let records = devices[0].records();
+        prop_assert_eq!(&records, &devices[1].records());
+        prop_assert_eq!(&records, &devices[2].records());
+        // Every table the tests care about was compared.
+        prop_assert!(SYNCED.iter().all(|t| records.contains_key(t.name)));
+    }
+}
+
+#[test]
+fn the_store_stays_what_it_was_when_sync_is_off() {
+    let mut a = Device::new();
+    a.lesson("l1");
+    let err = devcoach_sync::sync(&mut a.store, &a.dir, t0(), &mut |_, _| {}).expect_err("not set up");
+    assert!(err.to_string().contains("devcoach sync init"), "{err}");
+    let reopened = Store::open(&a.dir).expect("open");
+    assert!(reopened.lesson("l1").expect("read").is_some());
+}
+
+#[test]
+fn a_device_that_joins_takes_the_record_and_adds_only_what_it_alone_has() {
+    let shared = tempfile::tempdir().expect("folder");
+    let target = shared.path().to_string_lossy().into_owned();
+    let (mut a, mut b) = (Device::new(), Device::new());
+    // The learner's settings and map on a; a fresh install's defaults, one topic of its own and
+    // one the learner already has, on b.
+    let update = devcoach_core::settings::SettingUpdate::for_agent("max_per_day", "5").expect("update");
+    a.store.apply_setting(&update).expect("set");
+    a.store.set_topic("git", 8, None, t0()).expect("topic");
+    a.lesson("l1");
+    b.store.set_topic("git", 3, None, t0()).expect("topic");
+    b.store.set_topic("sqlite", 4, None, t0()).expect("topic");
+    b.lesson("only-on-b");
+    a.init(&target);
+    a.sync_at(0);
+    b.init(&target);
+    b.sync_at(1);
+    a.sync_at(2);
+    for d in [&a, &b] {
+        assert_eq!(d.store.settings().expect("settings").max_per_day, 5, "the learner's setting stays");
+        assert_eq!(d.store.confidence("git").expect("git"), Some(8), "the record's confidence, not the newcomer's");
+        assert_eq!(d.store.confidence("sqlite").expect("sqlite"), Some(4));
+        assert!(d.store.lesson("only-on-b").expect("read").is_some());
+    }
+    assert_eq!(a.records(), b.records());
+}

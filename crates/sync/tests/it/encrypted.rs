@@ -1,0 +1,77 @@
+//! The encrypted mode: nothing readable in the folder, a wrong passphrase or a changed file
+//! refused with nothing applied.
+
+use devcoach_sync::{InitOptions, SyncError};
+
+use crate::support::{Device, files};
+
+fn encrypted(passphrase: &str) -> InitOptions {
+    InitOptions { encrypt: true, passphrase: Some(passphrase.to_owned()), ..InitOptions::default() }
+}
+
+#[test]
+fn an_encrypted_folder_holds_nothing_readable_and_opens_only_with_the_passphrase() {
+    let shared = tempfile::tempdir().expect("folder");
+    let target = shared.path().to_string_lossy().into_owned();
+    let mut a = Device::new();
+    a.store
+        .put_lesson(&devcoach_core::Lesson {
+            title: "Borrowing in loops".into(),
+            ..devcoach_core::Lesson::example("secret-lesson")
+        })
+        .expect("lesson");
+    a.init_with(&target, &encrypted("correct horse")).expect("init");
+    assert!(a.sync_at(0).logged > 0);
+    for path in files(shared.path()) {
+        let bytes = std::fs::read(&path).expect("read");
+        let text = String::from_utf8_lossy(&bytes);
+        assert!(!text.contains("Borrowing") && !text.contains("secret-lesson"), "{} is readable", path.display());
+    }
+
+    // A second device: no passphrase, then a wrong one, then the right one.
+    let mut b = Device::new();
+    let no_pass = b.init_with(&target, &InitOptions::default()).expect_err("needs the passphrase");
+    assert!(matches!(no_pass, SyncError::NeedPassphrase), "{no_pass}");
+    let wrong = b.init_with(&target, &encrypted("wrong horse")).expect_err("wrong passphrase");
+    assert!(matches!(wrong, SyncError::WrongPassphrase), "{wrong}");
+    assert!(devcoach_sync::config(&b.store).expect("config").is_none(), "nothing was set up");
+    b.init_with(&target, &encrypted("correct horse")).expect("joins");
+    b.sync_at(1);
+    assert_eq!(b.store.lesson("secret-lesson").expect("read").expect("there").title, "Borrowing in loops");
+}
+
+#[test]
+fn a_changed_file_is_refused_and_nothing_of_it_applied() {
+    let shared = tempfile::tempdir().expect("folder");
+    let target = shared.path().to_string_lossy().into_owned();
+    let (mut a, mut b) = (Device::new(), Device::new());
+    a.init_with(&target, &encrypted("pass")).expect("init");
+    b.init_with(&target, &encrypted("pass")).expect("join");
+    a.lesson("l1");
+    a.sync_at(0);
+    let a_id = devcoach_sync::config(&a.store).expect("config").expect("on").device;
+    let segment = files(&shared.path().join("devices").join(a_id.as_str()))
+        .into_iter()
+        .find(|p| p.to_string_lossy().ends_with(".dcs.age"))
+        .expect("a's file");
+    let mut bytes = std::fs::read(&segment).expect("read");
+    let at = bytes.len() - 20;
+    bytes[at] ^= 0x55;
+    std::fs::write(&segment, &bytes).expect("tamper");
+    let report = b.sync_at(1);
+    assert_eq!(report.received, 0);
+    assert!(b.store.lesson("l1").expect("read").is_none(), "nothing applied");
+    let problem = report.problems.iter().find(|p| p.path == segment).expect("the file is named");
+    assert!(problem.what.contains("does not decrypt"), "{}", problem.what);
+}
+
+#[test]
+fn a_plain_device_cannot_join_an_encrypted_folder_by_accident_nor_the_reverse() {
+    let shared = tempfile::tempdir().expect("folder");
+    let target = shared.path().to_string_lossy().into_owned();
+    let mut a = Device::new();
+    a.init(&target);
+    let mut b = Device::new();
+    let err = b.init_with(&target, &encrypted("pass")).expect_err("plain folder");
+    assert!(err.to_string().contains("not encrypted"), "{err}");
+}
