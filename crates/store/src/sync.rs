@@ -12,7 +12,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use devcoach_core::sync::merge::bound;
 use devcoach_core::sync::op::record_key;
 use devcoach_core::sync::tables::Key;
-use devcoach_core::sync::{Change, DeviceId, Hlc, Merged, Op, RecordKey, Row, SYNCED, SyncTable, diff, merge};
+use devcoach_core::sync::{Change, DeviceId, Hlc, Merged, Op, RecordKey, Row, SYNCED, SyncTable, diff};
 use rusqlite::types::{Value as Sql, ValueRef};
 use rusqlite::{Connection, OptionalExtension, params_from_iter};
 use serde_json::Value;
@@ -36,11 +36,12 @@ pub struct SyncRound<'a> {
     /// The clock, already past every change read.
     pub clock: Hlc,
     pub now_ms: i64,
-    /// Changes the store already shows: every one this device logged, and the other devices'
-    /// up to their marks.
-    pub applied: Vec<&'a Op>,
-    /// The other devices' changes read this round and not yet applied.
-    pub incoming: Vec<&'a Op>,
+    /// What the changes the store already shows merge to: every one this device logged, and
+    /// the other devices' up to their marks (merged before the transaction, which then only
+    /// reads, compares and writes).
+    pub shadow: &'a Merged,
+    /// What those and the other devices' changes read this round merge to.
+    pub theirs: Merged,
     /// The marks to record once the round commits.
     pub marks: Vec<Mark>,
     /// This device's first round after joining a folder other devices use: where both hold a
@@ -234,14 +235,13 @@ impl Store {
     /// the logged changes still count as this store's.
     pub fn sync_round(
         &mut self,
-        round: &SyncRound<'_>,
+        round: SyncRound<'_>,
         log: impl FnOnce(&[Op]) -> std::result::Result<Option<Mark>, String>,
     ) -> Result<RoundOutcome> {
         self.write(|tx| {
-            let shadow = merge(round.applied.iter().copied());
-            let mut changes = local_changes(tx, &shadow)?;
+            let mut changes = local_changes(tx, round.shadow)?;
             if round.joining {
-                let theirs = merge(round.applied.iter().copied().chain(round.incoming.iter().copied()));
+                let theirs = &round.theirs;
                 let known: BTreeSet<(&str, RecordKey)> =
                     SYNCED.iter().flat_map(|t| theirs.rows(t).into_keys().map(move |k| (t.name, k))).collect();
                 changes.retain(|(table, key, change)| {
@@ -262,8 +262,10 @@ impl Store {
                 });
             }
             let own = log(&logged).map_err(StoreError::SyncLog)?;
-            let target =
-                merge(round.applied.iter().copied().chain(logged.iter()).chain(round.incoming.iter().copied()));
+            // This device's new changes are stamped past every change read, so folding them on
+            // top is the merge of all.
+            let mut target = round.theirs;
+            target.fold_later(&logged);
             let (written, refused) = apply(tx, &target)?;
             for mark in round.marks.iter().chain(own.as_ref()) {
                 write_mark(tx, mark)?;
@@ -273,9 +275,10 @@ impl Store {
         })
     }
 
-    /// How many changes made here the next round would log (for `sync status`).
-    pub fn sync_pending(&self, applied: &[&Op]) -> Result<usize> {
-        Ok(local_changes(self.conn(), &merge(applied.iter().copied()))?.len())
+    /// How many changes made here the next round would log (for `sync status`), given what the
+    /// applied changes merge to.
+    pub fn sync_pending(&self, shadow: &Merged) -> Result<usize> {
+        Ok(local_changes(self.conn(), shadow)?.len())
     }
 
     /// Every synced record this store holds, by table (rowids left out): what two devices that

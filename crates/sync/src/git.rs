@@ -108,6 +108,15 @@ impl Repo {
         Ok(repo)
     }
 
+    /// The URL a clone at `dir` was made from, if there is one.
+    pub fn origin(dir: &Path) -> Option<String> {
+        if !dir.join(".git").is_dir() {
+            return None;
+        }
+        let out = git(Some(dir), &["remote", "get-url", "origin"], LOCAL).ok()?;
+        out.ok.then(|| out.stdout.trim().to_owned())
+    }
+
     /// Undoes what a killed sync left: a rebase half done, a lock file (this device holds the
     /// sync lock, so no git of ours is running here).
     pub fn recover(&self) -> Result<(), SyncError> {

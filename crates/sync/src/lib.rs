@@ -18,7 +18,7 @@ use std::path::{Path, PathBuf};
 
 use chrono::{DateTime, Utc};
 use devcoach_core::sync::segment::Header;
-use devcoach_core::sync::{DeviceId, Hlc, Op};
+use devcoach_core::sync::{DeviceId, Hlc, Op, merge};
 use devcoach_core::time::{iso_ms, parse_timestamp};
 use devcoach_store::{DataDir, Mark, Store, StoreError, SyncRound};
 
@@ -94,6 +94,8 @@ pub struct InitReport {
     pub config: Config,
     /// The folder already held other devices' files.
     pub joined: bool,
+    /// Sync was already set up here, to the same place: nothing changed.
+    pub already: bool,
 }
 
 /// What one sync did.
@@ -157,9 +159,10 @@ pub fn host_name() -> String {
         .map_or_else(|| "this machine".to_owned(), |n| n.chars().filter(|c| !c.is_control()).take(64).collect())
 }
 
-/// What tells this data folder from a copy of it: the machine, and the database file itself (a
-/// copied file is a new file). A change means a copy (or a moved folder): it syncs as a new
-/// device, so two machines never write as one.
+/// What tells this data folder from a copy of it: the database file itself (a copied file,
+/// here or on another machine, is a new file; a folder moved on its disk, or mounted into a
+/// container, is the same one). A change means a copy: it syncs as a new device, so two
+/// machines never write as one.
 fn fingerprint(dir: &DataDir) -> String {
     let db = dir.db_path();
     #[cfg(unix)]
@@ -169,7 +172,7 @@ fn fingerprint(dir: &DataDir) -> String {
     };
     #[cfg(not(unix))]
     let file = db.canonicalize().map(|p| p.display().to_string()).unwrap_or_default();
-    format!("{}:{file}", host_name())
+    file
 }
 
 fn new_device() -> Result<DeviceId, SyncError> {
@@ -250,12 +253,23 @@ fn save_key(dir: &DataDir, key: &Key) -> Result<(), SyncError> {
 pub fn init(store: &mut Store, dir: &DataDir, target: &str, options: &InitOptions) -> Result<InitReport, SyncError> {
     store.check_writable()?;
     if let Some(config) = config(store)? {
+        let same = match &config.transport {
+            Transport::Git(url) => url == target.trim(),
+            Transport::Folder(path) => std::path::absolute(Path::new(target)).is_ok_and(|p| &p == path),
+        };
+        if same {
+            return Ok(InitReport { config, joined: true, already: true });
+        }
         return Err(SyncError::Setup(format!(
             "sync is already set up here ({}); run `devcoach sync off` first to change it",
             config.transport.describe()
         )));
     }
     let _lock = lock(dir)?;
+    // A clone left by an earlier attempt (a wrong passphrase, another URL) is not ours to keep.
+    if git::Repo::origin(&repo_dir(dir)).is_some_and(|url| url != target.trim()) {
+        let _ = std::fs::remove_dir_all(repo_dir(dir));
+    }
     let (transport, root) = if git::is_remote(target) {
         let repo = git::Repo::open(&repo_dir(dir), target.trim())?;
         if repo.is_foreign() {
@@ -347,7 +361,7 @@ pub fn init(store: &mut Store, dir: &DataDir, target: &str, options: &InitOption
     Folder { root: root.clone(), key: key.as_ref() }
         .write_device_info(&DeviceInfo { device: device.clone(), name: name.clone() })?;
     let config = config(store)?.ok_or(SyncError::NotSetUp)?;
-    Ok(InitReport { config, joined })
+    Ok(InitReport { config, joined, already: false })
 }
 
 /// Turns sync off here: forgets the device, its key and its clone. The shared folder is left as
@@ -486,8 +500,12 @@ fn sync_locked(
     let prev = own.digest.clone();
     let now_ms = now.timestamp_millis();
     let joining = store.sync_state()?.get("joining").is_some_and(|v| v == "yes");
-    let round = SyncRound { device: &device, next_seq, clock, now_ms, applied, incoming, marks: new_marks, joining };
-    let outcome = store.sync_round(&round, |ops| {
+    // The merging happens before the transaction; inside it, only reading, comparing, writing.
+    let shadow = merge(applied.iter().copied());
+    let theirs = merge(applied.iter().copied().chain(incoming.iter().copied()));
+    let round =
+        SyncRound { device: &device, next_seq, clock, now_ms, shadow: &shadow, theirs, marks: new_marks, joining };
+    let outcome = store.sync_round(round, |ops| {
         if ops.is_empty() {
             return Ok(None);
         }
@@ -552,6 +570,67 @@ pub fn status(store: &Store, dir: &DataDir) -> Result<Status, SyncError> {
             written_at: None,
         });
     }
-    let pending = store.sync_pending(&applied)?;
+    let pending = store.sync_pending(&merge(applied.iter().copied()))?;
     Ok(Status { config: opened.config, devices, pending, refused: store.sync_refused()?, problems })
+}
+
+/// How bad a [`health`] finding is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Health {
+    Ok,
+    Info,
+    Warn,
+    Bad,
+}
+
+/// What `doctor` says about sync, read without changing anything (no fetch, no clone).
+pub fn health(store: &Store, dir: &DataDir, now: DateTime<Utc>) -> Vec<(Health, String)> {
+    let mut out = Vec::new();
+    let config = match config(store) {
+        Ok(Some(c)) => c,
+        // A database only the TypeScript build has written has no sync table: off.
+        Ok(None) | Err(_) => {
+            out.push((
+                Health::Info,
+                "sync off: `devcoach sync init <folder|git-url>` keeps one record on all your machines".into(),
+            ));
+            return out;
+        }
+    };
+    let how = if config.encrypted { ", end-to-end encrypted" } else { "" };
+    let last = config.last_sync.map_or_else(|| "never synced".to_owned(), |at| format!("last synced {}", iso_ms(at)));
+    out.push((
+        Health::Ok,
+        format!("sync through {}{how}, as {} ({}); {last}", config.transport.describe(), config.name, config.device),
+    ));
+    let root = match &config.transport {
+        Transport::Folder(path) => path.clone(),
+        Transport::Git(_) => repo_dir(dir),
+    };
+    if !root.join(folder::MARKER).is_file() {
+        let what = match &config.transport {
+            Transport::Folder(p) => {
+                format!("the sync folder {} is missing or not set up (unmounted, or not synced here yet?)", p.display())
+            }
+            Transport::Git(url) => format!("the clone of {url} is missing; the next `devcoach sync` clones it again"),
+        };
+        out.push((Health::Warn, what));
+    }
+    if config.encrypted && !key_path(dir).is_file() {
+        out.push((Health::Bad, format!("the sync key is missing from {}: run `devcoach sync off`, then `devcoach sync init` again with the passphrase", key_path(dir).display())));
+    }
+    if let Some(e) = &config.last_error {
+        out.push((Health::Warn, format!("the last sync failed: {e}")));
+    } else if config.every_minutes > 0 && config.last_sync.is_some_and(|at| now - at > chrono::Duration::days(7)) {
+        out.push((Health::Warn, "no sync for over a week: run `devcoach sync`".into()));
+    }
+    if let Ok(n) = store.sync_refused()
+        && n > 0
+    {
+        out.push((
+            Health::Warn,
+            format!("{n} records from other devices could not be stored here (see `devcoach sync status`)"),
+        ));
+    }
+    out
 }

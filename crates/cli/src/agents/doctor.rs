@@ -699,6 +699,15 @@ fn database(inputs: &Inputs<'_>) -> Vec<Section> {
              devcoach show how you work with your agents (counts only, never your words)",
         );
     }
+    for (health, text) in devcoach_sync::health(&store, inputs.dir, inputs.now) {
+        let level = match health {
+            devcoach_sync::Health::Ok => Level::Ok,
+            devcoach_sync::Health::Info => Level::Info,
+            devcoach_sync::Health::Warn => Level::Warn,
+            devcoach_sync::Health::Bad => Level::Bad,
+        };
+        s.add(level, text);
+    }
     let sessions = store.nudge_sessions().unwrap_or_default();
     let latest = sessions.iter().max_by(|a, b| a.updated_at.cmp(&b.updated_at));
     match latest {

@@ -29,6 +29,11 @@ pub fn run(ctx: &Ctx, args: &SyncArgs) -> anyhow::Result<()> {
     }
 }
 
+/// One printed line fitted to the terminal: `lead` before it, continuation lines indented.
+fn fit(ctx: &Ctx, lead: &str, text: &str) -> String {
+    output::wrap_indented(text, ctx.term.width, lead, &format!("{lead}  "))
+}
+
 fn passphrase(new: bool) -> anyhow::Result<String> {
     if let Some(p) = std::env::var(PASSPHRASE_ENV).ok().filter(|p| !p.is_empty()) {
         return Ok(p);
@@ -84,23 +89,31 @@ fn init(ctx: &Ctx, target: &str, encrypt: bool, name: Option<&str>, every: u32) 
     }
     let config = &report.config;
     let how = if config.encrypted { " (end-to-end encrypted)" } else { "" };
-    let verb = if report.joined { "Joined" } else { "Set up" };
+    let verb = if report.already {
+        "Already set up:"
+    } else if report.joined {
+        "Joined"
+    } else {
+        "Set up"
+    };
     output::print(&format!(
-        "{} {verb} sync through {}{how}.\n  This device: {} ({})",
-        ctx.term.out(Style::Green, "✓"),
-        config.transport.describe(),
-        config.name,
-        config.device
+        "{}\n{}",
+        fit(
+            ctx,
+            "",
+            &format!("{} {verb} sync through {}{how}.", ctx.term.out(Style::Green, "✓"), config.transport.describe())
+        ),
+        fit(ctx, "  ", &format!("This device: {} ({})", config.name, config.device)),
     ))?;
     let synced = sync_once(ctx, &mut store, false)?;
     print_report(ctx, &synced)?;
-    if !report.joined {
+    if !report.joined && !report.already {
         let other = match &config.transport {
             devcoach_sync::Transport::Folder(p) => format!("devcoach sync init {}", p.display()),
             devcoach_sync::Transport::Git(url) => format!("devcoach sync init {url}"),
         };
         let flag = if config.encrypted { " (same passphrase)" } else { "" };
-        output::print(&format!("  On your other machines: {other}{flag}"))?;
+        output::print(&fit(ctx, "  ", &format!("On your other machines: {other}{flag}")))?;
     }
     Ok(())
 }
@@ -149,22 +162,34 @@ fn now(ctx: &Ctx, json: bool, background: bool) -> anyhow::Result<()> {
 }
 
 fn print_report(ctx: &Ctx, report: &SyncReport) -> anyhow::Result<()> {
-    let mut text = format!(
-        "{} Synced: {} · sent {} · received {}",
-        ctx.term.out(Style::Green, "✓"),
-        output::plural(report.devices, "device"),
-        output::plural(report.logged, "change"),
-        output::plural(report.received, "change"),
+    let mut text = fit(
+        ctx,
+        "",
+        &format!(
+            "{} Synced: {} · sent {} · received {}",
+            ctx.term.out(Style::Green, "✓"),
+            output::plural(report.devices, "device"),
+            output::plural(report.logged, "change"),
+            output::plural(report.received, "change"),
+        ),
     );
     if let Some((old, new)) = &report.renamed {
-        text.push_str(&format!(
-            "\n  This data folder was a copy of device {old}'s; it now syncs as a new device, {new} (both keep their changes)."
+        text.push('\n');
+        text.push_str(&fit(
+            ctx,
+            "  ",
+            &format!("This data folder was a copy of device {old}'s; it now syncs as a new device, {new} (both keep their changes)."),
         ));
     }
     if report.refused > 0 {
-        text.push_str(&format!(
-            "\n  {} from other devices could not be stored here (see `devcoach sync status`).",
-            output::plural(report.refused, "record")
+        text.push('\n');
+        text.push_str(&fit(
+            ctx,
+            "  ",
+            &format!(
+                "{} from other devices could not be stored here (see `devcoach sync status`).",
+                output::plural(report.refused, "record")
+            ),
         ));
     }
     output::print(&text)?;
@@ -189,9 +214,11 @@ fn status(ctx: &Ctx, json: bool) -> anyhow::Result<()> {
         if json {
             return output::json(&json!({"enabled": false}));
         }
-        output::print(
+        output::print(&fit(
+            ctx,
+            "",
             "Sync is off. Set it up with `devcoach sync init <folder|git-url>` (see `devcoach sync init --help`).",
-        )?;
+        ))?;
         return Ok(());
     };
     let status = devcoach_sync::status(&store, &ctx.dir)?;
@@ -237,16 +264,16 @@ fn print_status(ctx: &Ctx, status: &Status) -> anyhow::Result<()> {
     } else {
         format!("in the background at most every {} min", c.every_minutes)
     };
-    let mut text = format!(
-        "Sync through {}{how}\n  This device: {} ({})\n  Last synced: {last} · syncs {every}\n  Waiting to be sent: {}",
-        c.transport.describe(),
-        c.name,
-        c.device,
-        output::plural(status.pending, "change"),
-    );
+    let mut lines = vec![
+        fit(ctx, "", &format!("Sync through {}{how}", c.transport.describe())),
+        fit(ctx, "  ", &format!("This device: {} ({})", c.name, c.device)),
+        fit(ctx, "  ", &format!("Last synced: {last} · syncs {every}")),
+        fit(ctx, "  ", &format!("Waiting to be sent: {}", output::plural(status.pending, "change"))),
+    ];
     if let Some(e) = &c.last_error {
-        text.push_str(&format!("\n  {} {e}", ctx.term.out(Style::Yellow, "Last sync failed:")));
+        lines.push(fit(ctx, "  ", &format!("{} {e}", ctx.term.out(Style::Yellow, "Last sync failed:"))));
     }
+    let mut text = lines.join("\n");
     text.push('\n');
     let table = Table::new(vec![
         Column::new("Device", |d: &devcoach_sync::DeviceStatus| {
@@ -277,9 +304,14 @@ fn print_status(ctx: &Ctx, status: &Status) -> anyhow::Result<()> {
     .title("Devices");
     text.push_str(&table.for_term(&status.devices, ctx.term));
     if status.refused > 0 {
-        text.push_str(&format!(
-            "\n{} from other devices could not be stored in this database (a newer devcoach's record, or one this file's rules refuse); they stay in the folder.",
-            output::plural(status.refused, "record")
+        text.push('\n');
+        text.push_str(&fit(
+            ctx,
+            "",
+            &format!(
+                "{} from other devices could not be stored in this database (a newer devcoach's record, or one this file's rules refuse); they stay in the folder.",
+                output::plural(status.refused, "record")
+            ),
         ));
     }
     output::print(&text)?;
@@ -293,9 +325,13 @@ fn off(ctx: &Ctx) -> anyhow::Result<()> {
         return Ok(());
     };
     if devcoach_sync::off(&mut store, &ctx.dir)? {
-        output::print(&format!(
-            "{} Sync is off on this machine. Your record here is kept; the shared folder and the other devices are left as they are.",
-            ctx.term.out(Style::Green, "✓")
+        output::print(&fit(
+            ctx,
+            "",
+            &format!(
+                "{} Sync is off on this machine. Your record here is kept; the shared folder and the other devices are left as they are.",
+                ctx.term.out(Style::Green, "✓")
+            ),
         ))?;
     } else {
         output::print("Sync was already off.")?;

@@ -64,6 +64,22 @@ pub fn run(ctx: &Ctx, args: &UiArgs) -> anyhow::Result<()> {
         Err(e) => return Err(invalid(format!("cannot listen on 127.0.0.1:{port}: {e}"))),
     };
     listener.set_nonblocking(true)?;
+    if !args.demo {
+        // While the dashboard is open, the record keeps up with the other devices (a sync that
+        // is due starts in its own process; the first one already started with this command).
+        let (dir, clock) = (ctx.dir.clone(), ctx.clock);
+        std::thread::spawn(move || {
+            loop {
+                std::thread::sleep(std::time::Duration::from_mins(1));
+                if let Ok(Some(store)) = devcoach_store::Store::open_for_reading(&dir)
+                    && devcoach_sync::due(&store, clock.now())
+                {
+                    drop(store);
+                    super::sync::spawn_background();
+                }
+            }
+        });
+    }
     let options = Options { dir, now: ctx.pinned(), version: devcoach_core::APP_VERSION.to_owned() };
     let runtime = devcoach_web::runtime()?;
     runtime.block_on(async move {

@@ -19,6 +19,7 @@ mod prose;
 mod read_only;
 mod reviews;
 mod sharing;
+mod sync;
 mod terminal;
 mod torture;
 mod ui;

@@ -32,34 +32,45 @@ pub fn merge<'a>(ops: impl IntoIterator<Item = &'a Op>) -> Merged {
     let mut sorted: Vec<&Op> = ops.into_iter().collect();
     sorted.sort_by(|a, b| (a.at, &a.device, a.seq).cmp(&(b.at, &b.device, b.seq)));
     let mut seen = HashSet::with_capacity(sorted.len());
+    sorted.retain(|op| seen.insert((&op.device, op.seq)));
     let mut merged = Merged::default();
-    for op in sorted {
-        if !seen.insert((&op.device, op.seq)) {
-            continue;
-        }
-        let rows = merged.tables.entry(op.table.clone()).or_default();
-        match &op.change {
-            Change::Create(fields) => {
-                let row = rows.entry(op.key.clone()).or_default();
-                row.extend(fields.iter().map(|(k, v)| (k.clone(), v.clone())));
-            }
-            Change::Update(fields) => {
-                if let Some(row) = rows.get_mut(&op.key) {
+    merged.fold(sorted);
+    merged
+}
+
+impl Merged {
+    /// Folds more changes on top: changes that sort after every one already merged (this
+    /// device's new changes, stamped past everything it has seen), so the result is what
+    /// [`merge`] of all of them gives.
+    pub fn fold_later<'a>(&mut self, ops: impl IntoIterator<Item = &'a Op>) {
+        self.fold(ops);
+    }
+
+    fn fold<'a>(&mut self, ops: impl IntoIterator<Item = &'a Op>) {
+        for op in ops {
+            let rows = self.tables.entry(op.table.clone()).or_default();
+            match &op.change {
+                Change::Create(fields) => {
+                    let row = rows.entry(op.key.clone()).or_default();
                     row.extend(fields.iter().map(|(k, v)| (k.clone(), v.clone())));
                 }
-            }
-            Change::Add { column, delta } => {
-                if let Some(row) = rows.get_mut(&op.key) {
-                    let was = row.get(column).and_then(Value::as_i64).unwrap_or(0);
-                    row.insert(column.clone(), Value::from(was.saturating_add(*delta)));
+                Change::Update(fields) => {
+                    if let Some(row) = rows.get_mut(&op.key) {
+                        row.extend(fields.iter().map(|(k, v)| (k.clone(), v.clone())));
+                    }
                 }
-            }
-            Change::Delete {} => {
-                rows.remove(&op.key);
+                Change::Add { column, delta } => {
+                    if let Some(row) = rows.get_mut(&op.key) {
+                        let was = row.get(column).and_then(Value::as_i64).unwrap_or(0);
+                        row.insert(column.clone(), Value::from(was.saturating_add(*delta)));
+                    }
+                }
+                Change::Delete {} => {
+                    rows.remove(&op.key);
+                }
             }
         }
     }
-    merged
 }
 
 /// The key a lesson with this id has in the lessons table.

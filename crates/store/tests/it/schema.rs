@@ -106,13 +106,14 @@ const V6_INDEXES: &[(&str, &str, bool, &[&str])] = &[
 
 /// Every migration a database upgraded by this build records, by name (names never change once
 /// shipped).
-const FULL_LEDGER: [&str; 7] = [
+const FULL_LEDGER: [&str; 8] = [
     "rs-1-evidence",
     "rs-2-reviews",
     "rs-3-topic-model",
     "rs-4-lesson-kinds",
     "rs-5-checked-answers",
     "rs-6-work-sessions",
+    "rs-7-sync",
     "v4-feedback-understood",
 ];
 

@@ -4,7 +4,7 @@
 use std::io::Write;
 
 use devcoach_core::sync::segment::Header;
-use devcoach_core::sync::{Change, DeviceId, Hlc, Op};
+use devcoach_core::sync::{Change, DeviceId, Hlc, Op, merge};
 use devcoach_store::{Mark, SyncRound};
 use flate2::Compression;
 use flate2::write::GzEncoder;
@@ -112,20 +112,21 @@ fn a_crash_after_logging_and_before_committing_logs_nothing_twice() {
     let own = &contents.devices[&device];
     let b_id = devcoach_sync::config(&b.store).expect("config").expect("on").device;
     let applied: Vec<&Op> = contents.devices.values().flat_map(|l| l.ops.iter()).collect();
+    let shadow = merge(applied.iter().copied());
     let next = own.last + 1;
     let round = SyncRound {
         device: &device,
         next_seq: next,
         clock: Hlc(t0().timestamp_millis() + 600_000, 0),
         now_ms: t0().timestamp_millis() + 600_000,
-        applied,
-        incoming: Vec::new(),
+        shadow: &shadow,
+        theirs: shadow.clone(),
         marks: vec![Mark { device: b_id.to_string(), last: contents.devices[&b_id].last, digest: None }],
         joining: false,
     };
     let err = a
         .store
-        .sync_round(&round, |ops| {
+        .sync_round(round, |ops| {
             assert!(ops.iter().any(|o| matches!(o.change, Change::Add { delta: 2, .. })), "{ops:?}");
             let header = Header::new(device.clone(), next, next + ops.len() as u64 - 1, own.digest.clone(), "x".into());
             folder.write_segment(&header, ops).map_err(|e| e.to_string())?;

@@ -59,6 +59,7 @@ pub(crate) fn router(state: SharedState) -> Router {
         .route("/settings/import", post(settings::import).layer(DefaultBodyLimit::max(UPLOAD_LIMIT)))
         .route("/settings/notebook/download", get(settings::notebook_download))
         .route("/settings/notebook", post(settings::notebook_save))
+        .route("/settings/sync", post(settings::sync_now))
         .route("/settings", get(settings::page).post(settings::save))
         // An unknown address gets the same page as an unknown lesson, with the nav to go on.
         .fallback(|| async { crate::error::WebError::NotFound("Page not found") })

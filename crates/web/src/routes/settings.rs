@@ -27,6 +27,64 @@ struct Page {
     default_link_base: &'static str,
     notebook: String,
     flashes: Vec<(&'static str, String)>,
+    sync: Option<SyncView>,
+}
+
+/// Where sync stands, as the settings page shows it.
+struct SyncView {
+    how: String,
+    device: String,
+    last: String,
+    every: String,
+    devices: Vec<(String, String)>,
+    pending: usize,
+    error: Option<String>,
+    problems: Vec<String>,
+}
+
+fn sync_view(store: &devcoach_store::Store, dir: &devcoach_store::DataDir) -> Option<SyncView> {
+    let config = devcoach_sync::config(store).ok()??;
+    let status = devcoach_sync::status(store, dir);
+    let how =
+        format!("{}{}", config.transport.describe(), if config.encrypted { ", end-to-end encrypted" } else { "" });
+    let last = config.last_sync.map_or_else(|| "never".to_owned(), |at| at.format("%Y-%m-%d %H:%M UTC").to_string());
+    let every = if config.every_minutes == 0 {
+        "only when asked".to_owned()
+    } else {
+        format!("at most every {} min while you use devcoach", config.every_minutes)
+    };
+    let (devices, pending, mut problems) = match status {
+        Ok(st) => (
+            st.devices
+                .iter()
+                .map(|d| {
+                    let name = d.name.clone().unwrap_or_else(|| d.device.to_string());
+                    let state = if d.this {
+                        "this device".to_owned()
+                    } else if d.applied >= d.last {
+                        "applied here".to_owned()
+                    } else {
+                        format!("{} changes to apply", d.last - d.applied)
+                    };
+                    (name, state)
+                })
+                .collect(),
+            st.pending,
+            st.problems.iter().map(|p| format!("{} {}", p.path.display(), p.what)).collect(),
+        ),
+        Err(e) => (Vec::new(), 0, vec![e.to_string()]),
+    };
+    problems.truncate(5);
+    Some(SyncView {
+        how,
+        device: format!("{} ({})", config.name, config.device),
+        last,
+        every,
+        devices,
+        pending,
+        error: config.last_error,
+        problems,
+    })
 }
 
 fn plural(n: &str, one: &str, many: &str) -> String {
@@ -70,6 +128,21 @@ fn flashes(q: &HashMap<String, String>) -> Vec<(&'static str, String)> {
             out.push(("error", format!("{} could not be read.", plural(invalid, "entry", "entries"))));
         }
     }
+    if let Some(sent) = q.get("synced") {
+        let zero = String::from("0");
+        let received = q.get("received").unwrap_or(&zero);
+        out.push((
+            "ok",
+            format!(
+                "Synced: sent {}, received {}.",
+                plural(sent, "change", "changes"),
+                plural(received, "change", "changes")
+            ),
+        ));
+    }
+    if q.get("sync_failed").is_some() {
+        out.push(("error", "The sync failed; the reason is shown under Sync below. Nothing was lost.".into()));
+    }
     if q.get("notebook_saved").is_some() {
         out.push(("ok", "Notebook saved.".into()));
     }
@@ -90,10 +163,14 @@ fn flashes(q: &HashMap<String, String>) -> Vec<(&'static str, String)> {
 
 pub(crate) async fn page(State(state): State<SharedState>, Query(q): Query<HashMap<String, String>>) -> WebResult {
     let dir = state.dir.clone();
-    let loaded =
-        pool::read(&state, |s| Ok((Chrome::new(Some(s), "settings"), s.settings()?, s.share_link_base()?))).await?;
+    let sync_dir = dir.clone();
+    let loaded = pool::read(&state, move |s| {
+        Ok((Chrome::new(Some(s), "settings"), s.settings()?, s.share_link_base()?, sync_view(s, &sync_dir)))
+    })
+    .await?;
     let default_link_base = devcoach_core::share::text::DEFAULT_LINK_BASE;
-    let (c, s, base) = loaded.unwrap_or_else(|| (Chrome::new(None, "settings"), Settings::default(), String::new()));
+    let (c, s, base, sync) =
+        loaded.unwrap_or_else(|| (Chrome::new(None, "settings"), Settings::default(), String::new(), None));
     let link_base = if base == default_link_base { String::new() } else { base };
     let notebook = tokio::task::spawn_blocking(move || dir.read_notebook().unwrap_or_default())
         .await
@@ -109,8 +186,20 @@ pub(crate) async fn page(State(state): State<SharedState>, Query(q): Query<HashM
         flashes: flashes(&q),
         c,
         s,
+        sync,
     };
     html(&page)
+}
+
+/// "Sync now": one sync, as `devcoach sync` runs it, then back to the page with what it did.
+pub(crate) async fn sync_now(State(state): State<SharedState>) -> WebResult {
+    let dir = state.dir.clone();
+    let now = state.now();
+    let done = pool::write(&state, move |s| Ok(devcoach_sync::sync(s, &dir, now, &mut |_, _| {}))).await?;
+    Ok(match done {
+        Ok(report) => see_other(None, &format!("/settings?synced={}&received={}", report.logged, report.received)),
+        Err(_) => see_other(None, "/settings?sync_failed=1"),
+    })
 }
 
 pub(crate) async fn save(State(state): State<SharedState>, form: Fields) -> WebResult {
