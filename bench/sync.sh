@@ -16,7 +16,7 @@ step() {
   local label=$1 dir=$2
   shift 2
   local out
-  out=$( { /usr/bin/time -f "%e %M" env HOME="$dir" DEVCOACH_DIR="$dir/.devcoach" "$BIN" "$@" >/dev/null 2>"$WORK/err"; } 2>&1 || true)
+  out=$( { /usr/bin/time -f "%e %M" env HOME="$dir" DEVCOACH_DIR="$dir/data" "$BIN" "$@" >/dev/null 2>"$WORK/err"; } 2>&1 || true)
   if ! tail -1 "$WORK/err" | grep -q '^[0-9.]* [0-9]*$'; then cat "$WORK/err" >&2; exit 1; fi
   read -r secs kib < <(tail -1 "$WORK/err")
   printf '| %s | %s s | %s MiB |\n' "$label" "$secs" "$((kib / 1024))"
@@ -27,8 +27,8 @@ run() {
   shift 2
   local a=$WORK/$name-a b=$WORK/$name-b c=$WORK/$name-c
   mkdir -p "$a" "$b" "$c"
-  HOME=$a "$BIN" demo --dir "$a/.devcoach" >/dev/null
-  python3 bench/seed.py "$a/.devcoach/coaching.db" "$LESSONS"
+  HOME=$a DEVCOACH_DIR=$a/data "$BIN" demo --dir "$a/data" >/dev/null
+  python3 bench/seed.py "$a/data/coaching.db" "$LESSONS"
   echo
   echo "### $name ($LESSONS lessons)"
   echo
@@ -38,13 +38,13 @@ run() {
   step "device 2: join (receives every lesson)" "$b" sync init "$target" "$@"
   step "device 3: join" "$c" sync init "$target" "$@"
   step "device 1: sync with nothing new" "$a" sync
-  for i in $(seq 0 9); do HOME=$a DEVCOACH_DIR=$a/.devcoach "$BIN" star "bench-0000$i" >/dev/null; done
+  for i in $(seq 0 9); do HOME=$a DEVCOACH_DIR=$a/data "$BIN" star "bench-0000$i" >/dev/null; done
   step "device 1: sync after starring 10 lessons" "$a" sync
   step "device 2: sync receiving them" "$b" sync
   local where=$target
   case $target in file://*) where=${target#file://} ;; esac
   echo
-  echo "Shared: $(du -sh --apparent-size "$where" | cut -f1) in $(find "$where" -type f -not -path '*/objects/*' | wc -l) files (du -sh --apparent-size); the database of device 1: $(du -sh --apparent-size "$a/.devcoach/coaching.db" | cut -f1)."
+  echo "Shared: $(du -sh --apparent-size "$where" | cut -f1) in $(find "$where" -type f -not -path '*/objects/*' | wc -l) files (du -sh --apparent-size); the database of device 1: $(du -sh --apparent-size "$a/data/coaching.db" | cut -f1)."
 }
 
 run folder "$WORK/shared-plain"

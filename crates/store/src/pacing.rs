@@ -28,9 +28,9 @@ fn peek(conn: &Connection, session: &SessionId, scope: NudgeScope) -> rusqlite::
 
 /// `ext_settings` key: the time of the cue last carried to a prompt (see
 /// [`Store::take_held_cue`]).
-const HELD_CUE_KEY: &str = "cue_held_for_prompt";
+pub(crate) const HELD_CUE_KEY: &str = "cue_held_for_prompt";
 /// `ext_settings` key: what the last cue offered and to which session (`lesson <session>`).
-const HELD_CUE_FOR: &str = "cue_held_about";
+pub(crate) const HELD_CUE_FOR: &str = "cue_held_about";
 
 /// The engine's view of the database, inside the caller's transaction (or on a plain
 /// connection for the read-only forecast, which never calls the writing methods).

@@ -140,7 +140,7 @@ pub(crate) fn add_derived_card(
 }
 
 /// `ext_settings` key of the tables' signature at the last complete fill.
-const CARDS_SIGNATURE: &str = "cards_signature";
+pub(crate) const CARDS_SIGNATURE: &str = "cards_signature";
 
 struct Signature {
     text: String,
@@ -162,7 +162,7 @@ fn cards_signature(conn: &Connection) -> rusqlite::Result<Signature> {
 }
 
 /// `ext_settings` key remembering what the last cue offered (`review` or `lesson`).
-const LAST_OFFER: &str = "review_last_offer";
+pub(crate) const LAST_OFFER: &str = "review_last_offer";
 
 /// Cards due at `now`, counted on the due index alone (see [`Store::count_due_reviews`]).
 /// The one count of due cards: the cue, the queue, the reviews page and the progress page all

@@ -63,17 +63,36 @@ pub struct RoundOutcome {
 
 /// The synced tables this file has, with their columns.
 fn present_tables(conn: &Connection) -> Result<Vec<(&'static SyncTable, Vec<String>)>> {
+    Ok(typed_tables(conn)?.into_iter().map(|(t, cols)| (t, cols.into_iter().map(|(c, _)| c).collect())).collect())
+}
+
+/// The synced tables this file has, with their columns and declared types.
+fn typed_tables(conn: &Connection) -> Result<Vec<(&'static SyncTable, Vec<(String, String)>)>> {
     let mut out = Vec::new();
     for table in SYNCED {
-        let mut stmt = conn.prepare_cached("SELECT name FROM pragma_table_info(?1)")?;
-        let columns: Vec<String> =
-            stmt.query_map([table.name], |r| r.get::<_, String>(0))?.collect::<rusqlite::Result<_>>()?;
-        let columns: Vec<String> = columns.into_iter().filter(|c| Some(c.as_str()) != table.local_id).collect();
+        let mut stmt = conn.prepare_cached("SELECT name, type FROM pragma_table_info(?1)")?;
+        let columns: Vec<(String, String)> = stmt
+            .query_map([table.name], |r| Ok((r.get::<_, String>(0)?, r.get::<_, String>(1)?.to_ascii_uppercase())))?
+            .collect::<rusqlite::Result<_>>()?;
+        let columns: Vec<_> = columns.into_iter().filter(|(c, _)| Some(c.as_str()) != table.local_id).collect();
         if !columns.is_empty() {
             out.push((table, columns));
         }
     }
     Ok(out)
+}
+
+/// Whether `value` is what a column of this declared type holds (SQLite would store a text in
+/// an INTEGER column, and every reader of the file would then trip over it).
+fn fits_type(declared: &str, value: &Value) -> bool {
+    match value {
+        Value::Null => true,
+        Value::String(_) => declared.contains("TEXT") || declared.is_empty(),
+        Value::Number(n) if declared.contains("INT") => n.is_i64(),
+        Value::Number(_) => declared.contains("REAL") || declared.is_empty(),
+        Value::Bool(_) => declared.contains("INT"),
+        _ => false,
+    }
 }
 
 fn to_json(value: ValueRef<'_>) -> Value {
@@ -145,12 +164,10 @@ fn local_changes(conn: &Connection, shadow: &Merged) -> Result<Vec<(&'static str
         let keep = |k: &RecordKey| !refused.contains(&(table.name.to_owned(), k.clone()));
         let local: BTreeMap<RecordKey, Row> =
             read_rows(conn, table, &columns)?.into_iter().filter(|(k, _)| keep(k)).map(|(k, (_, r))| (k, r)).collect();
-        let was: BTreeMap<RecordKey, Row> = shadow
-            .rows(table)
-            .into_iter()
-            .filter(|(k, row)| keep(k) && !is_local(table, row))
-            .map(|(k, row)| (k, row.into_iter().filter(|(c, _)| columns.contains(c)).collect()))
-            .collect();
+        // Columns the shadow has and this file lacks (a newer device's) are never compared: the
+        // diff reads only the local row's columns.
+        let was: BTreeMap<&RecordKey, &Row> =
+            shadow.live(table).into_iter().filter(|(k, row)| keep(k) && !is_local(table, row)).collect();
         changes.extend(diff(table, &was, &local).into_iter().map(|(k, c)| (table.name, k, c)));
     }
     Ok(changes)
@@ -162,14 +179,18 @@ fn local_changes(conn: &Connection, shadow: &Merged) -> Result<Vec<(&'static str
 fn apply(conn: &Connection, target: &Merged) -> Result<(usize, usize)> {
     conn.execute("DELETE FROM ext_sync_refused", [])?;
     let (mut written, mut refused) = (0, 0);
-    for (table, columns) in present_tables(conn)? {
+    for (table, typed) in typed_tables(conn)? {
+        let columns: Vec<String> = typed.iter().map(|(c, _)| c.clone()).collect();
         let local = read_rows(conn, table, &columns)?;
-        let wanted: BTreeMap<RecordKey, Row> = target
-            .store_rows(table)
-            .into_iter()
-            .filter(|(_, row)| !is_local(table, row))
-            .map(|(k, row)| (k, row.into_iter().filter(|(c, _)| columns.contains(c)).collect()))
-            .collect();
+        let wanted: BTreeMap<&RecordKey, &Row> =
+            target.live(table).into_iter().filter(|(_, row)| !is_local(table, row)).collect();
+        // One record as this file stores it: its own columns, counters within their range.
+        let stored = |row: &Row| -> Row {
+            let mut row: Row =
+                row.iter().filter(|(c, _)| columns.contains(c)).map(|(c, v)| (c.clone(), v.clone())).collect();
+            bound(table, &mut row);
+            row
+        };
         let mut refuse = |key: &str| -> Result<()> {
             refused += 1;
             conn.prepare_cached("INSERT OR IGNORE INTO ext_sync_refused (tbl, key) VALUES (?1, ?2)")?
@@ -177,13 +198,21 @@ fn apply(conn: &Connection, target: &Merged) -> Result<(usize, usize)> {
             Ok(())
         };
         for (key, (rowid, _)) in &local {
-            if !wanted.contains_key(key) {
+            if !wanted.contains_key(&key) {
                 conn.prepare_cached(&format!("DELETE FROM \"{}\" WHERE rowid = ?1", table.name))?.execute([rowid])?;
                 written += 1;
             }
         }
+        let fits = |row: &Row| {
+            row.iter().all(|(c, v)| typed.iter().find(|(name, _)| name == c).is_some_and(|(_, t)| fits_type(t, v)))
+        };
         for (key, row) in &wanted {
-            let Some((rowid, have)) = local.get(key) else { continue };
+            let Some((rowid, have)) = local.get(*key) else { continue };
+            let row = stored(row);
+            if !fits(&row) {
+                refuse(key)?;
+                continue;
+            }
             let changed: Vec<(&String, &Value)> =
                 row.iter().filter(|(c, v)| have.get(*c).unwrap_or(&Value::Null) != *v).collect();
             if changed.is_empty() {
@@ -199,7 +228,12 @@ fn apply(conn: &Connection, target: &Merged) -> Result<(usize, usize)> {
             }
         }
         for (key, row) in &wanted {
-            if local.contains_key(key) {
+            if local.contains_key(*key) {
+                continue;
+            }
+            let row = stored(row);
+            if !fits(&row) {
+                refuse(key)?;
                 continue;
             }
             let names = row.keys().map(|c| format!("\"{c}\"")).collect::<Vec<_>>().join(", ");
@@ -355,4 +389,27 @@ fn set_state(conn: &Connection, key: &str, value: &str) -> Result<()> {
     )?
     .execute([key, value])?;
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use devcoach_core::sync::tables::synced;
+
+    /// Our settings that belong to one machine (its consent, its pacing, a cache of its own
+    /// tables) never travel: another machine's value would be wrong there.
+    #[test]
+    fn this_machines_own_settings_stay_here() {
+        let ext = synced("ext_settings").expect("ext_settings");
+        for key in [
+            crate::work::WORK_INSIGHTS_KEY,
+            crate::pacing::HELD_CUE_KEY,
+            crate::pacing::HELD_CUE_FOR,
+            crate::reviews::LAST_OFFER,
+            crate::reviews::CARDS_SIGNATURE,
+        ] {
+            assert!(ext.local_keys.contains(&key), "{key} would travel");
+        }
+        let settings = synced("settings").expect("settings");
+        assert!(settings.local_keys.contains(&"schema_app_version"));
+    }
 }

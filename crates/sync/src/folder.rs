@@ -292,7 +292,9 @@ impl Folder<'_> {
         let sealed = path.extension().is_some_and(|e| e == "age");
         let plain = self.open(path, bytes, sealed).ok()?;
         let info: DeviceInfo = serde_json::from_slice(&plain).ok()?;
-        Some(info.name)
+        // Another device's words: short, and nothing a terminal or a page would act on.
+        let name: String = info.name.chars().filter(|c| !c.is_control()).take(64).collect();
+        (!name.trim().is_empty()).then_some(name)
     }
 
     fn read_segment(&self, path: &Path, sealed: bool) -> Result<Segment, String> {

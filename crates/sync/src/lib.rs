@@ -503,6 +503,10 @@ fn sync_locked(
     // The merging happens before the transaction; inside it, only reading, comparing, writing.
     let shadow = merge(applied.iter().copied());
     let theirs = merge(applied.iter().copied().chain(incoming.iter().copied()));
+    let named = own.name.is_some();
+    // The changes themselves are not needed past here: their merges hold what counts.
+    drop((applied, incoming));
+    drop(contents.devices);
     let round =
         SyncRound { device: &device, next_seq, clock, now_ms, shadow: &shadow, theirs, marks: new_marks, joining };
     let outcome = store.sync_round(round, |ops| {
@@ -519,7 +523,7 @@ fn sync_locked(
     report.logged = outcome.logged.len();
     report.written = outcome.written;
     report.refused = outcome.refused;
-    if own.name.is_none() || report.renamed.is_some() {
+    if !named || report.renamed.is_some() {
         folder.write_device_info(&DeviceInfo { device: device.clone(), name: opened.config.name.clone() })?;
     }
     if let Some(repo) = &opened.repo {

@@ -120,7 +120,10 @@ fn init(ctx: &Ctx, target: &str, encrypt: bool, name: Option<&str>, every: u32) 
 
 fn sync_once(ctx: &Ctx, store: &mut devcoach_store::Store, quiet: bool) -> Result<SyncReport, SyncError> {
     let show = !quiet && std::io::stderr().is_terminal();
-    let mut shown = false;
+    if show {
+        output::status("Syncing…");
+    }
+    let mut shown = show;
     let result = devcoach_sync::sync(store, &ctx.dir, ctx.now, &mut |done, total| {
         if show && total >= 20 && (done % 10 == 0 || done == total) {
             output::status(&format!("Reading the sync folder: {done} of {total} files"));

@@ -82,6 +82,12 @@ impl Merged {
     /// The records of `table` that exist: counters unbounded, so a local move is measured
     /// against what the devices added up to.
     pub fn rows(&self, table: &SyncTable) -> BTreeMap<RecordKey, Row> {
+        self.live(table).into_iter().map(|(k, row)| (k.clone(), row.clone())).collect()
+    }
+
+    /// The records of `table` that exist, borrowed (what a sync compares and writes from,
+    /// without a second copy of the record).
+    pub fn live(&self, table: &SyncTable) -> BTreeMap<&RecordKey, &Row> {
         let Some(rows) = self.tables.get(table.name) else { return BTreeMap::new() };
         let lessons = self.tables.get(LESSONS);
         rows.iter()
@@ -92,7 +98,6 @@ impl Merged {
                 }
                 None => true,
             })
-            .map(|(k, row)| (k.clone(), row.clone()))
             .collect()
     }
 
@@ -124,7 +129,7 @@ pub fn bound(table: &SyncTable, row: &mut Row) {
 /// program.
 pub fn diff(
     table: &SyncTable,
-    shadow: &BTreeMap<RecordKey, Row>,
+    shadow: &BTreeMap<&RecordKey, &Row>,
     local: &BTreeMap<RecordKey, Row>,
 ) -> Vec<(RecordKey, Change)> {
     let mut changes = Vec::new();
@@ -155,8 +160,8 @@ pub fn diff(
         }
     }
     for key in shadow.keys() {
-        if !local.contains_key(key) {
-            changes.push((key.clone(), Change::Delete {}));
+        if !local.contains_key(*key) {
+            changes.push(((*key).clone(), Change::Delete {}));
         }
     }
     changes
@@ -224,7 +229,7 @@ mod tests {
             r.insert("confidence".into(), json!(9));
             (k, r)
         });
-        let changes = diff(knowledge, &merged.rows(knowledge), &local.collect());
+        let changes = diff(knowledge, &merged.live(knowledge), &local.collect());
         assert_eq!(changes, vec![("[\"git\"]".to_owned(), Change::Add { column: "confidence".into(), delta: -3 })]);
     }
 
@@ -252,7 +257,7 @@ mod tests {
         let mut local = shadow.store_rows(lessons);
         local.get_mut("[\"l1\"]").expect("row").insert("starred".into(), json!(1));
         local.insert("[\"l2\"]".into(), row(&[("id", json!("l2")), ("title", json!("u")), ("starred", json!(0))]));
-        let changes = diff(lessons, &shadow.rows(lessons), &local);
+        let changes = diff(lessons, &shadow.live(lessons), &local);
         assert_eq!(changes.len(), 2);
         let mut ops = vec![op("a", 1, 10, "lessons", "l1", lesson("l1"))];
         for (i, (key, change)) in changes.into_iter().enumerate() {

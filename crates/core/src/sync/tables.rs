@@ -72,9 +72,9 @@ pub const SYNCED: &[SyncTable] = &[
     SyncTable { lesson_column: Some("lesson_id"), ..table("ext_lesson_kinds", &["lesson_id"]) },
     SyncTable { lesson_column: Some("lesson_id"), ..log("ext_review_log") },
     log("ext_checked_answers"),
-    // Consent and this machine's own pacing stay here.
+    // Consent, this machine's own pacing and a cache of its own tables stay here.
     SyncTable {
-        local_keys: &["work_insights", "cue_held_about", "review_last_offer"],
+        local_keys: &["work_insights", "cue_held_about", "cue_held_for_prompt", "review_last_offer", "cards_signature"],
         ..table("ext_settings", &["key"])
     },
 ];

@@ -142,3 +142,53 @@ fn a_crash_after_logging_and_before_committing_logs_nothing_twice() {
     assert_eq!(a.store.confidence("git").expect("git"), Some(7));
     assert_eq!(a.records(), b.records());
 }
+
+#[test]
+fn a_record_of_the_wrong_shape_from_the_folder_is_kept_out_and_counted() {
+    let shared = tempfile::tempdir().expect("folder");
+    let target = shared.path().to_string_lossy().into_owned();
+    let mut b = Device::new();
+    b.lesson("mine");
+    b.init(&target);
+    b.sync_at(0);
+    // A device nobody knows writes a lesson whose title is a number, a row without its NOT NULL
+    // columns, and a change to a table devcoach does not sync.
+    let device = DeviceId::new("feedfacefeedface").expect("id");
+    let op = |seq, table: &str, key: &str, change| Op {
+        device: device.clone(),
+        seq,
+        at: Hlc(1, 0),
+        table: table.into(),
+        key: key.into(),
+        change,
+    };
+    let row = |pairs: &[(&str, serde_json::Value)]| pairs.iter().map(|(k, v)| ((*k).to_owned(), v.clone())).collect();
+    let ops = vec![
+        op(1, "lessons", "[\"bad\"]", Change::Create(row(&[("id", "bad".into()), ("title", 5.into())]))),
+        op(2, "lessons", "[\"thin\"]", Change::Create(row(&[("id", "thin".into())]))),
+        op(
+            3,
+            "ext_sync_state",
+            "[\"device\"]",
+            Change::Create(row(&[("key", "device".into()), ("value", "x".into())])),
+        ),
+        op(
+            4,
+            "settings",
+            "[\"schema_app_version\"]",
+            Change::Create(row(&[("key", "schema_app_version".into()), ("value", "99".into())])),
+        ),
+    ];
+    let folder = devcoach_sync::folder::Folder { root: shared.path().to_owned(), key: None };
+    folder.write_segment(&Header::new(device.clone(), 1, 4, None, "x".into()), &ops).expect("write");
+    let report = b.sync_at(1);
+    assert_eq!(report.refused, 2, "{report:?}");
+    assert!(b.store.lesson("bad").expect("read").is_none() && b.store.lesson("thin").expect("read").is_none());
+    assert!(
+        b.store.lessons(&devcoach_core::query::LessonQuery::default(), t0()).expect("lessons still read").len() == 1
+    );
+    let config = devcoach_sync::config(&b.store).expect("config").expect("on");
+    assert_ne!(config.device.as_str(), "x", "sync's own state is never written from the folder");
+    // Refused records are not read as deletions: the next sync logs nothing.
+    assert_eq!(b.sync_at(2).logged, 0);
+}

@@ -64,7 +64,8 @@ fn sync_view(store: &devcoach_store::Store, dir: &devcoach_store::DataDir) -> Op
                     } else if d.applied >= d.last {
                         "applied here".to_owned()
                     } else {
-                        format!("{} changes to apply", d.last - d.applied)
+                        let n = d.last - d.applied;
+                        format!("{n} {} to apply", if n == 1 { "change" } else { "changes" })
                     };
                     (name, state)
                 })

@@ -337,3 +337,31 @@ fn the_models_estimate_stands_beside_the_learners_number() {
         "both numbers on the progress page"
     );
 }
+
+#[test]
+fn the_settings_page_shows_sync_and_syncs_now() {
+    let off = Server::demo();
+    assert!(off.get("/settings").text().contains("devcoach sync init"), "off: says how to set it up");
+
+    let s = Server::demo();
+    let folder = s.tmp.path().join("shared");
+    {
+        let mut store = s.store();
+        devcoach_sync::init(&mut store, &s.data(), &folder.to_string_lossy(), &devcoach_sync::InitOptions::default())
+            .expect("init");
+    }
+    let page = s.get("/settings").text();
+    assert!(page.contains("This device:") && page.contains("Sync now"), "{page}");
+    let r = s.post("/settings/sync", &[]);
+    assert_eq!(r.status, 303);
+    assert!(r.header("location").starts_with("/settings?synced="), "{}", r.header("location"));
+    assert!(s.get(r.header("location")).text().contains("Synced: sent"));
+    assert!(folder.join("devcoach-sync.json").exists());
+
+    // The folder gone: the sync fails, says so, and changes nothing.
+    std::fs::rename(&folder, s.tmp.path().join("moved")).expect("move");
+    let r = s.post("/settings/sync", &[]);
+    assert_eq!(r.header("location"), "/settings?sync_failed=1");
+    let page = s.get("/settings?sync_failed=1").text();
+    assert!(page.contains("Last sync failed") && page.contains("devcoach-sync.json"), "{page}");
+}
