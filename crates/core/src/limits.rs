@@ -38,3 +38,6 @@ pub const HOOK_PAYLOAD_BYTES: usize = 16 * 1024 * 1024;
 /// A sync file once unpacked, and one change within it (a lesson at its largest fits).
 pub const SYNC_SEGMENT_BYTES: usize = 256 * 1024 * 1024;
 pub const SYNC_OP_BYTES: usize = 4 * 1024 * 1024;
+/// How far ahead of this machine's clock a change from another device may be stamped: further
+/// is a clock badly off or a forged file, and is not read (it would outrank every change after it).
+pub const SYNC_CLOCK_AHEAD_MS: i64 = 24 * 60 * 60 * 1000;

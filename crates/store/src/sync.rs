@@ -11,7 +11,7 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use devcoach_core::sync::merge::bound;
 use devcoach_core::sync::op::record_key;
-use devcoach_core::sync::tables::Key;
+use devcoach_core::sync::tables::{Key, is_seed};
 use devcoach_core::sync::{Change, DeviceId, Hlc, Merged, Op, RecordKey, Row, SYNCED, SyncTable, diff};
 use rusqlite::types::{Value as Sql, ValueRef};
 use rusqlite::{Connection, OptionalExtension, params_from_iter};
@@ -66,12 +66,15 @@ fn present_tables(conn: &Connection) -> Result<Vec<(&'static SyncTable, Vec<Stri
     Ok(typed_tables(conn)?.into_iter().map(|(t, cols)| (t, cols.into_iter().map(|(c, _)| c).collect())).collect())
 }
 
+/// A column's name and declared type (upper case).
+type TypedColumn = (String, String);
+
 /// The synced tables this file has, with their columns and declared types.
-fn typed_tables(conn: &Connection) -> Result<Vec<(&'static SyncTable, Vec<(String, String)>)>> {
+fn typed_tables(conn: &Connection) -> Result<Vec<(&'static SyncTable, Vec<TypedColumn>)>> {
     let mut out = Vec::new();
     for table in SYNCED {
         let mut stmt = conn.prepare_cached("SELECT name, type FROM pragma_table_info(?1)")?;
-        let columns: Vec<(String, String)> = stmt
+        let columns: Vec<TypedColumn> = stmt
             .query_map([table.name], |r| Ok((r.get::<_, String>(0)?, r.get::<_, String>(1)?.to_ascii_uppercase())))?
             .collect::<rusqlite::Result<_>>()?;
         let columns: Vec<_> = columns.into_iter().filter(|(c, _)| Some(c.as_str()) != table.local_id).collect();
@@ -275,31 +278,40 @@ impl Store {
         self.write(|tx| {
             let mut changes = local_changes(tx, round.shadow)?;
             if round.joining {
+                // Where the folder holds the record, the folder's wins; but a learner's own
+                // setting wins over a fresh install's default, whichever came first.
                 let theirs = &round.theirs;
-                let known: BTreeSet<(&str, RecordKey)> =
-                    SYNCED.iter().flat_map(|t| theirs.rows(t).into_keys().map(move |k| (t.name, k))).collect();
+                let live: BTreeMap<&str, BTreeMap<&RecordKey, &Row>> =
+                    SYNCED.iter().map(|t| (t.name, theirs.live(t))).collect();
                 changes.retain(|(table, key, change)| {
-                    matches!(change, Change::Create(_)) && !known.contains(&(*table, key.clone()))
+                    let Change::Create(mine) = change else { return false };
+                    match live.get(table).and_then(|rows| rows.get(key)) {
+                        None => true,
+                        Some(their) => is_seed(table, their) && !is_seed(table, mine),
+                    }
                 });
             }
             let mut clock = round.clock;
             let mut logged = Vec::new();
             for (i, (table, key, change)) in changes.into_iter().enumerate() {
-                clock = clock.next(round.now_ms);
-                logged.push(Op {
-                    device: round.device.clone(),
-                    seq: round.next_seq + i as u64,
-                    at: clock,
-                    table: table.to_owned(),
-                    key,
-                    change,
-                });
+                let seq = round.next_seq + i as u64;
+                // A seeded default is logged at the lowest reading: any chosen value outranks it.
+                let at = match &change {
+                    Change::Create(row) if is_seed(table, row) => Hlc(0, u32::try_from(seq).unwrap_or(u32::MAX)),
+                    _ => {
+                        clock = clock.next(round.now_ms);
+                        clock
+                    }
+                };
+                logged.push(Op { device: round.device.clone(), seq, at, table: table.to_owned(), key, change });
             }
             let own = log(&logged).map_err(StoreError::SyncLog)?;
-            // This device's new changes are stamped past every change read, so folding them on
-            // top is the merge of all.
+            // This device's new changes are stamped past every change read (so folding them on
+            // top is the merge of all), but for seeded defaults, stamped below every one.
             let mut target = round.theirs;
-            target.fold_later(&logged);
+            let (under, later): (Vec<&Op>, Vec<&Op>) = logged.iter().partition(|op| op.at.millis() == 0);
+            target.fold_later(later);
+            target.fold_under(under);
             let (written, refused) = apply(tx, &target)?;
             for mark in round.marks.iter().chain(own.as_ref()) {
                 write_mark(tx, mark)?;

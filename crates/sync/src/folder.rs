@@ -15,9 +15,10 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
+use devcoach_core::limits::SYNC_CLOCK_AHEAD_MS;
 use devcoach_core::sync::segment::{self, Header, Segment, SegmentError};
 use devcoach_core::sync::{DeviceId, Op};
-use devcoach_files::{Links, Overwrite};
+use devcoach_files::{FileError, Links, Overwrite};
 use serde::{Deserialize, Serialize};
 
 use crate::SyncError;
@@ -30,7 +31,7 @@ const MARKER_FORMAT: &str = "devcoach-sync";
 /// The folder layout this build writes and the newest it reads.
 pub const LAYOUT_VERSION: u32 = 1;
 /// The most a file of the folder may take (before decryption and unpacking).
-const MAX_FILE_BYTES: u64 = 256 * 1024 * 1024;
+const MAX_FILE_BYTES: u64 = 128 * 1024 * 1024;
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Marker {
@@ -77,6 +78,8 @@ pub struct DeviceLog {
     pub files: usize,
     /// When its last file was written (its own clock).
     pub written_at: Option<String>,
+    /// The files read, in order: name, first and last sequence number.
+    pub segments: Vec<(String, u64, u64)>,
 }
 
 /// Everything the folder holds.
@@ -86,13 +89,16 @@ pub struct Contents {
     pub problems: Vec<Problem>,
 }
 
-/// A device's folder as listed: its files by first sequence number (sealed or not), and its name file.
-type Planned = (DeviceId, Vec<(u64, bool, PathBuf)>, Option<PathBuf>);
+/// A device's folder as listed: its files (name, sealed or not, path), and its name file.
+type Planned = (DeviceId, Vec<(String, bool, PathBuf)>, Option<PathBuf>);
 
 /// A shared folder, opened with the key when it is encrypted.
 pub struct Folder<'a> {
     pub root: PathBuf,
     pub key: Option<&'a Key>,
+    /// This device's own copy of every file it wrote (`<data>/sync/sent/<device>/`): what puts
+    /// a file of ours back when it leaves the folder, and tells our files from a clone's.
+    pub sent: Option<PathBuf>,
 }
 
 fn err(path: &Path, what: impl std::fmt::Display) -> SyncError {
@@ -129,21 +135,30 @@ pub fn write_new(path: &Path, bytes: &[u8]) -> Result<(), SyncError> {
     devcoach_files::write(path, bytes, Overwrite::Replace).map_err(|e| err(path, e))
 }
 
+/// A plain file is named by its first change and digest; an encrypted one by its digest alone,
+/// so the host cannot count the changes in each file from the names.
 fn segment_name(first: u64, digest: &str, encrypted: bool) -> String {
-    format!("{first:012}-{}.dcs{}", &digest[..12.min(digest.len())], if encrypted { ".age" } else { "" })
+    if encrypted {
+        format!("{}.dcs.age", &digest[..16.min(digest.len())])
+    } else {
+        format!("{first:012}-{}.dcs", &digest[..12.min(digest.len())])
+    }
 }
 
-/// Reads `<first>-<digest>.dcs[.age]`: the first sequence number, and whether it is sealed.
-fn parse_segment_name(name: &str) -> Option<(u64, bool)> {
-    let (stem, sealed) = match name.strip_suffix(".dcs.age") {
-        Some(stem) => (stem, true),
-        None => (name.strip_suffix(".dcs")?, false),
-    };
-    let (first, digest) = stem.split_once('-')?;
-    if first.len() != 12 || !digest.bytes().all(|b| b.is_ascii_hexdigit()) || digest.is_empty() {
-        return None;
+/// Whether a name is one [`segment_name`] makes; and whether it is sealed.
+fn parse_segment_name(name: &str) -> Option<bool> {
+    let hex = |s: &str| !s.is_empty() && s.bytes().all(|b| b.is_ascii_hexdigit() && !b.is_ascii_uppercase());
+    if let Some(stem) = name.strip_suffix(".dcs.age") {
+        return (stem.len() == 16 && hex(stem)).then_some(true);
     }
-    Some((first.parse().ok()?, sealed))
+    let (first, digest) = name.strip_suffix(".dcs")?.split_once('-')?;
+    (first.len() == 12 && first.bytes().all(|b| b.is_ascii_digit()) && digest.len() == 12 && hex(digest))
+        .then_some(false)
+}
+
+/// A device folder's name: the 16 hex digits devcoach makes ids of.
+fn is_device_name(name: &str) -> bool {
+    name.len() == 16 && name.bytes().all(|b| b.is_ascii_hexdigit() && !b.is_ascii_uppercase())
 }
 
 impl Folder<'_> {
@@ -161,7 +176,7 @@ impl Folder<'_> {
     fn open(&self, path: &Path, bytes: Vec<u8>, sealed: bool) -> Result<Vec<u8>, String> {
         match (self.key, sealed) {
             (Some(key), true) => key.decrypt(&bytes).ok_or_else(|| {
-                "does not decrypt with this folder's key: it was changed, damaged, or sealed with another key; nothing from it was applied".to_owned()
+                "does not decrypt with this folder's key: cut short (still being copied?), changed, or sealed with another key; nothing from it was applied".to_owned()
             }),
             (None, false) => Ok(bytes),
             (Some(_), false) => Err("is not encrypted, in an encrypted folder; it was not read".to_owned()),
@@ -177,12 +192,44 @@ impl Folder<'_> {
         write_new(&path, &bytes)
     }
 
-    /// Writes one new file of this device's changes; its digest.
+    /// Writes one new file of this device's changes (to its own copy first, then the folder);
+    /// its digest.
     pub fn write_segment(&self, header: &Header, ops: &[Op]) -> Result<String, SyncError> {
         let (bytes, digest) = segment::encode(header, ops);
-        let path = self.device_dir(&header.device).join(segment_name(header.first, &digest, self.key.is_some()));
-        write_new(&path, &self.seal(bytes)?)?;
+        let name = segment_name(header.first, &digest, self.key.is_some());
+        let sealed = self.seal(bytes)?;
+        if let Some(sent) = &self.sent {
+            write_new(&sent.join(&name), &sealed)?;
+        }
+        write_new(&self.device_dir(&header.device).join(&name), &sealed)?;
         Ok(digest)
+    }
+
+    /// Puts back in the folder every file of this device's that is not there (moved away,
+    /// evicted by a sync tool, never copied back): the same name and bytes, so nothing forks.
+    pub fn restore_own(&self, device: &DeviceId) -> Result<usize, SyncError> {
+        let Some(sent) = &self.sent else { return Ok(0) };
+        let Ok(entries) = std::fs::read_dir(sent) else { return Ok(0) };
+        let mut restored = 0;
+        for entry in entries.flatten() {
+            let name = entry.file_name().to_string_lossy().into_owned();
+            if parse_segment_name(&name).is_none() {
+                continue;
+            }
+            let target = self.device_dir(device).join(&name);
+            if std::fs::symlink_metadata(&target).is_err() {
+                let bytes = devcoach_files::read(&entry.path(), MAX_FILE_BYTES, Links::Refuse)
+                    .map_err(|e| err(&entry.path(), e))?;
+                write_new(&target, &bytes)?;
+                restored += 1;
+            }
+        }
+        Ok(restored)
+    }
+
+    /// Whether this device's own copy holds a file of this name (it wrote it).
+    pub fn sent_has(&self, name: &str) -> bool {
+        self.sent.as_ref().is_some_and(|s| s.join(name).is_file())
     }
 
     /// Removes temporary files a killed sync of this device left (this device holds the sync
@@ -197,9 +244,10 @@ impl Folder<'_> {
     }
 
     /// Reads every device's log. A file that does not read (incomplete, damaged, foreign, from a
-    /// newer devcoach) ends its device's log there, with a problem saying why: the changes after
-    /// it wait until it reads.
-    pub fn read(&self, progress: &mut dyn FnMut(usize, usize)) -> Result<Contents, SyncError> {
+    /// newer devcoach, stamped far in the future) is named in a problem and skipped; a device's
+    /// changes are taken in order up to the first break in its chain (a missing or unreadable
+    /// file), and the rest wait until it reads. `now_ms` is this machine's clock.
+    pub fn read(&self, now_ms: i64, progress: &mut dyn FnMut(usize, usize)) -> Result<Contents, SyncError> {
         let mut contents = Contents::default();
         let devices_dir = self.root.join(DEVICES);
         let entries = match std::fs::read_dir(&devices_dir) {
@@ -214,9 +262,10 @@ impl Folder<'_> {
                 continue;
             }
             let path = entry.path();
-            let Ok(device) =
-                DeviceId::new(&name).map_err(|_| ()).and_then(|d| if path.is_dir() { Ok(d) } else { Err(()) })
-            else {
+            // Never through a link: a device folder is a folder of the shared folder.
+            let is_dir = std::fs::symlink_metadata(&path).is_ok_and(|m| m.is_dir());
+            let device = if is_dir && is_device_name(&name) { DeviceId::new(&name).ok() } else { None };
+            let Some(device) = device else {
                 contents.problems.push(Problem { path, what: "is not a device's folder; left alone".into() });
                 continue;
             };
@@ -229,8 +278,8 @@ impl Folder<'_> {
                 }
                 if file_name == "device.json" || file_name == "device.json.age" {
                     info = Some(file.path());
-                } else if let Some((first, sealed)) = parse_segment_name(&file_name) {
-                    files.push((first, sealed, file.path()));
+                } else if let Some(sealed) = parse_segment_name(&file_name) {
+                    files.push((file_name, sealed, file.path()));
                 } else {
                     contents
                         .problems
@@ -244,43 +293,44 @@ impl Folder<'_> {
         let mut done = 0;
         for (device, files, info) in plan {
             let mut log = DeviceLog { name: info.and_then(|p| self.read_info(&p)), ..DeviceLog::default() };
-            for (first, sealed, path) in files {
+            let mut read = Vec::new();
+            for (name, sealed, path) in files {
                 done += 1;
                 progress(done, total);
-                match self.read_segment(&path, sealed) {
-                    Ok(seg) if seg.header.device != device || seg.header.first != first => {
-                        contents.problems.push(Problem {
-                            path,
-                            what: "names another device or place than its file name; not read".into(),
-                        });
-                        break;
-                    }
-                    Ok(seg) if seg.header.first != log.last + 1 || seg.header.prev != log.digest => {
-                        let what = if seg.header.first <= log.last {
-                            format!(
-                                "repeats changes {}–{} of device {device}: two machines write as this device (a copied data folder?); the copy takes a new id at its next sync, until then its changes after this point wait",
-                                seg.header.first, seg.header.last
-                            )
-                        } else {
-                            format!(
-                                "follows a file of device {device} that is missing (not copied here yet?); its changes wait until it arrives"
-                            )
-                        };
-                        contents.problems.push(Problem { path, what });
-                        break;
-                    }
-                    Ok(seg) => {
-                        log.last = seg.header.last;
-                        log.digest = Some(seg.digest);
-                        log.written_at = Some(seg.header.written_at);
-                        log.files += 1;
-                        log.ops.extend(seg.ops);
-                    }
-                    Err(what) => {
-                        contents.problems.push(Problem { path, what });
-                        break;
-                    }
+                match self.read_segment(&path, sealed, now_ms) {
+                    Ok(seg) if seg.header.device != device => contents
+                        .problems
+                        .push(Problem { path, what: "names another device than its folder; not read".into() }),
+                    Ok(seg) if !sealed && !name.starts_with(&format!("{:012}-", seg.header.first)) => contents
+                        .problems
+                        .push(Problem { path, what: "holds other changes than its name says; not read".into() }),
+                    Ok(seg) => read.push((name, path, seg)),
+                    Err(what) => contents.problems.push(Problem { path, what }),
                 }
+            }
+            read.sort_by_key(|(_, _, seg)| seg.header.first);
+            for (name, path, seg) in read {
+                if seg.header.first == log.last + 1 && seg.header.prev == log.digest {
+                    log.last = seg.header.last;
+                    log.digest = Some(seg.digest);
+                    log.written_at = Some(seg.header.written_at);
+                    log.files += 1;
+                    log.segments.push((name, seg.header.first, seg.header.last));
+                    log.ops.extend(seg.ops);
+                    continue;
+                }
+                let what = if seg.header.first <= log.last {
+                    format!(
+                        "repeats changes {}–{} of device {device}: two machines write as this device (a copied data folder or disk); the one that did not write it takes a new id at its next sync",
+                        seg.header.first, seg.header.last
+                    )
+                } else {
+                    format!(
+                        "follows a file of device {device} that is missing or unreadable (not copied here yet?); its changes wait until that file reads"
+                    )
+                };
+                contents.problems.push(Problem { path, what });
+                break;
             }
             contents.devices.insert(device, log);
         }
@@ -297,13 +347,35 @@ impl Folder<'_> {
         (!name.trim().is_empty()).then_some(name)
     }
 
-    fn read_segment(&self, path: &Path, sealed: bool) -> Result<Segment, String> {
-        let bytes = devcoach_files::read(path, MAX_FILE_BYTES, Links::Refuse).map_err(|e| e.to_string())?;
+    fn read_segment(&self, path: &Path, sealed: bool, now_ms: i64) -> Result<Segment, String> {
+        // Refused by its size before a byte is read (a huge file would otherwise be read up to
+        // the cap first).
+        if std::fs::symlink_metadata(path).is_ok_and(|m| m.is_file() && m.len() > MAX_FILE_BYTES) {
+            return Err(format!("is larger than a sync file can be ({} MiB); not read", MAX_FILE_BYTES >> 20));
+        }
+        let bytes = devcoach_files::read(path, MAX_FILE_BYTES, Links::Refuse).map_err(|e| match e {
+            FileError::NotRegular { kind, .. } => format!("is {kind}; not read"),
+            FileError::TooLarge { .. } => {
+                format!("is larger than a sync file can be ({} MiB); not read", MAX_FILE_BYTES >> 20)
+            }
+            other => format!("could not be read ({other})"),
+        })?;
+        if bytes.is_empty() {
+            return Err(format!("is {}", SegmentError::Incomplete));
+        }
         let plain = self.open(path, bytes, sealed)?;
-        segment::decode(&plain).map_err(|e| match e {
+        let segment = segment::decode(&plain).map_err(|e| match e {
             SegmentError::Newer(_) => e.to_string(),
             other => format!("is {other}"),
-        })
+        })?;
+        let ahead = segment.ops.iter().map(|op| op.at.millis()).max().unwrap_or(0) - now_ms;
+        if ahead > SYNC_CLOCK_AHEAD_MS {
+            return Err(format!(
+                "is stamped {} days ahead of this machine's clock (a clock far off, or a forged file); not read",
+                ahead / (24 * 60 * 60 * 1000)
+            ));
+        }
+        Ok(segment)
     }
 }
 
@@ -313,10 +385,19 @@ mod tests {
 
     #[test]
     fn segment_names_read_back() {
-        assert_eq!(parse_segment_name(&segment_name(42, "abcdef0123456789", false)), Some((42, false)));
-        assert_eq!(parse_segment_name(&segment_name(7, "abcdef0123456789", true)), Some((7, true)));
-        for foreign in ["notes.txt", "000000000001.dcs", "1-ab.dcs", "000000000001-zz.dcs", "000000000001-ab.dcs.bak"] {
+        let digest = "abcdef0123456789abcdef";
+        assert_eq!(segment_name(42, digest, false), "000000000042-abcdef012345.dcs");
+        assert_eq!(parse_segment_name(&segment_name(42, digest, false)), Some(false));
+        // An encrypted file's name says nothing of how many changes it holds.
+        assert_eq!(segment_name(7, digest, true), "abcdef0123456789.dcs.age");
+        assert_eq!(parse_segment_name(&segment_name(7, digest, true)), Some(true));
+        for foreign in
+            ["notes.txt", "000000000001.dcs", "1-ab.dcs", "000000000001-zz.dcs", "000000000001-ab.dcs.bak", "x.dcs.age"]
+        {
             assert_eq!(parse_segment_name(foreign), None, "{foreign}");
         }
+        assert!(
+            is_device_name("0123456789abcdef") && !is_device_name("junkdir") && !is_device_name("0123456789ABCDEF")
+        );
     }
 }

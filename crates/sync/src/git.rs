@@ -58,7 +58,16 @@ fn git(dir: Option<&Path>, args: &[&str], deadline: Duration) -> Result<Out, Syn
 }
 
 fn failed(what: &str, out: &Out) -> SyncError {
-    let said = out.stderr.lines().filter(|l| !l.trim().is_empty()).take(4).collect::<Vec<_>>().join(" / ");
+    // git's own advice ("hint: …", "run git rebase --continue") is about steps devcoach takes
+    // itself: only what went wrong is passed on.
+    let said = out
+        .stderr
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty() && !l.starts_with("hint:") && !l.contains("git rebase --"))
+        .take(4)
+        .collect::<Vec<_>>()
+        .join(" / ");
     SyncError::Git(format!("{what} failed: {said}"))
 }
 

@@ -12,9 +12,9 @@ pub mod crypt;
 pub mod folder;
 pub mod git;
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 use std::fs::File;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use chrono::{DateTime, Utc};
 use devcoach_core::sync::segment::Header;
@@ -111,8 +111,8 @@ pub struct SyncReport {
     pub refused: usize,
     pub pushed: bool,
     pub problems: Vec<Problem>,
-    /// This data folder was a copy of another device's and now syncs as a new device.
-    pub renamed: Option<(DeviceId, DeviceId)>,
+    /// This data folder took a new device id this time (old, new, why).
+    pub renamed: Option<(DeviceId, DeviceId, Renamed)>,
 }
 
 #[derive(Debug)]
@@ -147,6 +147,22 @@ fn key_path(dir: &DataDir) -> PathBuf {
 
 fn repo_dir(dir: &DataDir) -> PathBuf {
     sync_dir(dir).join("repo")
+}
+
+fn sent_dir(dir: &DataDir, device: &DeviceId) -> PathBuf {
+    sync_dir(dir).join("sent").join(device.as_str())
+}
+
+/// The keys of a setup that `sync off` parks, so `sync init` to the same place picks up where it
+/// stopped (same device, nothing unsent lost).
+const PARKED: [&str; 7] = ["transport", "target", "device", "name", "encrypted", "every", "fingerprint"];
+
+/// A folder path as people type it: `~/…` is the home folder even when the shell left it alone.
+fn expand_home(target: &str) -> PathBuf {
+    match (target.strip_prefix("~/"), std::env::var_os("HOME")) {
+        (Some(rest), Some(home)) => PathBuf::from(home).join(rest),
+        _ => PathBuf::from(target),
+    }
 }
 
 /// This machine's name, for other devices' status lines.
@@ -204,6 +220,37 @@ pub fn config(store: &Store) -> Result<Option<Config>, SyncError> {
     }))
 }
 
+/// Why this data folder took a new device id.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Renamed {
+    /// It is a copy of another device's data folder (its database is another file).
+    Copied,
+    /// Another machine writes files under its id (a cloned disk or virtual machine).
+    SharedId,
+    /// Its earlier files are gone from the folder and from its own copy.
+    FilesGone,
+}
+
+/// Gives this data folder a new device id; the old id's changes, up to where this one had
+/// written them, count as another device's from now on.
+fn rekey(
+    store: &mut Store,
+    config: &mut Config,
+    marks: &mut BTreeMap<String, Mark>,
+    report: &mut SyncReport,
+    why: Renamed,
+) -> Result<(), SyncError> {
+    let old = config.device.clone();
+    let new = new_device()?;
+    let own = marks.get(old.as_str()).cloned().unwrap_or(Mark { device: old.to_string(), last: 0, digest: None });
+    store.set_sync_mark(&own)?;
+    marks.insert(old.to_string(), own);
+    store.set_sync_state(&[("device", Some(new.as_str()))], false)?;
+    config.device = new.clone();
+    report.renamed = Some((old, new, why));
+    Ok(())
+}
+
 /// Holds the data folder's sync lock while it lives.
 struct Lock(#[allow(dead_code)] File);
 
@@ -255,7 +302,7 @@ pub fn init(store: &mut Store, dir: &DataDir, target: &str, options: &InitOption
     if let Some(config) = config(store)? {
         let same = match &config.transport {
             Transport::Git(url) => url == target.trim(),
-            Transport::Folder(path) => std::path::absolute(Path::new(target)).is_ok_and(|p| &p == path),
+            Transport::Folder(path) => std::path::absolute(expand_home(target)).is_ok_and(|p| &p == path),
         };
         if same {
             return Ok(InitReport { config, joined: true, already: true });
@@ -280,7 +327,7 @@ pub fn init(store: &mut Store, dir: &DataDir, target: &str, options: &InitOption
         }
         (Transport::Git(target.trim().to_owned()), repo_dir(dir))
     } else {
-        let path = std::path::absolute(Path::new(target)).map_err(|e| SyncError::Setup(format!("{target}: {e}")))?;
+        let path = std::path::absolute(expand_home(target)).map_err(|e| SyncError::Setup(format!("{target}: {e}")))?;
         if path.starts_with(dir.root()) {
             return Err(SyncError::Setup("the sync folder cannot be inside devcoach's own data folder".into()));
         }
@@ -337,28 +384,42 @@ pub fn init(store: &mut Store, dir: &DataDir, target: &str, options: &InitOption
     if let Some(key) = &key {
         save_key(dir, key)?;
     }
-    let device = new_device()?;
-    let name = options.name.clone().unwrap_or_else(host_name);
     let (kind, target_text) = match &transport {
         Transport::Folder(p) => ("folder", p.display().to_string()),
         Transport::Git(url) => ("git", url.clone()),
     };
+    // Back to where this device synced before `sync off`: the same device, its marks kept, so
+    // what changed here meanwhile is sent as this device's, not lost to a join.
+    let state = store.sync_state()?;
+    let parked = |k: &str| state.get(&format!("parked_{k}")).cloned();
+    let resume = parked("target").as_deref() == Some(target_text.as_str())
+        && parked("transport").as_deref() == Some(kind)
+        && parked("fingerprint").as_deref() == Some(fingerprint(dir).as_str())
+        && joined;
+    let device = match parked("device").filter(|_| resume).and_then(|d| DeviceId::new(&d).ok()) {
+        Some(device) => device,
+        None => new_device()?,
+    };
+    let name = options.name.clone().or_else(|| parked("name").filter(|_| resume)).unwrap_or_else(host_name);
     let every = options.every_minutes.unwrap_or(DEFAULT_EVERY_MINUTES).to_string();
     let fp = fingerprint(dir);
-    store.set_sync_state(
-        &[
-            ("transport", Some(kind)),
-            ("target", Some(&target_text)),
-            ("device", Some(device.as_str())),
-            ("name", Some(&name)),
-            ("encrypted", Some(if key.is_some() { "yes" } else { "no" })),
-            ("every", Some(&every)),
-            ("fingerprint", Some(&fp)),
-            ("joining", Some("yes")),
-        ],
-        true,
-    )?;
-    Folder { root: root.clone(), key: key.as_ref() }
+    let mut pairs: Vec<(String, Option<String>)> = vec![
+        ("transport".into(), Some(kind.into())),
+        ("target".into(), Some(target_text.clone())),
+        ("device".into(), Some(device.to_string())),
+        ("name".into(), Some(name.clone())),
+        ("encrypted".into(), Some(if key.is_some() { "yes" } else { "no" }.into())),
+        ("every".into(), Some(every)),
+        ("fingerprint".into(), Some(fp)),
+        ("joining".into(), (!resume).then(|| "yes".to_owned())),
+    ];
+    pairs.extend(PARKED.iter().map(|k| (format!("parked_{k}"), None)));
+    if !resume {
+        let _ = std::fs::remove_dir_all(sync_dir(dir).join("sent"));
+    }
+    let pairs: Vec<(&str, Option<&str>)> = pairs.iter().map(|(k, v)| (k.as_str(), v.as_deref())).collect();
+    store.set_sync_state(&pairs, !resume)?;
+    Folder { root: root.clone(), key: key.as_ref(), sent: None }
         .write_device_info(&DeviceInfo { device: device.clone(), name: name.clone() })?;
     let config = config(store)?.ok_or(SyncError::NotSetUp)?;
     Ok(InitReport { config, joined, already: false })
@@ -369,7 +430,20 @@ pub fn init(store: &mut Store, dir: &DataDir, target: &str, options: &InitOption
 pub fn off(store: &mut Store, dir: &DataDir) -> Result<bool, SyncError> {
     let was = config(store)?.is_some();
     let _lock = lock(dir)?;
-    store.set_sync_state(&[], true)?;
+    if was {
+        // Parked, not forgotten: `sync init` to the same place resumes as the same device.
+        let state = store.sync_state()?;
+        let mut pairs: Vec<(String, Option<String>)> = Vec::new();
+        for key in PARKED {
+            pairs.push((format!("parked_{key}"), state.get(key).cloned()));
+            pairs.push((key.to_owned(), None));
+        }
+        for key in ["last_error", "joining", "last_attempt"] {
+            pairs.push((key.to_owned(), None));
+        }
+        let pairs: Vec<(&str, Option<&str>)> = pairs.iter().map(|(k, v)| (k.as_str(), v.as_deref())).collect();
+        store.set_sync_state(&pairs, false)?;
+    }
     let _ = std::fs::remove_dir_all(repo_dir(dir));
     let _ = std::fs::remove_file(key_path(dir));
     Ok(was)
@@ -455,24 +529,38 @@ fn sync_locked(
     // counts as that device's, applied up to where it was copied.
     let fp = fingerprint(dir);
     if store.sync_state()?.get("fingerprint") != Some(&fp) {
-        let old = opened.config.device.clone();
-        let new = new_device()?;
-        let own = marks.remove(old.as_str()).unwrap_or(Mark { device: old.to_string(), last: 0, digest: None });
-        store.set_sync_mark(&Mark { device: old.to_string(), ..own.clone() })?;
-        marks.insert(old.to_string(), own);
-        store.set_sync_state(&[("device", Some(new.as_str())), ("fingerprint", Some(&fp))], false)?;
-        opened.config.device = new.clone();
-        report.renamed = Some((old, new));
+        rekey(store, &mut opened.config, &mut marks, &mut report, Renamed::Copied)?;
+        store.set_sync_state(&[("fingerprint", Some(&fp))], false)?;
     }
     if let Some(repo) = &opened.repo {
         repo.recover()?;
         repo.pull()?;
     }
     check_marker(&opened)?;
-    let device = opened.config.device.clone();
-    let folder = Folder { root: opened.root.clone(), key: opened.key.as_ref() };
+    let now_ms = now.timestamp_millis();
+    let mut device = opened.config.device.clone();
+    let mut folder = Folder { root: opened.root.clone(), key: opened.key.as_ref(), sent: Some(sent_dir(dir, &device)) };
     folder.clean_own(&device);
-    let contents = folder.read(progress)?;
+    folder.restore_own(&device)?;
+    let contents = folder.read(now_ms, progress)?;
+    // This device's files in the folder must all be there, and all be its own: a file it never
+    // wrote means another machine writes as it (a cloned disk keeps even the file's identity),
+    // and a file missing from both the folder and its own copy cannot be sent again. Either
+    // way, it goes on as a new device, and its old id is read as another device's.
+    let committed = marks.get(device.as_str()).map_or(0, |m| m.last);
+    if let Some(own) = contents.devices.get(&device) {
+        let foreign = own.segments.iter().any(|(name, first, _)| *first > committed && !folder.sent_has(name));
+        if foreign || own.last < committed {
+            let why = if foreign { Renamed::SharedId } else { Renamed::FilesGone };
+            rekey(store, &mut opened.config, &mut marks, &mut report, why)?;
+            device = opened.config.device.clone();
+            folder.sent = Some(sent_dir(dir, &device));
+        }
+    } else if committed > 0 {
+        rekey(store, &mut opened.config, &mut marks, &mut report, Renamed::FilesGone)?;
+        device = opened.config.device.clone();
+        folder.sent = Some(sent_dir(dir, &device));
+    }
     report.problems = contents.problems;
     report.devices = contents.devices.len().max(1);
     let empty = folder::DeviceLog::default();
@@ -498,7 +586,6 @@ fn sync_locked(
     report.received = incoming.len();
     let next_seq = own.last + 1;
     let prev = own.digest.clone();
-    let now_ms = now.timestamp_millis();
     let joining = store.sync_state()?.get("joining").is_some_and(|v| v == "yes");
     // The merging happens before the transaction; inside it, only reading, comparing, writing.
     let shadow = merge(applied.iter().copied());
@@ -527,7 +614,13 @@ fn sync_locked(
         folder.write_device_info(&DeviceInfo { device: device.clone(), name: opened.config.name.clone() })?;
     }
     if let Some(repo) = &opened.repo {
-        report.pushed = repo.push(&format!("devcoach sync from {} ({device})", opened.config.name))?;
+        // Encrypted, a commit names nothing the files hide (not even the device's name).
+        let message = if opened.config.encrypted {
+            "devcoach sync".to_owned()
+        } else {
+            format!("devcoach sync from {} ({device})", opened.config.name)
+        };
+        report.pushed = repo.push(&message)?;
     }
     store.set_sync_state(&[("last_sync", Some(&iso_ms(now))), ("joining", None)], false)?;
     Ok(report)
@@ -537,12 +630,12 @@ fn sync_locked(
 pub fn status(store: &Store, dir: &DataDir) -> Result<Status, SyncError> {
     let opened = open(store, dir)?;
     let marks = store.sync_marks()?;
-    let folder = Folder { root: opened.root.clone(), key: opened.key.as_ref() };
+    let folder = Folder { root: opened.root.clone(), key: opened.key.as_ref(), sent: None };
     let mut problems = Vec::new();
     if let Err(e) = check_marker(&opened) {
         problems.push(Problem { path: opened.root.clone(), what: e.to_string() });
     }
-    let contents = folder.read(&mut |_, _| {})?;
+    let contents = folder.read(Utc::now().timestamp_millis(), &mut |_, _| {})?;
     problems.extend(contents.problems);
     let device = &opened.config.device;
     let mut applied: Vec<&Op> = Vec::new();
@@ -574,6 +667,8 @@ pub fn status(store: &Store, dir: &DataDir) -> Result<Status, SyncError> {
             written_at: None,
         });
     }
+    // This device first, then the others by name.
+    devices.sort_by(|a, b| (!a.this, &a.name, &a.device).cmp(&(!b.this, &b.name, &b.device)));
     let pending = store.sync_pending(&merge(applied.iter().copied()))?;
     Ok(Status { config: opened.config, devices, pending, refused: store.sync_refused()?, problems })
 }
@@ -590,16 +685,13 @@ pub enum Health {
 /// What `doctor` says about sync, read without changing anything (no fetch, no clone).
 pub fn health(store: &Store, dir: &DataDir, now: DateTime<Utc>) -> Vec<(Health, String)> {
     let mut out = Vec::new();
-    let config = match config(store) {
-        Ok(Some(c)) => c,
-        // A database only the TypeScript build has written has no sync table: off.
-        Ok(None) | Err(_) => {
-            out.push((
-                Health::Info,
-                "sync off: `devcoach sync init <folder|git-url>` keeps one record on all your machines".into(),
-            ));
-            return out;
-        }
+    // A database only the TypeScript build has written has no sync table: off.
+    let Ok(Some(config)) = config(store) else {
+        out.push((
+            Health::Info,
+            "sync off: `devcoach sync init <folder|git-url>` keeps one record on all your machines".into(),
+        ));
+        return out;
     };
     let how = if config.encrypted { ", end-to-end encrypted" } else { "" };
     let last = config.last_sync.map_or_else(|| "never synced".to_owned(), |at| format!("last synced {}", iso_ms(at)));

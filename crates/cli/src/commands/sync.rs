@@ -53,6 +53,17 @@ fn passphrase(new: bool) -> anyhow::Result<String> {
     Ok(first)
 }
 
+/// Refuses a short passphrase before anything is written (every folder devcoach seals was sealed
+/// with a long one, so joining needs no shorter).
+fn checked_length(passphrase: String) -> anyhow::Result<String> {
+    if passphrase.chars().count() < MIN_PASSPHRASE_CHARS {
+        return Err(failure::invalid(format!(
+            "a sync passphrase needs at least {MIN_PASSPHRASE_CHARS} characters (the sealed key sits where others may guess at it); nothing was set up"
+        )));
+    }
+    Ok(passphrase)
+}
+
 fn init(ctx: &Ctx, target: &str, encrypt: bool, name: Option<&str>, every: u32) -> anyhow::Result<()> {
     if target.trim().is_empty() {
         return Err(failure::usage("give a folder or a git URL to sync through"));
@@ -66,27 +77,18 @@ fn init(ctx: &Ctx, target: &str, encrypt: bool, name: Option<&str>, every: u32) 
     let mut options =
         InitOptions { encrypt, passphrase: None, name: name.map(|n| n.trim().to_owned()), every_minutes: Some(every) };
     if encrypt {
-        options.passphrase = Some(passphrase(true)?);
+        options.passphrase = Some(checked_length(passphrase(true)?)?);
     }
     let report = loop {
         match devcoach_sync::init(&mut store, &ctx.dir, target, &options) {
             // Joining an encrypted folder this device was not told about: ask once.
             Err(SyncError::NeedPassphrase) if options.passphrase.is_none() => {
-                options.passphrase = Some(passphrase(false)?);
+                options.passphrase = Some(checked_length(passphrase(false)?)?);
             }
             Err(e) => return Err(e.into()),
             Ok(report) => break report,
         }
     };
-    if let Some(p) = &options.passphrase
-        && !report.joined
-        && p.chars().count() < MIN_PASSPHRASE_CHARS
-    {
-        devcoach_sync::off(&mut store, &ctx.dir)?;
-        return Err(failure::invalid(format!(
-            "a sync passphrase needs at least {MIN_PASSPHRASE_CHARS} characters (the sealed key sits where others may guess at it); nothing was set up"
-        )));
-    }
     let config = &report.config;
     let how = if config.encrypted { " (end-to-end encrypted)" } else { "" };
     let verb = if report.already {
@@ -157,7 +159,7 @@ fn now(ctx: &Ctx, json: bool, background: bool) -> anyhow::Result<()> {
             "devices": report.devices,
             "refused": report.refused,
             "pushed": report.pushed,
-            "renamed": report.renamed.as_ref().map(|(old, new)| json!({"from": old.as_str(), "to": new.as_str()})),
+            "renamed": report.renamed.as_ref().map(|(old, new, _)| json!({"from": old.as_str(), "to": new.as_str()})),
             "problems": report.problems.iter().map(|p| json!({"path": p.path, "problem": p.what})).collect::<Vec<_>>(),
         }));
     }
@@ -176,12 +178,19 @@ fn print_report(ctx: &Ctx, report: &SyncReport) -> anyhow::Result<()> {
             output::plural(report.received, "change"),
         ),
     );
-    if let Some((old, new)) = &report.renamed {
+    if let Some((old, new, why)) = &report.renamed {
+        let because = match why {
+            devcoach_sync::Renamed::Copied => format!("This data folder is a copy of device {old}'s"),
+            devcoach_sync::Renamed::SharedId => format!("Another machine writes as device {old} (a cloned disk?)"),
+            devcoach_sync::Renamed::FilesGone => {
+                format!("Device {old}'s earlier files are gone from the sync folder and from this machine's copy")
+            }
+        };
         text.push('\n');
         text.push_str(&fit(
             ctx,
             "  ",
-            &format!("This data folder was a copy of device {old}'s; it now syncs as a new device, {new} (both keep their changes)."),
+            &format!("{because}; this machine now syncs as a new device, {new}. Nothing is lost."),
         ));
     }
     if report.refused > 0 {

@@ -126,6 +126,7 @@ fn the_mistakes_people_make_get_a_clear_message_and_change_nothing() {
     let out = cmd.output().expect("ran");
     assert_eq!(out.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&out.stderr).contains("at least 8 characters"));
+    assert!(!env.tmp.path().join("enc2").exists(), "nothing was written for a refused passphrase");
     assert!(ok(&env, &["sync", "status"]).contains("Sync is off"));
 }
 

@@ -25,6 +25,8 @@ use super::tables::{LESSONS, SyncTable};
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Merged {
     tables: BTreeMap<String, BTreeMap<RecordKey, Row>>,
+    /// Records a change removed (and none made again since).
+    deleted: HashSet<(String, RecordKey)>,
 }
 
 /// Folds `ops` (any order, repeats allowed) into the records they leave.
@@ -46,11 +48,25 @@ impl Merged {
         self.fold(ops);
     }
 
+    /// Folds changes that sort before every one already merged (a fresh database's seeded
+    /// settings, logged at the lowest clock): each counts only for a record nothing else has
+    /// made, changed or removed, which is where [`merge`] of all of them would leave it.
+    pub fn fold_under<'a>(&mut self, ops: impl IntoIterator<Item = &'a Op>) {
+        for op in ops {
+            let touched = self.deleted.contains(&(op.table.clone(), op.key.clone()))
+                || self.tables.get(&op.table).is_some_and(|rows| rows.contains_key(&op.key));
+            if !touched && let Change::Create(_) = op.change {
+                self.fold([op]);
+            }
+        }
+    }
+
     fn fold<'a>(&mut self, ops: impl IntoIterator<Item = &'a Op>) {
         for op in ops {
             let rows = self.tables.entry(op.table.clone()).or_default();
             match &op.change {
                 Change::Create(fields) => {
+                    self.deleted.remove(&(op.table.clone(), op.key.clone()));
                     let row = rows.entry(op.key.clone()).or_default();
                     row.extend(fields.iter().map(|(k, v)| (k.clone(), v.clone())));
                 }
@@ -67,6 +83,7 @@ impl Merged {
                 }
                 Change::Delete {} => {
                     rows.remove(&op.key);
+                    self.deleted.insert((op.table.clone(), op.key.clone()));
                 }
             }
         }

@@ -83,3 +83,14 @@ pub const SYNCED: &[SyncTable] = &[
 pub fn synced(name: &str) -> Option<&'static SyncTable> {
     SYNCED.iter().find(|t| t.name == name)
 }
+
+/// Whether a record, as this device first logs it, is only what every fresh database is seeded
+/// with (a default setting). Such a record is logged at the lowest clock reading, so a value the
+/// learner chose on any device wins over it, whichever device set the folder up first.
+pub fn is_seed(table: &str, row: &super::op::Row) -> bool {
+    table == "settings"
+        && crate::settings::DEFAULTS.iter().any(|(key, value)| {
+            row.get("key").and_then(serde_json::Value::as_str) == Some(*key)
+                && row.get("value").and_then(serde_json::Value::as_str) == Some(*value)
+        })
+}

@@ -79,15 +79,16 @@ fn a_copied_data_folder_syncs_as_a_new_device_and_both_keep_their_changes() {
     a.lesson("l1");
     a.sync_at(0);
     let mut copy = Device::copy_of(&a);
-    a.lesson("from-a");
+    a.lesson("from_a");
     copy.lesson("from-copy");
     a.sync_at(1);
     let report = copy.sync_at(2);
-    let (old, new) = report.renamed.expect("the copy took a new id");
+    let (old, new, why) = report.renamed.expect("the copy took a new id");
+    assert_eq!(why, devcoach_sync::Renamed::Copied);
     assert_ne!(old, new);
     a.sync_at(3);
     assert_eq!(a.records(), copy.records());
-    for id in ["l1", "from-a", "from-copy"] {
+    for id in ["l1", "from_a", "from-copy"] {
         assert!(a.store.lesson(id).expect("read").is_some(), "{id}");
     }
     assert!(report.problems.is_empty(), "{:?}", report.problems);
@@ -107,8 +108,10 @@ fn a_crash_after_logging_and_before_committing_logs_nothing_twice() {
     // The round writes a's file, then dies before the commit (the log step fails after writing).
     let config = devcoach_sync::config(&a.store).expect("config").expect("on");
     let device: DeviceId = config.device.clone();
-    let folder = devcoach_sync::folder::Folder { root: shared.path().to_owned(), key: None };
-    let contents = folder.read(&mut |_, _| {}).expect("read");
+    // As the real round writes: this device's own copy first, then the folder.
+    let sent = a.dir.root().join("sync").join("sent").join(device.as_str());
+    let folder = devcoach_sync::folder::Folder { root: shared.path().to_owned(), key: None, sent: Some(sent) };
+    let contents = folder.read(t0().timestamp_millis(), &mut |_, _| {}).expect("read");
     let own = &contents.devices[&device];
     let b_id = devcoach_sync::config(&b.store).expect("config").expect("on").device;
     let applied: Vec<&Op> = contents.devices.values().flat_map(|l| l.ops.iter()).collect();
@@ -179,7 +182,7 @@ fn a_record_of_the_wrong_shape_from_the_folder_is_kept_out_and_counted() {
             Change::Create(row(&[("key", "schema_app_version".into()), ("value", "99".into())])),
         ),
     ];
-    let folder = devcoach_sync::folder::Folder { root: shared.path().to_owned(), key: None };
+    let folder = devcoach_sync::folder::Folder { root: shared.path().to_owned(), key: None, sent: None };
     folder.write_segment(&Header::new(device.clone(), 1, 4, None, "x".into()), &ops).expect("write");
     let report = b.sync_at(1);
     assert_eq!(report.refused, 2, "{report:?}");
@@ -191,4 +194,114 @@ fn a_record_of_the_wrong_shape_from_the_folder_is_kept_out_and_counted() {
     assert_ne!(config.device.as_str(), "x", "sync's own state is never written from the folder");
     // Refused records are not read as deletions: the next sync logs nothing.
     assert_eq!(b.sync_at(2).logged, 0);
+}
+
+#[test]
+fn a_file_of_ours_that_leaves_the_folder_is_put_back_and_nothing_forks() {
+    let shared = tempfile::tempdir().expect("folder");
+    let target = shared.path().to_string_lossy().into_owned();
+    let (mut a, mut b) = (Device::new(), Device::new());
+    a.init(&target);
+    b.init(&target);
+    a.lesson("l1");
+    a.sync_at(0);
+    let file = own_files(shared.path(), &a).pop().expect("a's file");
+    let away = shared.path().join("away.dcs");
+    std::fs::rename(&file, &away).expect("evicted");
+    a.lesson("l2");
+    let report = a.sync_at(1);
+    assert!(report.renamed.is_none(), "{report:?}");
+    assert!(file.exists(), "put back from a's own copy");
+    // The original comes back too (a sync tool restoring it): the same bytes, no fork.
+    std::fs::rename(&away, &file).expect("back");
+    a.lesson("l3");
+    a.sync_at(2);
+    let report = b.sync_at(3);
+    assert!(report.problems.is_empty(), "{:?}", report.problems);
+    for id in ["l1", "l2", "l3"] {
+        assert!(b.store.lesson(id).expect("read").is_some(), "{id}");
+    }
+    assert_eq!(a.sync_at(4).logged, 0, "quiet once in sync");
+}
+
+#[test]
+fn a_cloned_disk_that_keeps_the_files_identity_is_told_apart_by_what_it_wrote() {
+    let shared = tempfile::tempdir().expect("folder");
+    let target = shared.path().to_string_lossy().into_owned();
+    let (mut a, mut c) = (Device::new(), Device::new());
+    a.init(&target);
+    c.init(&target);
+    a.lesson("l1");
+    a.sync_at(0);
+    // A clone of the whole disk: the same data folder, and (unlike a copied folder) the same
+    // file identity, which the fingerprint cannot tell apart.
+    let mut clone = Device::copy_of(&a);
+    let fp: String = rusqlite::Connection::open(a.dir.db_path())
+        .expect("open")
+        .query_row("SELECT value FROM ext_sync_state WHERE key = 'fingerprint'", [], |r| r.get(0))
+        .expect("fp");
+    drop(clone.store);
+    let conn = rusqlite::Connection::open(clone.dir.db_path()).expect("open");
+    let meta = std::fs::metadata(clone.dir.db_path()).expect("meta");
+    let clone_fp = {
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::MetadataExt;
+            format!("{}:{}", meta.dev(), meta.ino())
+        }
+        #[cfg(not(unix))]
+        {
+            let _ = meta;
+            String::new()
+        }
+    };
+    assert_ne!(fp, clone_fp);
+    conn.execute("UPDATE ext_sync_state SET value = ?1 WHERE key = 'fingerprint'", [&clone_fp])
+        .expect("as a disk clone");
+    drop(conn);
+    clone.store = devcoach_store::Store::open(&clone.dir).expect("reopen");
+    a.store.set_topic("from_a", 3, None, t0()).expect("a");
+    clone.store.set_topic("from_clone", 4, None, t0()).expect("clone");
+    a.sync_at(1);
+    let report = clone.sync_at(2);
+    let (_, _, why) = report.renamed.expect("the clone saw a file it never wrote");
+    assert_eq!(why, devcoach_sync::Renamed::SharedId);
+    a.sync_at(3);
+    c.sync_at(4);
+    clone.sync_at(5);
+    a.sync_at(6);
+    for d in [&a, &clone, &c] {
+        assert_eq!(d.store.confidence("from_a").expect("a"), Some(3));
+        assert_eq!(d.store.confidence("from_clone").expect("clone"), Some(4));
+    }
+    assert_eq!(a.records(), clone.records());
+    assert_eq!(a.records(), c.records());
+}
+
+#[test]
+fn a_file_stamped_far_in_the_future_is_not_read() {
+    let shared = tempfile::tempdir().expect("folder");
+    let target = shared.path().to_string_lossy().into_owned();
+    let mut b = Device::new();
+    b.init(&target);
+    let device = DeviceId::new("0badc0de0badc0de").expect("id");
+    let row =
+        [("key".to_owned(), serde_json::json!("max_per_day")), ("value".to_owned(), serde_json::json!("9"))].into();
+    let op = Op {
+        device: device.clone(),
+        seq: 1,
+        at: Hlc(i64::MAX, u32::MAX),
+        table: "settings".into(),
+        key: "[\"max_per_day\"]".into(),
+        change: Change::Update(row),
+    };
+    let folder = devcoach_sync::folder::Folder { root: shared.path().to_owned(), key: None, sent: None };
+    folder.write_segment(&Header::new(device, 1, 1, None, "x".into()), &[op]).expect("write");
+    let report = b.sync_at(0);
+    assert!(report.problems.iter().any(|p| p.what.contains("ahead of this machine's clock")), "{:?}", report.problems);
+    let clock: String = rusqlite::Connection::open(b.dir.db_path())
+        .expect("open")
+        .query_row("SELECT value FROM ext_sync_state WHERE key = 'clock'", [], |r| r.get(0))
+        .expect("clock");
+    assert!(!clock.contains(&i64::MAX.to_string()), "the clock was not dragged along: {clock}");
 }

@@ -203,3 +203,57 @@ fn a_device_that_joins_takes_the_record_and_adds_only_what_it_alone_has() {
     }
     assert_eq!(a.records(), b.records());
 }
+
+#[test]
+fn a_fresh_install_that_sets_the_folder_up_first_does_not_replace_the_learners_settings() {
+    let shared = tempfile::tempdir().expect("folder");
+    let target = shared.path().to_string_lossy().into_owned();
+    let (mut fresh, mut real) = (Device::new(), Device::new());
+    let update = devcoach_core::settings::SettingUpdate::for_agent("max_per_day", "5").expect("update");
+    real.store.apply_setting(&update).expect("set");
+    fresh.init(&target);
+    fresh.sync_at(0);
+    real.init(&target);
+    real.sync_at(1);
+    fresh.sync_at(2);
+    for d in [&fresh, &real] {
+        assert_eq!(d.store.settings().expect("settings").max_per_day, 5);
+    }
+    // And when neither joins (two folders set up at once, merged later), the same.
+    let other = tempfile::tempdir().expect("folder");
+    let (mut x, mut y) = (Device::new(), Device::new());
+    y.store.apply_setting(&update).expect("set");
+    x.init(&other.path().join("x").to_string_lossy());
+    y.init(&other.path().join("y").to_string_lossy());
+    x.sync_at(0);
+    y.sync_at(1);
+    std::fs::rename(other.path().join("y/devices"), other.path().join("y-devices")).expect("move");
+    for entry in std::fs::read_dir(other.path().join("y-devices")).expect("list").flatten() {
+        std::fs::rename(entry.path(), other.path().join("x/devices").join(entry.file_name())).expect("merge");
+    }
+    x.sync_at(2);
+    assert_eq!(x.store.settings().expect("settings").max_per_day, 5);
+}
+
+#[test]
+fn sync_off_then_on_again_sends_what_changed_meanwhile() {
+    let shared = tempfile::tempdir().expect("folder");
+    let target = shared.path().to_string_lossy().into_owned();
+    let (mut a, mut b) = (Device::new(), Device::new());
+    a.lesson("l1");
+    a.store.set_topic("git", 5, None, t0()).expect("topic");
+    a.init(&target);
+    a.sync_at(0);
+    b.init(&target);
+    b.sync_at(1);
+    let before = devcoach_sync::config(&b.store).expect("config").expect("on").device;
+    assert!(devcoach_sync::off(&mut b.store, &b.dir).expect("off"));
+    b.store.set_star("l1", true).expect("star");
+    b.store.update_knowledge("git", 2, t0()).expect("up");
+    b.init(&target);
+    assert_eq!(devcoach_sync::config(&b.store).expect("config").expect("on").device, before, "the same device again");
+    assert!(b.sync_at(2).logged > 0);
+    a.sync_at(3);
+    assert!(a.store.lesson("l1").expect("read").expect("there").starred);
+    assert_eq!(a.store.confidence("git").expect("git"), Some(7));
+}
