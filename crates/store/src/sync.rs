@@ -9,15 +9,16 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
+use devcoach_core::course::{CourseId, MAX_COURSE_DOCUMENT_BYTES};
 use devcoach_core::sync::merge::bound;
 use devcoach_core::sync::op::record_key;
-use devcoach_core::sync::tables::{Key, is_seed};
+use devcoach_core::sync::tables::{DOCUMENTS, Key, is_seed};
 use devcoach_core::sync::{Change, DeviceId, Hlc, Merged, Op, RecordKey, Row, SYNCED, SyncTable, diff};
 use rusqlite::types::{Value as Sql, ValueRef};
 use rusqlite::{Connection, OptionalExtension, params_from_iter};
 use serde_json::Value;
 
-use crate::{Result, Store, StoreError};
+use crate::{DataDir, Result, Store, StoreError};
 
 /// How far one device's log has been applied here.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -159,10 +160,97 @@ fn refused_keys(conn: &Connection) -> Result<BTreeSet<(String, String)>> {
     Ok(keys)
 }
 
+/// The notebook and the course documents as records (`{name, text}`), read the way every other
+/// reader reads them: regular files only, under their caps.
+fn read_documents(conn: &Connection, dir: &DataDir) -> Result<BTreeMap<RecordKey, Row>> {
+    let mut out = BTreeMap::new();
+    let mut add = |name: String, text: String| {
+        let row: Row = [("name".to_owned(), Value::from(name)), ("text".to_owned(), Value::from(text))].into();
+        out.insert(key_of(&DOCUMENTS, &row), row);
+    };
+    if std::fs::symlink_metadata(dir.notebook_path()).is_ok_and(|m| m.is_file()) {
+        add("notebook".to_owned(), dir.read_notebook()?);
+    }
+    let mut stmt = conn.prepare("SELECT id FROM courses ORDER BY id")?;
+    let ids: Vec<String> = stmt.query_map([], |r| r.get(0))?.collect::<rusqlite::Result<_>>()?;
+    for id in ids.iter().filter_map(|id| CourseId::parse(id).ok()) {
+        // A document that is not a safe regular file is left out, as the dashboard leaves it.
+        if let Ok(Some(path)) = dir.course_document(&id)
+            && let Ok(bytes) = devcoach_files::read(&path, MAX_COURSE_DOCUMENT_BYTES, devcoach_files::Links::Refuse)
+        {
+            add(format!("course:{}", id.as_str()), String::from_utf8_lossy(&bytes).into_owned());
+        }
+    }
+    Ok(out)
+}
+
+/// Where a document record lives here; `None` for a name that is not one (a hostile record
+/// never names a path).
+fn document_path(dir: &DataDir, name: &str) -> Option<std::path::PathBuf> {
+    if name == "notebook" {
+        return Some(dir.notebook_path());
+    }
+    let id = CourseId::parse(name.strip_prefix("course:")?).ok()?;
+    Some(dir.course_document_path(&id))
+}
+
+/// Writes and removes documents until the files match `target`; what it could not write is refused.
+fn apply_documents(conn: &Connection, dir: &DataDir, target: &Merged) -> Result<(usize, usize)> {
+    let local = read_documents(conn, dir)?;
+    let wanted = target.live(&DOCUMENTS);
+    let (mut written, mut refused) = (0, 0);
+    let mut refuse = |key: &str| -> Result<()> {
+        refused += 1;
+        conn.prepare_cached("INSERT OR IGNORE INTO ext_sync_refused (tbl, key) VALUES (?1, ?2)")?
+            .execute([DOCUMENTS.name, key])?;
+        Ok(())
+    };
+    for (key, row) in &local {
+        if !wanted.contains_key(key)
+            && let Some(path) = row.get("name").and_then(Value::as_str).and_then(|n| document_path(dir, n))
+        {
+            let _ = std::fs::remove_file(path);
+            written += 1;
+        }
+    }
+    for (key, row) in wanted {
+        let (Some(name), Some(text)) =
+            (row.get("name").and_then(Value::as_str), row.get("text").and_then(Value::as_str))
+        else {
+            refuse(key)?;
+            continue;
+        };
+        let cap = if name == "notebook" { crate::notebook::MAX_NOTEBOOK_BYTES } else { MAX_COURSE_DOCUMENT_BYTES };
+        let Some(path) = document_path(dir, name).filter(|_| text.len() as u64 <= cap) else {
+            refuse(key)?;
+            continue;
+        };
+        if local.get(key).and_then(|r| r.get("text")).and_then(Value::as_str) == Some(text) {
+            continue;
+        }
+        // Only into real folders of the data folder: never through a link.
+        let parent = path.parent().map(std::path::Path::to_owned).unwrap_or_default();
+        let ok = std::fs::create_dir_all(&parent).is_ok()
+            && parent
+                .ancestors()
+                .take_while(|p| p.starts_with(dir.root()) && *p != dir.root())
+                .all(|p| std::fs::symlink_metadata(p).is_ok_and(|m| m.is_dir()))
+            && devcoach_files::write(&path, text.as_bytes(), devcoach_files::Overwrite::Replace).is_ok();
+        if ok { written += 1 } else { refuse(key)? }
+    }
+    Ok((written, refused))
+}
+
 /// Every change made here since `shadow` (the applied changes merged), by table.
-fn local_changes(conn: &Connection, shadow: &Merged) -> Result<Vec<(&'static str, RecordKey, Change)>> {
+fn local_changes(conn: &Connection, dir: &DataDir, shadow: &Merged) -> Result<Vec<(&'static str, RecordKey, Change)>> {
     let refused = refused_keys(conn)?;
     let mut changes = Vec::new();
+    let keep = |table: &str, k: &RecordKey| !refused.contains(&(table.to_owned(), k.clone()));
+    let local: BTreeMap<RecordKey, Row> =
+        read_documents(conn, dir)?.into_iter().filter(|(k, _)| keep(DOCUMENTS.name, k)).collect();
+    let was: BTreeMap<&RecordKey, &Row> =
+        shadow.live(&DOCUMENTS).into_iter().filter(|(k, _)| keep(DOCUMENTS.name, k)).collect();
+    changes.extend(diff(&DOCUMENTS, &was, &local).into_iter().map(|(k, c)| (DOCUMENTS.name, k, c)));
     for (table, columns) in present_tables(conn)? {
         let keep = |k: &RecordKey| !refused.contains(&(table.name.to_owned(), k.clone()));
         let local: BTreeMap<RecordKey, Row> =
@@ -275,14 +363,15 @@ impl Store {
         round: SyncRound<'_>,
         log: impl FnOnce(&[Op]) -> std::result::Result<Option<Mark>, String>,
     ) -> Result<RoundOutcome> {
+        let dir = self.data_dir().clone();
         self.write(|tx| {
-            let mut changes = local_changes(tx, round.shadow)?;
+            let mut changes = local_changes(tx, &dir, round.shadow)?;
             if round.joining {
                 // Where the folder holds the record, the folder's wins; but a learner's own
                 // setting wins over a fresh install's default, whichever came first.
                 let theirs = &round.theirs;
                 let live: BTreeMap<&str, BTreeMap<&RecordKey, &Row>> =
-                    SYNCED.iter().map(|t| (t.name, theirs.live(t))).collect();
+                    SYNCED.iter().chain([&DOCUMENTS]).map(|t| (t.name, theirs.live(t))).collect();
                 changes.retain(|(table, key, change)| {
                     let Change::Create(mine) = change else { return false };
                     match live.get(table).and_then(|rows| rows.get(key)) {
@@ -312,7 +401,10 @@ impl Store {
             let (under, later): (Vec<&Op>, Vec<&Op>) = logged.iter().partition(|op| op.at.millis() == 0);
             target.fold_later(later);
             target.fold_under(under);
-            let (written, refused) = apply(tx, &target)?;
+            let (mut written, mut refused) = apply(tx, &target)?;
+            let (documents, refused_documents) = apply_documents(tx, &dir, &target)?;
+            written += documents;
+            refused += refused_documents;
             for mark in round.marks.iter().chain(own.as_ref()) {
                 write_mark(tx, mark)?;
             }
@@ -324,7 +416,7 @@ impl Store {
     /// How many changes made here the next round would log (for `sync status`), given what the
     /// applied changes merge to.
     pub fn sync_pending(&self, shadow: &Merged) -> Result<usize> {
-        Ok(local_changes(self.conn(), shadow)?.len())
+        Ok(local_changes(self.conn(), self.data_dir(), shadow)?.len())
     }
 
     /// Every synced record this store holds, by table (rowids left out): what two devices that
@@ -338,6 +430,7 @@ impl Store {
             });
             out.insert(table.name, rows.collect());
         }
+        out.insert(DOCUMENTS.name, read_documents(self.conn(), self.data_dir())?);
         Ok(out)
     }
 

@@ -125,6 +125,8 @@ pub struct DeviceStatus {
     /// How far it is applied here.
     pub applied: u64,
     pub written_at: Option<String>,
+    /// Some of its files wait: a problem below names them.
+    pub blocked: bool,
 }
 
 #[derive(Debug)]
@@ -135,6 +137,8 @@ pub struct Status {
     pub pending: usize,
     pub refused: usize,
     pub problems: Vec<Problem>,
+    /// Set up, but the first sync (the join) has not run yet.
+    pub joining: bool,
 }
 
 fn sync_dir(dir: &DataDir) -> PathBuf {
@@ -646,6 +650,7 @@ pub fn status(store: &Store, dir: &DataDir) -> Result<Status, SyncError> {
         let this = id == device;
         let mark = if this { log.last } else { marks.get(id.as_str()).map_or(0, |m| m.last) };
         applied.extend(log.ops.iter().filter(|o| o.seq <= mark));
+        let own_dir = opened.root.join(folder::DEVICES).join(id.as_str());
         devices.push(DeviceStatus {
             device: id.clone(),
             name: log.name.clone(),
@@ -654,6 +659,7 @@ pub fn status(store: &Store, dir: &DataDir) -> Result<Status, SyncError> {
             last: log.last,
             applied: mark.min(log.last),
             written_at: log.written_at.clone(),
+            blocked: problems.iter().any(|p| p.path.starts_with(&own_dir)),
         });
     }
     if !seen.contains(device) {
@@ -665,12 +671,14 @@ pub fn status(store: &Store, dir: &DataDir) -> Result<Status, SyncError> {
             last: 0,
             applied: 0,
             written_at: None,
+            blocked: false,
         });
     }
     // This device first, then the others by name.
     devices.sort_by(|a, b| (!a.this, &a.name, &a.device).cmp(&(!b.this, &b.name, &b.device)));
     let pending = store.sync_pending(&merge(applied.iter().copied()))?;
-    Ok(Status { config: opened.config, devices, pending, refused: store.sync_refused()?, problems })
+    let joining = store.sync_state()?.get("joining").is_some_and(|v| v == "yes");
+    Ok(Status { config: opened.config, devices, pending, refused: store.sync_refused()?, problems, joining })
 }
 
 /// How bad a [`health`] finding is.

@@ -253,6 +253,7 @@ pub fn status_json(status: &Status) -> serde_json::Value {
         "last_sync": c.last_sync.map(devcoach_core::time::iso_ms),
         "last_error": c.last_error,
         "pending": status.pending,
+        "joining": status.joining,
         "refused": status.refused,
         "devices": status.devices.iter().map(|d| json!({
             "device": d.device.as_str(),
@@ -262,6 +263,7 @@ pub fn status_json(status: &Status) -> serde_json::Value {
             "changes": d.last,
             "applied": d.applied,
             "last_written": d.written_at,
+            "waiting": d.blocked,
         })).collect::<Vec<_>>(),
         "problems": status.problems.iter().map(|p| json!({"path": p.path, "problem": p.what})).collect::<Vec<_>>(),
     })
@@ -280,7 +282,15 @@ fn print_status(ctx: &Ctx, status: &Status) -> anyhow::Result<()> {
         fit(ctx, "", &format!("Sync through {}{how}", c.transport.describe())),
         fit(ctx, "  ", &format!("This device: {} ({})", c.name, c.device)),
         fit(ctx, "  ", &format!("Last synced: {last} · syncs {every}")),
-        fit(ctx, "  ", &format!("Waiting to be sent: {}", output::plural(status.pending, "change"))),
+        fit(
+            ctx,
+            "  ",
+            &if status.joining {
+                "Waiting to be sent: the first sync has not run yet (`devcoach sync`)".to_owned()
+            } else {
+                format!("Waiting to be sent: {}", output::plural(status.pending, "change"))
+            },
+        ),
     ];
     if let Some(e) = &c.last_error {
         lines.push(fit(ctx, "  ", &format!("{} {e}", ctx.term.out(Style::Yellow, "Last sync failed:"))));
@@ -298,6 +308,8 @@ fn print_status(ctx: &Ctx, status: &Status) -> anyhow::Result<()> {
         Column::new("State", |d: &devcoach_sync::DeviceStatus| {
             Cow::Owned(if d.this {
                 "this device".to_owned()
+            } else if d.blocked {
+                "waiting (see below)".to_owned()
             } else if d.applied >= d.last {
                 "applied here".to_owned()
             } else {

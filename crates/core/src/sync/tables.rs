@@ -79,9 +79,13 @@ pub const SYNCED: &[SyncTable] = &[
     },
 ];
 
+/// The files devcoach keeps beside the database, carried as records `{name, text}`: the coaching
+/// notebook (`notebook`) and each course's document (`course:<id>`). The last writer wins.
+pub const DOCUMENTS: SyncTable = table("documents", &["name"]);
+
 /// The rule for `name`, if sync carries it.
 pub fn synced(name: &str) -> Option<&'static SyncTable> {
-    SYNCED.iter().find(|t| t.name == name)
+    SYNCED.iter().chain(std::iter::once(&DOCUMENTS)).find(|t| t.name == name)
 }
 
 /// Whether a record, as this device first logs it, is only what every fresh database is seeded

@@ -257,3 +257,68 @@ fn sync_off_then_on_again_sends_what_changed_meanwhile() {
     assert!(a.store.lesson("l1").expect("read").expect("there").starred);
     assert_eq!(a.store.confidence("git").expect("git"), Some(7));
 }
+
+#[test]
+fn the_notebook_and_course_documents_travel_and_a_hostile_name_writes_nothing() {
+    let shared = tempfile::tempdir().expect("folder");
+    let target = shared.path().to_string_lossy().into_owned();
+    let (mut a, mut b) = (Device::new(), Device::new());
+    a.dir.write_notebook("# Notes\nLearns best from a failing test first.\n").expect("notebook");
+    let course = a
+        .store
+        .create_course(
+            &devcoach_store::NewCourse {
+                title: "Ownership in depth".into(),
+                topic_id: "rust".into(),
+                goal: None,
+                lesson_id: None,
+                prerequisites: Vec::new(),
+            },
+            t0(),
+        )
+        .expect("course");
+    let id = devcoach_core::course::CourseId::parse(&course.id).expect("id");
+    let doc = a.dir.course_document_path(&id);
+    std::fs::create_dir_all(doc.parent().expect("dir")).expect("mkdir");
+    std::fs::write(&doc, "<h1>Ownership</h1>").expect("doc");
+    a.init(&target);
+    a.sync_at(0);
+    b.init(&target);
+    b.sync_at(1);
+    assert_eq!(b.dir.read_notebook().expect("read"), "# Notes\nLearns best from a failing test first.\n");
+    assert_eq!(std::fs::read_to_string(b.dir.course_document_path(&id)).expect("doc"), "<h1>Ownership</h1>");
+    // Edited on b, it comes back to a.
+    b.dir.write_notebook("# Notes\nPrefers diagrams.\n").expect("edit");
+    b.sync_at(2);
+    a.sync_at(3);
+    assert_eq!(a.dir.read_notebook().expect("read"), "# Notes\nPrefers diagrams.\n");
+    assert_eq!(a.records(), b.records());
+
+    // A record naming a path outside the data folder is refused, and nothing is written there.
+    let device = devcoach_core::sync::DeviceId::new("0ddba11c0ddba11c").expect("id");
+    let row = |name: &str| -> devcoach_core::sync::Row {
+        [("name".to_owned(), serde_json::json!(name)), ("text".to_owned(), serde_json::json!("pwned"))].into()
+    };
+    let evil = |seq, name: &str| devcoach_core::sync::Op {
+        device: device.clone(),
+        seq,
+        at: devcoach_core::sync::Hlc(t0().timestamp_millis(), 0),
+        table: "documents".into(),
+        key: serde_json::to_string(&[name]).expect("key"),
+        change: devcoach_core::sync::Change::Create(row(name)),
+    };
+    let outside = shared.path().join("outside.txt");
+    let ops = vec![
+        evil(1, "course:../../../outside"),
+        evil(2, &format!("../{}", outside.display())),
+        evil(3, "course:Bad/Id"),
+    ];
+    let folder = devcoach_sync::folder::Folder { root: shared.path().to_owned(), key: None, sent: None };
+    folder
+        .write_segment(&devcoach_core::sync::segment::Header::new(device, 1, 3, None, "x".into()), &ops)
+        .expect("write");
+    let report = b.sync_at(4);
+    assert_eq!(report.refused, 3, "{report:?}");
+    assert!(!outside.exists());
+    assert!(!b.dir.root().parent().expect("home").join("outside").exists());
+}

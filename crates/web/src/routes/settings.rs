@@ -61,6 +61,8 @@ fn sync_view(store: &devcoach_store::Store, dir: &devcoach_store::DataDir) -> Op
                     let name = d.name.clone().unwrap_or_else(|| d.device.to_string());
                     let state = if d.this {
                         "this device".to_owned()
+                    } else if d.blocked {
+                        "waiting: a file of it does not read yet (see below)".to_owned()
                     } else if d.applied >= d.last {
                         "applied here".to_owned()
                     } else {
