@@ -233,18 +233,18 @@ CREATE TABLE IF NOT EXISTS ext_work_sessions (
 ",
     },
     Addition {
-        // Sync's bookkeeping: this device's id and clock, and how far each device's log has
-        // been applied here. Never synced, never in a backup.
+        // Sync's bookkeeping: this device's id and clock, and which files of the shared
+        // folder are applied here. Never synced, never in a backup.
         name: "rs-7-sync",
         sql: "
 CREATE TABLE IF NOT EXISTS ext_sync_state (
     key   TEXT PRIMARY KEY,
     value TEXT NOT NULL
 );
-CREATE TABLE IF NOT EXISTS ext_sync_applied (
-    device TEXT PRIMARY KEY,
-    last   INTEGER NOT NULL,
-    digest TEXT
+CREATE TABLE IF NOT EXISTS ext_sync_files (
+    device TEXT NOT NULL,
+    file   TEXT NOT NULL,
+    PRIMARY KEY (device, file)
 );
 CREATE TABLE IF NOT EXISTS ext_sync_refused (
     tbl TEXT NOT NULL,

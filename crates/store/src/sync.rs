@@ -20,13 +20,11 @@ use serde_json::Value;
 
 use crate::{DataDir, Result, Store, StoreError};
 
-/// How far one device's log has been applied here.
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// A file of the shared folder, by its device and digest: applied here once recorded.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
 pub struct Mark {
     pub device: String,
-    pub last: u64,
-    /// The digest of that device's last applied file (this device's: its last written one).
-    pub digest: Option<String>,
+    pub digest: String,
 }
 
 /// One round's inputs, read from the folder by the caller.
@@ -43,7 +41,7 @@ pub struct SyncRound<'a> {
     pub shadow: &'a Merged,
     /// What those and the other devices' changes read this round merge to.
     pub theirs: Merged,
-    /// The marks to record once the round commits.
+    /// The files read this round, to record as applied once the round commits.
     pub marks: Vec<Mark>,
     /// This device's first round after joining a folder other devices use: where both hold a
     /// record, the folder's wins (a fresh install's default settings must not replace the
@@ -345,11 +343,8 @@ fn is_constraint(e: &rusqlite::Error) -> bool {
 }
 
 fn write_mark(conn: &Connection, mark: &Mark) -> Result<()> {
-    conn.prepare_cached(
-        "INSERT INTO ext_sync_applied (device, last, digest) VALUES (?1, ?2, ?3)
-         ON CONFLICT (device) DO UPDATE SET last = excluded.last, digest = excluded.digest",
-    )?
-    .execute(rusqlite::params![mark.device, i64::try_from(mark.last).unwrap_or(i64::MAX), mark.digest])?;
+    conn.prepare_cached("INSERT OR IGNORE INTO ext_sync_files (device, file) VALUES (?1, ?2)")?
+        .execute([&mark.device, &mark.digest])?;
     Ok(())
 }
 
@@ -447,7 +442,7 @@ impl Store {
         self.write(|tx| {
             if reset {
                 tx.execute_batch(
-                    "DELETE FROM ext_sync_state; DELETE FROM ext_sync_applied; DELETE FROM ext_sync_refused;",
+                    "DELETE FROM ext_sync_state; DELETE FROM ext_sync_files; DELETE FROM ext_sync_refused;",
                 )?;
             }
             for (key, value) in pairs {
@@ -462,22 +457,13 @@ impl Store {
         })
     }
 
-    /// How far each device's log has been applied here.
-    pub fn sync_marks(&self) -> Result<BTreeMap<String, Mark>> {
-        let mut stmt = self.conn().prepare_cached("SELECT device, last, digest FROM ext_sync_applied")?;
+    /// The files of the shared folder applied here (every device's, this one's included).
+    pub fn sync_marks(&self) -> Result<BTreeSet<Mark>> {
+        let mut stmt = self.conn().prepare_cached("SELECT device, file FROM ext_sync_files")?;
         let marks = stmt
-            .query_map([], |r| {
-                let device: String = r.get(0)?;
-                let last: i64 = r.get(1)?;
-                Ok((device.clone(), Mark { device, last: u64::try_from(last).unwrap_or(0), digest: r.get(2)? }))
-            })?
+            .query_map([], |r| Ok(Mark { device: r.get(0)?, digest: r.get(1)? }))?
             .collect::<rusqlite::Result<_>>()?;
         Ok(marks)
-    }
-
-    /// Records `mark` on its own (a device renamed: its old log counts as another device's).
-    pub fn set_sync_mark(&mut self, mark: &Mark) -> Result<()> {
-        self.write(|tx| write_mark(tx, mark))
     }
 
     /// How many records another device sent that this file could not store.

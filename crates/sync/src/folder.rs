@@ -67,19 +67,36 @@ pub struct Problem {
     pub what: String,
 }
 
-/// One device's log as far as it reads without a break.
+/// One file of a device's, read whole.
+#[derive(Debug)]
+pub struct FileRead {
+    pub name: String,
+    pub digest: String,
+    pub first: u64,
+    pub last: u64,
+    pub written_at: String,
+    pub ops: Vec<Op>,
+}
+
+/// Every file of one device's that reads. A file that does not is only named in a problem: the
+/// merge is a function of the set of changes, so the others count whatever their order.
 #[derive(Debug, Default)]
 pub struct DeviceLog {
     pub name: Option<String>,
-    pub ops: Vec<Op>,
-    /// The last sequence number and file digest read.
-    pub last: u64,
-    pub digest: Option<String>,
-    pub files: usize,
-    /// When its last file was written (its own clock).
-    pub written_at: Option<String>,
-    /// The files read, in order: name, first and last sequence number.
-    pub segments: Vec<(String, u64, u64)>,
+    /// By first sequence number.
+    pub files: Vec<FileRead>,
+}
+
+impl DeviceLog {
+    /// The highest sequence number in its files.
+    pub fn last(&self) -> u64 {
+        self.files.iter().map(|f| f.last).max().unwrap_or(0)
+    }
+
+    /// When its latest file was written (its own clock).
+    pub fn written_at(&self) -> Option<&str> {
+        self.files.iter().max_by_key(|f| f.last).map(|f| f.written_at.as_str())
+    }
 }
 
 /// Everything the folder holds.
@@ -232,6 +249,14 @@ impl Folder<'_> {
         self.sent.as_ref().is_some_and(|s| s.join(name).is_file())
     }
 
+    /// The names of the files in this device's own copy.
+    pub fn sent_names(&self) -> Vec<String> {
+        let Some(sent) = &self.sent else { return Vec::new() };
+        std::fs::read_dir(sent)
+            .map(|entries| entries.flatten().map(|e| e.file_name().to_string_lossy().into_owned()).collect())
+            .unwrap_or_default()
+    }
+
     /// Removes temporary files a killed sync of this device left (this device holds the sync
     /// lock, so none of them is being written).
     pub fn clean_own(&self, device: &DeviceId) {
@@ -243,10 +268,9 @@ impl Folder<'_> {
         }
     }
 
-    /// Reads every device's log. A file that does not read (incomplete, damaged, foreign, from a
-    /// newer devcoach, stamped far in the future) is named in a problem and skipped; a device's
-    /// changes are taken in order up to the first break in its chain (a missing or unreadable
-    /// file), and the rest wait until it reads. `now_ms` is this machine's clock.
+    /// Reads every device's files. A file that does not read (incomplete, damaged, foreign, from
+    /// a newer devcoach, stamped far in the future) is named in a problem and waits for a later
+    /// sync; the others are read whatever their order. `now_ms` is this machine's clock.
     pub fn read(&self, now_ms: i64, progress: &mut dyn FnMut(usize, usize)) -> Result<Contents, SyncError> {
         let mut contents = Contents::default();
         let devices_dir = self.root.join(DEVICES);
@@ -293,45 +317,40 @@ impl Folder<'_> {
         let mut done = 0;
         for (device, files, info) in plan {
             let mut log = DeviceLog { name: info.and_then(|p| self.read_info(&p)), ..DeviceLog::default() };
-            let mut read = Vec::new();
             for (name, sealed, path) in files {
                 done += 1;
                 progress(done, total);
+                let named_for = |digest: &str| {
+                    if sealed {
+                        digest.get(..16).is_some_and(|d| name.starts_with(d))
+                    } else {
+                        name.get(13..25).is_some_and(|d| digest.starts_with(d))
+                    }
+                };
                 match self.read_segment(&path, sealed, now_ms) {
                     Ok(seg) if seg.header.device != device => contents
                         .problems
                         .push(Problem { path, what: "names another device than its folder; not read".into() }),
-                    Ok(seg) if !sealed && !name.starts_with(&format!("{:012}-", seg.header.first)) => contents
-                        .problems
-                        .push(Problem { path, what: "holds other changes than its name says; not read".into() }),
-                    Ok(seg) => read.push((name, path, seg)),
+                    Ok(seg)
+                        if !named_for(&seg.digest)
+                            || (!sealed && !name.starts_with(&format!("{:012}-", seg.header.first))) =>
+                    {
+                        contents
+                            .problems
+                            .push(Problem { path, what: "holds other changes than its name says; not read".into() });
+                    }
+                    Ok(seg) => log.files.push(FileRead {
+                        name,
+                        digest: seg.digest,
+                        first: seg.header.first,
+                        last: seg.header.last,
+                        written_at: seg.header.written_at,
+                        ops: seg.ops,
+                    }),
                     Err(what) => contents.problems.push(Problem { path, what }),
                 }
             }
-            read.sort_by_key(|(_, _, seg)| seg.header.first);
-            for (name, path, seg) in read {
-                if seg.header.first == log.last + 1 && seg.header.prev == log.digest {
-                    log.last = seg.header.last;
-                    log.digest = Some(seg.digest);
-                    log.written_at = Some(seg.header.written_at);
-                    log.files += 1;
-                    log.segments.push((name, seg.header.first, seg.header.last));
-                    log.ops.extend(seg.ops);
-                    continue;
-                }
-                let what = if seg.header.first <= log.last {
-                    format!(
-                        "repeats changes {}–{} of device {device}: two machines write as this device (a copied data folder or disk); the one that did not write it takes a new id at its next sync",
-                        seg.header.first, seg.header.last
-                    )
-                } else {
-                    format!(
-                        "follows a file of device {device} that is missing or unreadable (not copied here yet?); its changes wait until that file reads"
-                    )
-                };
-                contents.problems.push(Problem { path, what });
-                break;
-            }
+            log.files.sort_by(|a, b| (a.first, &a.digest).cmp(&(b.first, &b.digest)));
             contents.devices.insert(device, log);
         }
         Ok(contents)

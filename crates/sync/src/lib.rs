@@ -12,7 +12,7 @@ pub mod crypt;
 pub mod folder;
 pub mod git;
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeSet;
 use std::fs::File;
 use std::path::PathBuf;
 
@@ -96,6 +96,8 @@ pub struct InitReport {
     pub joined: bool,
     /// Sync was already set up here, to the same place: nothing changed.
     pub already: bool,
+    /// Sync was parked by `sync off` and goes on as the same device.
+    pub resumed: bool,
 }
 
 /// What one sync did.
@@ -121,20 +123,40 @@ pub struct DeviceStatus {
     pub name: Option<String>,
     pub this: bool,
     pub files: usize,
-    pub last: u64,
-    /// How far it is applied here.
-    pub applied: u64,
+    /// How many of its files are applied here.
+    pub applied: usize,
     pub written_at: Option<String>,
     /// Some of its files wait: a problem below names them.
     pub blocked: bool,
+}
+
+impl DeviceStatus {
+    /// Where this device stands here, in the words every front end shows.
+    pub fn state(&self) -> String {
+        if self.this {
+            "this device".to_owned()
+        } else if self.blocked {
+            "waiting (see below)".to_owned()
+        } else if self.applied >= self.files {
+            "applied here".to_owned()
+        } else {
+            let n = self.files - self.applied;
+            format!("{n} {} to apply", if n == 1 { "file" } else { "files" })
+        }
+    }
+
+    /// Its name, or its id when it never said.
+    pub fn label(&self) -> String {
+        self.name.clone().unwrap_or_else(|| self.device.to_string())
+    }
 }
 
 #[derive(Debug)]
 pub struct Status {
     pub config: Config,
     pub devices: Vec<DeviceStatus>,
-    /// Changes made here that the next sync logs.
-    pub pending: usize,
+    /// Changes made here that the next sync logs (unknown while the folder is not there).
+    pub pending: Option<usize>,
     pub refused: usize,
     pub problems: Vec<Problem>,
     /// Set up, but the first sync (the join) has not run yet.
@@ -159,7 +181,7 @@ fn sent_dir(dir: &DataDir, device: &DeviceId) -> PathBuf {
 
 /// The keys of a setup that `sync off` parks, so `sync init` to the same place picks up where it
 /// stopped (same device, nothing unsent lost).
-const PARKED: [&str; 7] = ["transport", "target", "device", "name", "encrypted", "every", "fingerprint"];
+const PARKED: [&str; 8] = ["transport", "target", "device", "name", "encrypted", "every", "fingerprint", "recipient"];
 
 /// A folder path as people type it: `~/…` is the home folder even when the shell left it alone.
 fn expand_home(target: &str) -> PathBuf {
@@ -231,24 +253,13 @@ pub enum Renamed {
     Copied,
     /// Another machine writes files under its id (a cloned disk or virtual machine).
     SharedId,
-    /// Its earlier files are gone from the folder and from its own copy.
-    FilesGone,
 }
 
-/// Gives this data folder a new device id; the old id's changes, up to where this one had
-/// written them, count as another device's from now on.
-fn rekey(
-    store: &mut Store,
-    config: &mut Config,
-    marks: &mut BTreeMap<String, Mark>,
-    report: &mut SyncReport,
-    why: Renamed,
-) -> Result<(), SyncError> {
+/// Gives this data folder a new device id. The files it wrote under the old one stay applied
+/// here (they are recorded, and kept in its own copy); the old id is another device's from now on.
+fn rekey(store: &mut Store, config: &mut Config, report: &mut SyncReport, why: Renamed) -> Result<(), SyncError> {
     let old = config.device.clone();
     let new = new_device()?;
-    let own = marks.get(old.as_str()).cloned().unwrap_or(Mark { device: old.to_string(), last: 0, digest: None });
-    store.set_sync_mark(&own)?;
-    marks.insert(old.to_string(), own);
     store.set_sync_state(&[("device", Some(new.as_str()))], false)?;
     config.device = new.clone();
     report.renamed = Some((old, new, why));
@@ -309,7 +320,7 @@ pub fn init(store: &mut Store, dir: &DataDir, target: &str, options: &InitOption
             Transport::Folder(path) => std::path::absolute(expand_home(target)).is_ok_and(|p| &p == path),
         };
         if same {
-            return Ok(InitReport { config, joined: true, already: true });
+            return Ok(InitReport { config, joined: true, already: true, resumed: false });
         }
         return Err(SyncError::Setup(format!(
             "sync is already set up here ({}); run `devcoach sync off` first to change it",
@@ -396,15 +407,19 @@ pub fn init(store: &mut Store, dir: &DataDir, target: &str, options: &InitOption
     // what changed here meanwhile is sent as this device's, not lost to a join.
     let state = store.sync_state()?;
     let parked = |k: &str| state.get(&format!("parked_{k}")).cloned();
+    // The same place, the same data folder, and the same folder behind it (a folder made again
+    // at the same path, with another key, is another sync).
+    let recipient = key.as_ref().map(Key::recipient);
     let resume = parked("target").as_deref() == Some(target_text.as_str())
         && parked("transport").as_deref() == Some(kind)
         && parked("fingerprint").as_deref() == Some(fingerprint(dir).as_str())
+        && parked("recipient") == recipient
         && joined;
     let device = match parked("device").filter(|_| resume).and_then(|d| DeviceId::new(&d).ok()) {
         Some(device) => device,
         None => new_device()?,
     };
-    let name = options.name.clone().or_else(|| parked("name").filter(|_| resume)).unwrap_or_else(host_name);
+    let name = options.name.clone().or_else(|| parked("name")).unwrap_or_else(host_name);
     let every = options.every_minutes.unwrap_or(DEFAULT_EVERY_MINUTES).to_string();
     let fp = fingerprint(dir);
     let mut pairs: Vec<(String, Option<String>)> = vec![
@@ -415,6 +430,7 @@ pub fn init(store: &mut Store, dir: &DataDir, target: &str, options: &InitOption
         ("encrypted".into(), Some(if key.is_some() { "yes" } else { "no" }.into())),
         ("every".into(), Some(every)),
         ("fingerprint".into(), Some(fp)),
+        ("recipient".into(), recipient),
         ("joining".into(), (!resume).then(|| "yes".to_owned())),
     ];
     pairs.extend(PARKED.iter().map(|k| (format!("parked_{k}"), None)));
@@ -426,7 +442,7 @@ pub fn init(store: &mut Store, dir: &DataDir, target: &str, options: &InitOption
     Folder { root: root.clone(), key: key.as_ref(), sent: None }
         .write_device_info(&DeviceInfo { device: device.clone(), name: name.clone() })?;
     let config = config(store)?.ok_or(SyncError::NotSetUp)?;
-    Ok(InitReport { config, joined, already: false })
+    Ok(InitReport { config, joined, already: false, resumed: resume })
 }
 
 /// Turns sync off here: forgets the device, its key and its clone. The shared folder is left as
@@ -528,12 +544,10 @@ fn sync_locked(
 ) -> Result<SyncReport, SyncError> {
     let mut report = SyncReport::default();
     let mut opened = open(store, dir)?;
-    let mut marks = store.sync_marks()?;
-    // A copied data folder: the copy becomes a new device, and what it had from the old one
-    // counts as that device's, applied up to where it was copied.
+    // A copied data folder: the copy becomes a new device (what it had stays applied).
     let fp = fingerprint(dir);
     if store.sync_state()?.get("fingerprint") != Some(&fp) {
-        rekey(store, &mut opened.config, &mut marks, &mut report, Renamed::Copied)?;
+        rekey(store, &mut opened.config, &mut report, Renamed::Copied)?;
         store.set_sync_state(&[("fingerprint", Some(&fp))], false)?;
     }
     if let Some(repo) = &opened.repo {
@@ -542,59 +556,61 @@ fn sync_locked(
     }
     check_marker(&opened)?;
     let now_ms = now.timestamp_millis();
-    let mut device = opened.config.device.clone();
-    let mut folder = Folder { root: opened.root.clone(), key: opened.key.as_ref(), sent: Some(sent_dir(dir, &device)) };
-    folder.clean_own(&device);
-    folder.restore_own(&device)?;
-    let contents = folder.read(now_ms, progress)?;
-    // This device's files in the folder must all be there, and all be its own: a file it never
-    // wrote means another machine writes as it (a cloned disk keeps even the file's identity),
-    // and a file missing from both the folder and its own copy cannot be sent again. Either
-    // way, it goes on as a new device, and its old id is read as another device's.
-    let committed = marks.get(device.as_str()).map_or(0, |m| m.last);
-    if let Some(own) = contents.devices.get(&device) {
-        let foreign = own.segments.iter().any(|(name, first, _)| *first > committed && !folder.sent_has(name));
-        if foreign || own.last < committed {
-            let why = if foreign { Renamed::SharedId } else { Renamed::FilesGone };
-            rekey(store, &mut opened.config, &mut marks, &mut report, why)?;
-            device = opened.config.device.clone();
-            folder.sent = Some(sent_dir(dir, &device));
-        }
-    } else if committed > 0 {
-        rekey(store, &mut opened.config, &mut marks, &mut report, Renamed::FilesGone)?;
-        device = opened.config.device.clone();
-        folder.sent = Some(sent_dir(dir, &device));
+    // Every file this data folder ever wrote, under any id it had, goes back into the folder if
+    // it left it (moved, evicted by a sync tool): same name, same bytes.
+    let mut written_here: BTreeSet<(String, String)> = BTreeSet::new();
+    for id in sent_ids(dir) {
+        let folder = Folder { root: opened.root.clone(), key: opened.key.as_ref(), sent: Some(sent_dir(dir, &id)) };
+        folder.clean_own(&id);
+        folder.restore_own(&id)?;
+        written_here.extend(folder.sent_names().into_iter().map(|n| (id.to_string(), n)));
     }
+    let mut device = opened.config.device.clone();
+    let folder = Folder { root: opened.root.clone(), key: opened.key.as_ref(), sent: Some(sent_dir(dir, &device)) };
+    let contents = folder.read(now_ms, progress)?;
+    let recorded: BTreeSet<(String, String)> = store.sync_marks()?.into_iter().map(|m| (m.device, m.digest)).collect();
+    // A file is applied here when it is recorded, or when this data folder wrote it (a sync
+    // killed after writing it and before committing: its changes came from this store).
+    let applied_here = |id: &DeviceId, f: &folder::FileRead| {
+        recorded.contains(&(id.to_string(), f.digest.clone()))
+            || written_here.contains(&(id.to_string(), f.name.clone()))
+    };
+    // A file under this device's id that it never wrote: another machine writes as it (a cloned
+    // disk keeps even the database file's identity). That file is read like any other device's;
+    // this machine goes on under a new id, so the two stop sharing one.
+    if contents.devices.get(&device).is_some_and(|log| log.files.iter().any(|f| !applied_here(&device, f))) {
+        rekey(store, &mut opened.config, &mut report, Renamed::SharedId)?;
+        device = opened.config.device.clone();
+    }
+    let folder = Folder { root: opened.root.clone(), key: opened.key.as_ref(), sent: Some(sent_dir(dir, &device)) };
     report.problems = contents.problems;
     report.devices = contents.devices.len().max(1);
-    let empty = folder::DeviceLog::default();
-    let own = contents.devices.get(&device).unwrap_or(&empty);
-    let mut applied: Vec<&Op> = own.ops.iter().collect();
+    let mut applied: Vec<&Op> = Vec::new();
     let mut incoming: Vec<&Op> = Vec::new();
     let mut new_marks = Vec::new();
     let mut clock: Hlc =
         store.sync_state()?.get("clock").and_then(|c| serde_json::from_str(c).ok()).unwrap_or_default();
     for (id, log) in &contents.devices {
-        clock = log.ops.iter().map(|o| o.at).fold(clock, Hlc::observe);
-        if *id == device {
-            continue;
-        }
-        let mark = marks.get(id.as_str()).map_or(0, |m| m.last);
-        for op in &log.ops {
-            if op.seq <= mark { applied.push(op) } else { incoming.push(op) }
-        }
-        if log.last > mark {
-            new_marks.push(Mark { device: id.to_string(), last: log.last, digest: log.digest.clone() });
+        for file in &log.files {
+            clock = file.ops.iter().map(|o| o.at).fold(clock, Hlc::observe);
+            if applied_here(id, file) {
+                applied.extend(file.ops.iter());
+            } else {
+                incoming.extend(file.ops.iter());
+                new_marks.push(Mark { device: id.to_string(), digest: file.digest.clone() });
+            }
         }
     }
     report.received = incoming.len();
-    let next_seq = own.last + 1;
-    let prev = own.digest.clone();
+    // Numbers never repeat for this id: past every file of it in the folder and every one noted.
+    let noted: u64 = store.sync_state()?.get("seq").and_then(|v| v.parse().ok()).unwrap_or(0);
+    let next_seq = contents.devices.get(&device).map_or(0, folder::DeviceLog::last).max(noted) + 1;
+    let prev = contents.devices.get(&device).and_then(|l| l.files.last()).map(|f| f.digest.clone());
+    let named = contents.devices.get(&device).is_some_and(|l| l.name.is_some());
     let joining = store.sync_state()?.get("joining").is_some_and(|v| v == "yes");
     // The merging happens before the transaction; inside it, only reading, comparing, writing.
     let shadow = merge(applied.iter().copied());
     let theirs = merge(applied.iter().copied().chain(incoming.iter().copied()));
-    let named = own.name.is_some();
     // The changes themselves are not needed past here: their merges hold what counts.
     drop((applied, incoming));
     drop(contents.devices);
@@ -609,11 +625,15 @@ fn sync_locked(
         let digest = folder
             .write_segment(&header, ops)
             .map_err(|e| format!("writing this device's changes failed; nothing was applied — {e}"))?;
-        Ok(Some(Mark { device: device.to_string(), last, digest: Some(digest) }))
+        Ok(Some(Mark { device: device.to_string(), digest }))
     })?;
     report.logged = outcome.logged.len();
     report.written = outcome.written;
     report.refused = outcome.refused;
+    if report.logged > 0 {
+        let seq = (next_seq + report.logged as u64 - 1).to_string();
+        store.set_sync_state(&[("seq", Some(&seq))], false)?;
+    }
     if !named || report.renamed.is_some() {
         folder.write_device_info(&DeviceInfo { device: device.clone(), name: opened.config.name.clone() })?;
     }
@@ -630,45 +650,62 @@ fn sync_locked(
     Ok(report)
 }
 
+/// Every id this data folder has written files under (its own copies in `sync/sent/`).
+fn sent_ids(dir: &DataDir) -> Vec<DeviceId> {
+    std::fs::read_dir(sync_dir(dir).join("sent"))
+        .map(|entries| entries.flatten().filter_map(|e| DeviceId::new(&e.file_name().to_string_lossy()).ok()).collect())
+        .unwrap_or_default()
+}
+
 /// Where sync stands, read from the folder as it is here (no fetch).
 pub fn status(store: &Store, dir: &DataDir) -> Result<Status, SyncError> {
     let opened = open(store, dir)?;
-    let marks = store.sync_marks()?;
+    let recorded: BTreeSet<(String, String)> = store.sync_marks()?.into_iter().map(|m| (m.device, m.digest)).collect();
+    let mut written_here: BTreeSet<(String, String)> = BTreeSet::new();
+    for id in sent_ids(dir) {
+        let own = Folder { root: opened.root.clone(), key: None, sent: Some(sent_dir(dir, &id)) };
+        written_here.extend(own.sent_names().into_iter().map(|n| (id.to_string(), n)));
+    }
     let folder = Folder { root: opened.root.clone(), key: opened.key.as_ref(), sent: None };
     let mut problems = Vec::new();
-    if let Err(e) = check_marker(&opened) {
-        problems.push(Problem { path: opened.root.clone(), what: e.to_string() });
-    }
+    let reachable = match check_marker(&opened) {
+        Ok(()) => true,
+        Err(e) => {
+            problems.push(Problem { path: opened.root.clone(), what: e.to_string() });
+            false
+        }
+    };
     let contents = folder.read(Utc::now().timestamp_millis(), &mut |_, _| {})?;
     problems.extend(contents.problems);
     let device = &opened.config.device;
     let mut applied: Vec<&Op> = Vec::new();
     let mut devices = Vec::new();
-    let mut seen: BTreeSet<&DeviceId> = BTreeSet::new();
     for (id, log) in &contents.devices {
-        seen.insert(id);
-        let this = id == device;
-        let mark = if this { log.last } else { marks.get(id.as_str()).map_or(0, |m| m.last) };
-        applied.extend(log.ops.iter().filter(|o| o.seq <= mark));
+        let mut done = 0;
+        for file in &log.files {
+            let key = (id.to_string(), file.digest.clone());
+            if recorded.contains(&key) || written_here.contains(&(id.to_string(), file.name.clone())) {
+                applied.extend(file.ops.iter());
+                done += 1;
+            }
+        }
         let own_dir = opened.root.join(folder::DEVICES).join(id.as_str());
         devices.push(DeviceStatus {
             device: id.clone(),
             name: log.name.clone(),
-            this,
-            files: log.files,
-            last: log.last,
-            applied: mark.min(log.last),
-            written_at: log.written_at.clone(),
+            this: id == device,
+            files: log.files.len(),
+            applied: done,
+            written_at: log.written_at().map(str::to_owned),
             blocked: problems.iter().any(|p| p.path.starts_with(&own_dir)),
         });
     }
-    if !seen.contains(device) {
+    if !devices.iter().any(|d| d.this) {
         devices.push(DeviceStatus {
             device: device.clone(),
             name: Some(opened.config.name.clone()),
             this: true,
             files: 0,
-            last: 0,
             applied: 0,
             written_at: None,
             blocked: false,
@@ -676,7 +713,8 @@ pub fn status(store: &Store, dir: &DataDir) -> Result<Status, SyncError> {
     }
     // This device first, then the others by name.
     devices.sort_by(|a, b| (!a.this, &a.name, &a.device).cmp(&(!b.this, &b.name, &b.device)));
-    let pending = store.sync_pending(&merge(applied.iter().copied()))?;
+    // Without the folder, what is waiting cannot be told from what was sent.
+    let pending = if reachable { Some(store.sync_pending(&merge(applied.iter().copied()))?) } else { None };
     let joining = store.sync_state()?.get("joining").is_some_and(|v| v == "yes");
     Ok(Status { config: opened.config, devices, pending, refused: store.sync_refused()?, problems, joining })
 }
@@ -719,6 +757,28 @@ pub fn health(store: &Store, dir: &DataDir, now: DateTime<Utc>) -> Vec<(Health, 
             Transport::Git(url) => format!("the clone of {url} is missing; the next `devcoach sync` clones it again"),
         };
         out.push((Health::Warn, what));
+    }
+    // Files in the folder that do not read, as `sync status` names them (read here, no fetch).
+    if root.join(folder::MARKER).is_file() {
+        let key = if config.encrypted { read_key(dir).ok() } else { None };
+        if !config.encrypted || key.is_some() {
+            let folder = Folder { root: root.clone(), key: key.as_ref(), sent: None };
+            if let Ok(contents) = folder.read(now.timestamp_millis(), &mut |_, _| {})
+                && let Some(first) = contents.problems.first()
+            {
+                let n = contents.problems.len();
+                let more =
+                    if n > 1 { format!(" (and {} more; see `devcoach sync status`)", n - 1) } else { String::new() };
+                out.push((
+                    Health::Warn,
+                    format!(
+                        "the sync folder holds a file that does not read: {} {}{more}",
+                        first.path.display(),
+                        first.what
+                    ),
+                ));
+            }
+        }
     }
     if config.encrypted && !key_path(dir).is_file() {
         out.push((Health::Bad, format!("the sync key is missing from {}: run `devcoach sync off`, then `devcoach sync init` again with the passphrase", key_path(dir).display())));

@@ -93,6 +93,8 @@ fn init(ctx: &Ctx, target: &str, encrypt: bool, name: Option<&str>, every: u32) 
     let how = if config.encrypted { " (end-to-end encrypted)" } else { "" };
     let verb = if report.already {
         "Already set up:"
+    } else if report.resumed {
+        "Resumed"
     } else if report.joined {
         "Joined"
     } else {
@@ -182,9 +184,6 @@ fn print_report(ctx: &Ctx, report: &SyncReport) -> anyhow::Result<()> {
         let because = match why {
             devcoach_sync::Renamed::Copied => format!("This data folder is a copy of device {old}'s"),
             devcoach_sync::Renamed::SharedId => format!("Another machine writes as device {old} (a cloned disk?)"),
-            devcoach_sync::Renamed::FilesGone => {
-                format!("Device {old}'s earlier files are gone from the sync folder and from this machine's copy")
-            }
         };
         text.push('\n');
         text.push_str(&fit(
@@ -260,8 +259,7 @@ pub fn status_json(status: &Status) -> serde_json::Value {
             "name": d.name,
             "this": d.this,
             "files": d.files,
-            "changes": d.last,
-            "applied": d.applied,
+            "applied_files": d.applied,
             "last_written": d.written_at,
             "waiting": d.blocked,
         })).collect::<Vec<_>>(),
@@ -285,10 +283,12 @@ fn print_status(ctx: &Ctx, status: &Status) -> anyhow::Result<()> {
         fit(
             ctx,
             "  ",
-            &if status.joining {
-                "Waiting to be sent: the first sync has not run yet (`devcoach sync`)".to_owned()
-            } else {
-                format!("Waiting to be sent: {}", output::plural(status.pending, "change"))
+            &match status.pending {
+                _ if status.joining => {
+                    "Waiting to be sent: the first sync has not run yet (`devcoach sync`)".to_owned()
+                }
+                Some(n) => format!("Waiting to be sent: {}", output::plural(n, "change")),
+                None => "Waiting to be sent: unknown while the sync folder is not there".to_owned(),
             },
         ),
     ];
@@ -298,27 +298,11 @@ fn print_status(ctx: &Ctx, status: &Status) -> anyhow::Result<()> {
     let mut text = lines.join("\n");
     text.push('\n');
     let table = Table::new(vec![
-        Column::new("Device", |d: &devcoach_sync::DeviceStatus| {
-            Cow::Owned(d.name.clone().unwrap_or_else(|| d.device.to_string()))
-        })
-        .shrink(3, 8),
+        Column::new("Device", |d: &devcoach_sync::DeviceStatus| Cow::Owned(d.label())).shrink(3, 8),
         Column::new("Id", |d: &devcoach_sync::DeviceStatus| Cow::Owned(d.device.to_string()))
             .fixed(Style::Dim)
             .optional(1),
-        Column::new("State", |d: &devcoach_sync::DeviceStatus| {
-            Cow::Owned(if d.this {
-                "this device".to_owned()
-            } else if d.blocked {
-                "waiting (see below)".to_owned()
-            } else if d.applied >= d.last {
-                "applied here".to_owned()
-            } else {
-                format!(
-                    "{} to apply",
-                    output::plural(usize::try_from(d.last - d.applied).unwrap_or(usize::MAX), "change")
-                )
-            })
-        }),
+        Column::new("State", |d: &devcoach_sync::DeviceStatus| Cow::Owned(d.state())),
         Column::new("Files", |d: &devcoach_sync::DeviceStatus| Cow::Owned(d.files.to_string())).optional(2),
         Column::new("Last wrote", |d: &devcoach_sync::DeviceStatus| {
             Cow::Owned(d.written_at.as_deref().map_or_else(|| "–".to_owned(), |w| ctx.show_time(w)))

@@ -32,9 +32,19 @@ pub struct Merged {
 /// Folds `ops` (any order, repeats allowed) into the records they leave.
 pub fn merge<'a>(ops: impl IntoIterator<Item = &'a Op>) -> Merged {
     let mut sorted: Vec<&Op> = ops.into_iter().collect();
-    sorted.sort_by(|a, b| (a.at, &a.device, a.seq).cmp(&(b.at, &b.device, b.seq)));
-    let mut seen = HashSet::with_capacity(sorted.len());
-    sorted.retain(|op| seen.insert((&op.device, op.seq)));
+    // Two machines writing as one device (a cloned disk, before either noticed) may number two
+    // different changes alike: the change itself breaks the tie, so the order stays total.
+    let text = |op: &Op| serde_json::to_string(&(&op.table, &op.key, &op.change)).unwrap_or_default();
+    sorted.sort_by(|a, b| (a.at, &a.device, a.seq).cmp(&(b.at, &b.device, b.seq)).then_with(|| text(a).cmp(&text(b))));
+    // A repeat is the same change read twice: dropped.
+    sorted.dedup_by(|b, a| {
+        a.at == b.at
+            && a.device == b.device
+            && a.seq == b.seq
+            && a.table == b.table
+            && a.key == b.key
+            && a.change == b.change
+    });
     let mut merged = Merged::default();
     merged.fold(sorted);
     merged

@@ -9,7 +9,7 @@ use devcoach_store::{Mark, SyncRound};
 use flate2::Compression;
 use flate2::write::GzEncoder;
 
-use crate::support::{Device, files, t0};
+use crate::support::{Device, files, pair, t0};
 
 fn own_files(shared: &std::path::Path, device: &Device) -> Vec<std::path::PathBuf> {
     let id = devcoach_sync::config(&device.store).expect("config").expect("on").device;
@@ -21,11 +21,7 @@ fn own_files(shared: &std::path::Path, device: &Device) -> Vec<std::path::PathBu
 
 #[test]
 fn a_half_copied_file_waits_and_is_applied_once_whole() {
-    let shared = tempfile::tempdir().expect("folder");
-    let target = shared.path().to_string_lossy().into_owned();
-    let (mut a, mut b) = (Device::new(), Device::new());
-    a.init(&target);
-    b.init(&target);
+    let (shared, _target, mut a, mut b) = pair();
     a.lesson("l1");
     a.sync_at(0);
     let file = own_files(shared.path(), &a).pop().expect("a's file");
@@ -42,11 +38,7 @@ fn a_half_copied_file_waits_and_is_applied_once_whole() {
 
 #[test]
 fn foreign_and_newer_files_are_left_alone_and_named() {
-    let shared = tempfile::tempdir().expect("folder");
-    let target = shared.path().to_string_lossy().into_owned();
-    let (mut a, mut b) = (Device::new(), Device::new());
-    a.init(&target);
-    b.init(&target);
+    let (shared, _target, mut a, mut b) = pair();
     a.lesson("l1");
     a.sync_at(0);
     // Another program's file beside a device's, a stray folder, and a file from a newer devcoach.
@@ -114,9 +106,10 @@ fn a_crash_after_logging_and_before_committing_logs_nothing_twice() {
     let contents = folder.read(t0().timestamp_millis(), &mut |_, _| {}).expect("read");
     let own = &contents.devices[&device];
     let b_id = devcoach_sync::config(&b.store).expect("config").expect("on").device;
-    let applied: Vec<&Op> = contents.devices.values().flat_map(|l| l.ops.iter()).collect();
+    let applied: Vec<&Op> = contents.devices.values().flat_map(|l| l.files.iter().flat_map(|f| f.ops.iter())).collect();
     let shadow = merge(applied.iter().copied());
-    let next = own.last + 1;
+    let next = own.last() + 1;
+    let prev = own.files.last().map(|f| f.digest.clone());
     let round = SyncRound {
         device: &device,
         next_seq: next,
@@ -124,14 +117,18 @@ fn a_crash_after_logging_and_before_committing_logs_nothing_twice() {
         now_ms: t0().timestamp_millis() + 600_000,
         shadow: &shadow,
         theirs: shadow.clone(),
-        marks: vec![Mark { device: b_id.to_string(), last: contents.devices[&b_id].last, digest: None }],
+        marks: contents.devices[&b_id]
+            .files
+            .iter()
+            .map(|f| Mark { device: b_id.to_string(), digest: f.digest.clone() })
+            .collect(),
         joining: false,
     };
     let err = a
         .store
         .sync_round(round, |ops| {
             assert!(ops.iter().any(|o| matches!(o.change, Change::Add { delta: 2, .. })), "{ops:?}");
-            let header = Header::new(device.clone(), next, next + ops.len() as u64 - 1, own.digest.clone(), "x".into());
+            let header = Header::new(device.clone(), next, next + ops.len() as u64 - 1, prev.clone(), "x".into());
             folder.write_segment(&header, ops).map_err(|e| e.to_string())?;
             Err("killed".into())
         })
@@ -198,11 +195,7 @@ fn a_record_of_the_wrong_shape_from_the_folder_is_kept_out_and_counted() {
 
 #[test]
 fn a_file_of_ours_that_leaves_the_folder_is_put_back_and_nothing_forks() {
-    let shared = tempfile::tempdir().expect("folder");
-    let target = shared.path().to_string_lossy().into_owned();
-    let (mut a, mut b) = (Device::new(), Device::new());
-    a.init(&target);
-    b.init(&target);
+    let (shared, _target, mut a, mut b) = pair();
     a.lesson("l1");
     a.sync_at(0);
     let file = own_files(shared.path(), &a).pop().expect("a's file");
@@ -224,18 +217,10 @@ fn a_file_of_ours_that_leaves_the_folder_is_put_back_and_nothing_forks() {
     assert_eq!(a.sync_at(4).logged, 0, "quiet once in sync");
 }
 
-#[test]
-fn a_cloned_disk_that_keeps_the_files_identity_is_told_apart_by_what_it_wrote() {
-    let shared = tempfile::tempdir().expect("folder");
-    let target = shared.path().to_string_lossy().into_owned();
-    let (mut a, mut c) = (Device::new(), Device::new());
-    a.init(&target);
-    c.init(&target);
-    a.lesson("l1");
-    a.sync_at(0);
-    // A clone of the whole disk: the same data folder, and (unlike a copied folder) the same
-    // file identity, which the fingerprint cannot tell apart.
-    let mut clone = Device::copy_of(&a);
+/// A clone of the whole disk: the same data folder, and (unlike a copied folder) the same
+/// database file identity, which the fingerprint cannot tell apart.
+fn disk_clone(a: &Device) -> Device {
+    let mut clone = Device::copy_of(a);
     let fp: String = rusqlite::Connection::open(a.dir.db_path())
         .expect("open")
         .query_row("SELECT value FROM ext_sync_state WHERE key = 'fingerprint'", [], |r| r.get(0))
@@ -260,6 +245,19 @@ fn a_cloned_disk_that_keeps_the_files_identity_is_told_apart_by_what_it_wrote() 
         .expect("as a disk clone");
     drop(conn);
     clone.store = devcoach_store::Store::open(&clone.dir).expect("reopen");
+    clone
+}
+
+#[test]
+fn a_cloned_disk_that_keeps_the_files_identity_is_told_apart_by_what_it_wrote() {
+    let shared = tempfile::tempdir().expect("folder");
+    let target = shared.path().to_string_lossy().into_owned();
+    let (mut a, mut c) = (Device::new(), Device::new());
+    a.init(&target);
+    c.init(&target);
+    a.lesson("l1");
+    a.sync_at(0);
+    let mut clone = disk_clone(&a);
     a.store.set_topic("from_a", 3, None, t0()).expect("a");
     clone.store.set_topic("from_clone", 4, None, t0()).expect("clone");
     a.sync_at(1);
@@ -304,4 +302,44 @@ fn a_file_stamped_far_in_the_future_is_not_read() {
         .query_row("SELECT value FROM ext_sync_state WHERE key = 'clock'", [], |r| r.get(0))
         .expect("clock");
     assert!(!clock.contains(&i64::MAX.to_string()), "the clock was not dragged along: {clock}");
+}
+
+#[test]
+fn two_clones_that_write_before_either_sees_the_other_both_keep_their_changes() {
+    let shared = tempfile::tempdir().expect("folder");
+    let target = shared.path().to_string_lossy().into_owned();
+    let (mut a, mut b) = (Device::new(), Device::new());
+    a.init(&target);
+    b.init(&target);
+    a.lesson("l1");
+    a.sync_at(0);
+    let mut clone = disk_clone(&a);
+    a.store.set_topic("topic_a", 2, None, t0()).expect("a");
+    a.sync_at(1);
+    // The sync tool is behind: the clone does not see a's new file before it writes its own,
+    // under the same id and the same numbers.
+    let hold = tempfile::tempdir().expect("hold");
+    let a_dir = own_files(shared.path(), &a).pop().expect("file").parent().expect("dir").to_owned();
+    let before: Vec<_> = std::fs::read_dir(&a_dir).expect("dir").flatten().map(|e| e.path()).collect();
+    let newest = before.iter().filter(|p| p.to_string_lossy().ends_with(".dcs")).max().expect("newest").clone();
+    std::fs::rename(&newest, hold.path().join("held")).expect("hold");
+    clone.store.set_topic("topic_c", 5, None, t0()).expect("clone");
+    clone.store.set_star("l1", true).expect("star");
+    clone.sync_at(2);
+    std::fs::rename(hold.path().join("held"), &newest).expect("arrives");
+    for minute in 3..9 {
+        a.sync_at(minute);
+        clone.sync_at(minute);
+        b.sync_at(minute);
+    }
+    for d in [&a, &clone, &b] {
+        assert_eq!(d.store.confidence("topic_a").expect("a"), Some(2));
+        assert_eq!(d.store.confidence("topic_c").expect("c"), Some(5));
+        assert!(d.store.lesson("l1").expect("read").expect("there").starred);
+    }
+    assert_eq!(a.records(), clone.records());
+    assert_eq!(a.records(), b.records());
+    let last = b.sync_at(20);
+    assert!(last.problems.is_empty(), "{:?}", last.problems);
+    assert_eq!((a.sync_at(21).logged, clone.sync_at(21).logged), (0, 0), "quiet once in sync");
 }

@@ -63,6 +63,16 @@ impl Device {
     }
 }
 
+/// A shared folder and two devices set up on it (neither synced yet).
+pub fn pair() -> (TempDir, String, Device, Device) {
+    let shared = tempfile::tempdir().expect("folder");
+    let target = shared.path().to_string_lossy().into_owned();
+    let (mut a, mut b) = (Device::new(), Device::new());
+    a.init(&target);
+    b.init(&target);
+    (shared, target, a, b)
+}
+
 fn copy_dir(from: &Path, to: &Path) {
     std::fs::create_dir_all(to).expect("mkdir");
     for entry in std::fs::read_dir(from).expect("read") {

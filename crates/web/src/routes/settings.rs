@@ -55,24 +55,8 @@ fn sync_view(store: &devcoach_store::Store, dir: &devcoach_store::DataDir) -> Op
     };
     let (devices, pending, mut problems) = match status {
         Ok(st) => (
-            st.devices
-                .iter()
-                .map(|d| {
-                    let name = d.name.clone().unwrap_or_else(|| d.device.to_string());
-                    let state = if d.this {
-                        "this device".to_owned()
-                    } else if d.blocked {
-                        "waiting: a file of it does not read yet (see below)".to_owned()
-                    } else if d.applied >= d.last {
-                        "applied here".to_owned()
-                    } else {
-                        let n = d.last - d.applied;
-                        format!("{n} {} to apply", if n == 1 { "change" } else { "changes" })
-                    };
-                    (name, state)
-                })
-                .collect(),
-            st.pending,
+            st.devices.iter().map(|d| (d.label(), d.state())).collect(),
+            st.pending.unwrap_or(0),
             st.problems.iter().map(|p| format!("{} {}", p.path.display(), p.what)).collect(),
         ),
         Err(e) => (Vec::new(), 0, vec![e.to_string()]),
