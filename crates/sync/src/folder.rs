@@ -71,6 +71,7 @@ pub struct Problem {
 #[derive(Debug)]
 pub struct FileRead {
     pub name: String,
+    pub path: PathBuf,
     pub digest: String,
     pub first: u64,
     pub last: u64,
@@ -225,8 +226,17 @@ impl Folder<'_> {
     /// Puts back in the folder every file of this device's that is not there (moved away,
     /// evicted by a sync tool, never copied back): the same name and bytes, so nothing forks.
     pub fn restore_own(&self, device: &DeviceId) -> Result<usize, SyncError> {
-        let Some(sent) = &self.sent else { return Ok(0) };
-        let Ok(entries) = std::fs::read_dir(sent) else { return Ok(0) };
+        match &self.sent {
+            Some(copies) => self.restore_from(device, copies),
+            None => Ok(0),
+        }
+    }
+
+    /// Puts back in `device`'s folder every file of `copies` (this data folder's copies of the
+    /// files it read or wrote) that is missing there or cut short: a file's name fixes its
+    /// contents, so the copy is the file.
+    pub fn restore_from(&self, device: &DeviceId, copies: &Path) -> Result<usize, SyncError> {
+        let Ok(entries) = std::fs::read_dir(copies) else { return Ok(0) };
         let mut restored = 0;
         for entry in entries.flatten() {
             let name = entry.file_name().to_string_lossy().into_owned();
@@ -234,7 +244,12 @@ impl Folder<'_> {
                 continue;
             }
             let target = self.device_dir(device).join(&name);
-            if std::fs::symlink_metadata(&target).is_err() {
+            let ours = entry.metadata().map_or(0, |m| m.len());
+            let stale = match std::fs::symlink_metadata(&target) {
+                Err(_) => true,
+                Ok(m) => m.is_file() && m.len() != ours,
+            };
+            if stale {
                 let bytes = devcoach_files::read(&entry.path(), MAX_FILE_BYTES, Links::Refuse)
                     .map_err(|e| err(&entry.path(), e))?;
                 write_new(&target, &bytes)?;
@@ -242,6 +257,32 @@ impl Folder<'_> {
             }
         }
         Ok(restored)
+    }
+
+    /// Keeps a copy of a file read from the folder (once), so what was applied here never
+    /// depends on the folder keeping it.
+    pub fn keep(&self, copies: &Path, file: &FileRead) {
+        let target = copies.join(&file.name);
+        if !target.exists() {
+            let _ = std::fs::create_dir_all(copies);
+            let _ = std::fs::copy(&file.path, &target);
+        }
+    }
+
+    /// Reads this data folder's copy of a file (the folder's did not read, or is gone).
+    pub fn read_copy(&self, device: &DeviceId, path: &Path, now_ms: i64) -> Option<FileRead> {
+        let name = path.file_name()?.to_string_lossy().into_owned();
+        let sealed = parse_segment_name(&name)?;
+        let seg = self.read_segment(path, sealed, now_ms).ok()?;
+        (seg.header.device == *device).then(|| FileRead {
+            name,
+            path: path.to_owned(),
+            digest: seg.digest,
+            first: seg.header.first,
+            last: seg.header.last,
+            written_at: seg.header.written_at,
+            ops: seg.ops,
+        })
     }
 
     /// Whether this device's own copy holds a file of this name (it wrote it).
@@ -341,6 +382,7 @@ impl Folder<'_> {
                     }
                     Ok(seg) => log.files.push(FileRead {
                         name,
+                        path,
                         digest: seg.digest,
                         first: seg.header.first,
                         last: seg.header.last,

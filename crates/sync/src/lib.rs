@@ -179,6 +179,62 @@ fn sent_dir(dir: &DataDir, device: &DeviceId) -> PathBuf {
     sync_dir(dir).join("sent").join(device.as_str())
 }
 
+/// This data folder's copies of the other devices' files it has read.
+fn kept_dir(dir: &DataDir, device: &DeviceId) -> PathBuf {
+    sync_dir(dir).join("kept").join(device.as_str())
+}
+
+/// Every device this data folder holds copies for, under `sent/` (its own ids) or `kept/`.
+fn copy_ids(dir: &DataDir, kind: &str) -> Vec<DeviceId> {
+    std::fs::read_dir(sync_dir(dir).join(kind))
+        .map(|entries| entries.flatten().filter_map(|e| DeviceId::new(&e.file_name().to_string_lossy()).ok()).collect())
+        .unwrap_or_default()
+}
+
+/// What the folder holds, completed by this data folder's own copies: a file applied here
+/// still counts when the folder lost it or it does not read there any more (evicted, cut short,
+/// the folder restored from an old copy), so what this store matched never moves under it.
+/// Also the names of the files this data folder wrote, per id.
+fn gather(
+    folder: &Folder<'_>,
+    dir: &DataDir,
+    recorded: &BTreeSet<(String, String)>,
+    now_ms: i64,
+    progress: &mut dyn FnMut(usize, usize),
+) -> Result<(folder::Contents, BTreeSet<(String, String)>), SyncError> {
+    let mut contents = folder.read(now_ms, progress)?;
+    let mut written_here = BTreeSet::new();
+    for (kind, ids) in [("sent", copy_ids(dir, "sent")), ("kept", copy_ids(dir, "kept"))] {
+        for id in ids {
+            let copies = if kind == "sent" { sent_dir(dir, &id) } else { kept_dir(dir, &id) };
+            let Ok(entries) = std::fs::read_dir(&copies) else { continue };
+            for entry in entries.flatten() {
+                let name = entry.file_name().to_string_lossy().into_owned();
+                if kind == "sent" {
+                    written_here.insert((id.to_string(), name.clone()));
+                }
+                let log = contents.devices.entry(id.clone()).or_default();
+                if log.files.iter().any(|f| f.name == name) {
+                    continue;
+                }
+                if let Some(file) = folder.read_copy(&id, &entry.path(), now_ms)
+                    && (kind == "sent" || recorded.contains(&(id.to_string(), file.digest.clone())))
+                {
+                    // The folder's copy is missing or does not read: ours stands in.
+                    let path_in_folder = folder.root.join(folder::DEVICES).join(id.as_str()).join(&name);
+                    contents.problems.retain(|p| p.path != path_in_folder);
+                    log.files.push(file);
+                }
+            }
+            if let Some(log) = contents.devices.get_mut(&id) {
+                log.files.sort_by(|a, b| (a.first, &a.digest).cmp(&(b.first, &b.digest)));
+            }
+        }
+    }
+    contents.devices.retain(|_, log| !log.files.is_empty() || log.name.is_some());
+    Ok((contents, written_here))
+}
+
 /// The keys of a setup that `sync off` parks, so `sync init` to the same place picks up where it
 /// stopped (same device, nothing unsent lost).
 const PARKED: [&str; 8] = ["transport", "target", "device", "name", "encrypted", "every", "fingerprint", "recipient"];
@@ -436,6 +492,7 @@ pub fn init(store: &mut Store, dir: &DataDir, target: &str, options: &InitOption
     pairs.extend(PARKED.iter().map(|k| (format!("parked_{k}"), None)));
     if !resume {
         let _ = std::fs::remove_dir_all(sync_dir(dir).join("sent"));
+        let _ = std::fs::remove_dir_all(sync_dir(dir).join("kept"));
     }
     let pairs: Vec<(&str, Option<&str>)> = pairs.iter().map(|(k, v)| (k.as_str(), v.as_deref())).collect();
     store.set_sync_state(&pairs, !resume)?;
@@ -556,19 +613,21 @@ fn sync_locked(
     }
     check_marker(&opened)?;
     let now_ms = now.timestamp_millis();
-    // Every file this data folder ever wrote, under any id it had, goes back into the folder if
-    // it left it (moved, evicted by a sync tool): same name, same bytes.
-    let mut written_here: BTreeSet<(String, String)> = BTreeSet::new();
-    for id in sent_ids(dir) {
-        let folder = Folder { root: opened.root.clone(), key: opened.key.as_ref(), sent: Some(sent_dir(dir, &id)) };
-        folder.clean_own(&id);
-        folder.restore_own(&id)?;
-        written_here.extend(folder.sent_names().into_iter().map(|n| (id.to_string(), n)));
+    // Every file this data folder wrote or applied goes back into the folder if it left it or
+    // was cut short there (moved, evicted by a sync tool, an old copy of the folder restored):
+    // same name, same bytes, so nothing forks and the others can still read it.
+    let recorded: BTreeSet<(String, String)> = store.sync_marks()?.into_iter().map(|m| (m.device, m.digest)).collect();
+    for (kind, ids) in [("sent", copy_ids(dir, "sent")), ("kept", copy_ids(dir, "kept"))] {
+        for id in ids {
+            let copies = if kind == "sent" { sent_dir(dir, &id) } else { kept_dir(dir, &id) };
+            let folder = Folder { root: opened.root.clone(), key: opened.key.as_ref(), sent: None };
+            folder.clean_own(&id);
+            folder.restore_from(&id, &copies)?;
+        }
     }
     let mut device = opened.config.device.clone();
     let folder = Folder { root: opened.root.clone(), key: opened.key.as_ref(), sent: Some(sent_dir(dir, &device)) };
-    let contents = folder.read(now_ms, progress)?;
-    let recorded: BTreeSet<(String, String)> = store.sync_marks()?.into_iter().map(|m| (m.device, m.digest)).collect();
+    let (contents, written_here) = gather(&folder, dir, &recorded, now_ms, progress)?;
     // A file is applied here when it is recorded, or when this data folder wrote it (a sync
     // killed after writing it and before committing: its changes came from this store).
     let applied_here = |id: &DeviceId, f: &folder::FileRead| {
@@ -598,6 +657,8 @@ fn sync_locked(
             } else {
                 incoming.extend(file.ops.iter());
                 new_marks.push(Mark { device: id.to_string(), digest: file.digest.clone() });
+                // Kept before it counts as applied: a kept file counts only once recorded.
+                folder.keep(&kept_dir(dir, id), file);
             }
         }
     }
@@ -650,22 +711,10 @@ fn sync_locked(
     Ok(report)
 }
 
-/// Every id this data folder has written files under (its own copies in `sync/sent/`).
-fn sent_ids(dir: &DataDir) -> Vec<DeviceId> {
-    std::fs::read_dir(sync_dir(dir).join("sent"))
-        .map(|entries| entries.flatten().filter_map(|e| DeviceId::new(&e.file_name().to_string_lossy()).ok()).collect())
-        .unwrap_or_default()
-}
-
 /// Where sync stands, read from the folder as it is here (no fetch).
 pub fn status(store: &Store, dir: &DataDir) -> Result<Status, SyncError> {
     let opened = open(store, dir)?;
     let recorded: BTreeSet<(String, String)> = store.sync_marks()?.into_iter().map(|m| (m.device, m.digest)).collect();
-    let mut written_here: BTreeSet<(String, String)> = BTreeSet::new();
-    for id in sent_ids(dir) {
-        let own = Folder { root: opened.root.clone(), key: None, sent: Some(sent_dir(dir, &id)) };
-        written_here.extend(own.sent_names().into_iter().map(|n| (id.to_string(), n)));
-    }
     let folder = Folder { root: opened.root.clone(), key: opened.key.as_ref(), sent: None };
     let mut problems = Vec::new();
     let reachable = match check_marker(&opened) {
@@ -675,7 +724,7 @@ pub fn status(store: &Store, dir: &DataDir) -> Result<Status, SyncError> {
             false
         }
     };
-    let contents = folder.read(Utc::now().timestamp_millis(), &mut |_, _| {})?;
+    let (contents, written_here) = gather(&folder, dir, &recorded, Utc::now().timestamp_millis(), &mut |_, _| {})?;
     problems.extend(contents.problems);
     let device = &opened.config.device;
     let mut applied: Vec<&Op> = Vec::new();

@@ -13,18 +13,24 @@
 //! The fold sorts first and skips repeats of a (device, sequence number), so it is a function of
 //! the set of changes, not of the order they arrived in.
 
-use std::collections::{BTreeMap, HashSet};
+use std::collections::{BTreeMap, HashMap, HashSet};
 
 use serde_json::Value;
 
-use super::op::{Change, Op, RecordKey, Row};
-use super::tables::{LESSONS, SyncTable};
+use super::hlc::Hlc;
+use super::op::{Change, DeviceId, Op, RecordKey, Row};
+use super::tables::SyncTable;
+
+/// When a record was last written, and by whom: what orders two writes.
+type Stamp = (Hlc, DeviceId);
 
 /// Every record the changes leave, per table: counters unbounded (the range applies when they
 /// are stored), records that hang from a lesson not yet checked against it.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Merged {
     tables: BTreeMap<String, BTreeMap<RecordKey, Row>>,
+    /// When each record was last made or changed (for the one-per-value rule).
+    stamps: HashMap<(String, RecordKey), Stamp>,
     /// Records a change removed (and none made again since).
     deleted: HashSet<(String, RecordKey)>,
 }
@@ -77,12 +83,14 @@ impl Merged {
             match &op.change {
                 Change::Create(fields) => {
                     self.deleted.remove(&(op.table.clone(), op.key.clone()));
+                    self.stamps.insert((op.table.clone(), op.key.clone()), (op.at, op.device.clone()));
                     let row = rows.entry(op.key.clone()).or_default();
                     row.extend(fields.iter().map(|(k, v)| (k.clone(), v.clone())));
                 }
                 Change::Update(fields) => {
                     if let Some(row) = rows.get_mut(&op.key) {
                         row.extend(fields.iter().map(|(k, v)| (k.clone(), v.clone())));
+                        self.stamps.insert((op.table.clone(), op.key.clone()), (op.at, op.device.clone()));
                     }
                 }
                 Change::Add { column, delta } => {
@@ -100,8 +108,8 @@ impl Merged {
     }
 }
 
-/// The key a lesson with this id has in the lessons table.
-fn lesson_key(id: &Value) -> RecordKey {
+/// The key a record has in a table keyed by one column holding `id`.
+fn parent_key(id: &Value) -> RecordKey {
     serde_json::to_string(&[id]).unwrap_or_default()
 }
 
@@ -116,16 +124,32 @@ impl Merged {
     /// without a second copy of the record).
     pub fn live(&self, table: &SyncTable) -> BTreeMap<&RecordKey, &Row> {
         let Some(rows) = self.tables.get(table.name) else { return BTreeMap::new() };
-        let lessons = self.tables.get(LESSONS);
-        rows.iter()
-            .filter(|(_, row)| match table.lesson_column {
-                Some(column) => {
+        let parents = table.parent.and_then(|(_, parent)| self.tables.get(parent));
+        let mut live: BTreeMap<&RecordKey, &Row> = rows
+            .iter()
+            .filter(|(_, row)| match table.parent {
+                Some((column, _)) => {
                     let id = row.get(column).unwrap_or(&Value::Null);
-                    lessons.is_some_and(|l| l.contains_key(&lesson_key(id)))
+                    parents.is_some_and(|p| p.contains_key(&parent_key(id)))
                 }
                 None => true,
             })
-            .collect()
+            .collect();
+        if let Some(column) = table.unique {
+            // Per value, the record written last (then the greater key, so every device agrees).
+            let mut best: BTreeMap<String, (&RecordKey, Option<&Stamp>)> = BTreeMap::new();
+            for (key, row) in &live {
+                let value = row.get(column).map(Value::to_string).unwrap_or_default();
+                let stamp = self.stamps.get(&(table.name.to_owned(), (*key).clone()));
+                let better = best.get(&value).is_none_or(|(k, s)| (stamp, *key) > (*s, *k));
+                if better {
+                    best.insert(value, (key, stamp));
+                }
+            }
+            let keep: HashSet<&RecordKey> = best.values().map(|(k, _)| *k).collect();
+            live.retain(|k, _| keep.contains(k));
+        }
+        live
     }
 
     /// The records of `table` as the store holds them: counters within their range.

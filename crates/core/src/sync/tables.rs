@@ -33,8 +33,12 @@ pub struct SyncTable {
     /// A surrogate id that means nothing on another machine (AUTOINCREMENT): never carried.
     pub local_id: Option<&'static str>,
     pub counters: &'static [Counter],
-    /// The record exists only while the lesson this column names does.
-    pub lesson_column: Option<&'static str>,
+    /// The record exists only while the record of the other table this column names does
+    /// (column, table: a review card and its lesson, a topic's group and the topic).
+    pub parent: Option<(&'static str, &'static str)>,
+    /// At most one record per value of this column: the one written last (a topic is in one
+    /// group, however two devices moved it at once).
+    pub unique: Option<&'static str>,
     /// Rows kept per machine, by the value of their first key column.
     pub local_keys: &'static [&'static str],
 }
@@ -46,11 +50,27 @@ impl SyncTable {
 }
 
 const fn table(name: &'static str, key: &'static [&'static str]) -> SyncTable {
-    SyncTable { name, key: Key::Columns(key), local_id: None, counters: &[], lesson_column: None, local_keys: &[] }
+    SyncTable {
+        name,
+        key: Key::Columns(key),
+        local_id: None,
+        counters: &[],
+        parent: None,
+        unique: None,
+        local_keys: &[],
+    }
 }
 
 const fn log(name: &'static str) -> SyncTable {
-    SyncTable { name, key: Key::Content, local_id: Some("id"), counters: &[], lesson_column: None, local_keys: &[] }
+    SyncTable {
+        name,
+        key: Key::Content,
+        local_id: Some("id"),
+        counters: &[],
+        parent: None,
+        unique: None,
+        local_keys: &[],
+    }
 }
 
 /// The lessons table: the one other records hang from.
@@ -63,14 +83,18 @@ pub const SYNCED: &[SyncTable] = &[
     // The schema stamps belong to this file, not to the learner.
     SyncTable { local_keys: &["schema_app_version", "schema_min_app_version"], ..table("settings", &["key"]) },
     table("knowledge_group_names", &["group_name"]),
-    table("knowledge_groups", &["group_name", "topic"]),
+    SyncTable {
+        parent: Some(("topic", "knowledge")),
+        unique: Some("topic"),
+        ..table("knowledge_groups", &["group_name", "topic"])
+    },
     table("courses", &["id"]),
     table("course_steps", &["course_id", "position"]),
     log("ext_evidence"),
     table("ext_topic_model", &["topic"]),
-    SyncTable { lesson_column: Some("lesson_id"), ..table("ext_review_cards", &["lesson_id"]) },
-    SyncTable { lesson_column: Some("lesson_id"), ..table("ext_lesson_kinds", &["lesson_id"]) },
-    SyncTable { lesson_column: Some("lesson_id"), ..log("ext_review_log") },
+    SyncTable { parent: Some(("lesson_id", LESSONS)), ..table("ext_review_cards", &["lesson_id"]) },
+    SyncTable { parent: Some(("lesson_id", LESSONS)), ..table("ext_lesson_kinds", &["lesson_id"]) },
+    SyncTable { parent: Some(("lesson_id", LESSONS)), ..log("ext_review_log") },
     log("ext_checked_answers"),
     // Consent, this machine's own pacing and a cache of its own tables stay here.
     SyncTable {

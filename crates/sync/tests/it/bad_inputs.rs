@@ -343,3 +343,41 @@ fn two_clones_that_write_before_either_sees_the_other_both_keep_their_changes() 
     assert!(last.problems.is_empty(), "{:?}", last.problems);
     assert_eq!((a.sync_at(21).logged, clone.sync_at(21).logged), (0, 0), "quiet once in sync");
 }
+
+#[test]
+fn another_devices_file_gone_from_one_machines_folder_is_not_sent_again_as_its_own() {
+    let (shared, target, mut p, mut q) = pair();
+    let mut r = Device::new();
+    r.init(&target);
+    let set = |d: &mut Device, n: &str| {
+        let update = devcoach_core::settings::SettingUpdate::for_agent("max_per_day", n).expect("update");
+        d.store.apply_setting(&update).expect("set");
+    };
+    set(&mut p, "7");
+    p.sync_at(0);
+    q.sync_at(1);
+    r.sync_at(2);
+    set(&mut r, "3");
+    r.sync_at(3);
+    // p's files leave q's view of the folder (evicted, an old copy of the folder restored).
+    let p_dir = own_files(shared.path(), &p).pop().expect("p's file").parent().expect("dir").to_owned();
+    let hold = tempfile::tempdir().expect("hold");
+    std::fs::rename(&p_dir, hold.path().join("p")).expect("gone");
+    let report = q.sync_at(4);
+    assert_eq!(report.logged, 0, "q sends nothing of p's as its own: {report:?}");
+    assert!(p_dir.is_dir(), "q put p's files back from its own copies");
+    // And a file cut short in the folder is made whole from a copy.
+    let file = own_files(shared.path(), &p).pop().expect("p's file");
+    let whole = std::fs::read(&file).expect("read");
+    std::fs::write(&file, &whole[..whole.len() / 3]).expect("cut");
+    assert_eq!(r.sync_at(5).logged, 0);
+    assert_eq!(std::fs::read(&file).expect("read"), whole, "made whole again");
+    for d in [&mut p, &mut q, &mut r] {
+        d.sync_at(6);
+    }
+    for d in [&p, &q, &r] {
+        assert_eq!(d.store.settings().expect("settings").max_per_day, 3, "the newer choice stands");
+    }
+    assert_eq!(p.records(), q.records());
+    assert_eq!(p.records(), r.records());
+}

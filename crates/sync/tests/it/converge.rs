@@ -322,3 +322,28 @@ fn the_notebook_and_course_documents_travel_and_a_hostile_name_writes_nothing() 
     assert!(!outside.exists());
     assert!(!b.dir.root().parent().expect("home").join("outside").exists());
 }
+
+#[test]
+fn a_topic_moved_into_two_groups_at_once_ends_in_one_and_a_removed_topic_in_none() {
+    let (_shared, _target, mut a, mut b) = crate::support::pair();
+    for topic in ["git", "docker"] {
+        a.store.set_topic(topic, 5, None, t0()).expect("topic");
+    }
+    a.sync_at(0);
+    b.sync_at(1);
+    let group = |name: &str| devcoach_core::knowledge::GroupTarget::Group(name.to_owned());
+    a.store.assign_group("git", &group("Data")).expect("assign");
+    b.store.assign_group("git", &group("Practices")).expect("assign");
+    a.store.remove_topic("docker").expect("remove");
+    b.store.assign_group("docker", &group("Data")).expect("assign");
+    for minute in 2..6 {
+        a.sync_at(minute);
+        b.sync_at(minute);
+    }
+    assert_eq!(a.records(), b.records());
+    let groups = &a.records()["knowledge_groups"];
+    let git: Vec<&String> = groups.keys().filter(|k| k.contains("\"git\"")).collect();
+    assert_eq!(git.len(), 1, "git is in one group: {groups:?}");
+    assert!(!groups.keys().any(|k| k.contains("\"docker\"")), "a removed topic has no group: {groups:?}");
+    assert_eq!(a.store.confidence("docker").expect("docker"), None);
+}
