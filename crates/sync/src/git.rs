@@ -160,8 +160,9 @@ impl Repo {
         Ok(())
     }
 
-    /// Commits whatever this device added and pushes it; whether anything was pushed.
-    pub fn push(&self, message: &str) -> Result<bool, SyncError> {
+    /// Commits whatever is in the clone and not committed: this round's files, or what a sync
+    /// killed between adding and committing left staged (a rebase refuses to start over it).
+    pub fn commit_all(&self, message: &str) -> Result<(), SyncError> {
         let out = git(Some(&self.dir), &["add", "--all", "."], LOCAL)?;
         if !out.ok {
             return Err(failed("adding the new files", &out));
@@ -173,6 +174,12 @@ impl Repo {
                 return Err(failed("committing", &out));
             }
         }
+        Ok(())
+    }
+
+    /// Commits whatever this device added and pushes it; whether anything was pushed.
+    pub fn push(&self, message: &str) -> Result<bool, SyncError> {
+        self.commit_all(message)?;
         let ahead = git(Some(&self.dir), &["rev-list", "--count", &format!("origin/{BRANCH}..HEAD")], LOCAL)?;
         if ahead.ok && ahead.stdout.trim() == "0" {
             return Ok(false);

@@ -607,8 +607,17 @@ fn sync_locked(
         rekey(store, &mut opened.config, &mut report, Renamed::Copied)?;
         store.set_sync_state(&[("fingerprint", Some(&fp))], false)?;
     }
+    // Encrypted, a commit names nothing the files hide (not even the device's name).
+    let message = if opened.config.encrypted {
+        "devcoach sync".to_owned()
+    } else {
+        format!("devcoach sync from {} ({})", opened.config.name, opened.config.device)
+    };
     if let Some(repo) = &opened.repo {
         repo.recover()?;
+        // Whatever an earlier sync left uncommitted (killed between `add` and `commit`) goes
+        // in first, so the rebase starts from a clean clone.
+        repo.commit_all(&message)?;
         repo.pull()?;
     }
     check_marker(&opened)?;
@@ -699,12 +708,6 @@ fn sync_locked(
         folder.write_device_info(&DeviceInfo { device: device.clone(), name: opened.config.name.clone() })?;
     }
     if let Some(repo) = &opened.repo {
-        // Encrypted, a commit names nothing the files hide (not even the device's name).
-        let message = if opened.config.encrypted {
-            "devcoach sync".to_owned()
-        } else {
-            format!("devcoach sync from {} ({device})", opened.config.name)
-        };
         report.pushed = repo.push(&message)?;
     }
     store.set_sync_state(&[("last_sync", Some(&iso_ms(now))), ("joining", None)], false)?;

@@ -381,3 +381,40 @@ fn another_devices_file_gone_from_one_machines_folder_is_not_sent_again_as_its_o
     assert_eq!(p.records(), q.records());
     assert_eq!(p.records(), r.records());
 }
+
+#[test]
+fn a_git_sync_killed_between_adding_and_committing_is_finished_by_the_next() {
+    let remote = tempfile::tempdir().expect("remote");
+    let bare = remote.path().join("record.git");
+    crate::support::git(&["init", "--quiet", "--bare", &bare.to_string_lossy()]);
+    let target = format!("file://{}", bare.display());
+    let (mut a, mut b) = (Device::new(), Device::new());
+    a.init(&target);
+    b.init(&target);
+    a.sync_at(0);
+    b.sync_at(1);
+    // a's file is written and staged, and the commit never happens.
+    a.lesson("staged");
+    let clone = a.dir.root().join("sync").join("repo");
+    let before =
+        std::process::Command::new("git").arg("-C").arg(&clone).args(["rev-parse", "HEAD"]).output().expect("git");
+    let report = a.sync_at(2);
+    assert!(report.pushed);
+    let head = String::from_utf8_lossy(&before.stdout).trim().to_owned();
+    crate::support::git(&["-C", &clone.to_string_lossy(), "reset", "--quiet", "--soft", &head]);
+    crate::support::git(&[
+        "-C",
+        &clone.to_string_lossy(),
+        "push",
+        "--quiet",
+        "--force",
+        "origin",
+        &format!("{head}:refs/heads/main"),
+    ]);
+    a.lesson("after");
+    a.sync_at(3);
+    b.sync_at(4);
+    for id in ["staged", "after"] {
+        assert!(b.store.lesson(id).expect("read").is_some(), "{id} reached b");
+    }
+}
