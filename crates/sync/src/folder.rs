@@ -223,15 +223,6 @@ impl Folder<'_> {
         Ok(digest)
     }
 
-    /// Puts back in the folder every file of this device's that is not there (moved away,
-    /// evicted by a sync tool, never copied back): the same name and bytes, so nothing forks.
-    pub fn restore_own(&self, device: &DeviceId) -> Result<usize, SyncError> {
-        match &self.sent {
-            Some(copies) => self.restore_from(device, copies),
-            None => Ok(0),
-        }
-    }
-
     /// Puts back in `device`'s folder every file of `copies` (this data folder's copies of the
     /// files it read or wrote) that is missing there or cut short: a file's name fixes its
     /// contents, so the copy is the file.
@@ -283,19 +274,6 @@ impl Folder<'_> {
             written_at: seg.header.written_at,
             ops: seg.ops,
         })
-    }
-
-    /// Whether this device's own copy holds a file of this name (it wrote it).
-    pub fn sent_has(&self, name: &str) -> bool {
-        self.sent.as_ref().is_some_and(|s| s.join(name).is_file())
-    }
-
-    /// The names of the files in this device's own copy.
-    pub fn sent_names(&self) -> Vec<String> {
-        let Some(sent) = &self.sent else { return Vec::new() };
-        std::fs::read_dir(sent)
-            .map(|entries| entries.flatten().map(|e| e.file_name().to_string_lossy().into_owned()).collect())
-            .unwrap_or_default()
     }
 
     /// Removes temporary files a killed sync of this device left (this device holds the sync

@@ -160,10 +160,6 @@ impl Merged {
         }
         rows
     }
-
-    pub fn is_empty(&self) -> bool {
-        self.tables.values().all(BTreeMap::is_empty)
-    }
 }
 
 /// Puts each counter of `row` within its range.
