@@ -250,11 +250,7 @@ fn disk_clone(a: &Device) -> Device {
 
 #[test]
 fn a_cloned_disk_that_keeps_the_files_identity_is_told_apart_by_what_it_wrote() {
-    let shared = tempfile::tempdir().expect("folder");
-    let target = shared.path().to_string_lossy().into_owned();
-    let (mut a, mut c) = (Device::new(), Device::new());
-    a.init(&target);
-    c.init(&target);
+    let (_shared, _target, mut a, mut c) = pair();
     a.lesson("l1");
     a.sync_at(0);
     let mut clone = disk_clone(&a);
@@ -306,11 +302,7 @@ fn a_file_stamped_far_in_the_future_is_not_read() {
 
 #[test]
 fn two_clones_that_write_before_either_sees_the_other_both_keep_their_changes() {
-    let shared = tempfile::tempdir().expect("folder");
-    let target = shared.path().to_string_lossy().into_owned();
-    let (mut a, mut b) = (Device::new(), Device::new());
-    a.init(&target);
-    b.init(&target);
+    let (shared, _target, mut a, mut b) = pair();
     a.lesson("l1");
     a.sync_at(0);
     let mut clone = disk_clone(&a);
