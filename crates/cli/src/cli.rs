@@ -144,6 +144,10 @@ pub enum Command {
         /// that `delete` prints.
         #[arg(long, value_name = "ID")]
         lesson: Option<String>,
+        /// Take only the knowledge map and pacing from the backup, put back as they were: the
+        /// undo that `setup` prints after replacing a profile.
+        #[arg(long, conflicts_with = "lesson")]
+        profile: bool,
     },
     /// List courses and their progress.
     Courses(JsonFlag),

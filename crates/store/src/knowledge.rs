@@ -194,36 +194,70 @@ impl Store {
         })
     }
 
-    /// Replaces the whole map with an onboarding profile. A topic joins a group only when it is
-    /// in `topics`; group names are validated like any new group.
+    /// Replaces the whole map with an onboarding profile (what the original's onboarding does on
+    /// a learner without one). A topic joins a group only when it is in `topics`; group names are
+    /// validated like any new group.
     pub fn complete_onboarding(
         &mut self,
         topics: &[(String, i64)],
         groups: &[(String, Vec<String>)],
         now: DateTime<Utc>,
     ) -> Result<Profile> {
+        self.onboard(&Onboarding { topics, groups, mode: OnboardingMode::Replace, settings: &[] }, now)
+    }
+
+    /// Saves an onboarding profile in one transaction: the map (added to, or replaced) and the
+    /// pacing chosen with it. Adding sets the topics given and keeps every other topic and group;
+    /// a group member may be a topic given or one already on the map.
+    pub fn onboard(&mut self, plan: &Onboarding<'_>, now: DateTime<Utc>) -> Result<Profile> {
         let topics: Vec<(String, i64)> =
-            topics.iter().map(|(t, c)| Ok((knowledge::topic_id(t)?, *c))).collect::<Result<_>>()?;
+            plan.topics.iter().map(|(t, c)| Ok((knowledge::topic_id(t)?, *c))).collect::<Result<_>>()?;
         let groups: Vec<(String, &Vec<String>)> =
-            groups.iter().map(|(g, ts)| Ok((knowledge::new_group_name(g)?, ts))).collect::<Result<_>>()?;
+            plan.groups.iter().map(|(g, ts)| Ok((knowledge::new_group_name(g)?, ts))).collect::<Result<_>>()?;
         self.write(|tx| {
-            tx.execute_batch(
-                "DELETE FROM knowledge; DELETE FROM knowledge_groups; DELETE FROM knowledge_group_names;",
-            )?;
+            if plan.mode == OnboardingMode::Replace {
+                tx.execute_batch(
+                    "DELETE FROM knowledge; DELETE FROM knowledge_groups; DELETE FROM knowledge_group_names;",
+                )?;
+            }
             let why = Because::plain(EvidenceCause::Onboarding);
             for (topic, conf) in &topics {
-                write_confidence(tx, topic, *conf, &why, now)?;
+                // Re-stating what the map already says is not new evidence.
+                if confidence(tx, topic)? != Some(knowledge::clamp_confidence(*conf)) {
+                    write_confidence(tx, topic, *conf, &why, now)?;
+                }
             }
             for (name, members) in &groups {
                 tx.execute("INSERT OR IGNORE INTO knowledge_group_names (group_name) VALUES (?1)", [name])?;
                 for member in *members {
                     let Ok(member) = knowledge::topic_id(member) else { continue };
-                    if topics.iter().any(|(t, _)| *t == member) {
+                    let given = topics.iter().any(|(t, _)| *t == member);
+                    if given || (plan.mode == OnboardingMode::Add && confidence(tx, &member)?.is_some()) {
                         assign(tx, &member, &GroupTarget::Group(name.clone()))?;
                     }
                 }
             }
+            for update in plan.settings {
+                crate::settings::store_setting(tx, update)?;
+            }
             Ok(read_profile(tx)?)
         })
     }
+}
+
+/// What an onboarding saves: the topics `{topic: confidence}`, the groups, whether the map is
+/// added to or replaced, and the pacing settings chosen with it (already validated).
+#[derive(Debug, Clone, Copy)]
+pub struct Onboarding<'a> {
+    pub topics: &'a [(String, i64)],
+    pub groups: &'a [(String, Vec<String>)],
+    pub mode: OnboardingMode,
+    pub settings: &'a [devcoach_core::settings::SettingUpdate],
+}
+
+/// Whether an onboarding adds to the map the learner has, or replaces it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum OnboardingMode {
+    Add,
+    Replace,
 }

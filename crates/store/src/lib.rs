@@ -37,6 +37,7 @@ mod teaching;
 mod topic_model;
 mod work;
 
+pub use backup::safety::{SafetyKind, is_safety_backup_name, take_safety_backup};
 pub use backup::{
     BackupError, BackupSummary, MAX_BACKUP_BYTES, RestoreOutcome, Scope, restore_file, restore_file_scoped,
     write_backup_file,
@@ -47,6 +48,7 @@ pub use courses::{CourseFilter, HIGHLIGHTER, NewCourse};
 pub use cue_state::{CueState, NudgeSession};
 pub use demo::DEMO_LESSON_COUNT;
 pub use error::{SchemaTooNew, StoreError};
+pub use knowledge::{Onboarding, OnboardingMode};
 pub use lessons::{Fields, ImportCounts, RowKey};
 pub use paths::DataDir;
 pub use reviews::{DueReview, GradeOutcome, ReviewRecord};

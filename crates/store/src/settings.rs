@@ -65,11 +65,17 @@ impl Store {
     /// Writes one validated setting and returns the settings now in force.
     pub fn apply_setting(&mut self, update: &SettingUpdate) -> Result<Settings> {
         self.write(|tx| {
-            tx.execute(
-                "INSERT INTO settings (key, value) VALUES (?1, ?2) ON CONFLICT(key) DO UPDATE SET value = excluded.value",
-                params![update.key.as_str(), update.stored],
-            )?;
+            store_setting(tx, update)?;
             read(tx)
         })
     }
+}
+
+/// Writes one validated setting (inside the caller's transaction).
+pub(crate) fn store_setting(tx: &rusqlite::Connection, update: &SettingUpdate) -> rusqlite::Result<()> {
+    tx.execute(
+        "INSERT INTO settings (key, value) VALUES (?1, ?2) ON CONFLICT(key) DO UPDATE SET value = excluded.value",
+        params![update.key.as_str(), update.stored],
+    )
+    .map(drop)
 }

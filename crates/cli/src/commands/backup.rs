@@ -41,9 +41,26 @@ pub fn backup(ctx: &Ctx, file: &Path, force: bool) -> anyhow::Result<()> {
     ))?)
 }
 
-pub(super) fn restore(ctx: &Ctx, file: &Path, lesson: Option<&str>) -> anyhow::Result<()> {
-    let scope = lesson.map_or(devcoach_store::Scope::All, devcoach_store::Scope::Lesson);
+pub(super) fn restore(ctx: &Ctx, file: &Path, lesson: Option<&str>, profile: bool) -> anyhow::Result<()> {
+    let ids: Vec<String> = lesson.map(str::to_owned).into_iter().collect();
+    let scope = match (lesson, profile) {
+        (Some(_), _) => devcoach_store::Scope::Lessons(&ids),
+        (None, true) => devcoach_store::Scope::Profile,
+        (None, false) => devcoach_store::Scope::All,
+    };
     let out = devcoach_store::restore_file_scoped(&mut ctx.open()?, file, ctx.now, scope)?;
+    if profile {
+        return Ok(output::print(&format!(
+            "{} Put back the knowledge profile from {}: {}{}, with its pacing (lessons and the rest unchanged).",
+            ctx.term.out(Style::Green, "✓"),
+            file.display(),
+            output::plural(out.topics, "topic"),
+            match out.groups {
+                0 => String::new(),
+                n => format!(" in {}", output::plural(n, "group")),
+            }
+        ))?);
+    }
     if let Some(id) = lesson {
         return match (out.lessons, out.skipped) {
             (1, _) => Ok(output::print(&format!(

@@ -365,9 +365,6 @@ pub fn star(ctx: &Ctx, id: &str, starred: bool) -> anyhow::Result<()> {
     Ok(crate::output::print(&msg)?)
 }
 
-/// How many automatic pre-delete backups are kept (the oldest go first).
-const KEPT_DELETE_BACKUPS: usize = 10;
-
 pub fn delete(ctx: &Ctx, typed: &str, yes: bool) -> anyhow::Result<()> {
     let mut store = ctx.open()?;
     let id = resolve_id(&store, typed)?;
@@ -388,7 +385,7 @@ pub fn delete(ctx: &Ctx, typed: &str, yes: bool) -> anyhow::Result<()> {
         }
     }
     // The undo: a backup taken just before, from which `restore --lesson` takes this lesson back.
-    let backup = take_delete_backup(ctx, &store, &id)?;
+    let backup = devcoach_store::take_safety_backup(&store, devcoach_store::SafetyKind::Delete, &id, ctx.now)?;
     if !store.delete_lesson(&id)? {
         return Err(not_found(&id));
     }
@@ -404,45 +401,6 @@ pub fn delete(ctx: &Ctx, typed: &str, yes: bool) -> anyhow::Result<()> {
             )
         )
     ))?)
-}
-
-fn take_delete_backup(ctx: &Ctx, store: &devcoach_store::Store, id: &str) -> anyhow::Result<std::path::PathBuf> {
-    let dir = ctx.dir.backups_dir();
-    std::fs::create_dir_all(&dir)
-        .map_err(|e| invalid(format!("cannot create {} for the backup taken before deleting: {e}", dir.display())))?;
-    let stamp = ctx.now.format("%Y%m%dT%H%M%SZ");
-    let safe: String =
-        id.chars().map(|c| if c.is_ascii_alphanumeric() || c == '-' { c } else { '_' }).take(40).collect();
-    // Never over another backup: two ids that read alike, or two deletes in one second.
-    for n in 1..=1000 {
-        let suffix = if n == 1 { String::new() } else { format!("-{n}") };
-        let path = dir.join(format!("before-delete-{stamp}-{safe}{suffix}.zip"));
-        match devcoach_store::write_backup_file(store, &path, devcoach_files::Overwrite::Never) {
-            Ok(_) => {
-                prune_delete_backups(&dir);
-                return Ok(path);
-            }
-            Err(devcoach_store::StoreError::File(devcoach_files::FileError::Exists { .. })) => {}
-            Err(e) => return Err(e.into()),
-        }
-    }
-    Err(invalid(format!("{} holds a thousand backups from this second; nothing was deleted", dir.display())))
-}
-
-/// Keeps the newest [`KEPT_DELETE_BACKUPS`] (names sort by time); a failure to prune is not a
-/// failure to delete.
-fn prune_delete_backups(dir: &std::path::Path) {
-    let Ok(entries) = std::fs::read_dir(dir) else { return };
-    let mut names: Vec<std::path::PathBuf> = entries
-        .filter_map(Result::ok)
-        .map(|e| e.path())
-        .filter(|p| p.file_name().and_then(|n| n.to_str()).is_some_and(|n| n.starts_with("before-delete-")))
-        .collect();
-    names.sort();
-    let extra = names.len().saturating_sub(KEPT_DELETE_BACKUPS);
-    for old in &names[..extra] {
-        let _ = std::fs::remove_file(old);
-    }
 }
 
 pub fn feedback(ctx: &Ctx, id: &str, value: &str) -> anyhow::Result<()> {

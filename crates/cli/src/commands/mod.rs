@@ -61,7 +61,7 @@ pub fn run(command: Option<Command>, ctx: &Ctx) -> anyhow::Result<()> {
         Command::Sync(args) => sync::run(ctx, &args),
         Command::Backup { file, force } => backup::backup(ctx, &file, force),
         Command::Export { format, output, force } => export::run(ctx, format, output.as_deref(), force),
-        Command::Restore { file, lesson } => backup::restore(ctx, &file, lesson.as_deref()),
+        Command::Restore { file, lesson, profile } => backup::restore(ctx, &file, lesson.as_deref(), profile),
         Command::Courses(flag) => courses::list(ctx, flag.json),
         Command::Course { id, json } => courses::show(ctx, &id, json.json),
         Command::Demo(args) => demo::run(ctx, &args),

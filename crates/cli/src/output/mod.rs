@@ -66,7 +66,7 @@ impl Term {
     }
 
     pub fn warn(self, text: &str) {
-        note(&self.err(Style::Yellow, &format!("warning: {text}")));
+        note(&fill(&self.err(Style::Yellow, &format!("warning: {text}")), self.width));
     }
 }
 
@@ -223,6 +223,40 @@ pub fn wrap_indented(text: &str, width: usize, first: &str, rest: &str) -> Strin
         .word_splitter(textwrap::WordSplitter::NoHyphenation)
         .break_words(true);
     text.split('\n').map(|line| textwrap::fill(line, &options)).collect::<Vec<_>>().join("\n")
+}
+
+/// Prose fitted to `width`: each line wrapped at spaces, its continuation lines indented as far
+/// as the line itself. A word is never cut: a path, link or code longer than the line stays whole
+/// on a line of its own (a terminal breaks it where it must, and a copy still pastes whole).
+pub fn fill(text: &str, width: usize) -> String {
+    text.split('\n')
+        .map(|line| {
+            if style::width(line) <= width {
+                return line.to_owned();
+            }
+            let body = line.trim_start_matches(' ');
+            let indent = &line[..line.len() - body.len()];
+            let options = textwrap::Options::new(width.max(1))
+                .initial_indent(indent)
+                .subsequent_indent(indent)
+                .word_splitter(textwrap::WordSplitter::NoHyphenation)
+                .break_words(false);
+            textwrap::fill(body, &options)
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+impl Term {
+    /// Prose to stdout, fitted to the width.
+    pub fn say(self, text: &str) -> io::Result<()> {
+        print(&fill(text, self.width))
+    }
+
+    /// Prose to stderr, fitted to the width.
+    pub fn tell(self, text: &str) {
+        note(&fill(text, self.width));
+    }
 }
 
 /// "1 course", "3 courses".

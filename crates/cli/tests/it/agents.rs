@@ -556,6 +556,99 @@ fn setup_by_hand() {
     assert!(env.data().join("learning-state.md").is_file(), "the notebook placeholder");
 }
 
+/// A learner with 5 topics, 2 groups and their own pacing, as the one who re-ran setup and lost it.
+fn seasoned(env: &Env) {
+    for (topic, c) in [("rust", "6"), ("sql", "4"), ("docker", "7"), ("git", "8"), ("redis", "3")] {
+        assert!(env.run(&["knowledge-add", topic, c]).status.success());
+    }
+    for (topic, group) in [("rust", "Languages"), ("sql", "Data"), ("redis", "Data")] {
+        assert!(env.run(&["group-assign", topic, group]).status.success(), "{topic}");
+    }
+    assert!(env.run(&["set", "max_per_day", "3"]).status.success());
+    assert!(env.run(&["set", "min_gap_minutes", "90"]).status.success());
+}
+
+fn profile_and_pacing(env: &Env) -> (Value, (Option<i64>, Option<i64>)) {
+    let profile: Value = serde_json::from_slice(&env.run(&["profile", "--json"]).stdout).expect("profile json");
+    let settings: Value = serde_json::from_slice(&env.run(&["settings", "--json"]).stdout).expect("settings json");
+    (profile, (settings["max_per_day"].as_i64(), settings["min_gap_minutes"].as_i64()))
+}
+
+#[test]
+fn setup_on_an_existing_profile_adds_to_it_and_keeps_the_pacing() {
+    let env = Env::new();
+    seasoned(&env);
+    let (before, _) = profile_and_pacing(&env);
+    // No backup, Enter (add), manual topics: one new, then groups naming a topic already on the
+    // map, then Enter twice: the pacing in force.
+    let out = env
+        .command()
+        .env("COLUMNS", "60")
+        .arg("setup")
+        .write_stdin("\n\n2\nkubernetes 3\n\nInfra: docker, kubernetes\n\n\n\n")
+        .output()
+        .expect("setup ran");
+    let text = transcript(&out, env.tmp.path());
+    assert!(out.status.success(), "{text}");
+    assert!(text.contains("[3]:") && text.contains("[90]:"), "the pacing prompts offer the current values: {text}");
+    let flat = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    assert!(
+        flat.contains("Your profile now has 6 topics in 3 groups, at most 3 lessons a day, 90 min apart"),
+        "{text}"
+    );
+    let (after, pacing) = profile_and_pacing(&env);
+    assert_eq!(pacing, (Some(3), Some(90)));
+    let topics = |p: &Value| p["knowledge"].as_array().map_or(0, Vec::len);
+    assert_eq!((topics(&before), topics(&after)), (5, 6), "{after}");
+    let groups: Vec<&str> =
+        after["groups"].as_array().into_iter().flatten().filter_map(|g| g["name"].as_str()).collect();
+    assert_eq!(groups, ["Data", "Infra", "Languages"], "{after}");
+    assert!(!env.data().join("backups").exists(), "adding takes nothing away, so no backup");
+    insta::assert_snapshot!(text);
+}
+
+#[test]
+fn setup_replaces_a_profile_only_when_confirmed_and_prints_the_undo() {
+    let env = Env::new();
+    seasoned(&env);
+    let (before, _) = profile_and_pacing(&env);
+    // Choosing 2 without typing `replace` adds instead.
+    let out = setup(&env, "\n2\nno\n2\n\n\n\n\n");
+    assert!(out.status.success(), "{}", transcript(&out, env.tmp.path()));
+    assert!(String::from_utf8_lossy(&out.stdout).contains("Adding to your profile instead."));
+    assert_eq!(profile_and_pacing(&env).0["knowledge"], before["knowledge"], "nothing added, nothing lost");
+
+    // Leaving it as it is changes nothing.
+    let out = setup(&env, "\n3\n");
+    assert!(out.status.success() && String::from_utf8_lossy(&out.stdout).contains("Nothing changed."));
+
+    // The end of input halfway cancels with nothing written and no backup.
+    let out = setup(&env, "\n2\nreplace\n2\nzig 2\n");
+    assert_eq!(out.status.code(), Some(1), "{}", transcript(&out, env.tmp.path()));
+    assert_eq!(profile_and_pacing(&env).0["knowledge"], before["knowledge"]);
+    assert!(!env.data().join("backups").exists());
+
+    let out = setup(&env, "\n2\nreplace\n2\nzig 2\n\n\n1\n0\n");
+    let text = transcript(&out, env.tmp.path());
+    assert!(out.status.success(), "{text}");
+    let (after, pacing) = profile_and_pacing(&env);
+    assert_eq!(after["knowledge"], json!([{"topic": "zig", "confidence": 2}]), "{text}");
+    assert_eq!(pacing, (Some(1), Some(0)));
+    let undo =
+        text.lines().skip_while(|l| !l.contains("To put it back")).nth(1).map(str::trim).expect("the undo is printed");
+    assert!(undo.starts_with("devcoach restore ") && undo.ends_with(" --profile"), "{text}");
+
+    // The undo puts back the map and the pacing exactly; lessons are not touched.
+    let path = undo.trim_start_matches("devcoach restore ").trim_end_matches(" --profile").trim_matches('\'');
+    let path = path.replace("[SANDBOX]", env.tmp.path().to_str().expect("utf-8"));
+    let restored = env.run(&["restore", &path, "--profile"]);
+    assert!(restored.status.success(), "{}", transcript(&restored, env.tmp.path()));
+    assert!(String::from_utf8_lossy(&restored.stdout).contains("5 topics in 2 groups"));
+    let (back, pacing) = profile_and_pacing(&env);
+    assert_eq!((&back["knowledge"], &back["groups"]), (&before["knowledge"], &before["groups"]));
+    assert_eq!(pacing, (Some(3), Some(90)));
+}
+
 #[test]
 fn setup_from_history_and_from_a_backup() {
     // Automatic: a Claude Code history that points at a Rust project.

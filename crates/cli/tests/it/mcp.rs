@@ -321,12 +321,23 @@ fn every_tool_resource_and_prompt_through_the_rust_client() {
         // Destructive ones last.
         assert_eq!(c.ok("delete_lesson", &call(&client, "delete_lesson", json!({"lesson_id": "mcp-lesson"})).await)["deleted"], true);
         c.err("delete_lesson", &call(&client, "delete_lesson", json!({"lesson_id": "mcp-lesson"})).await, "not found");
+        // Left out, `replace` adds to the demo learner's map: every topic and group stays.
+        let before = c.ok("get_profile", &call(&client, "get_profile", json!({})).await);
+        let added = c.ok("complete_onboarding", &call(&client, "complete_onboarding", json!({"topics": {"go": 3}})).await);
+        let count = |v: &Value, key: &str| v[key].as_array().map_or(0, Vec::len);
+        assert_eq!(count(&added, "knowledge"), count(&before, "knowledge") + 1, "{added}");
+        assert_eq!(count(&added, "groups"), count(&before, "groups"), "{added}");
+        assert_eq!((added["replaced"].as_bool(), added.get("backup")), (Some(false), None));
         let onboarded = c.ok(
             "complete_onboarding",
-            &call(&client, "complete_onboarding", json!({"topics": {"rust": 6, "go": 12}, "groups": {"Systems": ["rust", "go", "zig"]}})).await,
+            &call(&client, "complete_onboarding", json!({"topics": {"rust": 6, "go": 12}, "groups": {"Systems": ["rust", "go", "zig"]}, "replace": true})).await,
         );
         assert_eq!(onboarded["knowledge"], json!([{"topic": "go", "confidence": 10}, {"topic": "rust", "confidence": 6}]));
         assert_eq!(onboarded["groups"], json!([{"name": "Systems", "topics": ["go", "rust"]}]));
+        let backup = onboarded["backup"].as_str().expect("a replaced map is backed up");
+        assert!(std::path::Path::new(backup).is_file() && backup.contains("before-setup-"), "{onboarded}");
+        assert!(onboarded["undo"].as_str().is_some_and(|u| u.ends_with("--profile")), "{onboarded}");
+        c.err("complete_onboarding", &call(&client, "complete_onboarding", json!({"topics": {"go": 1}, "replace": "yes"})).await, "invalid arguments");
         c.err("complete_onboarding", &call(&client, "complete_onboarding", json!({"topics": "rust"})).await, "invalid arguments");
 
         // Practice: the agent coaches and judges; devcoach keeps the gate and the leak guard.

@@ -4,6 +4,7 @@
 use std::collections::BTreeMap;
 
 use devcoach_probe::history;
+use devcoach_store::{Onboarding, OnboardingMode, SafetyKind};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
@@ -16,9 +17,14 @@ use crate::payloads::{self, BriefingOut, OnboardingOut};
 pub(crate) struct CompleteOnboardingArgs {
     /// The learner's topics: {topic: confidence 0–10}.
     pub topics: BTreeMap<String, i64>,
-    /// Optional groups: {group: [topic, …]} (only topics listed in `topics` are placed).
+    /// Optional groups: {group: [topic, …]} (topics listed in `topics` or already on the map).
     #[serde(default)]
     pub groups: Option<BTreeMap<String, Vec<String>>>,
+    /// True starts the map again: every topic and group not listed is removed (a backup is
+    /// taken first and its undo returned). Left out, the topics given are added to the map
+    /// (or set, when already there) and everything else stays.
+    #[serde(default)]
+    pub replace: Option<bool>,
 }
 
 #[derive(Debug, Serialize, JsonSchema)]
@@ -27,6 +33,13 @@ pub(crate) struct OnboardedOut {
     pub groups: Vec<GroupOut>,
     /// Write the coaching notebook here now, with your file tools.
     pub notebook_path: String,
+    /// Whether the previous map was replaced (false: the topics were added to it).
+    pub replaced: bool,
+    /// The backup taken before a map was replaced, and the command that puts it back.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub backup: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub undo: Option<String>,
     /// What to do next.
     pub next: String,
 }
@@ -72,8 +85,10 @@ const CONFIG_HINTS: Hints = Hints { read_only: false, destructive: true, idempot
 pub(super) fn register_complete(r: &mut Registry) {
     r.structured(
         ("complete_onboarding", "Complete Onboarding", CONFIG_HINTS),
-        "Save the learner's knowledge profile at the end of onboarding, replacing any previous map. Confidences are \
-         clamped to 0–10. Guarantees a placeholder notebook exists; write the real one at notebook_path afterwards.",
+        "Save the learner's knowledge profile at the end of onboarding. Adds to the map the learner has (topics given \
+         are set, the rest stay); replace=true starts the map again, only when the learner asked for that (a backup is \
+         taken first and its undo returned). Confidences are clamped to 0–10. Guarantees a placeholder notebook \
+         exists; write the real one at notebook_path afterwards.",
         |ctx: &Ctx, a: CompleteOnboardingArgs| {
             if a.topics.len() > 500 {
                 return Err(ToolError::Invalid("at most 500 topics, please".into()));
@@ -84,13 +99,27 @@ pub(super) fn register_complete(r: &mut Registry) {
             let topics: Vec<(String, i64)> = a.topics.into_iter().collect();
             let groups: Vec<(String, Vec<String>)> = a.groups.unwrap_or_default().into_iter().collect();
             let now = ctx.now();
-            let profile = ctx.with_store(|s| Ok(s.complete_onboarding(&topics, &groups, now)?))?;
+            let mode = if a.replace == Some(true) { OnboardingMode::Replace } else { OnboardingMode::Add };
+            let (profile, backup) = ctx.with_store(|s| {
+                // Only a map that exists is worth a backup; the undo is printed with it.
+                let backup = if mode == OnboardingMode::Replace && s.is_onboarded()? {
+                    Some(devcoach_store::take_safety_backup(s, SafetyKind::Setup, "profile", now)?)
+                } else {
+                    None
+                };
+                let plan = Onboarding { topics: &topics, groups: &groups, mode, settings: &[] };
+                Ok((s.onboard(&plan, now)?, backup))
+            })?;
             ctx.opts.dir.ensure_notebook()?;
             let out = ProfileOut::new(&profile, None);
+            let backup = backup.map(|p| p.to_string_lossy().into_owned());
             Ok(OnboardedOut {
                 knowledge: out.knowledge,
                 groups: out.groups,
                 notebook_path: ctx.opts.dir.notebook_path().to_string_lossy().into_owned(),
+                replaced: mode == OnboardingMode::Replace,
+                undo: backup.as_ref().map(|b| format!("devcoach restore '{}' --profile", b.replace('\'', "'\\''"))),
+                backup,
                 next: ONBOARDED_NEXT.into(),
             }
             .into())

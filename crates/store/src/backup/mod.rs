@@ -13,6 +13,7 @@
 //! memory stays flat whatever the backup holds.
 
 mod archive;
+pub mod safety;
 mod tables;
 
 use std::cell::Cell;
@@ -417,40 +418,55 @@ impl Store {
             return Err(BackupError::Empty.into());
         }
         let mut out = RestoreOutcome::default();
-        let only = match scope {
-            Scope::All => None,
-            Scope::Lesson(id) => Some(id),
+        let only: Option<&[String]> = match scope {
+            Scope::All | Scope::Profile => None,
+            Scope::Lessons(ids) => Some(ids),
         };
-        // A one-lesson restore reads only the lessons and the tables keyed by lesson.
-        let (settings, ext_settings, knowledge, courses, notebook) = if only.is_some() {
-            (None, None, None, None, None)
-        } else {
-            (settings, ext_settings, knowledge, courses, notebook)
+        let profile = scope == Scope::Profile;
+        // A lessons restore reads only the lessons and the tables keyed by lesson; a profile
+        // restore only the map and the pacing chosen with it.
+        let (settings, ext_settings, knowledge, courses, notebook) = match scope {
+            Scope::All => (settings, ext_settings, knowledge, courses, notebook),
+            Scope::Lessons(_) => (None, None, None, None, None),
+            Scope::Profile => (settings, None, knowledge, None, None),
         };
-        let belongs = |row: &Value| only.is_none_or(|id| row.get("lesson_id").and_then(Value::as_str) == Some(id));
+        if profile && knowledge.is_none() {
+            return Err(BackupError::Empty.into());
+        }
+        let named = |id: Option<&str>| only.is_none_or(|ids| id.is_some_and(|id| ids.iter().any(|i| i == id)));
+        let belongs = |row: &Value| named(row.get("lesson_id").and_then(Value::as_str));
         let restored_courses = self.write(|tx| {
-            if let Some(s) = &settings {
+            if profile {
+                tx.execute_batch(
+                    "DELETE FROM knowledge; DELETE FROM knowledge_groups; DELETE FROM knowledge_group_names;",
+                )?;
+                if let Some(s) = &settings {
+                    restore_pacing(tx, s)?;
+                    out.settings = 1;
+                }
+            } else if let Some(s) = &settings {
                 restore_settings(tx, s)?;
                 out.settings = 1;
             }
             if let Some(s) = &ext_settings {
                 restore_review_settings(tx, s)?;
             }
-            if reader.array(LESSONS_ENTRY, |record| {
-                if only.is_some_and(|id| record.get("id").and_then(Value::as_str) != Some(id)) {
-                    return Ok(());
-                }
-                match devcoach_core::Lesson::from_record(&record, now) {
-                    Ok(l) if insert_if_absent(tx, &l)? => out.lessons += 1,
-                    Ok(_) => out.skipped += 1,
-                    Err(_) => out.invalid += 1,
-                }
-                Ok(())
-            })? == Some(Shape::NotArray)
+            if !profile
+                && reader.array(LESSONS_ENTRY, |record| {
+                    if !named(record.get("id").and_then(Value::as_str)) {
+                        return Ok(());
+                    }
+                    match devcoach_core::Lesson::from_record(&record, now) {
+                        Ok(l) if insert_if_absent(tx, &l)? => out.lessons += 1,
+                        Ok(_) => out.skipped += 1,
+                        Err(_) => out.invalid += 1,
+                    }
+                    Ok(())
+                })? == Some(Shape::NotArray)
             {
                 out.invalid += 1;
             }
-            for table in TABLES {
+            for table in TABLES.iter().filter(|_| !profile) {
                 let mut n = 0;
                 reader.array(table.entry, |row| {
                     if !belongs(&row) {
@@ -795,8 +811,11 @@ pub fn write_backup_file(store: &Store, path: &Path, overwrite: Overwrite) -> Re
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Scope<'a> {
     All,
-    /// One lesson and the rows keyed by it.
-    Lesson(&'a str),
+    /// These lessons and the rows keyed by them (the undo of a delete).
+    Lessons(&'a [String]),
+    /// The knowledge map, put back as it was (topics and groups added since are removed), and
+    /// the pacing chosen with it (the undo of a replaced profile).
+    Profile,
 }
 
 /// Restores the backup file at `path` (a regular file, at most [`MAX_BACKUP_BYTES`]).
@@ -829,26 +848,42 @@ fn set_raw(conn: &Connection, key: &str, value: &str) -> rusqlite::Result<()> {
 
 fn restore_settings(conn: &Connection, s: &Value) -> Result<()> {
     let Some(obj) = s.as_object() else { return Ok(()) };
-    for key in [
-        SettingKey::MaxPerDay,
-        SettingKey::MinGapMinutes,
-        SettingKey::NudgeEvery,
-        SettingKey::NudgeScope,
-        SettingKey::UiTheme,
-        SettingKey::UiHome,
-    ] {
+    restore_keys(
+        conn,
+        obj,
+        &[
+            SettingKey::MaxPerDay,
+            SettingKey::MinGapMinutes,
+            SettingKey::NudgeEvery,
+            SettingKey::NudgeScope,
+            SettingKey::UiTheme,
+            SettingKey::UiHome,
+        ],
+    )?;
+    if let Some(Value::String(name)) = obj.get("share_name") {
+        set_raw(conn, "share_name", &devcoach_core::settings::normalize_share_name(name).unwrap_or_default())?;
+    }
+    Ok(())
+}
+
+/// The two settings an onboarding chooses, as the backup holds them.
+fn restore_pacing(conn: &Connection, s: &Value) -> Result<()> {
+    let Some(obj) = s.as_object() else { return Ok(()) };
+    restore_keys(conn, obj, &[SettingKey::MaxPerDay, SettingKey::MinGapMinutes])
+}
+
+/// Sets each of `keys` the backup holds; a value this build would refuse is skipped (the rest of
+/// the backup still restores).
+fn restore_keys(conn: &Connection, obj: &serde_json::Map<String, Value>, keys: &[SettingKey]) -> Result<()> {
+    for &key in keys {
         let raw = match obj.get(key.as_str()) {
             Some(Value::Number(n)) => n.to_string(),
             Some(Value::String(s)) => s.clone(),
             _ => continue,
         };
-        // Values this build would refuse are skipped; the rest of the backup still restores.
         if let Ok(update) = SettingUpdate::new(key, &raw) {
             set_raw(conn, key.as_str(), &update.stored)?;
         }
-    }
-    if let Some(Value::String(name)) = obj.get("share_name") {
-        set_raw(conn, "share_name", &devcoach_core::settings::normalize_share_name(name).unwrap_or_default())?;
     }
     Ok(())
 }

@@ -111,6 +111,29 @@ fn a_write_by_another_program_is_picked_up_and_logged() {
     assert_eq!(a.records(), b.records());
 }
 
+#[test]
+fn a_deleted_lesson_taken_back_from_its_backup_comes_back_everywhere() {
+    let (_shared, _target, mut a, mut b) = crate::support::pair();
+    a.lesson("l1");
+    a.lesson("l2");
+    a.sync_at(0);
+    b.sync_at(1);
+    // The delete as the dashboard and the CLI do it: a backup first, then the delete.
+    let backup =
+        devcoach_store::take_safety_backup(&a.store, devcoach_store::SafetyKind::Delete, "l1", t0()).expect("backup");
+    assert!(a.store.delete_lessons(&["l1".to_owned()]).expect("delete") == 1);
+    a.sync_at(2);
+    b.sync_at(3);
+    assert!(b.store.lesson("l1").expect("read").is_none(), "the delete travelled");
+    let ids = ["l1".to_owned()];
+    devcoach_store::restore_file_scoped(&mut a.store, &backup, t0(), devcoach_store::Scope::Lessons(&ids))
+        .expect("undo");
+    a.sync_at(4);
+    b.sync_at(5);
+    assert!(b.store.lesson("l1").expect("read").is_some(), "the undo travelled too");
+    assert_eq!(a.records(), b.records());
+}
+
 /// Random edits on three devices with random syncs between them; two rounds of syncs at the
 /// end leave the three stores row for row alike.
 fn edit(device: &mut Device, step: u8, n: u8) {

@@ -15,7 +15,7 @@ use devcoach_core::settings::{SettingKey, SettingUpdate};
 use devcoach_core::share::payload::{SharedBy, SharedLesson};
 use devcoach_core::share::{SharedInput, file, parse_shared_input, text, url_to_fetch};
 use devcoach_core::time::{Period, lesson_stamp};
-use devcoach_store::CourseFilter;
+use devcoach_store::{CourseFilter, SafetyKind};
 
 use super::{Fields, attachment, html, see_other};
 use crate::error::{WebError, WebResult};
@@ -248,9 +248,42 @@ struct ListPage {
     here: String,
     import_open: bool,
     import_error: Option<&'static str>,
+    undo: Option<UndoBanner>,
 }
 
-pub(crate) async fn list(State(state): State<SharedState>, Query(raw): Query<HashMap<String, String>>) -> WebResult {
+/// After a delete: what was deleted and the form that takes it back; after an undo, what came back.
+pub(crate) struct UndoBanner {
+    pub text: String,
+    /// The backup to restore from and the lessons to take from it; `None` once restored.
+    pub form: Option<(String, Vec<String>)>,
+}
+
+/// The most lessons one undo names (a page of the table holds fewer).
+const MAX_UNDO_IDS: usize = 200;
+
+impl UndoBanner {
+    fn from_query(pairs: &[(String, String)]) -> Option<Self> {
+        let get = |key: &str| pairs.iter().find(|(k, _)| k == key).map(|(_, v)| v.as_str());
+        if let Some(n) = get("restored").and_then(|n| n.parse::<usize>().ok()) {
+            let text = match n {
+                0 => "Nothing to put back: those lessons are here already.".to_owned(),
+                1 => "Restored 1 lesson with its review card and history.".to_owned(),
+                n => format!("Restored {n} lessons with their review cards and history."),
+            };
+            return Some(Self { text, form: None });
+        }
+        let deleted = get("deleted").and_then(|n| n.parse::<usize>().ok())?;
+        let backup = get("undo").filter(|b| devcoach_store::is_safety_backup_name(b, SafetyKind::Delete))?;
+        let ids: Vec<String> =
+            pairs.iter().filter(|(k, _)| k == "undo_id").map(|(_, v)| v.clone()).take(MAX_UNDO_IDS).collect();
+        let text = if deleted == 1 { "Deleted 1 lesson.".to_owned() } else { format!("Deleted {deleted} lessons.") };
+        Some(Self { text, form: (!ids.is_empty()).then(|| (backup.to_owned(), ids)) })
+    }
+}
+
+pub(crate) async fn list(State(state): State<SharedState>, Query(pairs): Query<Vec<(String, String)>>) -> WebResult {
+    let undo = UndoBanner::from_query(&pairs);
+    let raw: HashMap<String, String> = pairs.into_iter().collect();
     let params = ListParams::from_map(&raw);
     let import_open = raw.get("import").is_some_and(|v| v == "1") || raw.contains_key("error");
     let import_error = match raw.get("error").map(String::as_str) {
@@ -332,6 +365,7 @@ pub(crate) async fn list(State(state): State<SharedState>, Query(raw): Query<Has
         f: params,
         import_open,
         import_error,
+        undo,
     };
     html(&page_view)
 }
@@ -455,13 +489,55 @@ pub(crate) async fn feedback(State(state): State<SharedState>, Path(id): Path<St
     Ok(see_other(next.as_deref(), "/lessons"))
 }
 
+/// Deletes the lessons named, after a backup the page's Undo restores them from (as `devcoach
+/// delete` does), and goes back to the page with the undo form.
 pub(crate) async fn delete(State(state): State<SharedState>, form: Fields) -> WebResult {
-    let ids: Vec<String> = form.all("id").map(str::to_owned).collect();
+    let ids: Vec<String> = form.all("id").map(str::to_owned).take(MAX_UNDO_IDS).collect();
     let next = form.get("next").map(str::to_owned);
-    if !ids.is_empty() {
-        pool::write(&state, move |s| Ok(s.delete_lessons(&ids)?)).await?;
+    if ids.is_empty() {
+        return Ok(see_other(next.as_deref(), "/lessons"));
     }
-    Ok(see_other(next.as_deref(), "/lessons"))
+    let now = state.now();
+    let (backup, deleted, ids) = pool::write(&state, move |s| {
+        s.check_writable()?;
+        let label = if let [one] = ids.as_slice() { one.clone() } else { format!("{}-lessons", ids.len()) };
+        let backup = devcoach_store::take_safety_backup(s, SafetyKind::Delete, &label, now)?;
+        let deleted = s.delete_lessons(&ids)?;
+        Ok((backup, deleted, ids))
+    })
+    .await?;
+    let name = backup.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+    let mut query = format!("deleted={deleted}&undo={}", enc(&name));
+    for id in &ids {
+        query.push_str(&format!("&undo_id={}", enc(id)));
+    }
+    Ok(Redirect::to(&with_query(crate::guard::local_next(next.as_deref(), "/lessons"), &query)).into_response())
+}
+
+/// Takes back lessons a delete removed, from the backup it took (named by its file name only).
+pub(crate) async fn undo_delete(State(state): State<SharedState>, form: Fields) -> WebResult {
+    let name = form.get("backup").unwrap_or_default().to_owned();
+    if !devcoach_store::is_safety_backup_name(&name, SafetyKind::Delete) {
+        return Err(WebError::BadRequest("that is not a backup devcoach took before a delete".into()));
+    }
+    let ids: Vec<String> = form.all("id").map(str::to_owned).take(MAX_UNDO_IDS).collect();
+    let next = form.get("next").map(str::to_owned);
+    let path = state.dir.backups_dir().join(&name);
+    if !path.is_file() {
+        return Err(WebError::NotFound("That backup is gone (devcoach keeps the last ten)"));
+    }
+    let now = state.now();
+    let restored = pool::write(&state, move |s| {
+        Ok(devcoach_store::restore_file_scoped(s, &path, now, devcoach_store::Scope::Lessons(&ids))?.lessons)
+    })
+    .await?;
+    let next = crate::guard::local_next(next.as_deref(), "/lessons");
+    Ok(Redirect::to(&with_query(next, &format!("restored={restored}"))).into_response())
+}
+
+/// `path` with `query` added to whatever query it has.
+fn with_query(path: &str, query: &str) -> String {
+    format!("{path}{}{query}", if path.contains('?') { '&' } else { '?' })
 }
 
 /// git's `user.name`, asked in the lesson's folder when it still exists (a repository may set

@@ -42,6 +42,7 @@ pub(crate) fn router(state: SharedState) -> Router {
         )
         .route("/lessons", get(lessons::list))
         .route("/lessons/delete", post(lessons::delete))
+        .route("/lessons/undo-delete", post(lessons::undo_delete))
         .route("/lessons/{id}/star", post(lessons::star))
         .route("/lessons/{id}/feedback", post(lessons::feedback))
         .route("/lessons/{id}/share", get(lessons::share_get).post(lessons::share_post))

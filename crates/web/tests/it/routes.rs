@@ -228,8 +228,60 @@ fn star_feedback_and_delete() {
     assert_eq!(s.post("/lessons/nope/feedback", &[("feedback", "know")]).status, 404);
 
     assert_eq!(s.post_from("/lessons/delete", &[("id", id)], "same-site").status, 403);
-    s.post("/lessons/delete", &[("id", id), ("id", "borrow-vs-clone"), ("next", "/lessons")]).see_other("/lessons");
+    let done = s.post("/lessons/delete", &[("id", id), ("id", "borrow-vs-clone"), ("next", "/lessons")]);
+    assert_eq!(done.status, 303);
+    assert!(
+        done.header("location").starts_with("/lessons?deleted=2&undo=before-delete-"),
+        "{}",
+        done.header("location")
+    );
     assert_eq!(s.store().total_lessons().expect("count"), 28);
+}
+
+#[test]
+fn a_dashboard_delete_is_backed_up_and_undone_from_the_page() {
+    let s = Server::demo();
+    let id = "redis-ttl-jitter";
+    let now = crate::now();
+    // A review graded first: the undo must bring the card's schedule and history back too.
+    s.store().grade_review(id, devcoach_core::fsrs::Grade::Good, now).expect("grade").expect("a card");
+    let card = s.store().review_card(id).expect("read").expect("card");
+    let log = s.store().review_log().expect("log").len();
+
+    let done = s.post("/lessons/delete", &[("id", id), ("id", "borrow-vs-clone"), ("next", "/lessons?sort=title")]);
+    assert_eq!(done.status, 303);
+    let location = done.header("location").to_owned();
+    assert!(location.starts_with("/lessons?sort=title&deleted=2&undo=before-delete-"), "{location}");
+    let backups: Vec<_> = std::fs::read_dir(s.data().backups_dir()).expect("backups").collect();
+    assert_eq!(backups.len(), 1, "one backup, taken before the delete");
+    assert_eq!(s.store().total_lessons().expect("count"), 28);
+    assert!(s.store().review_card(id).expect("read").is_none());
+
+    // The page after the delete says so and offers the undo.
+    let page = s.get(&location).text();
+    assert!(page.contains("Deleted 2 lessons.") && page.contains(r#"action="/lessons/undo-delete""#), "{page}");
+    let backup = page.split(r#"name="backup" value=""#).nth(1).and_then(|t| t.split('"').next()).expect("backup field");
+    let fields = [("backup", backup), ("id", id), ("id", "borrow-vs-clone"), ("next", "/lessons?sort=title")];
+
+    // Only from the dashboard itself, and only our own backups by name.
+    assert_eq!(s.post_from("/lessons/undo-delete", &fields, "cross-site").status, 403);
+    assert_eq!(s.post_from("/lessons/undo-delete", &fields, "same-site").status, 403);
+    assert_eq!(s.post("/lessons/undo-delete", &[("backup", "../coaching.db"), ("id", id)]).status, 400);
+    assert_eq!(s.post("/lessons/undo-delete", &[("backup", "before-delete-/../../x.zip"), ("id", id)]).status, 400);
+    let gone = [("backup", "before-delete-20200101T000000Z-x.zip"), ("id", id)];
+    assert_eq!(s.post("/lessons/undo-delete", &gone).status, 404);
+    assert_eq!(s.store().total_lessons().expect("count"), 28, "refused means unchanged");
+
+    s.post("/lessons/undo-delete", &fields).see_other("/lessons?sort=title&restored=2");
+    assert_eq!(s.store().total_lessons().expect("count"), 30);
+    let back = s.store().review_card(id).expect("read").expect("the card is back");
+    assert_eq!((back.reps, back.due), (card.reps, card.due), "with its schedule");
+    assert_eq!(s.store().review_log().expect("log").len(), log, "and its history");
+    assert!(s.get("/lessons?restored=2").text().contains("Restored 2 lessons"));
+
+    // A second undo finds them there already.
+    s.post("/lessons/undo-delete", &fields).see_other("/lessons?sort=title&restored=0");
+    assert_eq!(s.store().total_lessons().expect("count"), 30);
 }
 
 #[test]
