@@ -117,4 +117,8 @@ pub struct RateLimitOut {
     pub total_lessons: i64,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub reason: Option<String>,
+    /// When the next lesson comes (pacing, the rate limit and unanswered offers together), in the
+    /// words `devcoach stats` and the dashboard use.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub next_lesson: Option<String>,
 }

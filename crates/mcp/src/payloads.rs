@@ -136,7 +136,8 @@ pub fn rate_limit(ctx: &Ctx) -> Result<RateLimitOut, ToolError> {
     let now = ctx.now();
     ctx.with_store(|s| {
         let r = s.rate_limit(now);
-        Ok(RateLimitOut { allowed: r.allowed, total_lessons: s.total_lessons()?, reason: r.reason })
+        let next_lesson = s.next_lesson(now).ok().map(|n| n.to_string());
+        Ok(RateLimitOut { allowed: r.allowed, total_lessons: s.total_lessons()?, reason: r.reason, next_lesson })
     })
 }
 
@@ -177,7 +178,12 @@ pub fn briefing(ctx: &Ctx) -> Result<BriefingOut, ToolError> {
                 notebook_ready,
                 needs_onboarding: !(knowledge_ready && notebook_ready),
             },
-            rate_limit: RateLimitOut { allowed: r.allowed, total_lessons: s.total_lessons()?, reason: r.reason },
+            rate_limit: RateLimitOut {
+                allowed: r.allowed,
+                total_lessons: s.total_lessons()?,
+                reason: r.reason,
+                next_lesson: s.next_lesson(now).ok().map(|n| n.to_string()),
+            },
             taught_topics: s.taught_topics()?,
             profile: ProfileOut::new(&profile, None),
             compat: s.compat().map(CompatOut::from),

@@ -24,8 +24,15 @@ pub struct NudgeSession {
 /// A cue was answered (a lesson saved, a review graded): every counter restarts and the retry
 /// window disarms.
 pub(crate) fn reset_nudge(conn: &Connection) -> rusqlite::Result<()> {
-    conn.execute("DELETE FROM nudge_state", [])?;
+    clear_counters(conn)?;
     conn.execute("UPDATE cue_state SET pending = 0 WHERE id = 1", [])?;
+    Ok(())
+}
+
+/// Every session's counter restarts (and what pruned sessions had counted).
+pub(crate) fn clear_counters(conn: &Connection) -> rusqlite::Result<()> {
+    conn.execute("DELETE FROM nudge_state", [])?;
+    conn.execute("DELETE FROM ext_settings WHERE key = ?1", [crate::pacing::PRUNED_STOPS])?;
     Ok(())
 }
 

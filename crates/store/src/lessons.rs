@@ -217,6 +217,23 @@ pub(crate) fn last_own_timestamp(conn: &Connection) -> rusqlite::Result<Option<S
         .optional()
 }
 
+/// When the daily limit frees a place: the `nth` oldest own lesson of the last 24 hours turns
+/// 24 hours old (`None` when there are fewer).
+pub(crate) fn daily_window_frees_at(
+    conn: &Connection,
+    now: DateTime<Utc>,
+    nth: i64,
+) -> rusqlite::Result<Option<DateTime<Utc>>> {
+    let since = devcoach_core::time::lesson_stamp(rate_limit::day_window_start(now));
+    let stamp: Option<String> = conn
+        .prepare_cached(&format!(
+            "SELECT timestamp FROM lessons WHERE {PACED} AND timestamp >= ?1 ORDER BY timestamp LIMIT 1 OFFSET ?2"
+        ))?
+        .query_row(params![since, (nth - 1).max(0)], |r| r.get(0))
+        .optional()?;
+    Ok(stamp.and_then(|t| devcoach_core::time::parse_timestamp(&t).ok()).map(|t| t + chrono::Duration::hours(24)))
+}
+
 pub(crate) fn count_all(conn: &Connection) -> rusqlite::Result<i64> {
     conn.query_row("SELECT COUNT(*) FROM lessons", [], |r| r.get(0))
 }

@@ -4,7 +4,7 @@
 use chrono::{DateTime, Utc};
 use devcoach_core::ids::SessionId;
 use devcoach_core::pacing::{self, CueDecision, CueForecast, MAX_NUDGE_SESSIONS, PacingState};
-use devcoach_core::rate_limit::RateLimit;
+use devcoach_core::rate_limit::{Denial, RateLimit};
 use devcoach_core::settings::{NudgeScope, Settings};
 use devcoach_core::time::iso_ms;
 use rusqlite::{Connection, OptionalExtension, params};
@@ -31,6 +31,27 @@ fn peek(conn: &Connection, session: &SessionId, scope: NudgeScope) -> rusqlite::
 pub(crate) const HELD_CUE_KEY: &str = "cue_held_for_prompt";
 /// `ext_settings` key: what the last cue offered and to which session (`lesson <session>`).
 pub(crate) const HELD_CUE_FOR: &str = "cue_held_about";
+/// `ext_settings` key: cues given since the last answer (read only while `cue_state.pending`).
+const CUE_STREAK: &str = "cue_streak";
+/// `ext_settings` key: when the cues of the last day were given (`iso_ms` times, space-separated).
+const CUE_TIMES: &str = "cue_times";
+/// `ext_settings` key: stops counted in sessions pruned from `nudge_state` since the last cue.
+pub(crate) const PRUNED_STOPS: &str = "nudge_pruned_stops";
+/// `ext_settings` keys: the last onboarding ask (`<iso_ms> <session>`) and the last "not now".
+const ONBOARDING_ASKED: &str = "onboarding_asked";
+const ONBOARDING_POSTPONED: &str = "onboarding_postponed";
+/// The most cue times kept (far above any daily cap).
+const MAX_CUE_TIMES: usize = 64;
+
+fn parse_time(text: &str) -> Option<DateTime<Utc>> {
+    devcoach_core::time::parse_timestamp(text).ok()
+}
+
+/// One of pacing's own keys; a database only the TypeScript devcoach has written (no
+/// `ext_settings` yet, read without our additions) reads as having none.
+fn local(conn: &Connection, key: &str) -> Option<String> {
+    crate::settings::read_setting(conn, key).ok().flatten()
+}
 
 /// The engine's view of the database, inside the caller's transaction (or on a plain
 /// connection for the read-only forecast, which never calls the writing methods).
@@ -63,8 +84,21 @@ impl PacingState for SqlPacing<'_> {
              RETURNING interactions",
             )?
             .query_row(params![session.as_str(), iso_ms(self.now)], |r| r.get(0))?;
-        // Only a new session row can grow the table past the cap.
+        // Only a new session row can grow the table past the cap; what the pruned sessions
+        // counted still adds up across sessions.
         if own == 1 {
+            let pruned: i64 = self.conn.query_row(
+                "SELECT COALESCE(SUM(interactions), 0) FROM nudge_state WHERE session_id NOT IN \
+                 (SELECT session_id FROM nudge_state ORDER BY updated_at DESC LIMIT ?1)",
+                [MAX_NUDGE_SESSIONS],
+                |r| r.get(0),
+            )?;
+            if pruned > 0 {
+                let before = crate::settings::read_setting(self.conn, PRUNED_STOPS)?
+                    .and_then(|v| v.parse::<i64>().ok())
+                    .unwrap_or(0);
+                crate::settings::write_setting(self.conn, PRUNED_STOPS, &(before + pruned).to_string())?;
+            }
             self.conn.execute(
                 "DELETE FROM nudge_state WHERE session_id NOT IN \
                  (SELECT session_id FROM nudge_state ORDER BY updated_at DESC LIMIT ?1)",
@@ -81,22 +115,76 @@ impl PacingState for SqlPacing<'_> {
         Ok(peek(self.conn, session, scope)?)
     }
 
-    fn cue_pending(&mut self) -> Result<bool> {
-        Ok(read_cue_state(self.conn)?.pending)
+    fn total(&mut self) -> Result<i64> {
+        let pruned = local(self.conn, PRUNED_STOPS).and_then(|v| v.parse::<i64>().ok()).unwrap_or(0);
+        Ok(peek(self.conn, &SessionId::from_payload(None), NudgeScope::Global)? + pruned.max(0))
+    }
+
+    fn cues(&mut self) -> Result<pacing::CueRecord> {
+        let state = read_cue_state(self.conn)?;
+        // A cue the TypeScript devcoach (or an answer) resolved leaves no streak behind.
+        let streak = if state.pending {
+            local(self.conn, CUE_STREAK).and_then(|v| v.parse::<i64>().ok()).unwrap_or(1).max(1)
+        } else {
+            0
+        };
+        let ever = state.last_cue_at.is_some() || lessons::last_own_timestamp(self.conn)?.is_some();
+        let last_day = local(self.conn, CUE_TIMES)
+            .unwrap_or_default()
+            .split(' ')
+            .filter_map(parse_time)
+            .filter(|t| *t > self.now - chrono::Duration::hours(24))
+            .collect();
+        Ok(pacing::CueRecord { ever, streak, last_at: state.last_cue_at.as_deref().and_then(parse_time), last_day })
     }
 
     fn rate_limit(&mut self) -> RateLimit {
         lessons::current_rate_limit(self.conn, self.now)
     }
 
+    fn rate_wait_minutes(&mut self, rate: &RateLimit) -> Option<i64> {
+        match rate.denial? {
+            Denial::TooSoon { remaining_minutes, .. } => Some(remaining_minutes.max(1)),
+            Denial::DailyLimit { count, max } => {
+                let frees = lessons::daily_window_frees_at(self.conn, self.now, count - max + 1).ok()??;
+                Some((frees - self.now).num_minutes().max(1))
+            }
+        }
+    }
+
     fn mark_cue_pending(&mut self) -> Result<()> {
+        let streak = self.cues()?.streak + 1;
+        let mut times: Vec<String> = crate::settings::read_setting(self.conn, CUE_TIMES)?
+            .unwrap_or_default()
+            .split(' ')
+            .filter(|t| parse_time(t).is_some_and(|t| t > self.now - chrono::Duration::hours(24)))
+            .map(str::to_owned)
+            .collect();
+        times.push(iso_ms(self.now));
+        let keep = times.len().saturating_sub(MAX_CUE_TIMES);
         self.conn.execute(
             "INSERT INTO cue_state (id, pending, last_cue_at) VALUES (1, 1, ?1) \
              ON CONFLICT(id) DO UPDATE SET pending = 1, last_cue_at = excluded.last_cue_at",
             [iso_ms(self.now)],
         )?;
-        self.conn.execute("DELETE FROM nudge_state", [])?;
+        crate::settings::write_setting(self.conn, CUE_STREAK, &streak.to_string())?;
+        crate::settings::write_setting(self.conn, CUE_TIMES, &times[keep..].join(" "))?;
+        crate::cue_state::clear_counters(self.conn)?;
         Ok(())
+    }
+
+    fn onboarding_asks(&mut self) -> Result<pacing::OnboardingAsks> {
+        let last = local(self.conn, ONBOARDING_ASKED).and_then(|v| {
+            let (at, whose) = v.split_once(' ')?;
+            Some((parse_time(at)?, whose.to_owned()))
+        });
+        let postponed_at = local(self.conn, ONBOARDING_POSTPONED).as_deref().and_then(parse_time);
+        Ok(pacing::OnboardingAsks { last, postponed_at })
+    }
+
+    fn record_onboarding_ask(&mut self, session: &SessionId) -> Result<()> {
+        let value = format!("{} {}", iso_ms(self.now), session.as_str());
+        Ok(crate::settings::write_setting(self.conn, ONBOARDING_ASKED, &value)?)
     }
 
     fn total_lessons(&mut self) -> Result<i64> {
@@ -123,7 +211,7 @@ impl Store {
             if let Some(w) = work {
                 crate::work::record(tx, w, now)?;
             }
-            let mut d = pacing::evaluate(&mut SqlPacing { conn: tx, now }, session, plan_mode)?;
+            let mut d = pacing::evaluate(&mut SqlPacing { conn: tx, now }, session, plan_mode, now)?;
             if d.cue {
                 // Data, not words: the hook says in its trace that it offered a review.
                 d.review_due = crate::reviews::choose_offer(tx, now)?;
@@ -137,14 +225,30 @@ impl Store {
 
     /// Forecasts the next stop without changing anything (doctor, the prompt hook).
     pub fn explain_cue(&self, session: &SessionId, now: DateTime<Utc>) -> Result<CueForecast> {
-        pacing::explain(&mut SqlPacing { conn: self.conn(), now }, session)
+        pacing::explain(&mut SqlPacing { conn: self.conn(), now }, session, now)
+    }
+
+    /// When the next lesson comes, for the session that stopped last (the one answer `stats`,
+    /// `doctor`, the dashboard and the MCP resources give).
+    pub fn next_lesson(&self, now: DateTime<Utc>) -> Result<pacing::NextLesson> {
+        let latest: Option<String> = self
+            .conn()
+            .query_row("SELECT session_id FROM nudge_state ORDER BY updated_at DESC LIMIT 1", [], |r| r.get(0))
+            .optional()?;
+        let session = SessionId::from_payload(latest.as_deref());
+        let mut next = self.explain_cue(&session, now)?.next;
+        // Nobody asked from inside a session: "this session" would name whichever came last.
+        if let pacing::NextLesson::InTurns { this_session, .. } = &mut next {
+            *this_session = false;
+        }
+        Ok(next)
     }
 
     /// A cue the last stop gave that is still unanswered (no lesson, no skip since), not yet
     /// carried to a prompt: marks it carried and says so, in one IMMEDIATE transaction. The
     /// prompt hook then primes it once, so an agent that could not act on the stop's cue (or
     /// dropped it) gets it at the next prompt instead of three stops later.
-    pub fn take_held_cue(&mut self, session: &SessionId) -> Result<Option<pacing::HeldCue>> {
+    pub fn take_held_cue(&mut self, session: &SessionId, now: DateTime<Utc>) -> Result<Option<pacing::HeldCue>> {
         self.write(|tx| {
             let cue = read_cue_state(tx)?;
             let Some(at) = cue.last_cue_at.filter(|_| cue.pending) else { return Ok(None) };
@@ -158,7 +262,7 @@ impl Store {
                 review: kind == "review",
             };
             let scope = crate::settings::read(tx)?.nudge_scope;
-            let course = SqlPacing { conn: tx, now: chrono::Utc::now() }.has_active_course()?;
+            let course = SqlPacing { conn: tx, now }.has_active_course()?;
             let held = pacing::carry_held(&last, session, scope, course);
             if held.is_some() {
                 crate::settings::write_setting(tx, HELD_CUE_KEY, &at)?;
@@ -167,16 +271,32 @@ impl Store {
         })
     }
 
-    /// The agent declined a cue (`skip_lesson`): pacing restarts and the reason is kept.
-    pub fn skip_lesson(&mut self, reason: &str) -> Result<()> {
+    /// The agent declined a cue (`skip_lesson`): pacing restarts and the reason is kept. Before
+    /// a profile exists, it is the learner's "not now" to onboarding, kept for
+    /// [`pacing::ONBOARDING_POSTPONE_HOURS`].
+    pub fn skip_lesson(&mut self, reason: &str, now: DateTime<Utc>) -> Result<Skipped> {
         self.write(|tx| {
             tx.execute(
                 "INSERT INTO cue_state (id, pending, last_skip_reason) VALUES (1, 0, ?1) \
                  ON CONFLICT(id) DO UPDATE SET pending = 0, last_skip_reason = excluded.last_skip_reason",
                 [reason],
             )?;
-            tx.execute("DELETE FROM nudge_state", [])?;
-            Ok(())
+            crate::cue_state::clear_counters(tx)?;
+            if knowledge::is_onboarded(tx)? {
+                return Ok(Skipped::Lesson);
+            }
+            crate::settings::write_setting(tx, ONBOARDING_POSTPONED, &iso_ms(now))?;
+            Ok(Skipped::Onboarding { hours: pacing::ONBOARDING_POSTPONE_HOURS })
         })
     }
+}
+
+/// What a skip declined.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Skipped {
+    Lesson,
+    /// Onboarding, postponed for `hours`.
+    Onboarding {
+        hours: i64,
+    },
 }

@@ -666,7 +666,23 @@ fn database(inputs: &Inputs<'_>) -> Vec<Section> {
     }
     match store.profile() {
         Ok(p) if p.knowledge.is_empty() => {
-            s.add(Level::Warn, "no knowledge profile yet: the next stop asks for onboarding");
+            let when = match store.next_lesson(inputs.now) {
+                Ok(devcoach_core::pacing::NextLesson::NeedsProfile(call)) => match call {
+                    devcoach_core::pacing::OnboardingCall::Ask => {
+                        "the next stop asks for it (once a session; a \"not now\" waits a day)".to_owned()
+                    }
+                    devcoach_core::pacing::OnboardingCall::AskedThisSession => {
+                        "asked in the latest session; a new session asks again".to_owned()
+                    }
+                    devcoach_core::pacing::OnboardingCall::Postponed { minutes }
+                    | devcoach_core::pacing::OnboardingCall::AskedToday { minutes } => format!(
+                        "postponed by the learner, asked again in {} (at most once a day)",
+                        devcoach_core::time::hours_minutes(minutes)
+                    ),
+                },
+                _ => "the next stop asks for it".to_owned(),
+            };
+            s.add(Level::Warn, format!("no knowledge profile yet: {when}; `devcoach setup` builds it now"));
         }
         Ok(p) => s.add(Level::Ok, format!("profile: {}", plural(p.knowledge.len(), "topic"))),
         Err(e) => s.add(Level::Bad, format!("cannot read the profile: {e}")),
@@ -737,7 +753,7 @@ fn database(inputs: &Inputs<'_>) -> Vec<Section> {
     }
     let rate = store.rate_limit(inputs.now);
     if rate.allowed {
-        s.add(Level::Ok, "rate limit: a lesson is allowed now");
+        s.add(Level::Ok, "rate limit: would allow a lesson now");
     } else {
         s.add(Level::Info, format!("rate limit: {}", rate.explain().unwrap_or_default()));
     }
@@ -748,6 +764,10 @@ fn database(inputs: &Inputs<'_>) -> Vec<Section> {
     if store.compat().is_some() {
         verdict.add(Level::Bad, "hooks stay silent: this database belongs to a newer devcoach");
     } else {
+        // The same answer stats, the dashboard and the agent's resources give.
+        if let Ok(next) = store.next_lesson(inputs.now) {
+            verdict.add(Level::Info, format!("next lesson: {next}"));
+        }
         match store.explain_cue(&session, inputs.now) {
             Ok(f) => {
                 let whose = session_id

@@ -2,6 +2,7 @@
 
 use devcoach_core::checked::CalibrationReport;
 use devcoach_core::knowledge::KnowledgeEntry;
+use devcoach_core::pacing::{NextLesson, OnboardingCall};
 use devcoach_core::rate_limit::RateLimit;
 use devcoach_core::settings::Settings;
 use devcoach_core::stats::Stats;
@@ -17,12 +18,18 @@ struct StatsJson<'a> {
     stats: &'a Stats,
     max_per_day: i64,
     rate_limit: &'a RateLimit,
+    /// When the next lesson comes, in the words every front end uses.
+    next_lesson: String,
     /// Self-reports against checked answers, per topic (as the MCP resource gives it).
     calibration: CalibrationReport,
 }
 
 pub fn run(ctx: &Ctx, json: bool) -> anyhow::Result<()> {
     let store = ctx.open_existing()?;
+    let next = match &store {
+        Some(s) => s.next_lesson(ctx.now)?,
+        None => NextLesson::NeedsProfile(OnboardingCall::Ask),
+    };
     let (stats, settings, rate) = match &store {
         Some(s) => (s.stats(ctx.now)?, s.settings()?, s.rate_limit(ctx.now)),
         None => (
@@ -45,10 +52,11 @@ pub fn run(ctx: &Ctx, json: bool) -> anyhow::Result<()> {
             stats: &stats,
             max_per_day: settings.max_per_day,
             rate_limit: &rate,
+            next_lesson: next.to_string(),
             calibration: CalibrationReport::new(&topics),
         })?;
     } else {
-        crate::output::print(&render(ctx, &stats, &settings, &rate))?;
+        crate::output::print(&render(ctx, &stats, &settings, &next))?;
         if let Some(hint) = crate::agents::skill_hint() {
             crate::output::note(&ctx.term.err(crate::output::Style::Yellow, &hint));
         }
@@ -72,14 +80,15 @@ fn topics(ctx: &Ctx, entries: &[KnowledgeEntry]) -> String {
         .join(", ")
 }
 
-fn render(ctx: &Ctx, s: &Stats, settings: &Settings, rate: &RateLimit) -> String {
+fn render(ctx: &Ctx, s: &Stats, settings: &Settings, next: &NextLesson) -> String {
     let t = &ctx.term;
     let label = |l: &str| t.out(Style::Dim, &format!("{l:<16}"));
-    let next = if rate.allowed {
-        t.out(Style::Green, "available now")
-    } else {
-        t.out(Style::Yellow, &rate.explain().unwrap_or_else(|| "not yet".into()))
+    let style = match next {
+        NextLesson::NextTurn => Style::Green,
+        NextLesson::InTurns { .. } => Style::Plain,
+        _ => Style::Yellow,
     };
+    let next = t.out(style, &next.to_string());
     let shared =
         if s.imported_lessons > 0 { format!(" ({} shared with you)", s.imported_lessons) } else { String::new() };
     [
@@ -88,12 +97,22 @@ fn render(ctx: &Ctx, s: &Stats, settings: &Settings, rate: &RateLimit) -> String
         format!("{}{} / {} max", label("Last 24 hours"), s.lessons_today, settings.max_per_day),
         format!("{}{}", label("Last 7 days"), s.lessons_this_week),
         format!("{}{next}", label("Next lesson")),
-        format!("{}{}", label("Weakest"), topics(ctx, &s.weakest_topics)),
-        format!("{}{}", label("Strongest"), topics(ctx, &s.strongest_topics)),
     ]
-    .iter()
+    .into_iter()
+    .chain(if s.strongest_topics.iter().any(|t| s.weakest_topics.contains(t)) {
+        // Few topics: one list, weakest first, rather than the same names twice.
+        let mut all = s.weakest_topics.clone();
+        all.extend(s.strongest_topics.iter().filter(|t| !s.weakest_topics.contains(t)).cloned());
+        all.sort_by(|a, b| a.confidence.cmp(&b.confidence).then_with(|| a.topic.cmp(&b.topic)));
+        vec![format!("{}{}", label("Topics"), topics(ctx, &all))]
+    } else {
+        vec![
+            format!("{}{}", label("Weakest"), topics(ctx, &s.weakest_topics)),
+            format!("{}{}", label("Strongest"), topics(ctx, &s.strongest_topics)),
+        ]
+    })
     // Long values wrap under themselves, past the labels.
-    .map(|line| crate::output::wrap_indented(line, t.width, "", &" ".repeat(16)))
+    .map(|line| crate::output::wrap_indented(&line, t.width, "", &" ".repeat(16)))
     .collect::<Vec<_>>()
     .join("\n")
 }

@@ -116,11 +116,10 @@ fn status(ctx: &Ctx) -> anyhow::Result<String> {
     if topics == 0 {
         return Ok("not onboarded yet — your agent will offer to build your knowledge map on its next stop.".into());
     }
-    let rate = store.rate_limit(ctx.now);
-    let next = if rate.allowed {
-        t.out(Style::Green, "next lesson: available")
-    } else {
-        t.out(Style::Yellow, "next lesson: later")
-    };
+    let next = store.next_lesson(ctx.now)?;
+    let next = t.out(
+        if next == devcoach_core::pacing::NextLesson::NextTurn { Style::Green } else { Style::Plain },
+        &format!("next lesson {next}"),
+    );
     Ok(format!("{} lessons · {topics} topics · {next}", stats.total_lessons))
 }

@@ -144,7 +144,7 @@ pub fn decide(hook: Hook, p: &Payload, dir: &DataDir, now: DateTime<Utc>) -> Out
             Ok(store) => store,
             Err(why) => return Outcome::Silent(why),
         };
-        match store.take_held_cue(&session) {
+        match store.take_held_cue(&session, now) {
             Ok(Some(held)) => {
                 return Outcome::Prime {
                     client,
@@ -158,7 +158,8 @@ pub fn decide(hook: Hook, p: &Payload, dir: &DataDir, now: DateTime<Utc>) -> Out
         return match store.explain_cue(&session, now) {
             Ok(f) => {
                 let why = f.reasons.iter().map(reasons::outlook).collect::<Vec<_>>().join("; ");
-                if f.would_cue {
+                // While a cue waits unanswered, the carried cue is the reminder: no prime on top.
+                if f.would_cue && f.streak == 0 {
                     Outcome::Prime { client, context: texts::prime(client), why }
                 } else {
                     Outcome::Silent(why)
@@ -199,7 +200,12 @@ pub fn decide(hook: Hook, p: &Payload, dir: &DataDir, now: DateTime<Utc>) -> Out
         return match store.is_onboarded() {
             Ok(true) => silent("onboarding complete"),
             Ok(false) if p.plan_mode => silent("plan mode (not counted)"),
-            Ok(false) => onboarding(client),
+            // The same rule as the stop: once a session, and a "not now" waits.
+            Ok(false) => match store.evaluate_stop(&session, false, None, now) {
+                Ok(d) if d.needs_onboarding => onboarding(client),
+                Ok(d) => Outcome::Silent(reasons::decision(&d.reason)),
+                Err(e) => silent(&format!("cue check failed: {e}")),
+            },
             Err(e) => silent(&format!("database unusable: {e}")),
         };
     }

@@ -1,14 +1,15 @@
 //! The words for pacing's reasons: one line each, for the hook trace (`hook.log`) and `doctor`.
 //! The engine in core decides with data; this is the only place that phrases it.
 
-use devcoach_core::pacing::{Count, Outlook, Reason};
+use devcoach_core::pacing::{Count, Hold, OnboardingCall, Outlook, Reason};
 use devcoach_core::rate_limit::RateLimit;
 
 /// Why a stop cued or stayed quiet: `paced (2/5)`, `cue (5/5)`, `rate limited: …`.
 pub fn decision(reason: &Reason) -> String {
     match reason {
         Reason::PlanMode => "plan mode (not counted)".to_owned(),
-        Reason::NotOnboarded => "onboarding not complete".to_owned(),
+        Reason::NotOnboarded(call) => onboarding(*call),
+        Reason::Held(held) => hold(*held),
         Reason::CourseActive => COURSE_ACTIVE.to_owned(),
         Reason::Paced(c) => format!("paced ({})", count(*c)),
         Reason::RateLimited(rate) => limited(rate),
@@ -20,7 +21,8 @@ pub fn decision(reason: &Reason) -> String {
 /// One fact the forecast of the next stop rests on.
 pub fn outlook(fact: &Outlook) -> String {
     match fact {
-        Outlook::NotOnboarded => "onboarding not complete — no knowledge topics yet".to_owned(),
+        Outlook::NotOnboarded(call) => format!("no knowledge topics yet: {}", onboarding(*call)),
+        Outlook::Held(held) => hold(*held),
         Outlook::CourseActive => COURSE_ACTIVE.to_owned(),
         Outlook::NextStop(c) if c.reached() => {
             format!("pacing: next stop reaches the threshold ({})", count(*c))
@@ -39,7 +41,38 @@ pub fn outlook(fact: &Outlook) -> String {
 const COURSE_ACTIVE: &str = "course in progress (lesson cues paused, not counted)";
 
 fn count(c: Count) -> String {
-    format!("{}/{}{}", c.stops, c.threshold, if c.retry_window { " (retry window)" } else { "" })
+    let across = match c.across {
+        Some(a) if a.warm_up => format!("; {}/{} since onboarding (first lesson)", a.stops, a.threshold),
+        Some(a) => format!("; {}/{} across sessions", a.stops, a.threshold),
+        None => String::new(),
+    };
+    format!("{}/{}{}{across}", c.stops, c.threshold, if c.retry_window { " (retry window)" } else { "" })
+}
+
+fn onboarding(call: OnboardingCall) -> String {
+    use devcoach_core::time::hours_minutes;
+    match call {
+        OnboardingCall::Ask => "onboarding not complete: asking for a profile".to_owned(),
+        OnboardingCall::AskedThisSession => "onboarding not complete: asked already in this session".to_owned(),
+        OnboardingCall::Postponed { minutes } => {
+            format!("onboarding postponed by the learner: asked again in {}", hours_minutes(minutes))
+        }
+        OnboardingCall::AskedToday { minutes } => {
+            format!("onboarding not complete: asked today, again in {}", hours_minutes(minutes))
+        }
+    }
+}
+
+fn hold(held: Hold) -> String {
+    use devcoach_core::time::hours_minutes;
+    match held {
+        Hold::BackedOff { streak, minutes } => {
+            format!("held back: {streak} cues in a row went unanswered (paused {} more)", hours_minutes(minutes))
+        }
+        Hold::CueCap { cap, minutes } => {
+            format!("held back: {cap} cues in the last 24 hours, the most a day (next in {})", hours_minutes(minutes))
+        }
+    }
 }
 
 fn limited(rate: &RateLimit) -> String {
@@ -53,7 +86,7 @@ mod tests {
     use super::*;
 
     fn c(stops: i64, threshold: i64, retry_window: bool) -> Count {
-        Count { stops, threshold, retry_window }
+        Count { stops, threshold, retry_window, across: None }
     }
 
     #[test]
@@ -84,7 +117,21 @@ mod tests {
             outlook(&Outlook::Rate(RateLimit::check_failed(&"disk I/O error"))),
             "rate limit: allowed (Rate limit check failed: disk I/O error)"
         );
-        for r in [Reason::PlanMode, Reason::NotOnboarded, Reason::CourseActive] {
+        let across = Count {
+            across: Some(devcoach_core::pacing::Across { stops: 14, threshold: 20, warm_up: false }),
+            ..c(3, 10, false)
+        };
+        assert_eq!(decision(&Reason::Paced(across)), "paced (3/10; 14/20 across sessions)");
+        assert_eq!(
+            decision(&Reason::Held(Hold::BackedOff { streak: 3, minutes: 90 })),
+            "held back: 3 cues in a row went unanswered (paused 1h 30m more)"
+        );
+        for r in [
+            Reason::PlanMode,
+            Reason::NotOnboarded(OnboardingCall::Ask),
+            Reason::NotOnboarded(OnboardingCall::Postponed { minutes: 600 }),
+            Reason::CourseActive,
+        ] {
             let line = decision(&r);
             assert!(!line.is_empty() && !line.contains('\n'), "{r:?}");
         }

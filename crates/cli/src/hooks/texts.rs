@@ -196,7 +196,8 @@ pub fn onboarding_cue(client: Client) -> String {
          evidence; prompt text is never read). Offer Guided (a short conversation about topics and confidence) \
          and Import (restoring a backup) as well, but let them choose. Once they have, build the profile and \
          save it with the devcoach complete_onboarding MCP tool (a tool call, not a shell command) before your \
-         turn ends."
+         turn ends. If they would rather not now, call skip_lesson with a one-line reason: devcoach asks again \
+         tomorrow."
     )
 }
 

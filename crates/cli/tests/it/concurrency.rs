@@ -83,6 +83,11 @@ fn sixteen_concurrent_stop_hooks_all_land() {
     let env = Arc::new(Env::new());
     assert!(env.run(&["knowledge-add", "rust"]).status.success());
     assert!(env.run(&["set", "nudge_every", "1000"]).status.success());
+    // Past the first lesson's warm-up: only the counting is under test.
+    rusqlite::Connection::open(env.data().join("coaching.db"))
+        .expect("raw")
+        .execute("INSERT INTO cue_state (id, pending, last_cue_at) VALUES (1, 0, '2026-11-01T00:00:00.000Z')", [])
+        .expect("an old cue");
     let payload = std::fs::read(crate::fixtures().join("ts-0.9.5/hooks/stop-payload.json")).expect("payload");
     for _ in 0..ROUNDS {
         let barrier = Arc::new(std::sync::Barrier::new(HOOKS));

@@ -116,10 +116,14 @@ fn ok(env: &Env, args: &[&str]) {
 }
 
 /// A learner with a profile and the given pacing.
+/// A learner who has had a cue before (the first lesson's warm-up is over).
 fn onboarded(nudge_every: u32) -> Env {
     let env = Env::new();
     ok(&env, &["knowledge-add", "rust", "--confidence", "4"]);
     ok(&env, &["set", "nudge_every", &nudge_every.to_string()]);
+    db(&env)
+        .execute("INSERT INTO cue_state (id, pending, last_cue_at) VALUES (1, 0, '2026-11-01T00:00:00.000Z')", [])
+        .expect("an old cue");
     env
 }
 
@@ -171,7 +175,11 @@ fn an_empty_profile_gets_the_onboarding_cue_and_nothing_counts() {
     }
     assert_eq!(hook(&env, "stop-hook", &payload("claude-stop-plan")), None, "plan mode");
     assert_eq!(hook(&env, "lesson-ready", &payload("claude-stop")), None, "legacy lesson half");
-    assert!(hook(&env, "onboard-hook", &payload("claude-stop")).is_some(), "legacy onboarding half");
+    // Once a session: the same session's next stop (either half) stays quiet; a new one asks.
+    assert_eq!(hook(&env, "stop-hook", &payload("claude-stop")), None, "asked in this session already");
+    assert_eq!(hook(&env, "onboard-hook", &payload("claude-stop")), None, "the legacy half keeps the rule");
+    let elsewhere = with_field(&payload("claude-stop"), "session_id", "another-session".into());
+    assert!(hook(&env, "onboard-hook", &elsewhere).is_some(), "legacy onboarding half, in a new session");
     for prompt in PROMPTS {
         assert_eq!(hook(&env, prompt, &payload_for(prompt)), None, "{prompt}");
     }
@@ -222,11 +230,16 @@ fn each_client_is_paced_then_primed_then_cued() {
 fn an_unanswered_cue_comes_back_after_the_retry_window() {
     let env = onboarded(5);
     let stop = payload("claude-stop-full");
-    let cues: Vec<bool> = (0..11).map(|_| hook(&env, "stop-hook", &stop).is_some()).collect();
-    // 5 stops to the first cue, then every 3rd stop while nothing resolves it.
-    let expected = [false, false, false, false, true, false, false, true, false, false, true];
+    let cues: Vec<bool> = (0..20).map(|_| hook(&env, "stop-hook", &stop).is_some()).collect();
+    // 5 stops to the first cue, a retry 3 stops later, one more after the full interval; after
+    // three unanswered cues, nothing more that day.
+    let mut expected = [false; 20];
+    for at in [4, 7, 12] {
+        expected[at] = true;
+    }
     assert_eq!(cues, expected);
     assert!(pending(&env));
+    assert!(trace_of(&env, &stop).contains("held back: 3 cues in a row went unanswered"));
 
     // Logging a lesson resolves the cue: back to the full interval.
     let conn = db(&env);
@@ -234,6 +247,13 @@ fn an_unanswered_cue_comes_back_after_the_retry_window() {
     drop(conn);
     let after: Vec<bool> = (0..5).map(|_| hook(&env, "stop-hook", &stop).is_some()).collect();
     assert_eq!(after, [false, false, false, false, true]);
+}
+
+/// The trace line of one more stop.
+fn trace_of(env: &Env, stdin: &[u8]) -> String {
+    let out = env.command().env("DEVCOACH_HOOK_DEBUG", "1").arg("stop-hook").write_stdin(stdin.to_vec()).output();
+    contract("stop-hook", &out.expect("ran"));
+    trace(env).lines().last().unwrap_or_default().to_owned()
 }
 
 #[test]
@@ -253,10 +273,13 @@ fn the_trace_explains_every_decision_and_stays_small() {
     assert_eq!(lines.len(), 5, "{log}");
     let tail = |line: &str| line.split_once(' ').map(|(_, rest)| rest.to_owned()).expect("timestamp");
     assert!(lines[0].starts_with("2026-11-30T12:00:00.000Z "), "{log}");
-    assert_eq!(tail(lines[0]), "stop-hook 3f2b9c1e paced (1/3)");
+    assert_eq!(tail(lines[0]), "stop-hook 3f2b9c1e paced (1/3; 1/6 across sessions)");
     assert_eq!(tail(lines[1]), "stop-hook 3f2b9c1e plan mode (not counted)");
-    assert_eq!(tail(lines[2]), "prompt-hook 3f2b9c1e pacing: next stop would be 2/3; rate limit: allowed");
-    assert_eq!(tail(lines[4]), "stop-hook 3f2b9c1e cue (3/3)");
+    assert_eq!(
+        tail(lines[2]),
+        "prompt-hook 3f2b9c1e pacing: next stop would be 2/3; 2/6 across sessions; rate limit: allowed"
+    );
+    assert_eq!(tail(lines[4]), "stop-hook 3f2b9c1e cue (3/3; 3/6 across sessions)");
 
     // Without the variable nothing is written.
     hook(&env, "stop-hook", &payload("claude-stop"));
@@ -429,6 +452,7 @@ fn garbage_stdin_reads_as_an_anonymous_default_stop() {
     let big = with_field(&payload("claude-stop-full"), "last_assistant_message", "y".repeat(4 << 20).into());
     let env = onboarded(1);
     assert!(hook(&env, "stop-hook", &big).is_some(), "a 4 MiB payload is still a stop");
+    db(&env).execute("UPDATE cue_state SET pending = 0", []).expect("answer the cue");
     // Garbage on a prompt hook is an anonymous forecast: still due (nudge_every = 1).
     assert!(hook(&env, "prompt-hook", b"\x00\x01").is_some());
 }
@@ -478,6 +502,8 @@ fn unknown_hook_names_are_ordinary_usage_errors() {
 #[test]
 fn due_review_cards_take_every_other_cue() {
     let env = onboarded(1);
+    // Seven cues at one pinned time: room for them under the day's cap.
+    ok(&env, &["set", "max_per_day", "10"]);
     // A lesson from two days ago, with the card the review commands give it: due since yesterday.
     db(&env)
         .execute(
@@ -557,7 +583,7 @@ fn cursor_through_the_claude_hooks_and_through_its_own() {
     };
     let cue = traced("stop-hook", payload("cursor-stop")).expect("cue");
     assert_eq!(cue["decision"], "block");
-    assert!(trace(&env).contains("stop-hook 6a1f0e2c cue (1/1)"), "{}", trace(&env));
+    assert!(trace(&env).contains("stop-hook 6a1f0e2c cue (1/1"), "{}", trace(&env));
     // …and the stop after a follow-up (loop_count 1) is the re-entry: silent, uncounted.
     let again = with_field(&payload("cursor-stop"), "loop_count", 1.into());
     assert_eq!(hook(&env, "stop-hook", &again), None);
@@ -576,8 +602,10 @@ fn cursor_through_the_claude_hooks_and_through_its_own() {
     assert!(started.elapsed() < std::time::Duration::from_secs(5), "the hook waited on a pipe");
     std::fs::remove_file(&fifo).expect("rm");
 
-    // Cursor's own hooks answer in Cursor's words.
+    // Cursor's own hooks answer in Cursor's words (the cues so far answered).
+    db(&env).execute("UPDATE cue_state SET pending = 0", []).expect("answer the cue");
     let cue = hook(&env, "cursor-stop-hook", &payload("cursor-stop")).expect("cue");
+    db(&env).execute("UPDATE cue_state SET pending = 0", []).expect("answer the cue");
     assert_eq!(keys(&cue), ["followup_message".to_owned()].into());
     assert!(cue["followup_message"].as_str().is_some_and(|m| m.starts_with("devcoach:")));
     let prime = hook(&env, "cursor-prompt-hook", &payload("cursor-prompt")).expect("prime");
@@ -595,6 +623,7 @@ fn cursor_through_the_claude_hooks_and_through_its_own() {
     assert_eq!(traced("stop-hook", payload("cursor-stop")), None);
     assert!(trace(&env).contains("devcoach's Cursor hook answers it instead"), "{}", trace(&env));
     assert_eq!(hook(&env, "prompt-hook", &payload("cursor-prompt")), None);
+    db(&env).execute("UPDATE cue_state SET pending = 0", []).expect("answer the cue");
     assert!(hook(&env, "stop-hook", &payload("claude-stop")).is_some(), "Claude Code itself is still served");
 }
 
@@ -720,4 +749,35 @@ fn work_insights_read_the_transcript_only_when_on_and_keep_no_words() {
     assert!(env.run(&["set", "work_insights", "off"]).status.success());
     assert!(briefing().get("work_insight").is_none(), "off: no line");
     assert!(env.run(&["set", "work_insights", "maybe"]).status.code() == Some(2));
+}
+
+/// `stats`, `doctor` and the hooks agree on when the next lesson comes, through random stops,
+/// answers and settings: the line stats prints is doctor's, and a forecast of "the next agent
+/// turn" is what the next stop does.
+#[test]
+fn stats_doctor_and_the_next_stop_agree_on_the_next_lesson() {
+    let env = onboarded(3);
+    let mut seed: u64 = 0x5eed_cafe;
+    let mut roll = |n: u64| {
+        seed = seed.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1_442_695_040_888_963_407);
+        (seed >> 33) % n
+    };
+    for step in 0..40 {
+        let stats: Value = serde_json::from_slice(&env.run(&["stats", "--json"]).stdout).expect("stats json");
+        let said = stats["next_lesson"].as_str().expect("next_lesson").to_owned();
+        let doctor = env.command().env("COLUMNS", "1000").arg("doctor").output().expect("doctor");
+        let doctor = String::from_utf8_lossy(&doctor.stdout).into_owned();
+        assert!(doctor.contains(&format!("next lesson: {said}")), "step {step}: stats says {said:?}\n{doctor}");
+        let session = if roll(3) == 0 { "other-session" } else { "3f2b9c1e-5c4d-4a7b-9e21-0d6f1c2b7a10" };
+        match roll(6) {
+            0 => db(&env).execute("UPDATE cue_state SET pending = 0", []).map(drop).expect("answer"),
+            1 => ok(&env, &["set", "nudge_every", &(1 + roll(5)).to_string()]),
+            _ => {
+                let cued = hook(&env, "stop-hook", &with_field(&payload("claude-stop"), "session_id", session.into()));
+                if said == "at the end of the next agent turn" && session != "other-session" {
+                    assert!(cued.is_some(), "step {step}: the forecast said the next turn");
+                }
+            }
+        }
+    }
 }

@@ -199,6 +199,14 @@ fn every_tool_resource_and_prompt_through_the_rust_client() {
         let topics = calibration["topics"].as_array().expect("topics");
         assert!(topics.iter().any(|t| t["checked_answers"].as_u64() >= Some(1)), "{calibration}");
 
+        // One answer to "when is the next lesson?": the agent's resource says what `stats` says.
+        let rate = client.read_resource(ReadResourceRequestParams::new("devcoach://rate-limit")).await.expect("read");
+        let ResourceContents::TextResourceContents { text, .. } = &rate.contents[0] else { panic!("text") };
+        let rate: Value = serde_json::from_str(text).expect("json");
+        let stats: Value = serde_json::from_slice(&env.run(&["stats", "--json"]).stdout).expect("json");
+        assert!(rate["next_lesson"].is_string(), "{rate}");
+        assert_eq!(rate["next_lesson"], stats["next_lesson"], "{rate} vs {stats}");
+
         // One store, one truth: what the CLI writes, the server reads, and back.
         let cli_lesson: Value = serde_json::from_slice(&env.run(&["lesson", "mcp-lesson", "--json"]).stdout).expect("json");
         assert_eq!(cli_lesson["feedback"], "know");

@@ -98,7 +98,18 @@ pub const SYNCED: &[SyncTable] = &[
     log("ext_checked_answers"),
     // Consent, this machine's own pacing and a cache of its own tables stay here.
     SyncTable {
-        local_keys: &["work_insights", "cue_held_about", "cue_held_for_prompt", "review_last_offer", "cards_signature"],
+        local_keys: &[
+            "work_insights",
+            "cue_held_about",
+            "cue_held_for_prompt",
+            "cue_streak",
+            "cue_times",
+            "nudge_pruned_stops",
+            "onboarding_asked",
+            "onboarding_postponed",
+            "review_last_offer",
+            "cards_signature",
+        ],
         ..table("ext_settings", &["key"])
     },
 ];

@@ -380,6 +380,9 @@ pub(crate) struct SkipArgs {
 }
 
 pub const SKIP_REPLY: &str = "No lesson this time; pacing starts over. Say nothing about it to the user.";
+/// The reply when the skip was the learner's "not now" to building a profile.
+pub const POSTPONED_REPLY: &str =
+    "Onboarding postponed: devcoach asks again tomorrow, at most once a day. Say nothing more about it now.";
 
 const LOG_HINTS: Hints = Hints { read_only: false, destructive: false, idempotent: true, open_world: false };
 
@@ -503,15 +506,19 @@ pub(super) fn register_skip(r: &mut Registry) {
     r.prose(
         ("skip_lesson", "Skip Lesson", WRITE),
         "The explicit no-op: when a lesson was cued but the work does not warrant one (a question, chat, nothing technical), \
-         call this with a one-line reason and write nothing about devcoach. Restarts pacing.",
+         call this with a one-line reason and write nothing about devcoach. Restarts pacing. Before onboarding, it is the \
+         learner's \"not now\": devcoach asks again tomorrow.",
         |ctx: &Ctx, a: SkipArgs| {
             let reason = a.reason.trim();
             if reason.is_empty() {
                 return Err(ToolError::Invalid("`reason` must say in one line why no lesson was warranted".into()));
             }
             check_len("reason", reason, 1000)?;
-            ctx.with_store(|s| Ok(s.skip_lesson(reason)?))?;
-            Ok(SKIP_REPLY.into())
+            let now = ctx.now();
+            Ok(match ctx.with_store(|s| Ok(s.skip_lesson(reason, now)?))? {
+                devcoach_store::Skipped::Lesson => SKIP_REPLY.into(),
+                devcoach_store::Skipped::Onboarding { .. } => POSTPONED_REPLY.into(),
+            })
         },
     );
 }

@@ -4,7 +4,7 @@
 use chrono::Duration;
 use devcoach_core::SessionId;
 use devcoach_core::lesson::{Lesson, Level};
-use devcoach_core::pacing::{Count, Outlook, Reason};
+use devcoach_core::pacing::{Across, Count, NextLesson, OnboardingCall, Outlook, Reason};
 use devcoach_core::rate_limit::RateLimit;
 use devcoach_core::settings::SettingUpdate;
 use devcoach_store::Store;
@@ -15,7 +15,18 @@ fn s(id: &str) -> SessionId {
     SessionId::from_payload(Some(id))
 }
 
+/// A learner who has had a cue before (so the first lesson's warm-up is over).
 fn onboarded(nudge_every: i64) -> (tempfile::TempDir, Store) {
+    let (tmp, store) = new_learner(nudge_every);
+    rusqlite::Connection::open(tmp.path().join("coaching.db"))
+        .expect("raw")
+        .execute("INSERT INTO cue_state (id, pending, last_cue_at) VALUES (1, 0, '2026-11-01T00:00:00.000Z')", [])
+        .expect("an old cue");
+    (tmp, store)
+}
+
+/// A learner who has just finished onboarding.
+fn new_learner(nudge_every: i64) -> (tempfile::TempDir, Store) {
     let (tmp, mut store) = fresh();
     store.complete_onboarding(&[("rust".into(), 5)], &[], now()).expect("onboard");
     set(&mut store, "nudge_every", &nudge_every.to_string());
@@ -26,12 +37,19 @@ fn set(store: &mut Store, key: &str, value: &str) {
     store.apply_setting(&SettingUpdate::for_agent(key, value).expect("valid")).expect("write");
 }
 
+/// Where the counters stand with per-session pacing: this session's, and every session's
+/// against twice `nudge_every` (not in the retry window).
+fn at(stops: i64, threshold: i64, retry_window: bool, total: i64, nudge_every: i64) -> Count {
+    let across = (!retry_window).then_some(Across { stops: total, threshold: 2 * nudge_every, warm_up: false });
+    Count { stops, threshold, retry_window, across }
+}
+
 fn paced(stops: i64, threshold: i64, retry_window: bool) -> Reason {
-    Reason::Paced(Count { stops, threshold, retry_window })
+    Reason::Paced(at(stops, threshold, retry_window, stops, threshold))
 }
 
 fn due(stops: i64, threshold: i64, retry_window: bool) -> Reason {
-    Reason::Due(Some(Count { stops, threshold, retry_window }))
+    Reason::Due(Some(at(stops, threshold, retry_window, stops, threshold)))
 }
 
 fn reason(store: &mut Store, session: &str) -> Reason {
@@ -45,8 +63,38 @@ fn own_lesson(id: &str, minutes_ago: i64, imported: bool) -> Lesson {
 #[test]
 fn no_profile_means_onboarding_and_no_counting() {
     let (_t, mut store) = fresh();
-    assert_eq!(reason(&mut store, "a"), Reason::NotOnboarded);
+    assert_eq!(reason(&mut store, "a"), Reason::NotOnboarded(OnboardingCall::Ask));
+    assert_eq!(reason(&mut store, "a"), Reason::NotOnboarded(OnboardingCall::AskedThisSession), "once a session");
     assert!(store.nudge_sessions().expect("read").is_empty());
+    // "Not now" through skip_lesson: quiet for 20 hours, then asked again.
+    assert_eq!(store.skip_lesson("not now", now()).expect("skip"), devcoach_store::Skipped::Onboarding { hours: 20 });
+    assert_eq!(reason(&mut store, "b"), Reason::NotOnboarded(OnboardingCall::Postponed { minutes: 1200 }));
+    assert_eq!(
+        store.next_lesson(now()).expect("next"),
+        NextLesson::NeedsProfile(OnboardingCall::Postponed { minutes: 1200 })
+    );
+    let later = store.evaluate_cue(&s("b"), false, now() + Duration::hours(21)).expect("evaluate");
+    assert!(later.needs_onboarding);
+}
+
+#[test]
+fn the_first_lesson_comes_at_the_third_stop_after_onboarding() {
+    let (_t, mut store) = new_learner(10);
+    assert!(!store.evaluate_cue(&s("a"), false, now()).expect("evaluate").cue);
+    assert!(!store.evaluate_cue(&s("b"), false, now()).expect("evaluate").cue);
+    let d = store.evaluate_cue(&s("c"), false, now()).expect("evaluate");
+    assert!(d.cue, "{d:?}");
+}
+
+#[test]
+fn short_sessions_add_up_and_pruned_sessions_still_count() {
+    let (_t, mut store) = onboarded(10);
+    for i in 0..19 {
+        let d = store.evaluate_cue(&s(&format!("short{}", i / 9)), false, now()).expect("evaluate");
+        assert!(!d.cue, "stop {i}: {d:?}");
+    }
+    assert_eq!(store.next_lesson(now()).expect("next"), NextLesson::NextTurn);
+    assert!(store.evaluate_cue(&s("short2"), false, now()).expect("evaluate").cue, "the 20th stop across sessions");
 }
 
 #[test]
@@ -67,7 +115,7 @@ fn full_cycle_with_retry_window_and_resolution() {
     assert_eq!(reason(&mut store, "a"), paced(2, 3, true));
     assert_eq!(reason(&mut store, "a"), due(3, 3, true));
 
-    store.skip_lesson("just a question").expect("skip");
+    store.skip_lesson("just a question", now()).expect("skip");
     let state = store.cue_state().expect("state");
     assert!(!state.pending);
     assert_eq!(state.last_skip_reason.as_deref(), Some("just a question"));
@@ -96,9 +144,12 @@ fn plan_mode_and_an_active_course_are_not_counted() {
 fn global_scope_sums_and_session_scope_separates() {
     let (_t, mut store) = onboarded(3);
     reason(&mut store, "a");
-    assert_eq!(reason(&mut store, "b"), paced(1, 3, false));
+    assert_eq!(reason(&mut store, "b"), Reason::Paced(at(1, 3, false, 2, 3)));
     set(&mut store, "nudge_scope", "global");
-    assert_eq!(reason(&mut store, "c"), due(3, 3, false));
+    assert_eq!(
+        reason(&mut store, "c"),
+        Reason::Due(Some(Count { stops: 3, threshold: 3, retry_window: false, across: None }))
+    );
 }
 
 #[test]
@@ -111,8 +162,8 @@ fn sessions_are_pruned_to_fifty() {
     assert_eq!(sessions.len(), 50);
     assert_eq!(sessions[0].session_id, "s59");
     assert!(sessions.iter().all(|x| x.session_id.as_str() >= "s10"));
-    // An existing session bumping does not prune.
-    assert_eq!(reason(&mut store, "s59"), paced(2, 1000, false));
+    // An existing session bumping does not prune, and the pruned sessions' stops still add up.
+    assert_eq!(reason(&mut store, "s59"), Reason::Paced(at(2, 1000, false, 61, 1000)));
 }
 
 #[test]
@@ -150,10 +201,7 @@ fn nudge_every_zero_cues_every_stop_without_counting() {
 fn the_forecast_reads_without_writing() {
     let (_t, mut store) = onboarded(2);
     let f = store.explain_cue(&s("a"), now()).expect("forecast");
-    assert_eq!(
-        f.reasons,
-        [Outlook::NextStop(Count { stops: 1, threshold: 2, retry_window: false }), Outlook::Rate(RateLimit::allowed())]
-    );
+    assert_eq!(f.reasons, [Outlook::NextStop(at(1, 2, false, 1, 2)), Outlook::Rate(RateLimit::allowed())]);
     assert!(store.nudge_sessions().expect("read").is_empty());
     reason(&mut store, "a");
     assert!(store.explain_cue(&s("a"), now()).expect("forecast").would_cue);
@@ -202,7 +250,7 @@ fn practice_cards_spend_none_of_the_lesson_budget() {
 #[test]
 fn an_unanswered_cue_is_carried_once() {
     let (_t, mut store) = onboarded(1);
-    let take = |store: &mut Store, session: &str| store.take_held_cue(&s(session)).expect("take").is_some();
+    let take = |store: &mut Store, session: &str| store.take_held_cue(&s(session), now()).expect("take").is_some();
     assert!(!take(&mut store, "a"), "no cue yet");
     assert!(store.evaluate_cue(&s("a"), false, now()).expect("evaluate").cue);
     assert!(!take(&mut store, "b"), "per-session pacing: another session's cue stays there");
@@ -212,6 +260,6 @@ fn an_unanswered_cue_is_carried_once() {
     assert!(store.evaluate_cue(&s("a"), false, now() + Duration::minutes(5)).expect("evaluate").cue);
     assert!(take(&mut store, "a"));
     store.evaluate_cue(&s("a"), false, now() + Duration::minutes(10)).expect("evaluate");
-    store.skip_lesson("not now").expect("skip");
+    store.skip_lesson("not now", now()).expect("skip");
     assert!(!take(&mut store, "a"));
 }

@@ -341,7 +341,7 @@ fn a_newer_file_opens_read_only_and_is_never_written() {
         ("assign", store.assign_group("rust", &devcoach_core::knowledge::GroupTarget::Ungrouped).map(drop)),
         ("onboarding", store.complete_onboarding(&[], &[], now()).map(drop)),
         ("evaluate_cue", store.evaluate_cue(&session, false, now()).map(drop)),
-        ("skip", store.skip_lesson("chat").map(drop)),
+        ("skip", store.skip_lesson("chat", now()).map(drop)),
         ("import", store.import_lessons(&[], now()).map(drop)),
         ("demo", store.seed_demo(now())),
     ];

@@ -38,8 +38,10 @@ struct Page {
     group_names: Vec<String>,
     /// total, today, max per day, this week
     stats: (i64, i64, i64, i64),
-    rate_allowed: bool,
-    rate_reason: String,
+    /// When the next lesson comes (the words `stats` and the agent's resources use), and
+    /// whether that is the next agent turn.
+    next_lesson: String,
+    next_soon: bool,
     /// Said once after a save, when the topic rule changed the name typed.
     notice: Option<String>,
 }
@@ -81,8 +83,9 @@ pub(crate) async fn page(
             groups: Vec::new(),
             group_names: vec![OTHER_GROUP.to_owned()],
             stats: (0, 0, 2, 0),
-            rate_allowed: true,
-            rate_reason: "a lesson is allowed now".into(),
+            next_lesson: devcoach_core::pacing::NextLesson::NeedsProfile(devcoach_core::pacing::OnboardingCall::Ask)
+                .to_string(),
+            next_soon: false,
             notice: None,
         }),
     }
@@ -92,7 +95,7 @@ fn render(s: &devcoach_store::Store, now: DateTime<Utc>, notice: Option<String>)
     let profile = s.profile()?;
     let stats = s.stats(now)?;
     let max = s.settings()?.max_per_day;
-    let rate = s.rate_limit(now);
+    let next = s.next_lesson(now)?;
     let c = Chrome::new(Some(s), "knowledge");
     let mut group_names: Vec<String> = profile.groups.iter().map(|g| g.name.clone()).collect();
     group_names.push(OTHER_GROUP.to_owned());
@@ -147,8 +150,8 @@ fn render(s: &devcoach_store::Store, now: DateTime<Utc>, notice: Option<String>)
         groups,
         group_names,
         stats: (stats.total_lessons, stats.lessons_today, max, stats.lessons_this_week),
-        rate_allowed: rate.allowed,
-        rate_reason: rate.explain().unwrap_or_else(|| "a lesson is allowed now".into()),
+        next_soon: next == devcoach_core::pacing::NextLesson::NextTurn,
+        next_lesson: next.to_string(),
         notice,
     };
     super::render(&page)
