@@ -1,22 +1,33 @@
-// Drives a running dashboard in headless Chromium: every page in light and dark, and the
-// things people do there (star, feedback, confidence, import through the preview, a course
-// step, the share landing page). Started by crates/cli/tests/it/browser.rs, which owns the
-// server and the database and checks what these clicks wrote.
+// Drives a running dashboard in headless Chromium: every page in light and dark, on a desktop
+// and a phone, and the things people do there (star, feedback, confidence, import through the
+// preview, a course step, delete and undo, the share landing page). Every page is audited with
+// axe-core (WCAG 2.1 A and AA) and its tables are checked to line up. Started by
+// crates/cli/tests/it/browser.rs, which owns the server and the database and checks what these
+// clicks wrote.
 //
-// Environment: DASHBOARD (base URL), SCREENSHOTS (folder), SHARE_CODE, CHROMIUM (binary).
+// Environment: DASHBOARD (base URL), SCREENSHOTS (folder), SHARE_CODE, HOSTILE_CODE, CHROMIUM
+// (binary), NODE_PATH (where playwright-core and axe-core are installed).
 // Prints one JSON object with what it saw; exits 1 with the reasons on any failure, including
-// any console error, uncaught exception or failed response.
+// any console error, uncaught exception, failed response, accessibility violation or table whose
+// header does not line up with its columns.
 "use strict";
 
 const { chromium } = require("playwright-core");
 const fs = require("node:fs");
 const path = require("node:path");
 
+// axe-core's own script, evaluated in each page through the DevTools protocol: the pages' CSP
+// (script-src 'self') would refuse it as a script tag.
+const axeSource = fs.readFileSync(require.resolve("axe-core/axe.min.js"), "utf8");
+const AXE_TAGS = ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"];
+const DESKTOP = { width: 1400, height: 860 };
+const PHONE = { width: 390, height: 844 };
+
 const base = process.env.DASHBOARD;
 const out = process.env.SCREENSHOTS;
 const code = process.env.SHARE_CODE;
 const problems = [];
-const seen = {};
+const seen = { axe: { audits: 0, states: [] }, tables: { aligned: 0, cards: 0, headers: 0 } };
 
 function check(ok, what) {
   if (!ok) problems.push(what);
@@ -42,10 +53,124 @@ function luminance(css) {
   return 0.2126 * r + 0.7152 * g + 0.0722 * b;
 }
 
-async function visit(page, theme, name, url, state) {
+/// Runs axe-core's WCAG 2.1 A and AA rules on the page as it is now; every node in a violation is
+/// a problem. `what` names the page and state, e.g. "lessons light 1400".
+async function audit(page, what) {
+  if (!(await page.evaluate(() => typeof window.axe === "object"))) await page.evaluate(axeSource);
+  const violations = await page.evaluate(
+    (tags) =>
+      window.axe
+        .run(document, { runOnly: { type: "tag", values: tags }, iframes: false, resultTypes: ["violations"] })
+        .then((r) =>
+          r.violations.map((v) => ({
+            id: v.id,
+            impact: v.impact,
+            help: v.help,
+            nodes: v.nodes.map((n) => ({ target: n.target.join(" "), summary: (n.failureSummary || "").replace(/\s+/g, " ") })),
+          })),
+        ),
+    AXE_TAGS,
+  );
+  for (const v of violations) {
+    for (const n of v.nodes) problems.push(`${what}: axe ${v.id} (${v.impact}): ${v.help}: ${n.target}: ${n.summary}`);
+  }
+  seen.axe.audits += 1;
+  seen.axe.states.push(what);
+}
+
+/// Every table in the page's main part: on a desktop (and for a plain table on a phone) it is
+/// laid out as a table and each visible header cell spans exactly its column's cells (within
+/// 1 px); on a phone a table marked .cards is a list of cards, one row a card. `min` tables at
+/// least, so the check cannot pass on an empty page.
+async function checkTables(page, what, min) {
+  const tables = await page.evaluate(() => {
+    const phone = window.innerWidth <= 640;
+    const shown = (el) => getComputedStyle(el).display !== "none" && el.getBoundingClientRect().width > 0;
+    // Each cell with the grid column it starts at.
+    const grid = (tr) => {
+      let at = 0;
+      return [...tr.cells].map((cell) => {
+        const start = at;
+        at += cell.colSpan || 1;
+        return { cell, at: start, span: cell.colSpan || 1 };
+      });
+    };
+    const px = (n) => Math.round(n * 10) / 10;
+    return [...document.querySelectorAll("main table")].map((table) => {
+      const t = { table: table.className || "(no class)", display: getComputedStyle(table).display, cards: false, headers: 0, rows: 0, issues: [] };
+      const rows = [...table.tBodies].flatMap((b) => [...b.rows]);
+      t.rows = rows.length;
+      if (!rows.length) t.issues.push("no rows to compare");
+      if (phone && table.classList.contains("cards")) {
+        t.cards = true;
+        if (t.display !== "block") t.issues.push(`display ${t.display}, not the phone's list of cards`);
+        const odd = rows.find((tr) => getComputedStyle(tr).display !== "flex");
+        if (odd) t.issues.push(`a row shows as display ${getComputedStyle(odd).display}, not a card`);
+        return t;
+      }
+      if (t.display !== "table") t.issues.push(`display ${t.display}, not table`);
+      const head = table.tHead && table.tHead.rows[table.tHead.rows.length - 1];
+      if (!head) {
+        t.issues.push("no header row");
+        return t;
+      }
+      const headers = grid(head).filter((h) => shown(h.cell));
+      t.headers = headers.length;
+      if (!headers.length) t.issues.push("no visible header cell");
+      for (const tr of rows) {
+        const cells = grid(tr).filter((c) => shown(c.cell));
+        if (cells.length !== headers.length) {
+          t.issues.push(`a row shows ${cells.length} cells under ${headers.length} headers`);
+          break;
+        }
+      }
+      for (const h of headers) {
+        const hb = h.cell.getBoundingClientRect();
+        const name = h.cell.textContent.trim() || `column ${h.at + 1}`;
+        for (const tr of rows) {
+          const d = grid(tr).find((c) => c.at === h.at && c.span === h.span);
+          if (!d || !shown(d.cell)) {
+            t.issues.push(`"${name}" has a row without a visible cell under it`);
+            break;
+          }
+          const db = d.cell.getBoundingClientRect();
+          if (Math.abs(db.left - hb.left) > 1 || Math.abs(db.right - hb.right) > 1) {
+            t.issues.push(`"${name}" spans ${px(hb.left)}–${px(hb.right)} px, a cell under it ${px(db.left)}–${px(db.right)} px`);
+            break;
+          }
+        }
+      }
+      return t;
+    });
+  });
+  check(tables.length >= min, `${what}: ${tables.length} tables, expected at least ${min}`);
+  for (const t of tables) {
+    for (const issue of t.issues) problems.push(`${what}: table.${t.table.replace(/ /g, ".")}: ${issue}`);
+    if (t.cards) seen.tables.cards += 1;
+    else seen.tables.aligned += 1;
+    seen.tables.headers += t.headers;
+  }
+}
+
+/// The lessons page's tables, then again with the select column shown.
+async function checkLessonTables(page, what) {
+  await checkTables(page, what, 1);
+  check(!(await page.locator("[data-bulk-delete]").isVisible()), `${what}: "Delete selected" shows before Select is ticked`);
+  await page.check("[data-select-mode]");
+  check(await page.locator("table[data-selectable].selecting").count() === 1, `${what}: Select did not show the select column`);
+  check(await page.locator("[data-bulk-delete]").isVisible(), `${what}: Select did not show "Delete selected"`);
+  await checkTables(page, `${what}, selecting`, 1);
+  await audit(page, `${what}, selecting`);
+  await page.uncheck("[data-select-mode]");
+}
+
+async function visit(page, theme, name, url, state, ready) {
   state.at = `${name} (${theme})`;
   const response = await page.goto(base + url, { waitUntil: "networkidle" });
   check(response && response.status() === 200, `${state.at}: status ${response && response.status()}`);
+  if (ready) {
+    await page.waitForSelector(ready, { timeout: 10000 }).catch(() => problems.push(`${state.at}: ${ready} did not appear`));
+  }
   const look = await page.evaluate(() => ({
     theme: document.documentElement.getAttribute("data-theme"),
     background: getComputedStyle(document.body).backgroundColor,
@@ -54,6 +179,8 @@ async function visit(page, theme, name, url, state) {
   const light = luminance(look.background);
   check(theme === "light" ? light > 0.7 : light < 0.1, `${state.at}: background ${look.background} does not read as ${theme}`);
   await page.screenshot({ path: path.join(out, `${name}-${theme}.png`), fullPage: true });
+  const page_ = name.replace(/-390$/, "");
+  await audit(page, `${page_} ${theme} ${page.viewportSize().width}`);
   return look;
 }
 
@@ -84,15 +211,17 @@ async function main() {
   });
   try {
     for (const theme of ["light", "dark"]) {
-      const context = await browser.newContext({ colorScheme: theme, viewport: { width: 1280, height: 860 } });
+      const context = await browser.newContext({ colorScheme: theme, viewport: DESKTOP });
       const page = await context.newPage();
       const state = { at: "" };
       watch(page, () => state.at);
 
       await visit(page, theme, "lessons", "/lessons", state);
+      await checkLessonTables(page, `lessons ${theme} ${DESKTOP.width}`);
       await visit(page, theme, "lesson", "/lessons/redis-ttl-jitter", state);
       await visit(page, theme, "knowledge", "/knowledge", state);
       await visit(page, theme, "courses", "/courses", state);
+      await checkTables(page, `courses ${theme} ${DESKTOP.width}`, 1);
       const course = await page.getAttribute("a[href^='/courses/']", "href");
       check(Boolean(course), "courses: no course to open");
       await visit(page, theme, "course", course, state);
@@ -100,9 +229,10 @@ async function main() {
       await visit(page, theme, "reviews", "/reviews", state);
       await visit(page, theme, "progress", "/progress", state);
       check((await page.locator("svg.plot").count()) >= 4, `progress (${theme}): fewer than four plots`);
+      await checkTables(page, `progress ${theme} ${DESKTOP.width}`, 1);
       seen[`tick_px_wide_${theme}`] = await tickSizes(page);
       await visit(page, theme, "import-preview", `/lessons/import?code=${encodeURIComponent(code)}`, state);
-      await visit(page, theme, "share-landing", `/lesson#${code}`, state);
+      await visit(page, theme, "share-landing", `/lesson#${code}`, state, "#card:not([hidden]) #title");
       await page.waitForSelector("#card:not([hidden]) #title", { timeout: 10000 }).catch(() => {
         problems.push(`share landing (${theme}): the card did not render`);
       });
@@ -194,6 +324,62 @@ async function main() {
         await Promise.all([page.waitForNavigation(), page.keyboard.press("3")]);
         seen.review_key_banner = await page.locator(".banner").first().innerText();
 
+        // Delete a lesson from its page (after the confirmation): the list says so and offers
+        // Undo, which puts the lesson back.
+        state.at = "delete and undo";
+        const victim = "docker-healthcheck";
+        const u = { id: victim };
+        const total = async () => Number((await page.locator("h1 .count").innerText()).replace(/\D/g, ""));
+        const listed = () => page.locator(`table a.title[href='/lessons/${victim}']`).count();
+        const banner = async () => (await page.locator(".undo-banner > span").innerText()).trim();
+        await page.goto(`${base}/lessons`, { waitUntil: "networkidle" });
+        u.before = await total();
+        u.listed_before = await listed();
+        await page.goto(`${base}/lessons/${victim}`, { waitUntil: "networkidle" });
+        page.once("dialog", (dialog) => {
+          u.confirm = dialog.message();
+          dialog.accept();
+        });
+        await Promise.all([page.waitForNavigation(), page.click("form[action='/lessons/delete'] button[type=submit]")]);
+        await page.waitForLoadState("networkidle");
+        u.url = page.url().replace(base, "");
+        u.banner = await banner();
+        u.after_delete = await total();
+        u.listed_after_delete = await listed();
+        u.undo_button = await page.locator(".undo-banner button:has-text('Undo')").isVisible();
+        await page.screenshot({ path: path.join(out, "undo-banner-light.png") });
+        await audit(page, `undo banner light ${DESKTOP.width}`);
+        // The same banner in the other theme and on a phone.
+        for (const [other, viewport, file] of [
+          ["dark", DESKTOP, "undo-banner-dark.png"],
+          ["light", PHONE, "undo-banner-390-light.png"],
+          ["dark", PHONE, "undo-banner-390-dark.png"],
+        ]) {
+          const context = await browser.newContext({ colorScheme: other, viewport });
+          const page = await context.newPage();
+          const at = `undo banner ${other} ${viewport.width}`;
+          watch(page, () => at);
+          await page.goto(base + u.url, { waitUntil: "networkidle" });
+          const shown = await page.locator(".undo-banner > span").innerText().catch(() => null);
+          check(shown && shown.trim() === u.banner, `${at}: the banner reads ${JSON.stringify(shown)}`);
+          check(await page.locator(".undo-banner button:has-text('Undo')").isVisible(), `${at}: no Undo button`);
+          const fit = await page.evaluate(() => [document.documentElement.scrollWidth, window.innerWidth]);
+          check(fit[0] <= fit[1], `${at}: the page is ${fit[0]} px wide`);
+          await page.screenshot({ path: path.join(out, file) });
+          await audit(page, at);
+          await context.close();
+        }
+        await Promise.all([page.waitForNavigation(), page.click(".undo-banner button:has-text('Undo')")]);
+        await page.waitForLoadState("networkidle");
+        u.restored = await banner();
+        u.after = await total();
+        u.listed_after_undo = await listed();
+        await page.screenshot({ path: path.join(out, "undo-restored-light.png") });
+        await audit(page, `undo restored light ${DESKTOP.width}`);
+        const back = await page.goto(`${base}/lessons/${victim}`, { waitUntil: "networkidle" });
+        u.lesson_status = back && back.status();
+        seen.undo = u;
+
         // The theme setting wins over the system preference (then back to following it).
         state.at = "theme setting";
         await page.goto(`${base}/settings`, { waitUntil: "networkidle" });
@@ -214,7 +400,7 @@ async function main() {
 
     // A phone: every page fits 390 px without sideways scrolling, in both schemes.
     for (const theme of ["light", "dark"]) {
-      const context = await browser.newContext({ colorScheme: theme, viewport: { width: 390, height: 844 } });
+      const context = await browser.newContext({ colorScheme: theme, viewport: PHONE });
       const page = await context.newPage();
       const state = { at: "" };
       watch(page, () => state.at);
@@ -234,8 +420,10 @@ async function main() {
         ["import-preview", `/lessons/import?code=${encodeURIComponent(code)}`],
         ["share-landing", `/lesson#${code}`],
       ]) {
-        await visit(page, theme, `${name}-390`, url, state);
+        await visit(page, theme, `${name}-390`, url, state, name === "share-landing" ? "#card:not([hidden]) #title" : undefined);
         if (name === "progress") seen[`tick_px_390_${theme}`] = await tickSizes(page);
+        if (name === "lessons") await checkLessonTables(page, `lessons ${theme} ${PHONE.width}`);
+        if (name === "courses" || name === "progress") await checkTables(page, `${name} ${theme} ${PHONE.width}`, 1);
         // On every dashboard page the theme follows the system and the toggle shows the scheme
         // in use (the published share page follows the system by CSS alone).
         const shown = await page.evaluate(() => [
@@ -260,7 +448,7 @@ async function main() {
     // a per-browser choice only saving Settings clears, "system" following the OS live, and the
     // course frame told of every change.
     {
-      const context = await browser.newContext({ colorScheme: "light", viewport: { width: 1280, height: 860 } });
+      const context = await browser.newContext({ colorScheme: "light", viewport: DESKTOP });
       const page = await context.newPage();
       const state = { at: "theme rules" };
       watch(page, () => state.at);
