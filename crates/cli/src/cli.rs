@@ -105,16 +105,18 @@ pub enum Command {
     GroupAssign { topic: String, group: String },
     /// Share a lesson: as text with a code (default), a link, or a .devcoach.md file.
     Share(ShareArgs),
-    /// Import a shared lesson: a code, link, URL, file or `-` for stdin (default: the clipboard).
+    /// Import a shared lesson: a code, link, URL, file or `-` for stdin (default: piped input,
+    /// else the clipboard).
     Import {
-        /// What to import; leave out to read the clipboard.
+        /// What to import; leave out to read piped input, or the clipboard.
         source: Option<String>,
     },
-    /// Write your learning record for other tools: the FSRS optimizer's review log, or xAPI
-    /// statements for a learning-record store.
+    /// Write your learning record for other tools: the FSRS optimizer's review log, xAPI
+    /// statements for a learning-record store, or your review cards for Anki.
     Export {
         /// fsrs-log: the review log as CSV, in the columns the FSRS optimizer reads; xapi: a JSON
-        /// array of xAPI statements (lessons, answers, checked answers, reviews).
+        /// array of xAPI statements (lessons, answers, checked answers, reviews); anki: every
+        /// review card, tab-separated, for Anki's File > Import.
         #[arg(long)]
         format: ExportFormat,
         /// Write to this file instead of standard output.
@@ -395,7 +397,8 @@ pub enum ReviewCommand {
         #[command(flatten)]
         json: JsonFlag,
     },
-    /// Write every card to a tab-separated file Anki imports (File > Import).
+    /// Write every card to a file Anki imports (the same as `devcoach export --format anki`).
+    #[command(hide = true)]
     Export {
         /// The file to write.
         #[arg(long)]
@@ -408,6 +411,7 @@ pub enum ReviewCommand {
 pub enum ExportFormat {
     FsrsLog,
     Xapi,
+    Anki,
 }
 
 #[derive(Debug, Args)]
@@ -497,8 +501,8 @@ pub struct UninstallArgs {
     /// Also delete your devcoach data (lessons, profile, settings): asks first.
     #[arg(long)]
     pub data: bool,
-    /// Do not ask before deleting the data (needed when not at a terminal).
-    #[arg(long, requires = "data")]
+    /// Do not ask (with --data: needed when not at a terminal; alone it changes nothing).
+    #[arg(long)]
     pub yes: bool,
 }
 

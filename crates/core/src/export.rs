@@ -186,6 +186,23 @@ fn encode(id: &str) -> String {
     out
 }
 
+/// Every review card as Anki's plain-text import: a header naming the separator, then
+/// question, answer and tags (`devcoach <topic>`), one card a line.
+pub fn anki(cards: &[(crate::review::ReviewCard, String)]) -> String {
+    let mut text = String::from("#separator:tab\n#html:true\n#tags column:3\n");
+    for (card, topic) in cards {
+        let tag: String = topic.chars().map(|c| if c.is_whitespace() { '_' } else { c }).collect();
+        text.push_str(&format!("{}\t{}\tdevcoach {tag}\n", anki_field(&card.question), anki_field(&card.answer)));
+    }
+    text
+}
+
+/// One field of Anki's HTML import: markup characters escaped first (a card about `Vec<T>` keeps
+/// its `<T>`), then tabs and returns made spaces and newlines `<br>`.
+fn anki_field(s: &str) -> String {
+    s.replace('&', "&amp;").replace('<', "&lt;").replace('>', "&gt;").replace(['\t', '\r'], " ").replace('\n', "<br>")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -257,5 +274,12 @@ mod tests {
         assert_eq!(out[3]["result"]["extensions"][format!("{XAPI_BASE}/checked")], false);
         assert_eq!(out[3]["context"]["extensions"][format!("{XAPI_BASE}/topic")], "rust");
         assert_eq!(out[3]["timestamp"], "2026-11-03T04:00:00.000Z");
+    }
+
+    #[test]
+    fn anki_fields_keep_markup_characters_as_text() {
+        assert_eq!(anki_field("Vec<T> & Box<dyn Fn()>"), "Vec&lt;T&gt; &amp; Box&lt;dyn Fn()&gt;");
+        assert_eq!(anki_field("a\tb\r\nc"), "a b <br>c", "the <br> added after escaping stays markup");
+        assert_eq!(anki_field("&lt;"), "&amp;lt;", "an entity in the text stays text");
     }
 }

@@ -139,9 +139,31 @@ fn legend(out: &mut String, items: &[(&str, &str)]) {
     out.push_str("</ul>");
 }
 
-/// What an empty chart will show once there is something to draw.
+/// What an empty chart will show once there is something to draw (`code` in backticks).
 fn empty(what: &str) -> String {
-    format!(r#"<p class="plot-empty muted">{}</p>"#, esc(what))
+    format!(r#"<p class="plot-empty muted">{}</p>"#, code_spans(&esc(what)))
+}
+
+/// Escaped text with each `` `…` `` pair as `<code>…</code>` (escaping leaves backticks alone).
+fn code_spans(escaped: &str) -> String {
+    let mut out = String::with_capacity(escaped.len());
+    let mut parts = escaped.split('`');
+    out.push_str(parts.next().unwrap_or_default());
+    let rest: Vec<&str> = parts.collect();
+    for (i, part) in rest.iter().enumerate() {
+        // An unpaired backtick at the end stays as it was.
+        if i % 2 == 0 && i + 1 == rest.len() {
+            out.push('`');
+            out.push_str(part);
+        } else if i % 2 == 0 {
+            out.push_str("<code>");
+            out.push_str(part);
+            out.push_str("</code>");
+        } else {
+            out.push_str(part);
+        }
+    }
+    out
 }
 
 /// How many of the last `max` periods to draw: from the first one with data (at least `min`),
@@ -243,8 +265,12 @@ pub(crate) fn confidence(evidence: &[Evidence], now: DateTime<Utc>, lines: usize
             Vec::new(),
         );
     }
-    let start = topics.iter().filter_map(|(_, pts)| pts.first().map(|p| p.0)).min().unwrap_or(now - Duration::days(30));
-    let span = (now - start).num_seconds().max(86_400) as f64;
+    let first = topics.iter().filter_map(|(_, pts)| pts.first().map(|p| p.0)).min().unwrap_or(now - Duration::days(30));
+    // "now" is the right edge; a first day's few minutes spread over at least an hour, with a
+    // little room on the left so the first marks are not on the axis.
+    let start = first.min(now - Duration::hours(1));
+    let span = (now - start).num_seconds().max(3600) as f64 * 1.04;
+    let start = now - Duration::seconds(span as i64);
     let plot_h = H - TOP - BOTTOM;
     let plot_w = W - LEFT - RIGHT - 8.0;
     let x_of = |t: DateTime<Utc>| LEFT + (t - start).num_seconds() as f64 / span * plot_w;
@@ -252,7 +278,10 @@ pub(crate) fn confidence(evidence: &[Evidence], now: DateTime<Utc>, lines: usize
     let mut out = String::new();
     open(&mut out, "Confidence per topic over time", H);
     y_axis(&mut out, 10, 2, plot_h);
-    // Dates along the bottom: five, the inner ones dropped when the chart is drawn small.
+    // Times along the bottom: hours within two days, dates beyond; a label that would repeat
+    // the one before it is left out.
+    let format = if span < 2.0 * 86_400.0 { "%H:%M" } else { "%-d %b" };
+    let mut last_label = String::new();
     for k in 0..=4 {
         let at = start + Duration::seconds((span * f64::from(k) / 4.0) as i64);
         let anchor = match k {
@@ -260,7 +289,10 @@ pub(crate) fn confidence(evidence: &[Evidence], now: DateTime<Utc>, lines: usize
             4 => "end",
             _ => "middle",
         };
-        let label = if k == 4 { "now".to_owned() } else { at.format("%-d %b").to_string() };
+        let label = if k == 4 { "now".to_owned() } else { at.format(format).to_string() };
+        if label == last_label {
+            continue;
+        }
         let _ = write!(
             out,
             r#"<text class="tick{}" x="{:.1}" y="{}" text-anchor="{anchor}">{label}</text>"#,
@@ -268,6 +300,7 @@ pub(crate) fn confidence(evidence: &[Evidence], now: DateTime<Utc>, lines: usize
             x_of(at),
             H - 8.0
         );
+        last_label = label;
     }
     let mut keys = Vec::new();
     for (i, (topic, pts)) in topics.iter().enumerate() {
@@ -594,9 +627,9 @@ pub(crate) fn calibration(reviews: &[(f64, bool)]) -> String {
     out.push_str("</svg>");
     let _ = write!(
         out,
-        r#"<ul class="plot-legend"><li>across: the recall predicted</li><li>up: the share recalled</li><li>dashed: where they agree</li><li>{} of {}</li></ul>"#,
-        if shown == 1 { "1 group".to_owned() } else { format!("{shown} groups") },
-        if reviews.len() == 1 { "1 review".to_owned() } else { format!("{} reviews", reviews.len()) }
+        r#"<ul class="plot-legend"><li>across: the recall predicted</li><li>up: the share recalled</li><li>dashed: where they agree</li><li>{} in {}</li></ul>"#,
+        if reviews.len() == 1 { "1 review".to_owned() } else { format!("{} reviews", reviews.len()) },
+        if shown == 1 { "1 group".to_owned() } else { format!("{shown} groups") }
     );
     out
 }
@@ -622,7 +655,47 @@ mod tests {
         assert_eq!(svg.matches("<circle").count(), 2, "{svg}");
         assert!(svg.contains("10 reviews predicted at 95%: 90% recalled"), "{svg}");
         assert!(svg.contains("2 reviews predicted at 62%: 50% recalled"), "{svg}");
+        assert!(svg.contains("<li>12 reviews in 2 groups</li>"), "{svg}");
         assert!(calibration(&[]).contains("plot-empty"));
+    }
+
+    #[test]
+    fn a_first_day_spreads_over_the_hours_and_now_is_the_right_edge() {
+        let now = at("2026-12-02T10:00:00Z");
+        let ev = |v: i64, when: &str| Evidence {
+            topic: "rust".into(),
+            delta: None,
+            value_after: Some(v),
+            cause: devcoach_core::evidence::EvidenceCause::Onboarding,
+            lesson_id: None,
+            detail: None,
+            at: when.into(),
+        };
+        let (svg, _) = confidence(&[ev(4, "2026-12-02T09:00:00.000Z"), ev(5, "2026-12-02T09:00:05.000Z")], now, 6);
+        let ticks: Vec<&str> = svg
+            .split("class=\"tick")
+            .skip(1)
+            .filter_map(|t| t.split('>').nth(1).and_then(|l| l.split('<').next()))
+            .filter(|l| !l.chars().all(|c| c.is_ascii_digit()))
+            .collect();
+        let unique: std::collections::BTreeSet<&&str> = ticks.iter().collect();
+        assert_eq!(unique.len(), ticks.len(), "no time label twice: {ticks:?}");
+        assert!(ticks.contains(&"now") && ticks.iter().any(|t| t.contains(':')), "hours on a first day: {ticks:?}");
+        // The first marks are not on the left edge: the points spread across the width.
+        let xs: Vec<f64> = svg
+            .split("class=\"mark\" cx=\"")
+            .skip(1)
+            .filter_map(|t| t.split('"').next().and_then(|x| x.parse().ok()))
+            .collect();
+        // (the two points; the key under the chart draws its own mark)
+        assert!(xs.len() >= 2 && xs[..2].iter().all(|x| *x > LEFT + 10.0), "{xs:?}");
+    }
+
+    #[test]
+    fn backticks_in_empty_chart_notes_become_code() {
+        let off = work_mix(&[], false);
+        assert!(off.contains("<code>devcoach set work_insights on</code>") && !off.contains('`'), "{off}");
+        assert_eq!(code_spans("a `b` c `d"), "a <code>b</code> c `d");
     }
 
     #[test]

@@ -12,8 +12,21 @@ use crate::output::{self, Style};
 pub fn run(ctx: &Ctx, format: ExportFormat, file: Option<&Path>, force: bool) -> anyhow::Result<()> {
     // Refuse a bad target before reading anything.
     let overwrite = file.map(|f| super::backup::overwrite(f, force)).transpose()?;
-    let store = ctx.open_existing()?;
+    let mut store = ctx.open_existing()?;
     let (text, what) = match format {
+        ExportFormat::Anki => {
+            let cards = match &mut store {
+                Some(s) => {
+                    // Lessons without a card get theirs first (a read-only database keeps what it has).
+                    if s.compat().is_none() {
+                        s.ensure_review_cards(ctx.now)?;
+                    }
+                    s.all_review_cards()?
+                }
+                None => Vec::new(),
+            };
+            (export::anki(&cards), output::plural(cards.len(), "card"))
+        }
         ExportFormat::FsrsLog => {
             let reviews = match &store {
                 Some(s) => s.review_events().unwrap_or_default(),
@@ -40,7 +53,8 @@ pub fn run(ctx: &Ctx, format: ExportFormat, file: Option<&Path>, force: bool) ->
     match (file, overwrite) {
         (Some(file), Some(overwrite)) => {
             devcoach_files::write(file, text.as_bytes(), overwrite)?;
-            output::print(&format!("{} Wrote {what} to {}.", ctx.term.out(Style::Green, "✓"), file.display()))?;
+            let hint = if format == ExportFormat::Anki { " (in Anki: File > Import)" } else { "" };
+            output::print(&format!("{} Wrote {what} to {}{hint}.", ctx.term.out(Style::Green, "✓"), file.display()))?;
         }
         _ => output::write_stdout(|out| out.write_all(text.as_bytes()))?,
     }

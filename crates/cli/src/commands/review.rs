@@ -25,7 +25,10 @@ pub fn run(ctx: &Ctx, args: ReviewArgs) -> anyhow::Result<()> {
         }
         Some(ReviewCommand::Settings { retention, mix, json }) => settings(ctx, retention, mix.as_deref(), json.json),
         Some(ReviewCommand::Optimize { reset, json }) => optimize(ctx, reset, json.json),
-        Some(ReviewCommand::Export { anki }) => export(ctx, &anki),
+        // Kept for scripts written before `devcoach export --format anki`.
+        Some(ReviewCommand::Export { anki }) => {
+            super::export::run(ctx, crate::cli::ExportFormat::Anki, Some(&anki), true)
+        }
     }
 }
 
@@ -222,34 +225,6 @@ fn optimize(ctx: &Ctx, reset: bool, json: bool) -> anyhow::Result<()> {
     Ok(())
 }
 
-/// One field of Anki's HTML import: markup characters escaped first (a card about `Vec<T>` keeps
-/// its `<T>`), then tabs and returns made spaces and newlines `<br>`.
-fn anki_field(s: &str) -> String {
-    s.replace('&', "&amp;").replace('<', "&lt;").replace('>', "&gt;").replace(['\t', '\r'], " ").replace('\n', "<br>")
-}
-
-/// Anki's plain-text import: a header naming the separator, then question, answer, tags.
-fn export(ctx: &Ctx, file: &std::path::Path) -> anyhow::Result<()> {
-    let mut store = ctx.open_existing()?.ok_or_else(|| invalid("no lessons yet, so no cards to export"))?;
-    store.ensure_review_cards(ctx.now)?;
-    let cards = store.all_review_cards()?;
-    let field = anki_field;
-    let mut text = String::from("#separator:tab\n#html:true\n#tags column:3\n");
-    for (card, topic) in &cards {
-        let tag: String = topic.chars().map(|c| if c.is_whitespace() { '_' } else { c }).collect();
-        text.push_str(&format!("{}\t{}\tdevcoach {}\n", field(&card.question), field(&card.answer), tag));
-    }
-    // An earlier export is replaced; a link, pipe, device or folder never is.
-    devcoach_files::write(file, text.as_bytes(), devcoach_files::Overwrite::Replace)?;
-    output::print(&format!(
-        "{} Wrote {} to {} (in Anki: File > Import).",
-        ctx.term.out(Style::Green, "✓"),
-        output::plural(cards.len(), "card"),
-        file.display()
-    ))?;
-    Ok(())
-}
-
 fn interactive(ctx: &Ctx) -> anyhow::Result<()> {
     let stdin = std::io::stdin();
     // Cards hold lesson text from anywhere: the door keeps it inert.
@@ -324,17 +299,5 @@ fn session(ctx: &Ctx, input: &mut impl BufRead, out: &mut impl Write) -> anyhow:
             .ok_or_else(|| invalid("the lesson was deleted while you reviewed it"))?;
         done += 1;
         writeln!(out, "{}: back {}.", paint(Style::Dim, g.as_str()), next_in(outcome.graded.step.interval))?;
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::anki_field;
-
-    #[test]
-    fn anki_fields_keep_markup_characters_as_text() {
-        assert_eq!(anki_field("Vec<T> & Box<dyn Fn()>"), "Vec&lt;T&gt; &amp; Box&lt;dyn Fn()&gt;");
-        assert_eq!(anki_field("a\tb\r\nc"), "a b <br>c", "the <br> added after escaping stays markup");
-        assert_eq!(anki_field("&lt;"), "&amp;lt;", "an entity in the text stays text");
     }
 }

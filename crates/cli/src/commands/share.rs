@@ -118,9 +118,36 @@ fn read_capped(reader: impl Read, what: &str) -> anyhow::Result<String> {
     Ok(String::from_utf8_lossy(&buf).into_owned())
 }
 
-/// What to import, from wherever the argument says.
+/// Whether standard input is text piped or redirected in (`… | devcoach import`), rather than
+/// a terminal or nothing (`/dev/null`, a closed input): only then is it read unasked.
+fn stdin_is_piped() -> bool {
+    use std::io::IsTerminal;
+    if std::io::stdin().is_terminal() {
+        return false;
+    }
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::FileTypeExt;
+        std::fs::metadata("/dev/stdin").is_ok_and(|m| m.file_type().is_fifo() || m.is_file())
+    }
+    #[cfg(not(unix))]
+    {
+        true
+    }
+}
+
+/// What to import, from wherever the argument says: with none, piped input, else the clipboard.
 fn source_text(source: Option<&str>) -> anyhow::Result<String> {
     match source {
+        None if stdin_is_piped() => {
+            let text = read_capped(std::io::stdin().lock(), "the input")?;
+            if !text.trim().is_empty() {
+                return Ok(text);
+            }
+            clipboard().ok_or_else(|| {
+                invalid("nothing came on standard input and the clipboard is empty — pass a code, link, URL or file")
+            })
+        }
         None => clipboard().ok_or_else(|| {
             invalid(
                 "the clipboard is empty or cannot be read here — pass a code, link, URL, file, or `-` to read stdin",

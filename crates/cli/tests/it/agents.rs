@@ -498,8 +498,11 @@ fn uninstall_data_needs_a_yes_away_from_a_terminal() {
     let out = ok(&env, &["uninstall", "--data", "--yes"]);
     assert!(out.contains("Deleted"), "{out}");
     assert!(!env.data().exists());
+    // Without --data there is nothing to ask: --yes is accepted and the data stays.
+    ok(&env, &["knowledge-add", "rust"]);
     let out = run(&env, &["uninstall", "--yes"]);
-    assert_eq!(out.status.code(), Some(2), "--yes only goes with --data");
+    assert_eq!(out.status.code(), Some(0), "{}", transcript(&out, env.tmp.path()));
+    assert!(env.data().join("coaching.db").is_file(), "--yes alone never deletes the data");
 }
 
 /// Doctor on a learner mid-session, pinned as a snapshot (paths replaced).

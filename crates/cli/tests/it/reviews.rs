@@ -73,8 +73,13 @@ fn due_interactive_grade_and_export() {
     );
     assert_snapshot!("review_settings_bad", env.transcript(&["review", "settings", "--retention", "0.5"]));
 
-    assert!(env.run(&["review", "export", "--anki", "cards.txt"]).status.success());
+    // One `export` for every format; the older `review export --anki` still works.
+    let out = env.run(&["export", "--format", "anki", "-o", "cards.txt"]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(String::from_utf8_lossy(&out.stdout).contains("(in Anki: File > Import)"));
     let anki = std::fs::read_to_string(env.tmp.path().join("cards.txt")).expect("export");
+    let piped = env.run(&["export", "--format", "anki"]);
+    assert_eq!(String::from_utf8_lossy(&piped.stdout), anki, "to standard output, the same text");
     let lines: Vec<&str> = anki.lines().collect();
     assert_eq!(lines[..3], ["#separator:tab", "#html:true", "#tags column:3"]);
     assert_eq!(lines.len() - 3, devcoach_store::DEMO_LESSON_COUNT);

@@ -49,6 +49,24 @@ fn share_transports_and_import_them_elsewhere() {
     assert_snapshot!("import_garbage", friend.transcript(&["import", "hello there"]));
     assert_snapshot!("import_private_url", friend.transcript(&["import", "http://127.0.0.1:9/lesson"]));
     assert_snapshot!("import_no_clipboard", friend.transcript(&["import"]));
+    // Piped into `devcoach import` with no argument: the pipe, never the clipboard. The
+    // clipboard readers on PATH would answer with another lesson's code.
+    let fake = friend.tmp.path().join("fakebin");
+    std::fs::create_dir_all(&fake).expect("mkdir");
+    for reader in ["wl-paste", "xclip", "xsel", "pbpaste"] {
+        let path = fake.join(reader);
+        std::fs::write(&path, "#!/bin/sh\necho 'devcoach:lesson:1:not-this-one'\n").expect("stand-in");
+        std::fs::set_permissions(&path, std::os::unix::fs::PermissionsExt::from_mode(0o755)).expect("chmod");
+    }
+    let piped = friend
+        .command()
+        .env("PATH", format!("{}:/usr/bin:/bin", fake.display()))
+        .arg("import")
+        .write_stdin(text.clone())
+        .output()
+        .expect("ran");
+    assert_eq!(piped.status.code(), Some(0), "{}", String::from_utf8_lossy(&piped.stderr));
+    assert!(String::from_utf8_lossy(&piped.stdout).contains("Already imported"), "the piped card, not the clipboard");
     let lessons: Value = serde_json::from_slice(&friend.run(&["lessons", "--json"]).stdout).expect("json");
     let rows = lessons["lessons"].as_array().expect("array");
     assert_eq!(rows.len(), 3);

@@ -42,6 +42,8 @@ struct Page {
     /// whether that is the next agent turn.
     next_lesson: String,
     next_soon: bool,
+    /// Whether any topic shows the model's estimate (then the page says what it is).
+    has_estimates: bool,
     /// Said once after a save, when the topic rule changed the name typed.
     notice: Option<String>,
 }
@@ -86,6 +88,7 @@ pub(crate) async fn page(
             next_lesson: devcoach_core::pacing::NextLesson::NeedsProfile(devcoach_core::pacing::OnboardingCall::Ask)
                 .to_string(),
             next_soon: false,
+            has_estimates: false,
             notice: None,
         }),
     }
@@ -145,6 +148,7 @@ fn render(s: &devcoach_store::Store, now: DateTime<Utc>, notice: Option<String>)
     }
     // An empty "Other" says nothing; an empty named group can still be deleted.
     groups.retain(|g| g.removable || !g.topics.is_empty());
+    let has_estimates = groups.iter().flat_map(|g| &g.topics).any(|t| t.estimate.is_some());
     let page = Page {
         c,
         groups,
@@ -152,6 +156,7 @@ fn render(s: &devcoach_store::Store, now: DateTime<Utc>, notice: Option<String>)
         stats: (stats.total_lessons, stats.lessons_today, max, stats.lessons_this_week),
         next_soon: next == devcoach_core::pacing::NextLesson::NextTurn,
         next_lesson: next.to_string(),
+        has_estimates,
         notice,
     };
     super::render(&page)

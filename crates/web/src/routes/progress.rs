@@ -108,7 +108,7 @@ fn review_plots(s: &devcoach_store::Store, now: DateTime<Utc>) -> Option<ReviewP
                 "{} of {} repeat reviews recalled ({}%); the schedule aims for your retention setting.",
                 recalled,
                 pairs.len(),
-                recalled * 100 / pairs.len()
+                percent(recalled, pairs.len())
             )
         },
     })
@@ -203,4 +203,20 @@ fn render(s: &devcoach_store::Store, now: DateTime<Utc>) -> Result<String, WebEr
         verdicts: calibration.iter().map(|c| VerdictRow { class: c.verdict.as_str(), line: c.line() }).collect(),
     };
     super::render(&page)
+}
+
+/// `part` of `whole` in whole percent, rounded to the nearest (2 of 3 is 67, not 66).
+fn percent(part: usize, whole: usize) -> usize {
+    if whole == 0 { 0 } else { (part * 200 + whole) / (2 * whole) }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn percentages_round_to_the_nearest() {
+        assert_eq!(
+            [super::percent(2, 3), super::percent(1, 3), super::percent(1, 2), super::percent(0, 0)],
+            [67, 33, 50, 0]
+        );
+    }
 }

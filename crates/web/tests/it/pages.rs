@@ -325,7 +325,14 @@ fn the_models_estimate_stands_beside_the_learners_number() {
         .expect("the demo has a topic the model reads differently");
     let mine = confidence(&s, &differs.topic).expect("on the map");
     let knowledge = s.get("/knowledge").text();
-    assert!(knowledge.contains(&format!("model {}</span>", differs.confidence_now)), "labelled as the model's");
+    assert!(
+        knowledge.contains(&format!("model’s estimate {}/10</span>", differs.confidence_now)),
+        "labelled as the model's"
+    );
+    assert!(
+        knowledge.contains(r#"id="estimate-note""#) && knowledge.contains("allowing for forgetting"),
+        "and said what it is, on the page"
+    );
     assert!(knowledge.contains(&format!("{mine}/10</span>")), "the learner's own number stays in its column");
     let progress = s.get("/progress").text();
     assert!(progress.contains("Your number and the model's estimate"));
