@@ -96,6 +96,7 @@ if [ -z "${DEVCOACH_TEST_WINE:-}" ]; then
   cp target/x86_64-pc-windows-gnu/debug/devcoach.exe target/wine/bin/devcoach.exe
   x86_64-w64-mingw32-gcc -shared -O2 -o target/wine/bin/bcryptprimitives.dll tests/windows/bcryptprimitives.c -ladvapi32
   x86_64-w64-mingw32-gcc -O2 -o target/wine/standin.exe tests/windows/standin.c
+  x86_64-w64-mingw32-gcc -O2 -o target/wine/broken.exe tests/windows/broken.c
   if [ ! -f target/wine/prefix/system.reg ]; then
     WINEPREFIX="$PWD/target/wine/prefix" WINEDEBUG=-all /usr/lib/wine/wine64 wineboot -i >/dev/null 2>&1 || true
   fi
