@@ -81,7 +81,7 @@ pub fn report(term: Term, err: &anyhow::Error) -> ExitCode {
     }
     let code = exit_code(err);
     if json_requested() {
-        crate::output::note(&json_error(&format!("{err:#}"), code));
+        crate::output::note_verbatim(&json_error(&format!("{err:#}"), code));
     } else {
         crate::output::note(&format!("{} {err:#}", term.err(Style::Red, "error:")));
     }

@@ -22,24 +22,44 @@ pub enum ModelHttpError {
     BadReply(String),
 }
 
-/// POSTs `body` as JSON to `url` and returns the JSON reply.
-pub fn post_json(url: &str, body: &Value, timeout: Duration, bearer: Option<&str>) -> Result<Value, ModelHttpError> {
-    let agent = ureq::Agent::config_builder()
+fn agent(timeout: Duration) -> ureq::Agent {
+    ureq::Agent::config_builder()
         .timeout_global(Some(timeout))
         .http_status_as_error(false)
         .max_redirects(0)
         .proxy(None)
         .build()
-        .new_agent();
-    let mut request = agent.post(url).header("content-type", "application/json");
+        .new_agent()
+}
+
+/// POSTs `body` as JSON to `url` and returns the JSON reply.
+pub fn post_json(url: &str, body: &Value, timeout: Duration, bearer: Option<&str>) -> Result<Value, ModelHttpError> {
+    let mut request = agent(timeout).post(url).header("content-type", "application/json");
     if let Some(key) = bearer {
         request = request.header("authorization", &format!("Bearer {key}"));
     }
     let text = serde_json::to_string(body).map_err(|e| ModelHttpError::BadReply(e.to_string()))?;
-    let mut response = request.send(text.as_bytes()).map_err(|e| match e {
+    let response = request.send(text.as_bytes()).map_err(|e| match e {
         ureq::Error::Timeout(_) => ModelHttpError::Timeout(timeout.as_secs()),
         other => ModelHttpError::Unreachable(format!("{url} ({other})")),
     })?;
+    read_json(response)
+}
+
+/// GETs `url` and returns the JSON reply (a model server's list of models, before a session).
+pub fn get_json(url: &str, timeout: Duration, bearer: Option<&str>) -> Result<Value, ModelHttpError> {
+    let mut request = agent(timeout).get(url);
+    if let Some(key) = bearer {
+        request = request.header("authorization", &format!("Bearer {key}"));
+    }
+    let response = request.call().map_err(|e| match e {
+        ureq::Error::Timeout(_) => ModelHttpError::Timeout(timeout.as_secs()),
+        other => ModelHttpError::Unreachable(format!("{url} ({other})")),
+    })?;
+    read_json(response)
+}
+
+fn read_json(mut response: ureq::http::Response<ureq::Body>) -> Result<Value, ModelHttpError> {
     let status = response.status().as_u16();
     let bytes = response
         .body_mut()

@@ -33,6 +33,9 @@ pub enum BackendError {
     Timeout(u64),
     #[error("{0}")]
     Failed(String),
+    /// Checked before a session: the coach cannot answer, and what to do about it.
+    #[error("{problem}: {fix}")]
+    NotReady { problem: String, fix: String },
 }
 
 /// A model that answers a conversation.
@@ -43,7 +46,24 @@ pub trait Backend {
     /// The next reply. `history` ends with the newest user turn; a backend that keeps its own
     /// conversation (the `claude` CLI) sends only what it has not seen.
     fn reply(&mut self, system: &str, history: &[Turn]) -> Result<String, BackendError>;
+    /// Whether the model can answer at all, asked once before a session starts (so a session
+    /// whose coach never answers is never begun), at the cost of the smallest request.
+    fn preflight(&mut self) -> Result<(), BackendError> {
+        Ok(())
+    }
 }
+
+/// Whether a reply is the cloud client's sign-in failure.
+pub fn is_login_message(text: &str) -> bool {
+    let lower = text.to_ascii_lowercase();
+    ["/login", "not logged in", "invalid api key", "oauth token", "please log in", "authentication"]
+        .iter()
+        .any(|needle| lower.contains(needle))
+}
+
+/// What to do when the `claude` CLI cannot coach.
+const CLOUD_FIX: &str = "run `claude` and type /login (or set ANTHROPIC_API_KEY), or practise on a local model: \
+                         --local (Ollama) or --local --openai-url URL";
 
 /// Whether a reply is the cloud client's quota message.
 pub fn is_quota_message(text: &str) -> bool {
@@ -149,6 +169,51 @@ impl Backend for ClaudeCli {
         }
         Ok(result)
     }
+
+    fn preflight(&mut self) -> Result<(), BackendError> {
+        let mut cmd = Command::new(&self.program);
+        cmd.envs(self.env.iter().map(|(k, v)| (k.as_str(), v.as_str())));
+        cmd.args(["-p", "--model", &self.model, "--output-format", "json", "--tools", ""]);
+        cmd.args(["--setting-sources", "", "--strict-mcp-config", "--no-session-persistence"]);
+        let not_ready = |problem: String| BackendError::NotReady { problem, fix: CLOUD_FIX.to_owned() };
+        let out = match run(cmd, "devcoach:preflight — reply with the one word: ready", PREFLIGHT_TIMEOUT) {
+            Ok(out) => out,
+            Err(BackendError::Quota(said)) => return Err(BackendError::Quota(said)),
+            Err(BackendError::Timeout(s)) => return Err(not_ready(format!("`claude` did not answer within {s} s"))),
+            Err(BackendError::Unavailable(said) | BackendError::Failed(said)) if is_login_message(&said) => {
+                return Err(not_ready("`claude` is not signed in".to_owned()));
+            }
+            Err(e) => return Err(not_ready(e.to_string())),
+        };
+        let value: Value = serde_json::from_str(out.trim()).unwrap_or(Value::Null);
+        let result = value.get("result").and_then(Value::as_str).unwrap_or_default();
+        if value.get("is_error").and_then(Value::as_bool) == Some(true) {
+            if is_quota_message(result) {
+                return Err(BackendError::Quota(result.to_owned()));
+            }
+            let problem = if is_login_message(result) {
+                "`claude` is not signed in".to_owned()
+            } else {
+                format!("`claude` answered with an error: {}", snippet(result))
+            };
+            return Err(not_ready(problem));
+        }
+        if result.trim().is_empty() {
+            return Err(not_ready(format!("`claude` gave no answer ({})", snippet(out.trim()))));
+        }
+        Ok(())
+    }
+}
+
+/// How long the check before a session waits for a model.
+const PREFLIGHT_TIMEOUT: Duration = Duration::from_secs(60);
+/// How long the check waits for a model server's list of models.
+const LIST_TIMEOUT: Duration = Duration::from_secs(5);
+
+/// Whether a server's model list has `model` (Ollama names `x` and `x:latest` the same model).
+pub fn has_model(names: &[String], model: &str) -> bool {
+    let bare = |n: &str| n.strip_suffix(":latest").unwrap_or(n).to_owned();
+    names.iter().any(|n| bare(n) == bare(model))
 }
 
 /// A system prompt written to a private temporary file, removed when dropped.
@@ -293,11 +358,75 @@ impl Backend for HttpChat {
         }
         Ok(text.to_owned())
     }
+
+    fn preflight(&mut self) -> Result<(), BackendError> {
+        use devcoach_net::model::ModelHttpError;
+        let base = self.base_url.trim_end_matches('/').to_owned();
+        let not_ready = |problem: String, fix: String| BackendError::NotReady { problem, fix };
+        let (url, names_at) = match self.dialect {
+            Dialect::Ollama => (format!("{base}/api/tags"), ("/models", "name")),
+            Dialect::OpenAi => (format!("{base}/v1/models"), ("/data", "id")),
+        };
+        let listed = match devcoach_net::model::get_json(&url, LIST_TIMEOUT, self.api_key.as_deref()) {
+            Ok(listed) => listed,
+            Err(ModelHttpError::Unreachable(_) | ModelHttpError::Timeout(_)) => {
+                let fix = match self.dialect {
+                    Dialect::Ollama => {
+                        "start Ollama (`ollama serve`, or the app), or point --ollama-url at it".to_owned()
+                    }
+                    Dialect::OpenAi => "start the server, or point --openai-url at it".to_owned(),
+                };
+                return Err(not_ready(format!("nothing answers at {base}"), fix));
+            }
+            Err(ModelHttpError::Status(404, _)) if self.dialect == Dialect::Ollama => {
+                return Err(not_ready(
+                    format!("{base} is not an Ollama server"),
+                    format!("for an OpenAI-compatible server use --local --openai-url {base}"),
+                ));
+            }
+            Err(ModelHttpError::Status(401 | 403, _)) => {
+                return Err(not_ready(
+                    format!("{base} refused the request (not authorised)"),
+                    "set DEVCOACH_OPENAI_API_KEY to the server's key".to_owned(),
+                ));
+            }
+            // A server without a model list can still chat: let the session find out.
+            Err(_) => return Ok(()),
+        };
+        let names: Vec<String> = listed
+            .pointer(names_at.0)
+            .and_then(Value::as_array)
+            .map(|items| items.iter().filter_map(|m| m.get(names_at.1)?.as_str().map(str::to_owned)).collect())
+            .unwrap_or_default();
+        if names.is_empty() || has_model(&names, &self.model) {
+            return Ok(());
+        }
+        let has: Vec<&str> = names.iter().take(8).map(String::as_str).collect();
+        let fix = match self.dialect {
+            Dialect::Ollama => format!(
+                "run `ollama pull {}`, or choose one it has with --local-model (it has: {})",
+                self.model,
+                has.join(", ")
+            ),
+            Dialect::OpenAi => format!("choose one it has with --local-model (it has: {})", has.join(", ")),
+        };
+        Err(not_ready(format!("{base} does not have the model {}", self.model), fix))
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn sign_in_failures_and_model_names_are_recognised() {
+        assert!(is_login_message("Invalid API key · Please run /login"));
+        assert!(is_login_message("Not logged in"));
+        assert!(!is_login_message("Here is how a log is written"));
+        let names = vec!["qwen3:30b".to_owned(), "llama3:latest".to_owned()];
+        assert!(has_model(&names, "llama3") && has_model(&names, "qwen3:30b") && has_model(&names, "llama3:latest"));
+        assert!(!has_model(&names, "qwen3"));
+    }
 
     #[test]
     fn quota_messages_are_recognised() {

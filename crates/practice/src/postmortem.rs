@@ -19,6 +19,8 @@ pub struct Postmortem {
     /// The evidence for those topics; `None` when the session ended before any code went
     /// through and without the answer.
     pub result: Option<PracticeResult>,
+    /// Solved (or revealed): only then is there something to review later.
+    pub finished: bool,
 }
 
 /// The card's id: the problem and the moment the session started, so a resumed session's
@@ -30,15 +32,15 @@ fn card_id(problem: &Problem, events: &[Stamped]) -> Option<LessonId> {
     LessonId::new(format!("practice-{}-{stamp}", problem.slug)).ok()
 }
 
-/// The card and the evidence, or `None` when nothing happened worth a card (no coach reply
-/// shown and no requirement list judged: the learner said nothing, or no model answered).
+/// The card and the evidence, or `None` when nothing happened worth a card: no coach reply shown
+/// and no code sent (the learner said nothing, or no model answered — a requirement list no
+/// judge read is not a session).
 ///
 /// A session the learner left before solving it (and without the answer) is **unfinished**:
 /// its card says so and how to resume, and names neither the technique nor the hints (the
 /// guard still holds them back when the learner comes back), and it is no evidence yet.
 pub fn build(problem: &Problem, events: &[Stamped], toolbox: &Toolbox) -> Option<Postmortem> {
-    let happened =
-        events.iter().any(|e| matches!(e.event, Event::Coach { text: Some(_), .. } | Event::ReqCheck { .. }));
+    let happened = events.iter().any(|e| matches!(e.event, Event::Coach { text: Some(_), .. } | Event::Code { .. }));
     if !happened {
         return None;
     }
@@ -151,6 +153,7 @@ pub fn build(problem: &Problem, events: &[Stamped], toolbox: &Toolbox) -> Option
         },
         topics,
         result,
+        finished,
     })
 }
 

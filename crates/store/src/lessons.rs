@@ -204,7 +204,8 @@ fn where_clause(q: &LessonQuery, now: DateTime<Utc>) -> (String, Vec<SqlValue>) 
 
 /// Own lessons that count against the pace: not shared with the learner, and not a practice
 /// session's card (`ext_lesson_kinds`).
-const PACED: &str = "imported = 0 AND id NOT IN (SELECT lesson_id FROM ext_lesson_kinds WHERE kind = 'practice')";
+const PACED: &str = "imported = 0 AND id NOT IN \
+     (SELECT lesson_id FROM ext_lesson_kinds WHERE kind IN ('practice', 'practice-unfinished'))";
 
 pub(crate) fn count_own_since(conn: &Connection, since: &str) -> rusqlite::Result<i64> {
     conn.prepare_cached(&format!("SELECT COUNT(*) FROM lessons WHERE {PACED} AND timestamp >= ?1"))?

@@ -80,7 +80,8 @@ fn fill_cards(tx: &Transaction<'_>, now: DateTime<Utc>) -> rusqlite::Result<usiz
     let missing: Vec<(String, String, String, String, String, Option<String>)> = {
         let mut stmt = tx.prepare_cached(
             "SELECT id, timestamp, title, topic_id, summary, body FROM lessons l \
-             WHERE NOT EXISTS (SELECT 1 FROM ext_review_cards c WHERE c.lesson_id = l.id)",
+             WHERE NOT EXISTS (SELECT 1 FROM ext_review_cards c WHERE c.lesson_id = l.id) \
+             AND NOT EXISTS (SELECT 1 FROM ext_lesson_kinds k WHERE k.lesson_id = l.id AND k.kind = 'practice-unfinished')",
         )?;
         let rows = stmt.query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?, r.get(5)?)))?;
         rows.collect::<rusqlite::Result<_>>()?
@@ -152,6 +153,8 @@ fn cards_signature(conn: &Connection) -> rusqlite::Result<Signature> {
         "SELECT (SELECT COUNT(*) FROM lessons), (SELECT COUNT(*) FROM ext_review_cards), \
          (SELECT MAX(rowid) FROM lessons), \
          COALESCE((SELECT EXISTS (SELECT 1 FROM ext_review_cards c WHERE c.lesson_id = l.id) \
+                          OR EXISTS (SELECT 1 FROM ext_lesson_kinds k \
+                                     WHERE k.lesson_id = l.id AND k.kind = 'practice-unfinished') \
                    FROM lessons l ORDER BY l.rowid DESC LIMIT 1), 1)",
         [],
         |r| {

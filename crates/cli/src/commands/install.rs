@@ -1,6 +1,6 @@
 //! `devcoach install` and `devcoach uninstall`.
 
-use std::io::{BufRead, IsTerminal, Write};
+use std::io::IsTerminal;
 
 use crate::agents::launch::Launch;
 use crate::agents::wire::{self, InstallOptions, Mark, Report};
@@ -152,17 +152,12 @@ fn trust_choice(args: &InstallArgs, agents: &[Agent], places: &Places) -> anyhow
         return Ok(None);
     }
     let names: Vec<&str> = asks.iter().map(|a| a.label()).collect();
-    let mut err = std::io::stderr().lock();
-    write!(
-        err,
+    let question = format!(
         "{} runs devcoach's tools headless (`-p`) only when the server is trusted, and trust also skips the \
-         confirmation before every devcoach tool, delete_lesson included. Trust devcoach there? [y/N] ",
+         confirmation before every devcoach tool, delete_lesson included. Trust devcoach there?",
         names.join(" and ")
-    )?;
-    err.flush()?;
-    let mut answer = String::new();
-    std::io::stdin().lock().read_line(&mut answer)?;
-    Ok(Some(matches!(answer.trim().to_ascii_lowercase().as_str(), "y" | "yes")))
+    );
+    Ok(output::confirm(&question)?)
 }
 
 /// Removes what install created that is now empty, and the backups of files restored byte for
@@ -204,12 +199,8 @@ fn delete_data(ctx: &Ctx, yes: bool) -> anyhow::Result<()> {
                 root.display()
             )));
         }
-        let mut err = std::io::stderr().lock();
-        write!(err, "Delete {} and everything in it (lessons, profile, settings)? [y/N] ", root.display())?;
-        err.flush()?;
-        let mut answer = String::new();
-        std::io::stdin().lock().read_line(&mut answer)?;
-        if !matches!(answer.trim().to_ascii_lowercase().as_str(), "y" | "yes") {
+        let question = format!("Delete {} and everything in it (lessons, profile, settings)?", root.display());
+        if output::confirm(&question)? != Some(true) {
             output::print("Data kept.")?;
             return Ok(());
         }

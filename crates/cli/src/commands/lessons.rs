@@ -294,7 +294,8 @@ pub fn show(ctx: &Ctx, id: &str, json: bool) -> anyhow::Result<()> {
     if json {
         crate::output::json(&lesson)?;
     } else {
-        crate::output::print(&render_detail(ctx, &lesson))?;
+        // Already fitted, and its code lines must keep their shape.
+        crate::output::print_verbatim(&render_detail(ctx, &lesson))?;
     }
     ctx.read_only_notice(&store);
     Ok(())
@@ -390,17 +391,10 @@ pub fn delete(ctx: &Ctx, typed: &str, yes: bool) -> anyhow::Result<()> {
         return Err(not_found(&id));
     }
     let quote = crate::agents::launch::shell_quote;
-    Ok(output::print(&format!(
-        "Deleted {id}.\n{}",
-        ctx.term.out(
-            Style::Dim,
-            &format!(
-                "To undo it:\n  devcoach restore {} --lesson {}",
-                quote(&backup.display().to_string()),
-                quote(&id)
-            )
-        )
-    ))?)
+    let (path, quoted) = (quote(&backup.display().to_string()), quote(&id));
+    let undo = output::command_line(&["devcoach", "restore", &path, "--lesson", &quoted], "  ", ctx.term.width);
+    output::print(&format!("Deleted {id}."))?;
+    Ok(output::print_verbatim(&ctx.term.out(Style::Dim, &format!("To undo it:\n{undo}")))?)
 }
 
 pub fn feedback(ctx: &Ctx, id: &str, value: &str) -> anyhow::Result<()> {

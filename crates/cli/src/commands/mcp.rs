@@ -39,7 +39,8 @@ pub fn run(ctx: &Ctx) -> anyhow::Result<()> {
     let version = devcoach_core::APP_VERSION;
     let exe = std::env::current_exe().map_or_else(|_| "devcoach".into(), |p| display_path(&p));
     let peek = Store::peek(&ctx.dir);
-    crate::output::note(&format!(
+    // One line each: the client's log, read by the agent's host.
+    crate::output::note_verbatim(&format!(
         "devcoach {version} mcp · {exe} · data {} ({})",
         display_path(ctx.dir.root()),
         schema_info(&peek)
@@ -58,7 +59,7 @@ pub fn run(ctx: &Ctx) -> anyhow::Result<()> {
         } else {
             format!("{name} {client_version}").trim_end().to_owned()
         };
-        crate::output::note(&format!("devcoach {version} mcp · client {client}"));
+        crate::output::note_verbatim(&format!("devcoach {version} mcp · client {client}"));
     });
     let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build()?;
     let result = runtime.block_on(devcoach_mcp::serve_stdio(opts, Some(on_client)));

@@ -320,6 +320,13 @@ pub fn eval(
 /// session's start, hands Claude Code the instructions and the log's path, and the practice
 /// hooks (installed by `devcoach install --practice`) gate each prompt and guard each reply.
 fn run_tui(ctx: &Ctx, problem: &Problem) -> anyhow::Result<()> {
+    use std::io::IsTerminal;
+    if !std::io::stdin().is_terminal() || !std::io::stdout().is_terminal() {
+        return Err(crate::failure::usage(
+            "--tui opens Claude Code's own interface, which needs a terminal; pipe a script to \
+             `devcoach practice <problem>` instead",
+        ));
+    }
     let claude = claude_cli()?;
     let (log_path, _) = log::new_session_path(ctx.dir.root(), &ctx.now.format("%Y-%m-%d").to_string(), &problem.slug);
     let ts = clock(ctx);
@@ -351,10 +358,14 @@ fn run_tui(ctx: &Ctx, problem: &Problem) -> anyhow::Result<()> {
         );
     }
     output::print(&format!(
-        "{} ({})\n\n{}\n\nOpening Claude Code. Start with your requirements (`req: …`). Log: {}",
+        "{} ({})",
         problem.title,
         if problem.difficulty.is_empty() { "practice" } else { &problem.difficulty },
-        problem.statement,
+    ))?;
+    // The statement is markdown: laid out as the lesson bodies are.
+    output::print_verbatim(&output::markdown::render(&problem.statement, ctx.term.width, ctx.term.color_out))?;
+    output::print(&format!(
+        "Opening Claude Code. Start with your requirements (`req: …`). Log: {}",
         log_path.display()
     ))?;
     let status = std::process::Command::new(&claude)
@@ -380,6 +391,39 @@ fn run_tui(ctx: &Ctx, problem: &Problem) -> anyhow::Result<()> {
     Ok(())
 }
 
+/// Asks the coach once, before the session, whether it can answer; says exactly what to do when
+/// it cannot. The cloud coach out of quota hands over to the local model when that one answers.
+fn preflight(ctx: &Ctx, models: &mut Models) -> anyhow::Result<()> {
+    use devcoach_practice::backend::BackendError;
+    let drawn = std::io::IsTerminal::is_terminal(&std::io::stderr());
+    if drawn {
+        output::status("checking the coach…");
+    }
+    let checked = models.coach.preflight();
+    if drawn {
+        output::clear_status();
+    }
+    match checked {
+        Ok(()) => Ok(()),
+        Err(BackendError::Quota(said)) => {
+            let local_ok = models.local.as_mut().map(|l| l.preflight());
+            match (models.local.take(), local_ok) {
+                (Some(local), Some(Ok(()))) => {
+                    ctx.term.warn(&format!("Claude is out of quota ({said}): coaching on the local model instead."));
+                    models.coach = local;
+                    models.on_local = true;
+                    Ok(())
+                }
+                (_, Some(Err(e))) => {
+                    Err(invalid(format!("Claude is out of quota ({said}), and the local model cannot stand in: {e}")))
+                }
+                _ => Err(invalid(format!("Claude is out of quota ({said}); wait for it to reset, or use --local"))),
+            }
+        }
+        Err(e) => Err(invalid(format!("the coach cannot answer, so the session did not start — {e}"))),
+    }
+}
+
 pub fn run(ctx: &Ctx, args: &PracticeArgs) -> anyhow::Result<()> {
     let problem = load_problem(ctx, args)?;
     if args.tui {
@@ -396,7 +440,9 @@ pub fn run(ctx: &Ctx, args: &PracticeArgs) -> anyhow::Result<()> {
         None => log::new_session_path(ctx.dir.root(), &ctx.now.format("%Y-%m-%d").to_string(), &problem.slug).0,
     };
     let log_env = vec![(log::LOG_VAR.to_owned(), log_path.display().to_string())];
-    let models = backends(&args.models, &log_env);
+    let mut models = backends(&args.models, &log_env);
+    // A session whose coach cannot answer is never begun: nothing is logged or saved.
+    preflight(ctx, &mut models)?;
     let writer = Writer::new(log_path);
     let mut session = match &resumed {
         Some((_, events)) => Session::resume(toolbox, problem, models, writer, clock(ctx), events),
@@ -407,24 +453,29 @@ pub fn run(ctx: &Ctx, args: &PracticeArgs) -> anyhow::Result<()> {
     let term = ctx.term;
     let p = session.problem();
     let difficulty = if p.difficulty.is_empty() { String::new() } else { format!(" ({})", p.difficulty) };
-    output::print(&format!(
-        "{}{difficulty}\n\n{}\n\n{}",
-        term.out(Style::Bold, &p.title),
-        p.statement,
-        term.out(
+    output::print(&term.out(Style::Bold, &format!("{}{difficulty}", p.title)))?;
+    output::print_verbatim(&format!("\n{}\n", output::markdown::render(&p.statement, term.width, term.color_out)))?;
+    output::print(&term.out(
             Style::Dim,
             &format!(
                 "{}Coach: {}. Start with your requirements: a message beginning `req:`. Code waits until they pass.\n\
                  A line ending in `:` `{{` `(` or `\\` continues until an empty line; ``` fences a block.\n\
-                 /hint asks for a nudge, /reveal shows the answer, /done says you solved it, /quit stops for now. Log: {}",
+                 /hint asks for a nudge, /reveal shows the answer, /done says you solved it, /quit (or Ctrl-D) stops for now \
+                 and --resume picks it up; Ctrl-C only clears the line you are typing. Log: {}",
                 if resumed.is_some() { "Resumed where you stopped: the coach has the conversation so far.\n" } else { "" },
                 session.backend_label(),
                 session.log_path().display()
             )
         )
-    ))?;
+    )?;
 
     let mut input = Input::open(devcoach_core::layout::practice_history(ctx.dir.root()));
+    if matches!(input, Input::Piped(_)) {
+        output::note(&term.err(
+            Style::Dim,
+            "Reading messages from standard input (not a terminal): one message a line; the session ends with the input.",
+        ));
+    }
     let prompt = term.out(Style::Cyan, "you › ");
     let reason = loop {
         if matches!(input, Input::Piped(_)) {
@@ -470,7 +521,7 @@ fn postmortem(ctx: &Ctx, problem: &Problem, log_path: &std::path::Path) -> anyho
     let unfinished = !devcoach_practice::report::session("", &events, Toolbox::builtin()).finished();
     let mut store = ctx.open()?;
     // Saved when the session ends, not when it started.
-    let lesson = store.record_practice(pm.lesson, &pm.topics, pm.result, ctx.clock.now())?;
+    let lesson = store.record_practice(pm.lesson, &pm.topics, pm.result, pm.finished, ctx.clock.now())?;
     output::print(&format!(
         "{} {} (`devcoach lesson {}`)",
         ctx.term.out(Style::Green, "Saved a lesson card:"),
@@ -515,7 +566,9 @@ fn print_shown(term: crate::output::Term, item: &Shown) -> std::io::Result<()> {
     match item {
         Shown::Coach { text, rung } => {
             let label = rung.map_or_else(|| "coach ›".to_owned(), |r| format!("coach (H{r}) ›"));
-            output::print(&format!("{}\n{text}", term.out(Style::Green, &label)))
+            output::print(&term.out(Style::Green, &label))?;
+            // A model's markdown, code included: laid out, not reflowed line by line.
+            output::print_verbatim(&output::markdown::render(text, term.width, term.color_out))
         }
         Shown::Verdict { verdict, missing } => {
             let text = match verdict {

@@ -228,18 +228,22 @@ fn optimize(ctx: &Ctx, reset: bool, json: bool) -> anyhow::Result<()> {
 fn interactive(ctx: &Ctx) -> anyhow::Result<()> {
     let stdin = std::io::stdin();
     // Cards hold lesson text from anywhere: the door keeps it inert.
-    session(ctx, &mut stdin.lock(), &mut output::stdout())
+    // Piped answers are echoed after their prompts, so a script's transcript reads in order.
+    let echo = !std::io::IsTerminal::is_terminal(&stdin);
+    session(ctx, &mut stdin.lock(), &mut output::stdout(), echo)
 }
 
 /// One card at a time: the question, the learner's own answer (or just Enter), the expected
 /// answer, a grade. Line-based, so it also runs from a script.
-fn session(ctx: &Ctx, input: &mut impl BufRead, out: &mut impl Write) -> anyhow::Result<()> {
+fn session(ctx: &Ctx, input: &mut impl BufRead, out: &mut impl Write, echo: bool) -> anyhow::Result<()> {
     let Some(mut store) = ctx.open_existing()? else {
         writeln!(out, "No lessons yet, so nothing to review.")?;
         return Ok(());
     };
     store.ensure_review_cards(ctx.now)?;
     let paint = |style: Style, text: &str| style.paint(text, ctx.term.color_out);
+    // Cards hold lesson text of any length: every line is wrapped at spaces to the width.
+    let fit = |text: String| output::fill(&text, ctx.term.width);
     let mut done = 0;
     let mut introduced = false;
     let mut line = String::new();
@@ -266,25 +270,36 @@ fn session(ctx: &Ctx, input: &mut impl BufRead, out: &mut impl Write) -> anyhow:
         }
         writeln!(
             out,
-            "\n{} {}  {}",
-            paint(Style::Dim, &format!("[{total} due]")),
-            paint(Style::Cyan, &card.topic),
-            paint(Style::Dim, &card.title)
+            "\n{}",
+            fit(format!(
+                "{} {}  {}",
+                paint(Style::Dim, &format!("[{total} due]")),
+                paint(Style::Cyan, &card.topic),
+                paint(Style::Dim, &card.title)
+            ))
         )?;
-        writeln!(out, "{}", paint(Style::Bold, &card.card.question))?;
-        write!(out, "Your answer (Enter to just show it, q to stop): ")?;
+        writeln!(out, "{}", fit(paint(Style::Bold, &card.card.question)))?;
+        write!(out, "{} ", fit("Your answer (Enter to just show it, q to stop):".to_owned()))?;
         out.flush()?;
         line.clear();
-        if input.read_line(&mut line)? == 0 || line.trim() == "q" {
+        let read = input.read_line(&mut line)?;
+        if echo && read > 0 {
+            writeln!(out, "{}", line.trim_end())?;
+        }
+        if read == 0 || line.trim() == "q" {
             writeln!(out, "\nStopped; {} reviewed.", output::plural(done, "card"))?;
             return Ok(());
         }
-        writeln!(out, "{} {}", paint(Style::Green, "Expected:"), card.card.answer)?;
+        writeln!(out, "{}", fit(format!("{} {}", paint(Style::Green, "Expected:"), card.card.answer)))?;
         let g = loop {
-            write!(out, "Grade yourself: 1 again · 2 hard · 3 good · 4 easy (q to stop): ")?;
+            write!(out, "{} ", fit("Grade yourself: 1 again · 2 hard · 3 good · 4 easy (q to stop):".to_owned()))?;
             out.flush()?;
             line.clear();
-            if input.read_line(&mut line)? == 0 || line.trim() == "q" {
+            let read = input.read_line(&mut line)?;
+            if echo && read > 0 {
+                writeln!(out, "{}", line.trim_end())?;
+            }
+            if read == 0 || line.trim() == "q" {
                 writeln!(out, "\nStopped; {} reviewed.", output::plural(done, "card"))?;
                 return Ok(());
             }

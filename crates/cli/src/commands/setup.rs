@@ -19,6 +19,9 @@ struct Conversation<R, W> {
     out: W,
     /// The columns prose is wrapped to.
     width: usize,
+    /// Input that is not a terminal echoes nothing: each answer is written after its prompt, so
+    /// what a script sees reads as a conversation.
+    echo: bool,
 }
 
 impl<R: BufRead, W: Write> Conversation<R, W> {
@@ -43,6 +46,9 @@ impl<R: BufRead, W: Write> Conversation<R, W> {
         if self.input.read_line(&mut line)? == 0 {
             writeln!(self.out)?;
             return Err(invalid("setup cancelled before the end; nothing was saved"));
+        }
+        if self.echo {
+            writeln!(self.out, "{}", line.trim())?;
         }
         Ok(line.trim().to_owned())
     }
@@ -114,7 +120,8 @@ impl Plan {
 pub fn run(ctx: &Ctx) -> anyhow::Result<()> {
     let stdin = std::io::stdin();
     // Topic names come from the Claude Code history: shown through the door.
-    let mut talk = Conversation { input: stdin.lock(), out: crate::output::stdout(), width: ctx.term.width };
+    let echo = !std::io::IsTerminal::is_terminal(&stdin);
+    let mut talk = Conversation { input: stdin.lock(), out: crate::output::stdout(), width: ctx.term.width, echo };
     let cwd = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("."));
     converse(ctx, &mut talk, &cwd)
 }

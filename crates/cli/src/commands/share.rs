@@ -80,10 +80,11 @@ pub fn share(ctx: &Ctx, a: &ShareArgs) -> anyhow::Result<()> {
         output::note(&ctx.term.err(Style::Yellow, "This lesson's code is long; `--file` shares it as a file instead."));
     }
     if a.link {
-        output::print(&text::link_at(&store.share_link_base()?, &code))?;
+        output::print_verbatim(&text::link_at(&store.share_link_base()?, &code))?;
         output::note(&ctx.term.err(Style::Dim, "The lesson travels inside the link itself; no server ever sees it."));
     } else {
-        output::print(&share_text)?;
+        // The card is copied whole: laid out as it will be pasted.
+        output::print_verbatim(&share_text)?;
     }
     Ok(())
 }

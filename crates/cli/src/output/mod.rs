@@ -11,7 +11,7 @@ pub mod style;
 pub mod table;
 
 use std::io::{self, BufRead, IsTerminal, Write};
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 
 pub use style::Style;
 
@@ -19,6 +19,9 @@ pub use style::Style;
 /// them only then.
 static COLOR_OUT: AtomicBool = AtomicBool::new(false);
 static COLOR_ERR: AtomicBool = AtomicBool::new(false);
+/// The width prose is fitted to, and whether it is (`--wide` turns it off for stdout).
+static WIDTH: AtomicUsize = AtomicUsize::new(PIPED_WIDTH);
+static FIT: AtomicBool = AtomicBool::new(true);
 
 /// Where output goes, whether it may be coloured, and how wide it may be.
 #[derive(Debug, Clone, Copy)]
@@ -47,6 +50,8 @@ impl Term {
         };
         COLOR_OUT.store(term.color_out, Ordering::Relaxed);
         COLOR_ERR.store(term.color_err, Ordering::Relaxed);
+        WIDTH.store(term.width, Ordering::Relaxed);
+        FIT.store(term.fit, Ordering::Relaxed);
         term
     }
 
@@ -66,7 +71,7 @@ impl Term {
     }
 
     pub fn warn(self, text: &str) {
-        note(&fill(&self.err(Style::Yellow, &format!("warning: {text}")), self.width));
+        note(&self.err(Style::Yellow, &format!("warning: {text}")));
     }
 }
 
@@ -82,8 +87,19 @@ fn detect_width() -> usize {
     width.max(MIN_WIDTH)
 }
 
-/// Writes a result to stdout as one piece, ending in a newline.
+/// Writes a result to stdout as one piece, ending in a newline; a line wider than the terminal
+/// is wrapped at spaces (never inside a word), unless `--wide` asked for lines as they are.
 pub fn print(text: &str) -> io::Result<()> {
+    if FIT.load(Ordering::Relaxed) {
+        print_verbatim(&fill(text, WIDTH.load(Ordering::Relaxed)))
+    } else {
+        print_verbatim(text)
+    }
+}
+
+/// Writes a result to stdout exactly as laid out: something to copy (a share card, a command)
+/// or text already fitted (a lesson's body, whose code lines must not be reflowed).
+pub fn print_verbatim(text: &str) -> io::Result<()> {
     let text = clean::door(text, COLOR_OUT.load(Ordering::Relaxed));
     let mut out = io::stdout().lock();
     out.write_all(text.as_bytes())?;
@@ -174,8 +190,17 @@ pub fn confirm(question: &str) -> io::Result<Option<bool>> {
     Ok(Some(matches!(line.trim().to_ascii_lowercase().as_str(), "y" | "yes")))
 }
 
-pub fn note(text: &str) {
+/// A line on stderr exactly as given: a JSON error, a log line another program reads.
+pub fn note_verbatim(text: &str) {
     let text = clean::door(text, COLOR_ERR.load(Ordering::Relaxed));
+    let mut err = io::stderr().lock();
+    let _ = writeln!(err, "{text}");
+}
+
+/// Prose for the person at the terminal, on stderr, wrapped at spaces to the width.
+pub fn note(text: &str) {
+    let filled = fill(text, WIDTH.load(Ordering::Relaxed));
+    let text = clean::door(&filled, COLOR_ERR.load(Ordering::Relaxed));
     let mut err = io::stderr().lock();
     let _ = writeln!(err, "{text}");
 }
@@ -247,16 +272,27 @@ pub fn fill(text: &str, width: usize) -> String {
         .join("\n")
 }
 
-impl Term {
-    /// Prose to stdout, fitted to the width.
-    pub fn say(self, text: &str) -> io::Result<()> {
-        print(&fill(text, self.width))
+/// A command to paste, laid out to fit `width`: on one line when it fits, else one piece per
+/// line joined by ` \` (as a shell reads it), each after `indent`; a piece longer than a line
+/// stays whole on its own.
+pub fn command_line(pieces: &[&str], indent: &str, width: usize) -> String {
+    let one = format!("{indent}{}", pieces.join(" "));
+    if style::width(&one) <= width || cfg!(windows) {
+        return one;
     }
-
-    /// Prose to stderr, fitted to the width.
-    pub fn tell(self, text: &str) {
-        note(&fill(text, self.width));
+    let mut lines: Vec<String> = Vec::new();
+    let mut line = indent.to_owned();
+    for piece in pieces {
+        let continued = if line.trim().is_empty() { format!("{line}{piece}") } else { format!("{line} {piece}") };
+        if style::width(&continued) + 2 > width && !line.trim().is_empty() {
+            lines.push(format!("{line} \\"));
+            line = format!("{indent}  {piece}");
+        } else {
+            line = continued;
+        }
     }
+    lines.push(line);
+    lines.join("\n")
 }
 
 /// "1 course", "3 courses".

@@ -215,8 +215,9 @@ fn a_deleted_lesson_comes_back_with_its_review_history() {
     // Unasked, a start of an id is not enough: the whole id, or the table's cut form.
     let out = env.run(&["delete", "git-bi", "--yes"]);
     assert_eq!(out.status.code(), Some(2));
-    assert!(String::from_utf8_lossy(&out.stderr).contains("name the lesson by its whole id"));
-    let out = env.run(&["delete", "git-bisect", "--yes"]);
+    assert!(crate::flat(&out.stderr).contains("name the lesson by its whole id"));
+    // Wide enough for the undo to stay on one line (narrower, it goes on over ` \` lines).
+    let out = env.command().env("COLUMNS", "1000").args(["delete", "git-bisect", "--yes"]).output().expect("ran");
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     let said = String::from_utf8_lossy(&out.stdout).into_owned();
     let undo = said.lines().find_map(|l| l.strip_prefix("  devcoach restore ")).expect("undo line").to_owned();
@@ -244,7 +245,7 @@ fn a_deleted_lesson_comes_back_with_its_review_history() {
         .expect("insert");
     }
     let undo = |id: &str| {
-        let out = env.run(&["delete", id, "--yes"]);
+        let out = env.command().env("COLUMNS", "1000").args(["delete", id, "--yes"]).output().expect("ran");
         let said = String::from_utf8_lossy(&out.stdout).into_owned();
         said.lines().find_map(|l| l.strip_prefix("  devcoach restore ")).expect("undo").to_owned()
     };

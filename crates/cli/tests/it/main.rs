@@ -91,6 +91,11 @@ impl Env {
     }
 }
 
+/// Text with every run of whitespace made one space: what was said, whatever the width wrapped.
+pub fn flat(text: &[u8]) -> String {
+    String::from_utf8_lossy(text).split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
 pub fn transcript(out: &Output, sandbox: &Path) -> String {
     let clean = |b: &[u8]| String::from_utf8_lossy(b).replace(&sandbox.display().to_string(), "[SANDBOX]");
     let mut text = format!("exit: {}\n", out.status.code().map_or_else(|| "signal".to_owned(), |c| c.to_string()));

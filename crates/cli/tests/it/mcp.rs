@@ -392,12 +392,23 @@ fn every_tool_resource_and_prompt_through_the_rust_client() {
         assert!(req["judge_prompt"].as_str().is_some_and(|p| p.contains("Light every street with the fewest lamps.")), "{req}");
         let judged = c.ok("practice_judge", &call(&client, "practice_judge", json!({"session_id": own_id})).await);
         assert_eq!((judged["verdict"].as_str(), judged["code_allowed"].as_bool()), (Some("unverified"), Some(true)));
+        let shown = c.ok("practice_check_reply", &call(&client, "practice_check_reply", json!({"session_id": own_id, "draft": "<!-- rung:H1 -->\nWhich streets need a lamp first?"})).await);
+        assert_eq!(shown["action"], "show");
         let ended = c.ok("practice_end", &call(&client, "practice_end", json!({"session_id": own_id})).await);
         assert_eq!(
             (ended["title"].as_str(), ended["result"].as_str()),
             (Some("Practice (unfinished): Lamp Posts"), Some("unfinished")),
             "ended without `solved`: left for later"
         );
+        // A session in which the coach never said anything and no code came saves nothing.
+        let silent = c.ok(
+            "practice_start",
+            &call(&client, "practice_start", json!({"statement": "---\ntitle: Quiet Street\n---\nCount the houses."})).await,
+        );
+        let silent_id = silent["session_id"].as_str().expect("id").to_owned();
+        c.ok("practice_submit", &call(&client, "practice_submit", json!({"session_id": silent_id, "message": "req: a street may be empty"})).await);
+        let nothing = c.ok("practice_end", &call(&client, "practice_end", json!({"session_id": silent_id})).await);
+        assert!(nothing["lesson_id"].is_null() && nothing["title"].is_null(), "{nothing}");
 
         let untested: Vec<&String> = c.tools.iter().filter(|t| !c.called_err.contains(*t)).collect();
         let allowed_without_failure: BTreeSet<&str> = ["get_briefing", "get_onboarding", "get_profile", "open_ui"].into();

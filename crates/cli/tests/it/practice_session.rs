@@ -14,17 +14,21 @@ use crate::{Env, transcript};
 
 /// A loopback server that answers each POST with the next scripted (status, body) and keeps
 /// every request body.
-struct FakeOllama {
-    url: String,
+pub(crate) struct FakeOllama {
+    pub(crate) url: String,
     bodies: Arc<Mutex<Vec<Value>>>,
 }
 
-fn fake_ollama(replies: Vec<(u16, Value)>) -> FakeOllama {
+pub(crate) fn fake_ollama(replies: Vec<(u16, Value)>) -> FakeOllama {
     let replies = Mutex::new(replies.into_iter());
     fake_ollama_with(move |_| {
         replies.lock().expect("lock").next().unwrap_or((500, json!({ "error": "no more scripted replies" })))
     })
 }
+
+/// The models a fake server lists when asked before a session (Ollama's names and the
+/// OpenAI-compatible ids): the practice defaults and one more.
+const LISTED: [&str; 3] = ["qwen3:30b-a3b-instruct-2507", "llama-3", "m"];
 
 /// A loopback server whose answer depends on the request.
 fn fake_ollama_with(answer: impl Fn(&Value) -> (u16, Value) + Send + 'static) -> FakeOllama {
@@ -52,11 +56,25 @@ fn fake_ollama_with(answer: impl Fn(&Value) -> (u16, Value) + Send + 'static) ->
             let mut body = vec![0; length];
             let _ = reader.read_exact(&mut body);
             let mut request: Value = serde_json::from_slice(&body).unwrap_or(Value::Null);
+            // The model list asked before a session is answered apart: it uses up no script.
+            let listing = match path.as_str() {
+                "/api/tags" => {
+                    Some(json!({ "models": LISTED.iter().map(|n| json!({ "name": n })).collect::<Vec<_>>() }))
+                }
+                "/v1/models" => Some(json!({ "data": LISTED.iter().map(|n| json!({ "id": n })).collect::<Vec<_>>() })),
+                _ => None,
+            };
             if let Some(map) = request.as_object_mut() {
                 map.insert("_path".into(), Value::String(path));
             }
-            let (status, reply) = answer(&request);
-            seen.lock().expect("lock").push(request);
+            let (status, reply) = match listing {
+                Some(list) => (200, list),
+                None => {
+                    let answered = answer(&request);
+                    seen.lock().expect("lock").push(request);
+                    answered
+                }
+            };
             let text = reply.to_string();
             let _ = write!(
                 stream,
@@ -86,8 +104,17 @@ fn fake_claude(env: &Env) -> PathBuf {
 model=""; prev=""
 for a in "$@"; do [ "$prev" = "--model" ] && model="$a"; prev="$a"; done
 d="$FAKE_CLAUDE_DIR"
+input=$(cat)
+# The check before a session: answered apart (from preflight, if the test wrote one), so the
+# numbering of the coaching calls stays as the tests count it.
+case "$input" in
+  devcoach:preflight*)
+    if [ -f "$d/preflight" ]; then cat "$d/preflight"; else printf '%s' '{"type":"result","is_error":false,"result":"ready"}'; fi
+    [ -f "$d/preflight.exit" ] && exit "$(cat "$d/preflight.exit")"
+    exit 0 ;;
+esac
 n=$(cat "$d/$model.n" 2>/dev/null || echo 0); n=$((n+1)); echo "$n" > "$d/$model.n"
-cat > "$d/$model.in.$n"
+printf '%s' "$input" > "$d/$model.in.$n"
 for a in "$@"; do printf '%s\n' "$a"; done > "$d/$model.args.$n"
 prev=""
 for a in "$@"; do [ "$prev" = "--system-prompt-file" ] && cp "$a" "$d/$model.system.$n"; prev="$a"; done
@@ -552,6 +579,8 @@ fn a_leetcode_problem_is_fetched_once_and_cached() {
             } } }),
         )
     });
+    // A local model that is up (the session is never begun without one answering).
+    let ollama = fake_ollama(Vec::new());
     let run = || {
         env.command()
             .env("DEVCOACH_LEETCODE_URL", &leetcode.url)
@@ -560,7 +589,7 @@ fn a_leetcode_problem_is_fetched_once_and_cached() {
                 "https://leetcode.com/problems/pair-of-socks/description/",
                 "--local",
                 "--ollama-url",
-                "http://127.0.0.1:9",
+                &ollama.url,
             ])
             .write_stdin("/quit\n")
             .output()
@@ -569,8 +598,10 @@ fn a_leetcode_problem_is_fetched_once_and_cached() {
     let out = run();
     let text = transcript(&out, env.tmp.path());
     assert!(out.status.success(), "{text}");
+    // The statement is laid out as markdown: its code block shown as code, not as fences.
     assert!(text.contains("Pair Of Socks (easy)") && text.contains("Given `socks`, count pairs."), "{text}");
-    assert!(text.contains("```text\nInput: socks = [1,1]\nOutput: 1\n```"), "{text}");
+    assert!(text.contains("Input: socks = [1,1]\n") && text.contains("Output: 1\n"), "{text}");
+    assert!(!text.contains("```text"), "no raw fences: {text}");
     let cached = std::fs::read_to_string(env.data().join("practice/problems/pair-of-socks.md")).expect("cached");
     assert!(cached.contains("tags: hash-map\n") && cached.contains("hint: Count each colour."), "{cached}");
     assert!(run().status.success());
@@ -664,12 +695,25 @@ exit 0
     )
     .expect("script");
     std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).expect("chmod");
-    let out = env
+    // Not at a terminal, --tui is refused: Claude Code's interface needs one.
+    let refused = env
         .command()
+        .env("DEVCOACH_CLAUDE", &script)
+        .args(["practice", "signal-tower-reach", "--tui"])
+        .output()
+        .expect("ran");
+    assert_eq!(refused.status.code(), Some(2), "{}", transcript(&refused, env.tmp.path()));
+    assert!(crate::flat(&refused.stderr).contains("needs a terminal"));
+    // util-linux's `script` gives it one (stdout and stderr then come back together).
+    let out = std::process::Command::new("/usr/bin/script")
+        .args(["-qec", &format!("{} practice signal-tower-reach --tui", crate::bin().display()), "/dev/null"])
+        .env_clear()
+        .envs(env.vars())
+        .env("COLUMNS", "200")
+        .env("NO_COLOR", "1")
         .env("DEVCOACH_CLAUDE", &script)
         .env("FAKE_CLAUDE_DIR", &fake)
         .env("DEVCOACH_BIN", crate::bin())
-        .args(["practice", "signal-tower-reach", "--tui"])
         .output()
         .expect("ran");
     let text = transcript(&out, env.tmp.path());
@@ -726,7 +770,7 @@ fn hints_stay_guarded_after_code_and_an_unfinished_session_resumes() {
         .expect("ran");
     let text = transcript(&out, env.tmp.path());
     assert!(out.status.success(), "{text}");
-    let stdout = String::from_utf8_lossy(&out.stdout).to_lowercase();
+    let stdout = crate::flat(&out.stdout).to_lowercase();
     assert!(!stdout.contains("sliding window"), "the hint after the stub was held back: {text}");
     assert!(stdout.contains("every version of that hint gave the answer away"), "{text}");
     assert!(!stdout.contains("type /hint for a nudge"), "no /hint advice right after /hint: {text}");
@@ -768,4 +812,73 @@ fn hints_stay_guarded_after_code_and_an_unfinished_session_resumes() {
     let again = env.run(&["practice", "longest-distinct-artist-run", "--resume"]);
     assert_eq!(again.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&again.stderr).contains("no unfinished session"));
+}
+
+/// A coach that cannot answer stops the session before it starts, saying what to do; nothing is
+/// logged and no card is saved.
+#[test]
+fn a_coach_that_cannot_answer_stops_before_the_session() {
+    let env = Env::new();
+    let fake = fake_claude(&env);
+    let nothing_saved = |env: &Env, out: &std::process::Output, needle: &str| {
+        let text = transcript(out, env.tmp.path());
+        assert_eq!(out.status.code(), Some(1), "{text}");
+        assert!(crate::flat(&out.stderr).contains(needle), "{needle}: {text}");
+        assert!(!env.data().join("practice/sessions").exists(), "no session log: {text}");
+        let lessons: Value = serde_json::from_slice(&env.run(&["lessons", "--json"]).stdout).expect("json");
+        assert_eq!(lessons["lessons"].as_array().map(Vec::len), Some(0), "no card: {text}");
+    };
+    // The cloud coach, not signed in.
+    std::fs::write(
+        fake.join("preflight"),
+        r#"{"type":"result","is_error":true,"result":"Invalid API key · Please run /login"}"#,
+    )
+    .expect("preflight");
+    std::fs::write(fake.join("preflight.exit"), "1").expect("exit");
+    let out = with_fake_claude(&env, &fake)
+        .args(["practice", "closest-pair-to-target"])
+        .write_stdin("req: x\n")
+        .output()
+        .expect("ran");
+    nothing_saved(&env, &out, "type /login");
+    assert!(crate::flat(&out.stderr).contains("--local"), "the local way out is named");
+
+    // Nothing listening where Ollama should be.
+    let out = env
+        .command()
+        .args(["practice", "closest-pair-to-target", "--local", "--ollama-url", "http://127.0.0.1:9"])
+        .write_stdin("req: x\n")
+        .output()
+        .expect("ran");
+    nothing_saved(&env, &out, "ollama serve");
+
+    // Ollama up, without the model asked for.
+    let ollama = fake_ollama(Vec::new());
+    let out = env
+        .command()
+        .args(["practice", "closest-pair-to-target", "--local", "--ollama-url", &ollama.url, "--local-model", "qwen3"])
+        .write_stdin("req: x\n")
+        .output()
+        .expect("ran");
+    nothing_saved(&env, &out, "ollama pull qwen3");
+    assert!(ollama.bodies.lock().expect("lock").is_empty(), "no chat request was made");
+}
+
+/// A session in which the coach never answered (every call failing) saves nothing, even with a
+/// requirement list typed.
+#[test]
+fn a_session_the_coach_never_answered_saves_nothing() {
+    let env = Env::new();
+    let ollama = fake_ollama(vec![(500, json!({"error": "overloaded"})); 6]);
+    let out = env
+        .command()
+        .args(["practice", "closest-pair-to-target", "--local", "--ollama-url", &ollama.url])
+        .write_stdin("req: sorted input, a target, the closest pair\nhow do I start?\n")
+        .output()
+        .expect("ran");
+    let text = transcript(&out, env.tmp.path());
+    assert!(out.status.success(), "{text}");
+    assert!(!text.contains("Saved a lesson card"), "{text}");
+    let lessons: Value = serde_json::from_slice(&env.run(&["lessons", "--json"]).stdout).expect("json");
+    assert_eq!(lessons["lessons"].as_array().map(Vec::len), Some(0), "{text}");
 }

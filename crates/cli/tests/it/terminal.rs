@@ -140,9 +140,11 @@ fn no_command_passes_a_control_sequence_through() {
     let review = env.command().arg("review").write_stdin("\nq\n").output().expect("review");
     assert!(String::from_utf8_lossy(&review.stdout).contains("question"), "{}", transcript(&review, env.tmp.path()));
     inert("devcoach review", &review);
+    // A local model that is up but never answers the chat: the statement is what is shown.
+    let ollama = crate::practice_session::fake_ollama(Vec::new());
     let practice = env
         .command()
-        .args(["practice", "--problem", &problem, "--local", "--ollama-url", "http://127.0.0.1:9"])
+        .args(["practice", "--problem", &problem, "--local", "--ollama-url", &ollama.url])
         .write_stdin("/quit\n")
         .output()
         .expect("practice");

@@ -148,3 +148,103 @@ fn fits_frame(what: &str, text: &str) {
         text.lines().filter(|l| l.starts_with(['╭', '│', '├', '╰'])).map(UnicodeWidthStr::width).collect();
     assert!(frame.windows(2).all(|w| w[0] == w[1]), "{what}: the frame is broken\n{text}");
 }
+
+/// `text` without the terminal's styles (only ours can be there: the door strips the rest).
+fn plain(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut chars = text.chars().peekable();
+    while let Some(c) = chars.next() {
+        if c == '\u{1b}' && chars.peek() == Some(&'[') {
+            for c in chars.by_ref() {
+                if c.is_ascii_alphabetic() {
+                    break;
+                }
+            }
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
+/// No line is wider than `width` unless the word that crosses the edge is itself wider (a path,
+/// a code): a terminal would otherwise break a word in two.
+#[track_caller]
+fn breaks_no_word(what: &str, text: &str, width: usize) {
+    for line in plain(text).lines() {
+        if line.width() <= width {
+            continue;
+        }
+        let mut column = 0;
+        for piece in line.split_inclusive(' ') {
+            let word = piece.trim_end();
+            let end = column + word.width();
+            if end > width {
+                assert!(
+                    word.width() > width || column >= width,
+                    "{what}: \"{word}\" is cut at column {width}:\n{line}\n\n{text}"
+                );
+                break;
+            }
+            column += piece.width();
+        }
+    }
+}
+
+/// Every command that prints prose, with what it reads on stdin; each runs on a fresh demo
+/// learner (some change it).
+const PROSE: &[(&[&str], &str)] = &[
+    (&["delete", "git-bisect", "--yes"], ""),
+    (&["share", "redis-ttl-jitter"], ""),
+    (&["import", "dc1:damaged"], ""),
+    (&["lesson", "no-such-lesson"], ""),
+    (&["setup"], "\n2\n2\nkubernetes 3\n\n\n\n\n"),
+    (&["setup"], "\n3\n"),
+    (&["review"], "\n3\nq\n"),
+    (&["review", "settings"], ""),
+    (&["knowledge-add", "Sliding Windows Over Very Long Topic Names", "6"], ""),
+    (&["export", "--format", "xapi", "-o", "record.json"], ""),
+    (&["backup", "-o", "all.zip"], ""),
+    (&["courses"], ""),
+    (&["stats"], ""),
+    (&["sync", "status"], ""),
+    (&["practice", "closest-pair-to-target", "--local", "--ollama-url", "http://127.0.0.1:9"], "/help\n/quit\n"),
+];
+
+#[test]
+fn every_command_that_prints_prose_breaks_no_word_at_60_and_80() {
+    let run = |width: usize, args: &[&str], stdin: &str| {
+        let env = Env::demo();
+        let out = env
+            .command()
+            .env("COLUMNS", width.to_string())
+            .args(args)
+            .write_stdin(stdin.as_bytes().to_vec())
+            .output()
+            .expect("ran");
+        let sandbox = env.tmp.path().display().to_string();
+        let clean = |b: &[u8]| String::from_utf8_lossy(b).replace(&sandbox, "[SANDBOX]");
+        (clean(&out.stdout), clean(&out.stderr))
+    };
+    for (args, stdin) in PROSE {
+        let (wide_out, wide_err) = run(1000, args, stdin);
+        for width in [60, 80] {
+            let (out, err) = run(width, args, stdin);
+            let what = format!("{} at {width}", args.join(" "));
+            // The share card is a payload, copied whole; its notes are prose.
+            if args[0] != "share" {
+                breaks_no_word(&what, &out, width);
+            }
+            breaks_no_word(&what, &err, width);
+            // Wrapping moves words between lines and never splits one (a command to paste may
+            // go on over lines ending in ` \`).
+            let words =
+                |t: &str| plain(t).split_whitespace().filter(|w| *w != "\\").map(str::to_owned).collect::<Vec<_>>();
+            // (A table gives up columns to fit: only prose keeps every word.)
+            if !out.contains('╭') {
+                assert_eq!(words(&out), words(&wide_out), "{what}: stdout words changed by wrapping");
+            }
+            assert_eq!(words(&err), words(&wide_err), "{what}: stderr words changed by wrapping");
+        }
+    }
+}

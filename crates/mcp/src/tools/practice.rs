@@ -279,7 +279,8 @@ pub(super) fn register(r: &mut Registry) {
                 Some(devcoach_core::knowledge_model::PracticeResult::Revealed) => "revealed",
                 None => "unfinished",
             };
-            let lesson = ctx.with_store(|s| Ok(s.record_practice(pm.lesson, &pm.topics, pm.result, now)?))?;
+            let lesson =
+                ctx.with_store(|s| Ok(s.record_practice(pm.lesson, &pm.topics, pm.result, pm.finished, now)?))?;
             Ok(Out::from(EndOut {
                 session_id: a.session_id,
                 lesson_id: Some(lesson.id),

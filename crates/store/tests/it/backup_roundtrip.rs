@@ -99,7 +99,7 @@ fn used_store() -> (tempfile::TempDir, Store) {
         context: LessonContext::default(),
     };
     store
-        .record_practice(lesson, &["rust".to_owned()], Some(PracticeResult::Alone), now() - Duration::minutes(30))
+        .record_practice(lesson, &["rust".to_owned()], Some(PracticeResult::Alone), true, now() - Duration::minutes(30))
         .expect("practice");
     let sessions = store.data_dir().root().join("practice/sessions");
     std::fs::create_dir_all(&sessions).expect("dir");

@@ -207,7 +207,9 @@ impl World {
                     body: "Body.".into(),
                     context: LessonContext::default(),
                 };
-                self.store.record_practice(new, &[TOPICS[topic].to_owned()], Some(result), self.at).expect("practice");
+                self.store
+                    .record_practice(new, &[TOPICS[topic].to_owned()], Some(result), true, self.at)
+                    .expect("practice");
                 Some((topic, Some(if result == PracticeResult::Revealed { -1 } else { 1 })))
             }
             Event::Rate { topic, value } => {

@@ -231,7 +231,7 @@ fn practice_cards_spend_none_of_the_lesson_budget() {
             context: LessonContext::default(),
         };
         let at = now() - Duration::minutes(10 * (4 - i));
-        store.record_practice(card, &["rust".into()], Some(PracticeResult::Alone), at).expect("practice");
+        store.record_practice(card, &["rust".into()], Some(PracticeResult::Alone), true, at).expect("practice");
     }
     let stats = store.stats(now()).expect("stats");
     assert_eq!((stats.lessons_today, stats.total_lessons), (0, 4), "four practice cards, none against the budget");

@@ -183,9 +183,16 @@ fn a_derived_card_follows_its_lesson_and_keeps_its_schedule() {
         ..new_lesson("practice-two-sum")
     };
     let first = now() - Duration::days(3);
+    // Left unfinished: nothing to recall yet, so no card, not even from the fill every review
+    // command runs.
     store
-        .record_practice(card("Unfinished: the approach is hidden until it is solved."), &[], None, first)
+        .record_practice(card("Unfinished: the approach is hidden until it is solved."), &[], None, false, first)
         .expect("unfinished");
+    store.ensure_review_cards(first).expect("fill");
+    assert!(store.review_card("practice-two-sum").expect("read").is_none(), "an unfinished card is not reviewed");
+    store
+        .record_practice(card("Solved, first time: sort and walk two pointers."), &[], None, true, first)
+        .expect("solved");
     let before = store.review_card("practice-two-sum").expect("read").expect("card");
     store.grade_review("practice-two-sum", Grade::Good, first + Duration::hours(1)).expect("grade");
     let graded = store.review_card("practice-two-sum").expect("read").expect("card");
@@ -195,6 +202,7 @@ fn a_derived_card_follows_its_lesson_and_keeps_its_schedule() {
             card("Solved: keep a map from value to index."),
             &["redis".into()],
             Some(devcoach_core::knowledge_model::PracticeResult::Alone),
+            true,
             now(),
         )
         .expect("solved");
@@ -213,7 +221,7 @@ fn a_derived_card_follows_its_lesson_and_keeps_its_schedule() {
     // A card the agent wrote is not rewritten from the lesson.
     let text = CardText::new("What does the agent ask?", "Its own answer.").expect("text");
     store.set_review_card("practice-two-sum", &text, now()).expect("write");
-    store.record_practice(card("Solved again."), &[], None, now()).expect("again");
+    store.record_practice(card("Solved again."), &[], None, true, now()).expect("again");
     let kept = store.review_card("practice-two-sum").expect("read").expect("card");
     assert_eq!((kept.question.as_str(), kept.source), ("What does the agent ask?", CardSource::Agent));
 }
