@@ -9,6 +9,7 @@
 pub mod card;
 pub mod checked;
 pub mod course;
+pub mod desktop_log;
 pub mod detect;
 pub mod evidence;
 pub mod export;

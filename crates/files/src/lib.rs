@@ -194,6 +194,36 @@ pub fn read_optional(path: &Path, limit: u64, links: Links) -> Result<Option<Vec
     }
 }
 
+/// The end of a file, as [`read_tail`] found it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Tail {
+    pub bytes: Vec<u8>,
+    /// The file held more before these bytes, so the first line may be the end of a longer one.
+    pub cut: bool,
+}
+
+/// The last `limit` bytes of a regular file (all of it when shorter): a log read from its end.
+/// Opened through the same door as [`open`], so a FIFO or device is refused without blocking on
+/// it; and never more than `limit` bytes are read, whatever the size said when it was looked at
+/// (a log that grows meanwhile is still read within the bound).
+pub fn read_tail(path: &Path, limit: u64, links: Links) -> Result<Tail> {
+    let mut file = open(path, links)?;
+    let len = file.metadata().map_err(|e| FileError::io("read", path, e))?.len();
+    let start = len.saturating_sub(limit);
+    file.seek(SeekFrom::Start(start)).map_err(|e| FileError::io("read", path, e))?;
+    let mut bytes = Vec::new();
+    file.take(limit).read_to_end(&mut bytes).map_err(|e| FileError::io("read", path, e))?;
+    Ok(Tail { bytes, cut: start > 0 })
+}
+
+/// The first `limit` bytes of a regular file (all of it when shorter): enough to tell what a
+/// file is (a script's `#!` line) without reading a whole program.
+pub fn read_head(path: &Path, limit: u64, links: Links) -> Result<Vec<u8>> {
+    let mut bytes = Vec::new();
+    open(path, links)?.take(limit).read_to_end(&mut bytes).map_err(|e| FileError::io("read", path, e))?;
+    Ok(bytes)
+}
+
 /// What may stand at a write's target.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Overwrite {
@@ -361,4 +391,82 @@ pub fn open_append(path: &Path) -> Result<File> {
     check_target(path)?;
     let file = options.open(path).map_err(|e| refused(path, std::fs::symlink_metadata(path), "append to", e))?;
     regular(file, path, "append to")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn file_with(dir: &Path, name: &str, bytes: &[u8]) -> PathBuf {
+        let path = dir.join(name);
+        std::fs::write(&path, bytes).expect("write");
+        path
+    }
+
+    #[test]
+    fn a_tail_is_the_whole_file_when_it_fits_and_its_last_bytes_when_not() {
+        let tmp = tempfile::tempdir().expect("tmp");
+        let small = file_with(tmp.path(), "small.log", b"one\ntwo\n");
+        assert_eq!(
+            read_tail(&small, 100, Links::Refuse).expect("tail"),
+            Tail { bytes: b"one\ntwo\n".to_vec(), cut: false }
+        );
+        assert_eq!(
+            read_tail(&small, 8, Links::Refuse).expect("tail"),
+            Tail { bytes: b"one\ntwo\n".to_vec(), cut: false }
+        );
+        assert_eq!(read_tail(&small, 4, Links::Refuse).expect("tail"), Tail { bytes: b"two\n".to_vec(), cut: true });
+        assert_eq!(read_tail(&small, 0, Links::Refuse).expect("tail"), Tail { bytes: Vec::new(), cut: true });
+        let big: Vec<u8> = (0..100_000u32).map(|i| u8::try_from(i % 251).unwrap_or(0)).collect();
+        let big_path = file_with(tmp.path(), "big.log", &big);
+        let tail = read_tail(&big_path, 1000, Links::Follow).expect("tail");
+        assert!(tail.cut);
+        assert_eq!(tail.bytes, big[big.len() - 1000..]);
+        let empty = file_with(tmp.path(), "empty.log", b"");
+        assert_eq!(read_tail(&empty, 10, Links::Refuse).expect("tail"), Tail { bytes: Vec::new(), cut: false });
+        assert!(read_tail(&tmp.path().join("absent.log"), 10, Links::Refuse).is_err_and(|e| e.is_not_found()));
+    }
+
+    #[test]
+    fn a_head_is_the_first_bytes() {
+        let tmp = tempfile::tempdir().expect("tmp");
+        let script = file_with(tmp.path(), "tool", b"#!/usr/bin/env node\nconsole.log('hi')\n");
+        assert_eq!(read_head(&script, 19, Links::Follow).expect("head"), b"#!/usr/bin/env node");
+        assert_eq!(read_head(&script, 1000, Links::Follow).expect("head"), b"#!/usr/bin/env node\nconsole.log('hi')\n");
+        assert!(read_head(tmp.path(), 10, Links::Follow).is_err(), "a directory");
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_fifo_is_refused_without_waiting_for_a_writer() {
+        let tmp = tempfile::tempdir().expect("tmp");
+        let fifo = tmp.path().join("mcp-server-devcoach.log");
+        let made = std::process::Command::new("mkfifo").arg(&fifo).status().expect("mkfifo");
+        assert!(made.success(), "mkfifo");
+        // On another thread, so that a read that blocked fails this test instead of hanging it.
+        let (tx, rx) = std::sync::mpsc::channel();
+        let path = fifo.clone();
+        std::thread::spawn(move || {
+            let tail = read_tail(&path, 1024, Links::Follow).map(|_| ());
+            let head = read_head(&path, 1024, Links::Refuse).map(|_| ());
+            let _ = tx.send((tail, head));
+        });
+        let (tail, head) = rx.recv_timeout(std::time::Duration::from_secs(30)).expect("the reads returned");
+        for result in [tail, head] {
+            assert!(matches!(result, Err(FileError::NotRegular { kind: Kind::Fifo, .. })), "{result:?}");
+        }
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn links_are_followed_only_when_asked() {
+        let tmp = tempfile::tempdir().expect("tmp");
+        let real = file_with(tmp.path(), "real.log", b"0123456789");
+        let link = tmp.path().join("link.log");
+        std::os::unix::fs::symlink(&real, &link).expect("link");
+        assert_eq!(read_tail(&link, 3, Links::Follow).expect("tail").bytes, b"789");
+        assert_eq!(read_head(&link, 3, Links::Follow).expect("head"), b"012");
+        assert!(matches!(read_tail(&link, 3, Links::Refuse), Err(FileError::NotRegular { kind: Kind::Symlink, .. })));
+        assert!(matches!(read_head(&link, 3, Links::Refuse), Err(FileError::NotRegular { kind: Kind::Symlink, .. })));
+    }
 }

@@ -114,7 +114,8 @@ pub struct Places {
     /// Claude Code's own state file, where `claude mcp add --scope user` writes.
     pub claude_json: PathBuf,
     pub desktop_config: PathBuf,
-    pub desktop_log: PathBuf,
+    /// Claude Desktop's logs folder, where it writes `mcp-server-<name>.log` for each server.
+    pub desktop_logs: PathBuf,
     pub gemini_dir: PathBuf,
     pub codex_dir: PathBuf,
     /// Copilot CLI's directory (`COPILOT_HOME`, else `~/.copilot`).
@@ -156,7 +157,7 @@ impl Places {
         Ok(Self {
             claude_json,
             desktop_config: desktop_dir.join("claude_desktop_config.json"),
-            desktop_log: desktop_logs.join("mcp-server-devcoach.log"),
+            desktop_logs,
             gemini_dir: home.join(".gemini"),
             codex_dir: home.join(".codex"),
             copilot_dir: var("COPILOT_HOME").unwrap_or_else(|| home.join(".copilot")),

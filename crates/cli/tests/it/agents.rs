@@ -489,11 +489,7 @@ fn uninstall_data_needs_a_yes_away_from_a_terminal() {
     ok(&env, &["knowledge-add", "rust"]);
     let out = run(&env, &["uninstall", "--data"]);
     assert_eq!(out.status.code(), Some(1));
-    assert!(
-        String::from_utf8_lossy(&out.stderr).contains("run again with --yes"),
-        "{}",
-        transcript(&out, env.tmp.path())
-    );
+    assert!(crate::flat(&out.stderr).contains("run again with --yes"), "{}", transcript(&out, env.tmp.path()));
     assert!(env.data().join("coaching.db").is_file());
     let out = ok(&env, &["uninstall", "--data", "--yes"]);
     assert!(out.contains("Deleted"), "{out}");
@@ -646,7 +642,7 @@ fn setup_replaces_a_profile_only_when_confirmed_and_prints_the_undo() {
     let path = path.replace("[SANDBOX]", env.tmp.path().to_str().expect("utf-8"));
     let restored = env.run(&["restore", &path, "--profile"]);
     assert!(restored.status.success(), "{}", transcript(&restored, env.tmp.path()));
-    assert!(String::from_utf8_lossy(&restored.stdout).contains("5 topics in 2 groups"));
+    assert!(crate::flat(&restored.stdout).contains("5 topics in 2 groups"));
     let (back, pacing) = profile_and_pacing(&env);
     assert_eq!((&back["knowledge"], &back["groups"]), (&before["knowledge"], &before["groups"]));
     assert_eq!(pacing, (Some(3), Some(90)));
@@ -707,7 +703,7 @@ fn an_old_or_missing_skill_is_pointed_out() {
     let words = |text: String| text.split_whitespace().collect::<Vec<_>>().join(" ");
     assert!(words(ok(&env, &[])).contains(hint));
     let stats = run(&env, &["stats"]);
-    assert!(String::from_utf8_lossy(&stats.stderr).contains(hint));
+    assert!(crate::flat(&stats.stderr).contains(hint));
     std::fs::remove_dir_all(&skill).expect("remove");
     assert!(words(ok(&env, &[])).contains("Hooks are wired but the devcoach skill is missing"));
     ok(&env, &["install", "--claude-code"]);
@@ -892,4 +888,148 @@ fn plugins_shared_skills_and_a_second_round() {
     ok(&env, &["install", "--gemini"]);
     ok(&env, &["uninstall", "--gemini"]);
     assert_eq!(std::fs::read_to_string(h.join(".gemini/settings.json")).expect("read"), mine, "back to its bytes");
+}
+
+/// Claude Desktop's configuration file and logs folder in the sandbox, where `Places` looks.
+fn desktop_places(env: &Env) -> (PathBuf, PathBuf) {
+    let h = home(env);
+    if cfg!(target_os = "macos") {
+        (h.join("Library/Application Support/Claude/claude_desktop_config.json"), h.join("Library/Logs/Claude"))
+    } else {
+        (h.join(".config/Claude/claude_desktop_config.json"), h.join(".config/Claude/logs"))
+    }
+}
+
+fn desktop_fixture(name: &str) -> String {
+    let path = crate::fixtures().join("desktop-logs").join(name);
+    std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+}
+
+/// A Desktop configuration whose devcoach entry runs `<command> mcp`, and these server logs;
+/// returns the logs folder.
+fn desktop_with(env: &Env, command: &str, logs: &[(&str, &str)]) -> PathBuf {
+    let (config, dir) = desktop_places(env);
+    write(&config, &pretty(&json!({ "mcpServers": { "devcoach": { "command": command, "args": ["mcp"] } } })));
+    for (name, text) in logs {
+        write(&dir.join(name), text);
+    }
+    dir
+}
+
+/// Findings wrap to the width: the report's words, one space apart.
+fn words_of(text: &str) -> String {
+    text.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+/// Desktop's own log says why devcoach did not start: here, what the server said on stderr
+/// outranks the closed connection after it, and the PATH Desktop logged is named.
+#[test]
+fn doctor_reads_why_claude_desktop_could_not_start_devcoach() {
+    let env = Env::new();
+    desktop_with(&env, "devcoach", &[("mcp-server-devcoach.log", &desktop_fixture("env-node-missing.log"))]);
+    let doctor = words_of(&doctor_report(&env));
+    for expected in [
+        "at 2026-11-30 07:58:10 UTC, the devcoach server stopped before answering Claude Desktop; \
+         it said “env: node: No such file or directory”",
+        "`node` is not on the PATH Claude Desktop uses: /usr/local/bin:/usr/bin:/bin:/usr/sbin:/sbin:/opt/homebrew/bin",
+        "run `devcoach install --claude-desktop --force`",
+        "then restart Claude Desktop",
+    ] {
+        assert!(doctor.contains(expected), "{expected:?} missing:\n{doctor}");
+    }
+    assert!(!doctor.contains("Connection closed"), "the generic closing is not the news:\n{doctor}");
+}
+
+/// The configured command is found on the PATH Desktop logged, and a script's `#!` interpreter
+/// is looked for there too: a problem when it is missing.
+#[cfg(unix)]
+#[test]
+fn doctor_checks_a_scripts_interpreter_on_claude_desktops_path() {
+    use std::os::unix::fs::PermissionsExt;
+    let env = Env::new();
+    let desktop_bin = env.tmp.path().join("desktop-bin");
+    let script = desktop_bin.join("devcoach");
+    write(&script, "#!/usr/bin/env nodeX\nconsole.log('never runs');\n");
+    std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).expect("chmod");
+    let log = desktop_fixture("env-node-missing.log")
+        .replace("'/usr/local/bin'", &format!("'{}'", desktop_bin.to_str().expect("utf-8")));
+    desktop_with(&env, "devcoach", &[("mcp-server-devcoach.log", &log)]);
+    let out = run(&env, &["doctor"]);
+    assert_eq!(out.status.code(), Some(1), "{}", transcript(&out, env.tmp.path()));
+    let doctor = words_of(&String::from_utf8_lossy(&out.stdout));
+    for expected in [
+        format!("`devcoach` is {} on Claude Desktop's PATH", script.display()),
+        format!("✗ {} is a nodeX script, and nodeX is not on Claude Desktop's PATH", script.display()),
+    ] {
+        assert!(doctor.contains(&expected), "{expected:?} missing:\n{doctor}");
+    }
+}
+
+/// Of several logs naming devcoach (in any case), the one written last tells the last start.
+#[test]
+fn doctor_reads_the_newest_claude_desktop_log() {
+    let env = Env::new();
+    let exe = bin().canonicalize().expect("binary");
+    let dir = desktop_with(
+        &env,
+        exe.to_str().expect("utf-8"),
+        &[
+            ("mcp-server-devcoach.log", &desktop_fixture("spawn-enoent-json.log")),
+            ("mcp-server-DevCoach.log", &desktop_fixture("connected.log")),
+        ],
+    );
+    let now = std::time::SystemTime::now();
+    let age = |name: &str, seconds: u64| {
+        let file = std::fs::File::options().write(true).open(dir.join(name)).expect("open");
+        file.set_modified(now - std::time::Duration::from_secs(seconds)).expect("set the time");
+    };
+    // The failure's file comes last by name, but it is two days older.
+    age("mcp-server-devcoach.log", 2 * 24 * 3600);
+    age("mcp-server-DevCoach.log", 3600);
+    let doctor = words_of(&doctor_report(&env));
+    assert!(
+        doctor.contains("✓ Claude Desktop started devcoach at 2026-11-30 09:00:00 UTC")
+            && doctor.contains("mcp-server-DevCoach.log)"),
+        "{doctor}"
+    );
+    assert!(!doctor.contains("could not run") && !doctor.contains('✗'), "{doctor}");
+    // Written since, the failure is the news.
+    age("mcp-server-devcoach.log", 0);
+    let doctor = words_of(&doctor_report(&env));
+    assert!(
+        doctor.contains(
+            "at 2026-11-28 09:14:02 UTC, Claude Desktop could not run `devcoach` (ENOENT): \
+             it is not on the PATH Claude Desktop uses: /usr/bin:/bin:/usr/sbin:/sbin"
+        ),
+        "{doctor}"
+    );
+}
+
+/// A FIFO where Desktop's log would be is named, never waited on.
+#[cfg(unix)]
+#[test]
+fn a_fifo_in_place_of_claude_desktops_log_is_named_not_waited_on() {
+    let env = Env::new();
+    let exe = bin().canonicalize().expect("binary");
+    let dir = desktop_with(&env, exe.to_str().expect("utf-8"), &[]);
+    std::fs::create_dir_all(&dir).expect("logs folder");
+    let made = std::process::Command::new("mkfifo").arg(dir.join("mcp-server-devcoach.log")).status().expect("mkfifo");
+    assert!(made.success(), "mkfifo");
+    // A deadline: a doctor that waited on the FIFO is killed and fails here, not hangs the suite.
+    let out = env
+        .command()
+        .env("PATH", "/usr/bin:/bin")
+        .arg("doctor")
+        .timeout(std::time::Duration::from_secs(90))
+        .output()
+        .expect("ran");
+    let text = transcript(&out, env.tmp.path());
+    let summary = String::from_utf8_lossy(&out.stdout).lines().last().unwrap_or_default().to_owned();
+    assert_eq!(out.status.code(), Some(i32::from(summary.contains("problem"))), "{text}");
+    let doctor = words_of(&String::from_utf8_lossy(&out.stdout));
+    assert!(
+        doctor.contains("! cannot read Claude Desktop's log")
+            && doctor.contains("mcp-server-devcoach.log: it is a named pipe (FIFO)"),
+        "{text}"
+    );
 }

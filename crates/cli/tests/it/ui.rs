@@ -147,7 +147,7 @@ fn stop_leaves_anything_but_a_devcoach_dashboard_alone() {
     });
     let out = env.run(&["ui", "--stop", "--port", &port.to_string()]);
     assert_eq!(out.status.code(), Some(1));
-    assert!(String::from_utf8_lossy(&out.stderr).contains("not a devcoach dashboard; it was left alone"));
+    assert!(crate::flat(&out.stderr).contains("not a devcoach dashboard; it was left alone"));
     let asked = asked.lock().expect("lock").clone();
     assert!(asked.iter().all(|l| !l.starts_with("POST /shutdown")), "never asked to shut down: {asked:?}");
     assert!(asked.iter().any(|l| l.starts_with("GET /ping")), "{asked:?}");
