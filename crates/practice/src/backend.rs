@@ -206,7 +206,7 @@ impl Backend for ClaudeCli {
 }
 
 /// How long the check before a session waits for a model.
-const PREFLIGHT_TIMEOUT: Duration = Duration::from_secs(60);
+const PREFLIGHT_TIMEOUT: Duration = Duration::from_mins(1);
 /// How long the check waits for a model server's list of models.
 const LIST_TIMEOUT: Duration = Duration::from_secs(5);
 
