@@ -27,21 +27,39 @@ pub enum FitError {
 /// the grade.
 pub type History = Vec<(u32, Grade)>;
 
+/// Folds of the cross-validation that decides whether a fit is kept.
+pub const FOLDS: usize = 5;
+
 /// The outcome of a fit.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Fit {
+    /// The parameters to use: the fitted ones when they predicted better on cards they were not
+    /// fitted to, else the current ones unchanged.
     pub parameters: Parameters,
-    /// Mean log loss of the repeat reviews under the starting and the fitted parameters.
+    /// Mean log loss of the repeat reviews under the current and the returned parameters.
     pub log_loss_before: f64,
     pub log_loss_after: f64,
     pub repeat_reviews: usize,
+    /// Cross-validated: mean log loss on the cards each fold's fit never saw, under the current
+    /// parameters and under those fits.
+    pub held_out_before: f64,
+    pub held_out_after: f64,
+    /// Whether the fit beat the current parameters on held-out cards (and so was kept).
+    pub kept: bool,
 }
 
 /// Mean log loss of every repeat review's outcome under `w`, and how many there were. Same-day
 /// reviews update the memory but are not scored (FSRS predicts across days).
 pub fn log_loss(w: &Parameters, histories: &[History]) -> (f64, usize) {
+    let losses = review_losses(w, histories);
+    let n = losses.len();
+    (if n == 0 { 0.0 } else { losses.iter().sum::<f64>() / count_f64(n) }, n)
+}
+
+/// Each repeat review's log loss under `w`, in order.
+fn review_losses(w: &Parameters, histories: &[History]) -> Vec<f64> {
     let scheduler = Scheduler::new(*w, 0.9, crate::fsrs::DEFAULT_MAXIMUM_INTERVAL).unwrap_or_default();
-    let (mut total, mut n) = (0.0, 0usize);
+    let mut out = Vec::new();
     for history in histories {
         let mut memory: Option<Memory> = None;
         for &(elapsed, grade) in history {
@@ -49,13 +67,12 @@ pub fn log_loss(w: &Parameters, histories: &[History]) -> (f64, usize) {
                 && elapsed > 0
             {
                 let r = scheduler.retrievability(m.stability, f64::from(elapsed)).clamp(1e-4, 1.0 - 1e-4);
-                total -= if grade.recalled() { r.ln() } else { (1.0 - r).ln() };
-                n += 1;
+                out.push(if grade.recalled() { -r.ln() } else { -(1.0 - r).ln() });
             }
             memory = Some(scheduler.review(memory, elapsed, grade).memory);
         }
     }
-    (if n == 0 { 0.0 } else { total / count_f64(n) }, n)
+    out
 }
 
 fn count_f64(n: usize) -> f64 {
@@ -99,13 +116,71 @@ fn objective(x: &[f64; PARAMETER_COUNT], prior: &[f64; PARAMETER_COUNT], histori
     log_loss(&w, histories).0 + PRIOR_WEIGHT * pull
 }
 
-/// Fits parameters to `histories`, starting from (and pulled towards) the defaults.
-pub fn fit(histories: &[History]) -> Result<Fit, FitError> {
-    let start = Parameters::default();
-    let (before, repeat_reviews) = log_loss(&start, histories);
+/// Fits parameters to `histories`, starting from (and pulled towards) the defaults, and keeps
+/// them only when they beat `current` on reviews they were not fitted to: each of [`FOLDS`]
+/// folds of the cards is predicted by a fit to the others, against `current` on the same cards.
+/// An in-sample gain alone (a learner near the defaults) is not enough.
+pub fn fit(histories: &[History], current: &Parameters) -> Result<Fit, FitError> {
+    let (before, repeat_reviews) = log_loss(current, histories);
     if repeat_reviews < MIN_REPEAT_REVIEWS {
         return Err(FitError::NotEnoughReviews(repeat_reviews));
     }
+    // Per held-out review: how much less the fold's fit lost than the current parameters.
+    let mut gains: Vec<f64> = Vec::with_capacity(repeat_reviews);
+    let (mut held_before, mut held_after, mut held_n) = (0.0, 0.0, 0usize);
+    for fold in 0..FOLDS {
+        let train: Vec<History> =
+            histories.iter().enumerate().filter(|(i, _)| i % FOLDS != fold).map(|(_, h)| h.clone()).collect();
+        let test: Vec<History> =
+            histories.iter().enumerate().filter(|(i, _)| i % FOLDS == fold).map(|(_, h)| h.clone()).collect();
+        let fitted = optimize(&train);
+        let (was, now) = (review_losses(current, &test), review_losses(&fitted, &test));
+        held_before += was.iter().sum::<f64>();
+        held_after += now.iter().sum::<f64>();
+        held_n += was.len();
+        gains.extend(was.iter().zip(&now).map(|(a, b)| a - b));
+    }
+    let held = count_f64(held_n.max(1));
+    let (held_out_before, held_out_after) = (held_before / held, held_after / held);
+    let keep = |parameters: Parameters, after: f64| Fit {
+        parameters,
+        log_loss_before: before,
+        log_loss_after: after,
+        repeat_reviews,
+        held_out_before,
+        held_out_after,
+        kept: parameters != *current,
+    };
+    // Kept only for a gain the held-out reviews show: more than one standard error above nothing
+    // (a learner near the current parameters gains noise, not knowledge).
+    if !clearly_positive(&gains) {
+        return Ok(keep(*current, before));
+    }
+    let parameters = optimize(histories);
+    let (after, _) = log_loss(&parameters, histories);
+    // Never hand back parameters that explain the whole log worse than the current ones.
+    if after >= before {
+        return Ok(keep(*current, before));
+    }
+    Ok(keep(parameters, after))
+}
+
+/// Whether the mean of `gains` is more than one standard error above zero (a one-sided test at
+/// about 84 %: a few hundred reviews cannot show more, and a fit that is merely not worse is
+/// not worth changing a schedule for).
+fn clearly_positive(gains: &[f64]) -> bool {
+    if gains.len() < 2 {
+        return false;
+    }
+    let n = count_f64(gains.len());
+    let mean = gains.iter().sum::<f64>() / n;
+    let variance = gains.iter().map(|g| (g - mean) * (g - mean)).sum::<f64>() / (n - 1.0);
+    mean > (variance / n).sqrt()
+}
+
+/// The parameters that fit `histories` best, from (and pulled towards) the defaults.
+fn optimize(histories: &[History]) -> Parameters {
+    let start = Parameters::default();
     let prior = to_unit(&DEFAULT_PARAMETERS);
     let mut x = prior;
     // Adam on numeric gradients, projected onto the box after each step.
@@ -136,13 +211,7 @@ pub fn fit(histories: &[History]) -> Result<Fit, FitError> {
             best = (value, x);
         }
     }
-    let parameters = Parameters::new(&from_unit(&best.1)).unwrap_or(start);
-    let (after, _) = log_loss(&parameters, histories);
-    // Never hand back parameters that explain the log worse than the defaults.
-    if after >= before {
-        return Ok(Fit { parameters: start, log_loss_before: before, log_loss_after: before, repeat_reviews });
-    }
-    Ok(Fit { parameters, log_loss_before: before, log_loss_after: after, repeat_reviews })
+    Parameters::new(&from_unit(&best.1)).unwrap_or(start)
 }
 
 #[cfg(test)]
@@ -160,7 +229,7 @@ mod tests {
     #[test]
     fn a_short_log_is_not_fitted() {
         let histories = vec![vec![(0, Grade::Good), (3, Grade::Good)]; 10];
-        assert_eq!(fit(&histories), Err(FitError::NotEnoughReviews(10)));
+        assert_eq!(fit(&histories, &Parameters::default()), Err(FitError::NotEnoughReviews(10)));
         assert_eq!(log_loss(&Parameters::default(), &[]).1, 0);
     }
 }

@@ -205,23 +205,37 @@ fn optimize(ctx: &Ctx, reset: bool, json: bool) -> anyhow::Result<()> {
         output::print(&format!("{} Back to FSRS's default parameters.", ctx.term.out(Style::Green, "✓")))?;
         return Ok(());
     }
-    let fit = devcoach_core::fsrs_fit::fit(&store.review_histories()?)
+    let current = settings.parameters.unwrap_or_default();
+    let fit = devcoach_core::fsrs_fit::fit(&store.review_histories()?, &current)
         .map_err(|e| invalid(format!("{e}. Keep reviewing; your own parameters come later.")))?;
-    settings.parameters = Some(fit.parameters);
-    store.set_review_settings(&settings)?;
+    if fit.kept {
+        settings.parameters = Some(fit.parameters);
+        store.set_review_settings(&settings)?;
+    }
     if json {
         return output::json(&json!({
             "repeat_reviews": fit.repeat_reviews, "log_loss_before": fit.log_loss_before,
-            "log_loss_after": fit.log_loss_after, "parameters": fit.parameters.values().to_vec(),
+            "log_loss_after": fit.log_loss_after, "held_out_before": fit.held_out_before,
+            "held_out_after": fit.held_out_after, "kept": fit.kept,
+            "parameters": fit.parameters.values().to_vec(),
         }));
     }
-    output::print(&format!(
-        "{} Fitted to {} repeat reviews: log loss {:.4} → {:.4} (lower predicts your recall better). Saved; `--reset` goes back.",
-        ctx.term.out(Style::Green, "✓"),
-        fit.repeat_reviews,
-        fit.log_loss_before,
-        fit.log_loss_after
-    ))?;
+    if fit.kept {
+        output::print(&format!(
+            "{} Fitted to {} repeat reviews: on reviews each fit had not seen, log loss {:.4} → {:.4} (lower \
+             predicts your recall better). Saved; `--reset` goes back.",
+            ctx.term.out(Style::Green, "✓"),
+            fit.repeat_reviews,
+            fit.held_out_before,
+            fit.held_out_after
+        ))?;
+    } else {
+        output::print(&format!(
+            "Kept the parameters you have: a fit to your {} repeat reviews did not predict reviews it had not \
+             seen any better (log loss {:.4} with yours, {:.4} fitted).",
+            fit.repeat_reviews, fit.held_out_before, fit.held_out_after
+        ))?;
+    }
     Ok(())
 }
 

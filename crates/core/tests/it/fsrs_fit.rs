@@ -68,14 +68,39 @@ fn fitted_parameters_predict_unseen_cards_better() {
     let mut rng = Rng(7);
     let train = learner(&truth, 150, &mut rng);
     let test = learner(&truth, 150, &mut rng);
-    let fitted = fit(&train).expect("enough reviews");
+    let fitted = fit(&train, &Parameters::default()).expect("enough reviews");
     let (default_test, n) = log_loss(&Parameters::default(), &test);
     let (fitted_test, _) = log_loss(&fitted.parameters, &test);
     let (truth_test, _) = log_loss(&truth, &test);
     println!(
-        "train: {} repeat reviews, log loss {:.4} -> {:.4}; held-out ({n}): defaults {default_test:.4}, fitted {fitted_test:.4}, true parameters {truth_test:.4}",
-        fitted.repeat_reviews, fitted.log_loss_before, fitted.log_loss_after
+        "train: {} repeat reviews, log loss {:.4} -> {:.4} (cross-validated {:.4} -> {:.4}, kept {}); held-out ({n}): defaults {default_test:.4}, fitted {fitted_test:.4}, true parameters {truth_test:.4}",
+        fitted.repeat_reviews, fitted.log_loss_before, fitted.log_loss_after, fitted.held_out_before, fitted.held_out_after, fitted.kept
     );
+    assert!(fitted.kept && fitted.held_out_after < fitted.held_out_before, "{fitted:?}");
     assert!(fitted.log_loss_after < fitted.log_loss_before);
     assert!(fitted_test < default_test - 0.01, "held-out: fitted {fitted_test:.4} vs defaults {default_test:.4}");
+}
+
+/// A learner whose memory is FSRS's defaults, nearly: an in-sample gain is noise, and what
+/// `fit` keeps must never predict new cards worse than the defaults do.
+#[test]
+#[allow(clippy::print_stdout)]
+fn a_learner_near_the_defaults_is_never_given_a_worse_fit() {
+    for seed in [3, 11, 29] {
+        let mut near = DEFAULT_PARAMETERS;
+        near[8] *= 1.02;
+        near[20] *= 0.98;
+        let truth = Parameters::new(&near).expect("valid");
+        let mut rng = Rng(seed);
+        let train = learner(&truth, 150, &mut rng);
+        let test = learner(&truth, 300, &mut rng);
+        let fitted = fit(&train, &Parameters::default()).expect("enough reviews");
+        let (default_test, _) = log_loss(&Parameters::default(), &test);
+        let (kept_test, _) = log_loss(&fitted.parameters, &test);
+        println!(
+            "seed {seed}: kept {}; cross-validated {:.4} -> {:.4}; new cards: defaults {default_test:.4}, kept {kept_test:.4}",
+            fitted.kept, fitted.held_out_before, fitted.held_out_after
+        );
+        assert!(kept_test <= default_test + 1e-9, "seed {seed}: kept {kept_test:.4} vs defaults {default_test:.4}");
+    }
 }
