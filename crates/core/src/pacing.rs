@@ -229,9 +229,11 @@ fn count_of(settings: &Settings, stops: i64, total: i64, cues: &CueRecord) -> Co
     let n = settings.nudge_every;
     let retry_window = cues.streak == 1;
     let warm_up = !cues.ever && cues.streak == 0;
+    // Short sessions add up in the retry window too: a session shorter than the retry would
+    // otherwise never reach it.
     let across = if warm_up {
         Some(Across { stops: total, threshold: NUDGE_RETRY_AFTER.min(n), warm_up: true })
-    } else if settings.nudge_scope == NudgeScope::Session && !retry_window {
+    } else if settings.nudge_scope == NudgeScope::Session {
         Some(Across { stops: total, threshold: n.saturating_mul(2), warm_up: false })
     } else {
         None
@@ -658,8 +660,8 @@ mod tests {
         }
     }
 
-    fn retry(stops: i64, threshold: i64) -> Count {
-        Count { stops, threshold, retry_window: true, across: None }
+    fn retry(stops: i64, threshold: i64, n: i64) -> Count {
+        Count { stops, threshold, retry_window: true, across: Some(Across { stops, threshold: 2 * n, warm_up: false }) }
     }
 
     fn s(id: &str) -> SessionId {
@@ -776,9 +778,9 @@ mod tests {
         for _ in 0..5 {
             stop(&mut m, "a");
         }
-        assert_eq!(stop(&mut m, "a").reason, Reason::Paced(retry(1, 3)));
-        assert_eq!(stop(&mut m, "a").reason, Reason::Paced(retry(2, 3)));
-        assert_eq!(stop(&mut m, "a").reason, Reason::Due(Some(retry(3, 3))));
+        assert_eq!(stop(&mut m, "a").reason, Reason::Paced(retry(1, 3, 5)));
+        assert_eq!(stop(&mut m, "a").reason, Reason::Paced(retry(2, 3, 5)));
+        assert_eq!(stop(&mut m, "a").reason, Reason::Due(Some(retry(3, 3, 5))));
         // The second unanswered cue: the full threshold again.
         for i in 1..5 {
             assert_eq!(stop(&mut m, "a").reason, Reason::Paced(count(i, 5, i, 5)));
@@ -963,6 +965,27 @@ mod tests {
             }
             if fresh && counted >= NUDGE_RETRY_AFTER.min(n) {
                 prop_assert!(first.is_some_and(|f| f <= NUDGE_RETRY_AFTER.min(n)), "first cue at {first:?}");
+            }
+        }
+
+        /// Random session lengths and an agent that never answers: until cues pause (after
+        /// three in a row), no more than twice nudge_every counted stops pass without one.
+        #[test]
+        fn an_unanswered_cue_never_starves_short_sessions(n in 1i64..=30, sessions in prop::collection::vec(1i64..8, 1..40)) {
+            let mut m = Mem::onboarded(n);
+            m.settings.max_per_day = 1000;
+            let mut since = 0;
+            for (i, len) in sessions.iter().enumerate() {
+                for _ in 0..*len {
+                    m.now += Duration::minutes(1);
+                    since += 1;
+                    if stop(&mut m, &format!("s{i}")).cue {
+                        since = 0;
+                    }
+                    if m.cues.streak < BACK_OFF_AFTER {
+                        prop_assert!(since < 2 * n, "{since} stops without a cue (n = {n}, streak {})", m.cues.streak);
+                    }
+                }
             }
         }
 

@@ -228,13 +228,33 @@ impl Store {
         pacing::explain(&mut SqlPacing { conn: self.conn(), now }, session, now)
     }
 
+    /// Takes over an onboarding ask noted before the database existed (`<iso> <session>`), unless
+    /// the database already holds one.
+    pub fn adopt_onboarding_ask(&mut self, noted: &str) -> Result<()> {
+        let Some((at, session)) = noted.trim().split_once(' ') else { return Ok(()) };
+        if parse_time(at).is_none() || session.is_empty() || session.len() > 256 {
+            return Ok(());
+        }
+        self.write(|tx| {
+            if crate::settings::read_setting(tx, ONBOARDING_ASKED)?.is_none() {
+                crate::settings::write_setting(tx, ONBOARDING_ASKED, &format!("{at} {session}"))?;
+            }
+            Ok(())
+        })
+    }
+
     /// When the next lesson comes, for the session that stopped last (the one answer `stats`,
     /// `doctor`, the dashboard and the MCP resources give).
     pub fn next_lesson(&self, now: DateTime<Utc>) -> Result<pacing::NextLesson> {
+        // The session that stopped last: its counter, or (before a profile, when nothing is
+        // counted) the one last asked for onboarding.
         let latest: Option<String> = self
             .conn()
             .query_row("SELECT session_id FROM nudge_state ORDER BY updated_at DESC LIMIT 1", [], |r| r.get(0))
-            .optional()?;
+            .optional()?
+            .or_else(|| {
+                local(self.conn(), ONBOARDING_ASKED).and_then(|v| v.split_once(' ').map(|(_, s)| s.to_owned()))
+            });
         let session = SessionId::from_payload(latest.as_deref());
         let mut next = self.explain_cue(&session, now)?.next;
         // Nobody asked from inside a session: "this session" would name whichever came last.

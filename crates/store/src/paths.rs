@@ -47,6 +47,12 @@ impl DataDir {
         self.root.join("backups")
     }
 
+    /// Where a stop that asked for onboarding before any database existed notes the time and the
+    /// session (`<iso> <session>`), so it asks once a session (ours; the database takes over).
+    pub fn onboarding_asked_path(&self) -> PathBuf {
+        self.root.join("ext-onboarding-asked")
+    }
+
     pub fn hook_log_path(&self) -> PathBuf {
         self.root.join("hook.log")
     }

@@ -996,6 +996,13 @@ fn database(inputs: &Inputs<'_>) -> Vec<Section> {
                     .map_or_else(|| "a new session".to_owned(), |id| format!("session {}", short(id)));
                 if f.would_cue {
                     verdict.add(Level::Ok, format!("the next stop in {whose} would cue a lesson"));
+                } else if let devcoach_core::pacing::NextLesson::NeedsProfile(call) = &f.next {
+                    let what = if *call == devcoach_core::pacing::OnboardingCall::Ask {
+                        "would ask for onboarding"
+                    } else {
+                        "would stay quiet (onboarding asked already)"
+                    };
+                    verdict.add(Level::Info, format!("the next stop in {whose} {what}"));
                 } else {
                     verdict.add(Level::Info, format!("the next stop in {whose} would stay quiet"));
                 }

@@ -182,12 +182,19 @@ pub fn decide(hook: Hook, p: &Payload, dir: &DataDir, now: DateTime<Utc>) -> Out
         Ok(true) => {}
         // A folder or a pipe where the database should be is not "no database yet".
         Err(e) => return silent(&format!("database unusable: {e}")),
-        // Asking for onboarding must not create the database: the profile does that.
+        // Asking for onboarding must not create the database (the profile does that); a small
+        // note beside it keeps the ask to once a session.
         Ok(false) => {
             return match hook {
                 Hook::LessonReady => silent("no database"),
                 _ if p.plan_mode => silent("plan mode (not counted)"),
-                _ => onboarding(client),
+                _ if asked_before_a_database(dir).is_some_and(|s| s == session.as_str()) => {
+                    silent("onboarding asked in this session already (no database yet)")
+                }
+                _ => {
+                    note_ask_before_a_database(dir, &session, now);
+                    onboarding(client)
+                }
             };
         }
     }
@@ -195,6 +202,13 @@ pub fn decide(hook: Hook, p: &Payload, dir: &DataDir, now: DateTime<Utc>) -> Out
         Ok(store) => store,
         Err(why) => return Outcome::Silent(why),
     };
+    // An ask noted before the database existed: the database remembers it from now on.
+    if let Ok(Some(noted)) =
+        devcoach_files::read_optional(&dir.onboarding_asked_path(), 1024, devcoach_files::Links::Refuse)
+        && store.adopt_onboarding_ask(&String::from_utf8_lossy(&noted)).is_ok()
+    {
+        let _ = std::fs::remove_file(dir.onboarding_asked_path());
+    }
     if hook == Hook::Onboard {
         // The legacy onboarding half never looks at pacing.
         return match store.is_onboarded() {
@@ -232,6 +246,23 @@ pub fn decide(hook: Hook, p: &Payload, dir: &DataDir, now: DateTime<Utc>) -> Out
         Ok(d) if d.needs_onboarding && hook != Hook::LessonReady => onboarding(client),
         Ok(d) => Outcome::Silent(reasons::decision(&d.reason)),
         Err(e) => silent(&format!("cue check failed: {e}")),
+    }
+}
+
+/// The session a stop last asked for onboarding in, before any database existed.
+fn asked_before_a_database(dir: &DataDir) -> Option<String> {
+    let bytes =
+        devcoach_files::read_optional(&dir.onboarding_asked_path(), 1024, devcoach_files::Links::Refuse).ok()??;
+    let text = String::from_utf8_lossy(&bytes);
+    text.trim().split_once(' ').map(|(_, session)| session.to_owned())
+}
+
+/// Notes this ask (a failure to is not a failure of the hook: it only asks again).
+fn note_ask_before_a_database(dir: &DataDir, session: &SessionId, now: DateTime<Utc>) {
+    if std::fs::create_dir_all(dir.root()).is_ok() {
+        let text = format!("{} {}", devcoach_core::time::iso_ms(now), session.as_str());
+        let _ =
+            devcoach_files::write(&dir.onboarding_asked_path(), text.as_bytes(), devcoach_files::Overwrite::Replace);
     }
 }
 

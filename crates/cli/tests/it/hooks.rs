@@ -138,15 +138,29 @@ fn block_word(hook: &str) -> &'static str {
 #[test]
 fn without_a_database_stops_ask_for_onboarding_and_create_nothing() {
     let env = Env::new();
-    for stop in STOPS.into_iter().chain(["onboard-hook"]) {
+    for stop in STOPS {
         let v = hook(&env, stop, &payload_for(stop)).unwrap_or_else(|| panic!("{stop} stayed silent"));
         assert_eq!(keys(&v), original_keys("stop-hook.no-db.onboard-cue.stdout"), "{stop}");
         assert_eq!(v["decision"], block_word(stop), "{stop}");
         let reason = v["reason"].as_str().expect("reason");
         assert!(reason.contains("complete_onboarding") && reason.contains("get_onboarding"), "{stop}: {reason}");
     }
-    assert!(!env.data().exists(), "a hook created the data directory");
+    // Nothing but the note that keeps the ask to once a session: no database.
+    let made: Vec<String> = std::fs::read_dir(env.data())
+        .expect("data")
+        .map(|e| e.expect("entry").file_name().to_string_lossy().into_owned())
+        .collect();
+    assert_eq!(made, ["ext-onboarding-asked"], "a hook created more than its note");
+    // The same session is asked once; a new one is asked again.
+    assert_eq!(hook(&env, "codex-stop-hook", &payload_for("codex-stop-hook")), None, "asked in this session already");
+    let elsewhere = with_field(&payload_for("stop-hook"), "session_id", "a-new-session".into());
+    assert!(hook(&env, "stop-hook", &elsewhere).is_some());
+    // Once a database exists it takes the note over: still once a session.
+    ok(&env, &["set", "max_per_day", "2"]);
+    assert_eq!(hook(&env, "stop-hook", &elsewhere), None, "the database knows this session was asked");
+    assert!(!env.data().join("ext-onboarding-asked").exists(), "the note is taken over");
 
+    let env = Env::new();
     let silent: [(&str, Vec<u8>); 9] = [
         ("stop-hook", payload("claude-stop-plan")),
         ("stop-hook", payload("claude-stop-active")),

@@ -123,12 +123,17 @@ fn optimize_fits_the_learners_own_log() {
     let out: Value = serde_json::from_slice(&env.run(&["review", "optimize", "--json"]).stdout).expect("json");
     assert_eq!(out["repeat_reviews"], 240 + 3, "these and the demo's own three repeat reviews");
     assert!(out["log_loss_after"].as_f64() < out["log_loss_before"].as_f64(), "{out}");
+    assert_eq!(out["kept"], true, "the gain holds on cards each fold's fit did not see: {out}");
+    assert!(out["held_out_after"].as_f64() < out["held_out_before"].as_f64(), "{out}");
     let saved: Value = serde_json::from_slice(&env.run(&["review", "settings", "--json"]).stdout).expect("json");
     assert_eq!(saved["mix"], "alternate", "the other settings stay");
     let stored: String = conn
         .query_row("SELECT value FROM ext_settings WHERE key = 'review_parameters'", [], |r| r.get(0))
         .expect("parameters saved");
     assert_eq!(stored.split(',').count(), 21);
+    // Fitting again from the fitted parameters gains nothing on unseen cards: they stay.
+    let again = env.run(&["review", "optimize"]);
+    assert!(crate::flat(&again.stdout).contains("Kept the parameters you have"), "{}", crate::flat(&again.stdout));
     assert!(env.run(&["review", "optimize", "--reset"]).status.success());
     let gone: i64 = conn
         .query_row("SELECT COUNT(*) FROM ext_settings WHERE key = 'review_parameters'", [], |r| r.get(0))

@@ -74,7 +74,12 @@ fn fitted_parameters_predict_unseen_cards_better() {
     let (truth_test, _) = log_loss(&truth, &test);
     println!(
         "train: {} repeat reviews, log loss {:.4} -> {:.4} (cross-validated {:.4} -> {:.4}, kept {}); held-out ({n}): defaults {default_test:.4}, fitted {fitted_test:.4}, true parameters {truth_test:.4}",
-        fitted.repeat_reviews, fitted.log_loss_before, fitted.log_loss_after, fitted.held_out_before, fitted.held_out_after, fitted.kept
+        fitted.repeat_reviews,
+        fitted.log_loss_before,
+        fitted.log_loss_after,
+        fitted.held_out_before,
+        fitted.held_out_after,
+        fitted.kept
     );
     assert!(fitted.kept && fitted.held_out_after < fitted.held_out_before, "{fitted:?}");
     assert!(fitted.log_loss_after < fitted.log_loss_before);

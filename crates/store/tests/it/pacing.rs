@@ -38,9 +38,9 @@ fn set(store: &mut Store, key: &str, value: &str) {
 }
 
 /// Where the counters stand with per-session pacing: this session's, and every session's
-/// against twice `nudge_every` (not in the retry window).
+/// against twice `nudge_every`.
 fn at(stops: i64, threshold: i64, retry_window: bool, total: i64, nudge_every: i64) -> Count {
-    let across = (!retry_window).then_some(Across { stops: total, threshold: 2 * nudge_every, warm_up: false });
+    let across = Some(Across { stops: total, threshold: 2 * nudge_every, warm_up: false });
     Count { stops, threshold, retry_window, across }
 }
 
@@ -111,9 +111,9 @@ fn full_cycle_with_retry_window_and_resolution() {
     assert_eq!(state.last_cue_at.as_deref(), Some("2026-11-30T12:00:00.000Z"));
     assert!(store.nudge_sessions().expect("read").is_empty());
 
-    assert_eq!(reason(&mut store, "a"), paced(1, 3, true));
-    assert_eq!(reason(&mut store, "a"), paced(2, 3, true));
-    assert_eq!(reason(&mut store, "a"), due(3, 3, true));
+    assert_eq!(reason(&mut store, "a"), Reason::Paced(at(1, 3, true, 1, 5)));
+    assert_eq!(reason(&mut store, "a"), Reason::Paced(at(2, 3, true, 2, 5)));
+    assert_eq!(reason(&mut store, "a"), Reason::Due(Some(at(3, 3, true, 3, 5))));
 
     store.skip_lesson("just a question", now()).expect("skip");
     let state = store.cue_state().expect("state");
