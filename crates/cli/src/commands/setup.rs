@@ -263,6 +263,13 @@ fn converse<R: BufRead, W: Write>(
             };
             if !topic.is_empty() {
                 plan.add(talk, &topic, confidence, false)?;
+                // Adding to a map that has it already changes its number: said, never silent.
+                let was = devcoach_core::knowledge::topic_id(&topic).ok().and_then(|id| {
+                    existing.filter(|_| adding)?.knowledge.iter().find(|k| k.topic == id).map(|k| k.confidence)
+                });
+                if let Some(was) = was.filter(|was| *was != confidence.clamp(0, 10)) {
+                    talk.say(&format!("    (on your map at {was}; it becomes {})", confidence.clamp(0, 10)))?;
+                }
             }
         }
     }

@@ -154,7 +154,12 @@ fn source_text(source: Option<&str>) -> anyhow::Result<String> {
                 "the clipboard is empty or cannot be read here — pass a code, link, URL, file, or `-` to read stdin",
             )
         }),
-        Some("-") => read_capped(std::io::stdin().lock(), "the input"),
+        Some("-") => {
+            if std::io::IsTerminal::is_terminal(&std::io::stdin()) {
+                output::note("Paste the lesson (a code, a link or the whole card), then press Ctrl-D.");
+            }
+            read_capped(std::io::stdin().lock(), "the input")
+        }
         // Anything at that path is read as a file: a pipe or folder there is an error, not text.
         Some(s) if std::fs::symlink_metadata(s).is_ok() => {
             let bytes = devcoach_files::read(Path::new(s), MAX_IMPORT_BYTES, devcoach_files::Links::Follow)?;

@@ -31,7 +31,7 @@ pub enum ShareError {
     Damaged,
     #[error("This is not a valid devcoach lesson.")]
     InvalidLesson,
-    #[error("Nothing to import — paste a lesson code, link or file.")]
+    #[error("nothing to import — paste a lesson code, link or file")]
     Empty,
     #[error("This looks like JSON but does not parse — copy it again.")]
     BadJson,
