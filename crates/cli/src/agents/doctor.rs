@@ -1007,7 +1007,23 @@ fn database(inputs: &Inputs<'_>) -> Vec<Section> {
                     verdict.add(Level::Info, format!("the next stop in {whose} would stay quiet"));
                 }
                 for fact in &f.reasons {
-                    verdict.add(Level::Info, crate::hooks::reasons::outlook(fact));
+                    // Offers left unanswered in a row point at an agent that cannot take them.
+                    let level = if matches!(
+                        fact,
+                        devcoach_core::pacing::Outlook::Held(devcoach_core::pacing::Hold::BackedOff { .. })
+                    ) {
+                        Level::Warn
+                    } else {
+                        Level::Info
+                    };
+                    verdict.add(level, crate::hooks::reasons::outlook(fact));
+                    if level == Level::Warn {
+                        verdict.add(
+                            Level::Info,
+                            "the agent neither gave the lessons nor declined them: check it has devcoach's tools \
+                             (its MCP server connected) and the skill (`devcoach install`)",
+                        );
+                    }
                 }
             }
             Err(e) => verdict.add(Level::Bad, format!("cannot forecast the next stop: {e}")),

@@ -254,6 +254,9 @@ fn an_unanswered_cue_comes_back_after_the_retry_window() {
     assert_eq!(cues, expected);
     assert!(pending(&env));
     assert!(trace_of(&env, &stop).contains("held back: 3 cues in a row went unanswered"));
+    // doctor does not call that "All good": it warns, and says what to check.
+    let doctor = crate::flat(&env.command().arg("doctor").output().expect("doctor").stdout);
+    assert!(!doctor.contains("All good") && doctor.contains("neither gave the lessons nor declined them"), "{doctor}");
 
     // Logging a lesson resolves the cue: back to the full interval.
     let conn = db(&env);
