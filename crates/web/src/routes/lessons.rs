@@ -282,7 +282,17 @@ impl UndoBanner {
 }
 
 pub(crate) async fn list(State(state): State<SharedState>, Query(pairs): Query<Vec<(String, String)>>) -> WebResult {
-    let undo = UndoBanner::from_query(&pairs);
+    let mut undo = UndoBanner::from_query(&pairs);
+    // Revisited after the undo (Back, a bookmark): the lessons are here, nothing to offer.
+    if let Some(ids) = undo.as_ref().and_then(|u| u.form.as_ref()).map(|(_, ids)| ids.clone()) {
+        let back = pool::read(&state, move |s| {
+            Ok(ids.iter().map(|id| s.lesson(id)).collect::<Result<Vec<_>, _>>()?.iter().all(Option::is_some))
+        })
+        .await?;
+        if back == Some(true) {
+            undo = Some(UndoBanner { text: "Those lessons are back.".to_owned(), form: None });
+        }
+    }
     let raw: HashMap<String, String> = pairs.into_iter().collect();
     let params = ListParams::from_map(&raw);
     let import_open = raw.get("import").is_some_and(|v| v == "1") || raw.contains_key("error");

@@ -279,6 +279,9 @@ fn a_dashboard_delete_is_backed_up_and_undone_from_the_page() {
     assert_eq!(s.store().review_log().expect("log").len(), log, "and its history");
     assert!(s.get("/lessons?restored=2").text().contains("Restored 2 lessons"));
 
+    // The page after the delete, revisited once they are back, offers no Undo.
+    let again = s.get(&location).text();
+    assert!(again.contains("Those lessons are back.") && !again.contains("undo-delete"), "{again}");
     // A second undo finds them there already.
     s.post("/lessons/undo-delete", &fields).see_other("/lessons?sort=title&restored=0");
     assert_eq!(s.store().total_lessons().expect("count"), 30);
