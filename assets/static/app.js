@@ -5,6 +5,14 @@
   "use strict";
   var root = document.documentElement;
 
+  // On a phone the menu scrolls sideways: bring the current page's tab into view.
+  var current = document.querySelector('.nav [aria-current="page"]');
+  var nav = current && current.parentElement;
+  if (nav && nav.scrollWidth > nav.clientWidth) {
+    var offset = current.getBoundingClientRect().left - nav.getBoundingClientRect().left;
+    nav.scrollLeft += offset - (nav.clientWidth - current.offsetWidth) / 2;
+  }
+
   // The theme has one writer (theme.js); the toggle records this browser's choice through it,
   // and saving Settings forgets that choice so the saved setting takes over.
   var theme = window.devcoachTheme;

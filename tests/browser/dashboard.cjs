@@ -439,6 +439,17 @@ async function main() {
           return bar ? bar.getBoundingClientRect().height : 0;
         });
         check(nav <= 100, `${state.at} at 390 px: the top bar takes ${nav} px`);
+        // The menu scrolls sideways there: the current page's tab is in view.
+        const tab = await page.evaluate(() => {
+          const current = document.querySelector('.nav [aria-current="page"]');
+          if (!current) return null;
+          const a = current.getBoundingClientRect(), b = current.parentElement.getBoundingClientRect();
+          return a.left >= b.left - 1 && a.right <= b.right + 1;
+        });
+        if (tab !== null) {
+          check(tab, `${state.at} at 390 px: the current page's tab is scrolled out of view`);
+          seen.tabs_in_view = (seen.tabs_in_view || 0) + 1;
+        }
       }
       seen[`phone_${theme}`] = true;
       await context.close();

@@ -170,6 +170,8 @@ fn every_page_and_every_click_in_chromium() {
     assert_eq!(t["frame_after_toggle"], "light", "{t:#}");
     assert_eq!(t["back_to_system"], serde_json::json!(["light", null]), "{t:#}");
     assert_eq!((&seen["phone_light"], &seen["phone_dark"]), (&Value::Bool(true), &Value::Bool(true)));
+    // Every dashboard page at 390 px, both themes, with its tab in view (not the share page).
+    assert!(seen["tabs_in_view"].as_u64() >= Some(16), "{seen:#}");
     // Chart text is one size on screen, in half-width and full-width charts, on a desktop and a
     // phone: 12 px, give or take rounding.
     for key in ["tick_px_wide_light", "tick_px_wide_dark", "tick_px_390_light", "tick_px_390_dark"] {
