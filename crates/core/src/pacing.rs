@@ -59,8 +59,9 @@ pub struct CueRecord {
 /// What the store remembers about asking for onboarding.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct OnboardingAsks {
-    /// When a stop last asked, and in which session.
-    pub last: Option<(DateTime<Utc>, String)>,
+    /// When stops asked, and in which sessions (the most recent [`MAX_NUDGE_SESSIONS`], oldest
+    /// first): sessions run side by side, and each is asked once.
+    pub asked: Vec<(DateTime<Utc>, String)>,
     /// When the learner last said "not now".
     pub postponed_at: Option<DateTime<Utc>>,
 }
@@ -90,16 +91,16 @@ pub fn onboarding_call(asks: &OnboardingAsks, session: &SessionId, now: DateTime
         if now < until {
             return OnboardingCall::Postponed { minutes: minutes_until(until) };
         }
-        if let Some((at, _)) = &asks.last
-            && *at > postponed
+        if let Some((at, _)) = asks.asked.iter().filter(|(at, _)| *at > postponed).max_by_key(|(at, _)| *at)
             && now < *at + Duration::hours(24)
         {
             return OnboardingCall::AskedToday { minutes: minutes_until(*at + Duration::hours(24)) };
         }
     }
-    match &asks.last {
-        Some((_, whose)) if whose == session.as_str() => OnboardingCall::AskedThisSession,
-        _ => OnboardingCall::Ask,
+    if asks.asked.iter().any(|(_, whose)| whose == session.as_str()) {
+        OnboardingCall::AskedThisSession
+    } else {
+        OnboardingCall::Ask
     }
 }
 
@@ -629,7 +630,7 @@ mod tests {
             Ok(self.asks.clone())
         }
         fn record_onboarding_ask(&mut self, session: &SessionId) -> Result<(), Self::Error> {
-            self.asks.last = Some((self.now, session.as_str().to_owned()));
+            self.asks.asked.push((self.now, session.as_str().to_owned()));
             Ok(())
         }
     }
@@ -701,6 +702,7 @@ mod tests {
             (false, Reason::NotOnboarded(OnboardingCall::AskedThisSession))
         );
         assert!(stop(&mut m, "b").needs_onboarding, "a new session asks again");
+        assert!(!stop(&mut m, "a").needs_onboarding && !stop(&mut m, "b").needs_onboarding, "side by side: once each");
         // Plan mode stays quiet even without a profile: no onboarding question mid-plan.
         let plan = evaluate(&mut m, &s("c"), true, t0()).unwrap();
         assert!(!plan.needs_onboarding && !plan.cue);

@@ -50,7 +50,7 @@ pub use demo::DEMO_LESSON_COUNT;
 pub use error::{SchemaTooNew, StoreError};
 pub use knowledge::{Onboarding, OnboardingMode};
 pub use lessons::{Fields, ImportCounts, RowKey};
-pub use pacing::Skipped;
+pub use pacing::{Skipped, with_ask};
 pub use paths::DataDir;
 pub use reviews::{DueReview, GradeOutcome, ReviewRecord};
 pub use schema::{ADDITIONS, SCHEMA_MIN_APP_VERSION, SCHEMA_VERSION};

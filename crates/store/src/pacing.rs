@@ -15,15 +15,24 @@ use crate::{Result, Store, knowledge, lessons};
 
 fn peek(conn: &Connection, session: &SessionId, scope: NudgeScope) -> rusqlite::Result<i64> {
     match scope {
-        NudgeScope::Global => {
-            conn.query_row("SELECT COALESCE(SUM(interactions), 0) FROM nudge_state", [], |r| r.get(0))
-        }
+        NudgeScope::Global => counted(conn),
         NudgeScope::Session => Ok(conn
             .prepare_cached("SELECT interactions FROM nudge_state WHERE session_id = ?1")?
             .query_row([session.as_str()], |r| r.get(0))
             .optional()?
             .unwrap_or(0)),
     }
+}
+
+/// Every session's stops since the last cue: the counters, plus what sessions pruned from them
+/// had counted (unless another build cleared the counters since).
+fn counted(conn: &Connection) -> rusqlite::Result<i64> {
+    let (sum, rows): (i64, i64) =
+        conn.query_row("SELECT COALESCE(SUM(interactions), 0), COUNT(*) FROM nudge_state", [], |r| {
+            Ok((r.get(0)?, r.get(1)?))
+        })?;
+    let pruned = if rows == 0 { 0 } else { local(conn, PRUNED_STOPS).and_then(|v| v.parse::<i64>().ok()).unwrap_or(0) };
+    Ok(sum + pruned.max(0))
 }
 
 /// `ext_settings` key: the time of the cue last carried to a prompt (see
@@ -42,6 +51,24 @@ const ONBOARDING_ASKED: &str = "onboarding_asked";
 const ONBOARDING_POSTPONED: &str = "onboarding_postponed";
 /// The most cue times kept (far above any daily cap).
 const MAX_CUE_TIMES: usize = 64;
+
+/// Onboarding asks as kept: one `<iso_ms> <session>` a line, oldest first.
+pub(crate) fn parse_asks(text: &str) -> Vec<(DateTime<Utc>, String)> {
+    text.lines()
+        .filter_map(|line| {
+            let (at, whose) = line.trim().split_once(' ')?;
+            Some((parse_time(at)?, whose.to_owned()))
+        })
+        .collect()
+}
+
+/// `kept` with one more ask line, the oldest dropped past [`MAX_NUDGE_SESSIONS`].
+pub fn with_ask(kept: &str, line: &str) -> String {
+    let mut lines: Vec<&str> = kept.lines().filter(|l| !l.trim().is_empty()).collect();
+    lines.push(line);
+    let extra = lines.len().saturating_sub(usize::try_from(MAX_NUDGE_SESSIONS).unwrap_or(50));
+    lines[extra..].join("\n")
+}
 
 fn parse_time(text: &str) -> Option<DateTime<Utc>> {
     devcoach_core::time::parse_timestamp(text).ok()
@@ -116,19 +143,27 @@ impl PacingState for SqlPacing<'_> {
     }
 
     fn total(&mut self) -> Result<i64> {
-        let pruned = local(self.conn, PRUNED_STOPS).and_then(|v| v.parse::<i64>().ok()).unwrap_or(0);
-        Ok(peek(self.conn, &SessionId::from_payload(None), NudgeScope::Global)? + pruned.max(0))
+        Ok(counted(self.conn)?)
     }
 
     fn cues(&mut self) -> Result<pacing::CueRecord> {
         let state = read_cue_state(self.conn)?;
-        // A cue the TypeScript devcoach (or an answer) resolved leaves no streak behind.
+        // A cue the TypeScript devcoach (or an answer) resolved leaves no streak behind, and a
+        // streak counts only for the cue it was written with (`<n> <last_cue_at>`): a cue given
+        // since by another build starts over at one.
         let streak = if state.pending {
-            local(self.conn, CUE_STREAK).and_then(|v| v.parse::<i64>().ok()).unwrap_or(1).max(1)
+            local(self.conn, CUE_STREAK)
+                .and_then(|v| {
+                    let (n, at) = v.split_once(' ')?;
+                    (Some(at) == state.last_cue_at.as_deref()).then(|| n.parse::<i64>().ok()).flatten()
+                })
+                .unwrap_or(1)
+                .max(1)
         } else {
             0
         };
-        let ever = state.last_cue_at.is_some() || lessons::last_own_timestamp(self.conn)?.is_some();
+        // Our own lessons table may be read without our additions (doctor, a newer file): fail open.
+        let ever = state.last_cue_at.is_some() || lessons::last_own_timestamp(self.conn).ok().flatten().is_some();
         let last_day = local(self.conn, CUE_TIMES)
             .unwrap_or_default()
             .split(' ')
@@ -167,23 +202,21 @@ impl PacingState for SqlPacing<'_> {
              ON CONFLICT(id) DO UPDATE SET pending = 1, last_cue_at = excluded.last_cue_at",
             [iso_ms(self.now)],
         )?;
-        crate::settings::write_setting(self.conn, CUE_STREAK, &streak.to_string())?;
+        crate::settings::write_setting(self.conn, CUE_STREAK, &format!("{streak} {}", iso_ms(self.now)))?;
         crate::settings::write_setting(self.conn, CUE_TIMES, &times[keep..].join(" "))?;
         crate::cue_state::clear_counters(self.conn)?;
         Ok(())
     }
 
     fn onboarding_asks(&mut self) -> Result<pacing::OnboardingAsks> {
-        let last = local(self.conn, ONBOARDING_ASKED).and_then(|v| {
-            let (at, whose) = v.split_once(' ')?;
-            Some((parse_time(at)?, whose.to_owned()))
-        });
+        let asked = parse_asks(&local(self.conn, ONBOARDING_ASKED).unwrap_or_default());
         let postponed_at = local(self.conn, ONBOARDING_POSTPONED).as_deref().and_then(parse_time);
-        Ok(pacing::OnboardingAsks { last, postponed_at })
+        Ok(pacing::OnboardingAsks { asked, postponed_at })
     }
 
     fn record_onboarding_ask(&mut self, session: &SessionId) -> Result<()> {
-        let value = format!("{} {}", iso_ms(self.now), session.as_str());
+        let before = local(self.conn, ONBOARDING_ASKED).unwrap_or_default();
+        let value = with_ask(&before, &format!("{} {}", iso_ms(self.now), session.as_str()));
         Ok(crate::settings::write_setting(self.conn, ONBOARDING_ASKED, &value)?)
     }
 
@@ -231,14 +264,18 @@ impl Store {
     /// Takes over an onboarding ask noted before the database existed (`<iso> <session>`), unless
     /// the database already holds one.
     pub fn adopt_onboarding_ask(&mut self, noted: &str) -> Result<()> {
-        let Some((at, session)) = noted.trim().split_once(' ') else { return Ok(()) };
-        if parse_time(at).is_none() || session.is_empty() || session.len() > 256 {
+        let noted = parse_asks(noted);
+        if noted.is_empty() {
             return Ok(());
         }
         self.write(|tx| {
-            if crate::settings::read_setting(tx, ONBOARDING_ASKED)?.is_none() {
-                crate::settings::write_setting(tx, ONBOARDING_ASKED, &format!("{at} {session}"))?;
+            let mut kept = crate::settings::read_setting(tx, ONBOARDING_ASKED)?.unwrap_or_default();
+            for (at, session) in &noted {
+                if session.len() <= 256 {
+                    kept = with_ask(&kept, &format!("{} {session}", iso_ms(*at)));
+                }
             }
+            crate::settings::write_setting(tx, ONBOARDING_ASKED, &kept)?;
             Ok(())
         })
     }

@@ -965,7 +965,7 @@ fn database(inputs: &Inputs<'_>) -> Vec<Section> {
         if cue.pending {
             s.add(
                 Level::Info,
-                format!("a cue is waiting since {} (retry window armed)", cue.last_cue_at.as_deref().unwrap_or("?")),
+                format!("a cue is waiting since {} (unanswered)", cue.last_cue_at.as_deref().unwrap_or("?")),
             );
         }
         if let Some(reason) = cue.last_skip_reason {

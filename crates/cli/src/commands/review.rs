@@ -232,7 +232,7 @@ fn optimize(ctx: &Ctx, reset: bool, json: bool) -> anyhow::Result<()> {
     } else {
         output::print(&format!(
             "Kept the parameters you have: a fit to your {} repeat reviews did not predict reviews it had not \
-             seen any better (log loss {:.4} with yours, {:.4} fitted).",
+             seen clearly better (log loss {:.4} with yours, {:.4} fitted).",
             fit.repeat_reviews, fit.held_out_before, fit.held_out_after
         ))?;
     }

@@ -245,6 +245,10 @@ fn converse<R: BufRead, W: Write>(
             }
             let extra = talk.ask("Anything else you work with? Comma-separated topics (confidence 5), or Enter: ")?;
             for topic in extra.split(',').map(str::trim).filter(|t| !t.is_empty()) {
+                if devcoach_core::knowledge::topic_id(topic).is_ok_and(|id| on_map(&id)) {
+                    talk.say(&format!("    ({topic} is on your map already, kept as it is)"))?;
+                    continue;
+                }
                 plan.add(talk, topic, 5, true)?;
             }
             asked_by_hand = true;
@@ -368,7 +372,8 @@ fn describe<R: BufRead, W: Write>(
         talk.say(&format!("  {}{}", if profile.groups.is_empty() { "" } else { "Other: " }, rest.join(", ")))?;
     }
     if let Some(s) = settings {
-        talk.say(&format!("  At most {} lessons a day, {} min apart.", s.max_per_day, s.min_gap_minutes))?;
+        let per_day = crate::output::plural(usize::try_from(s.max_per_day).unwrap_or(0), "lesson");
+        talk.say(&format!("  At most {per_day} a day, {} min apart.", s.min_gap_minutes))?;
     }
     Ok(())
 }

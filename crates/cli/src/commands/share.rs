@@ -141,9 +141,16 @@ fn stdin_is_piped() -> bool {
 fn source_text(source: Option<&str>) -> anyhow::Result<String> {
     match source {
         None if stdin_is_piped() => {
-            let text = read_capped(std::io::stdin().lock(), "the input")?;
-            if !text.trim().is_empty() {
-                return Ok(text);
+            // A pipe another program holds open without writing (an agent's shell) must not hang
+            // the command: what has not come within two seconds is not an import.
+            let (tx, rx) = std::sync::mpsc::channel();
+            std::thread::spawn(move || {
+                let _ = tx.send(read_capped(std::io::stdin().lock(), "the input").map_err(|e| e.to_string()));
+            });
+            match rx.recv_timeout(std::time::Duration::from_secs(2)) {
+                Ok(Ok(text)) if !text.trim().is_empty() => return Ok(text),
+                Ok(Err(e)) => return Err(invalid(e)),
+                _ => {}
             }
             clipboard().ok_or_else(|| {
                 invalid("nothing came on standard input and the clipboard is empty — pass a code, link, URL or file")

@@ -1,6 +1,7 @@
 //! The agent hooks: run on every agent stop and prompt, so they are dispatched before anything
-//! else (no clap, no async runtime, no logging setup), open one connection, run at most one write
-//! transaction, print one JSON object or nothing, and always exit 0.
+//! else (no clap, no async runtime, no logging setup), open one connection, run one write
+//! transaction for the stop (a second, short one only to take over an onboarding note written
+//! before the database existed), print one JSON object or nothing, and always exit 0.
 
 pub mod practice;
 pub mod reasons;
@@ -188,7 +189,7 @@ pub fn decide(hook: Hook, p: &Payload, dir: &DataDir, now: DateTime<Utc>) -> Out
             return match hook {
                 Hook::LessonReady => silent("no database"),
                 _ if p.plan_mode => silent("plan mode (not counted)"),
-                _ if asked_before_a_database(dir).is_some_and(|s| s == session.as_str()) => {
+                _ if asked_before_a_database(dir).iter().any(|s| s == session.as_str()) => {
                     silent("onboarding asked in this session already (no database yet)")
                 }
                 _ => {
@@ -204,7 +205,7 @@ pub fn decide(hook: Hook, p: &Payload, dir: &DataDir, now: DateTime<Utc>) -> Out
     };
     // An ask noted before the database existed: the database remembers it from now on.
     if let Ok(Some(noted)) =
-        devcoach_files::read_optional(&dir.onboarding_asked_path(), 1024, devcoach_files::Links::Refuse)
+        devcoach_files::read_optional(&dir.onboarding_asked_path(), NOTE_BYTES, devcoach_files::Links::Refuse)
         && store.adopt_onboarding_ask(&String::from_utf8_lossy(&noted)).is_ok()
     {
         let _ = std::fs::remove_file(dir.onboarding_asked_path());
@@ -222,6 +223,10 @@ pub fn decide(hook: Hook, p: &Payload, dir: &DataDir, now: DateTime<Utc>) -> Out
             },
             Err(e) => silent(&format!("database unusable: {e}")),
         };
+    }
+    // The legacy lesson half never shows the onboarding ask, so it must not spend it either.
+    if hook == Hook::LessonReady && !store.is_onboarded().unwrap_or(true) {
+        return silent("onboarding not complete (the onboarding half asks)");
     }
     // With work_insights off (the default) the transcript is never opened.
     let work = match (store.work_insights(), p.transcript_path.as_deref()) {
@@ -249,18 +254,31 @@ pub fn decide(hook: Hook, p: &Payload, dir: &DataDir, now: DateTime<Utc>) -> Out
     }
 }
 
-/// The session a stop last asked for onboarding in, before any database existed.
-fn asked_before_a_database(dir: &DataDir) -> Option<String> {
-    let bytes =
-        devcoach_files::read_optional(&dir.onboarding_asked_path(), 1024, devcoach_files::Links::Refuse).ok()??;
-    let text = String::from_utf8_lossy(&bytes);
-    text.trim().split_once(' ').map(|(_, session)| session.to_owned())
+/// The sessions stops asked for onboarding in, before any database existed.
+fn asked_before_a_database(dir: &DataDir) -> Vec<String> {
+    let Ok(Some(bytes)) =
+        devcoach_files::read_optional(&dir.onboarding_asked_path(), NOTE_BYTES, devcoach_files::Links::Refuse)
+    else {
+        return Vec::new();
+    };
+    String::from_utf8_lossy(&bytes)
+        .lines()
+        .filter_map(|l| l.trim().split_once(' ').map(|(_, s)| s.to_owned()))
+        .collect()
 }
+
+/// The note's cap: fifty asks of a bounded session id each.
+const NOTE_BYTES: u64 = 32 * 1024;
 
 /// Notes this ask (a failure to is not a failure of the hook: it only asks again).
 fn note_ask_before_a_database(dir: &DataDir, session: &SessionId, now: DateTime<Utc>) {
+    let kept = devcoach_files::read_optional(&dir.onboarding_asked_path(), NOTE_BYTES, devcoach_files::Links::Refuse)
+        .ok()
+        .flatten()
+        .map(|b| String::from_utf8_lossy(&b).into_owned())
+        .unwrap_or_default();
+    let text = devcoach_store::with_ask(&kept, &format!("{} {}", devcoach_core::time::iso_ms(now), session.as_str()));
     if std::fs::create_dir_all(dir.root()).is_ok() {
-        let text = format!("{} {}", devcoach_core::time::iso_ms(now), session.as_str());
         let _ =
             devcoach_files::write(&dir.onboarding_asked_path(), text.as_bytes(), devcoach_files::Overwrite::Replace);
     }

@@ -502,7 +502,10 @@ pub(crate) async fn feedback(State(state): State<SharedState>, Path(id): Path<St
 /// Deletes the lessons named, after a backup the page's Undo restores them from (as `devcoach
 /// delete` does), and goes back to the page with the undo form.
 pub(crate) async fn delete(State(state): State<SharedState>, form: Fields) -> WebResult {
-    let ids: Vec<String> = form.all("id").map(str::to_owned).take(MAX_UNDO_IDS).collect();
+    let ids: Vec<String> = form.all("id").map(str::to_owned).collect();
+    if ids.len() > MAX_UNDO_IDS {
+        return Err(WebError::BadRequest(format!("at most {MAX_UNDO_IDS} lessons at once")));
+    }
     let next = form.get("next").map(str::to_owned);
     if ids.is_empty() {
         return Ok(see_other(next.as_deref(), "/lessons"));
