@@ -31,6 +31,7 @@ pub mod rate_limit;
 pub mod review;
 pub mod settings;
 pub mod share;
+pub mod shell;
 pub mod stats;
 pub mod sync;
 pub mod time;

@@ -377,7 +377,7 @@ impl std::fmt::Display for NextLesson {
                 f.write_str("after onboarding: the next agent turn asks to build your profile")
             }
             Self::NeedsProfile(OnboardingCall::AskedThisSession) => {
-                f.write_str("after onboarding: asked in this session; a new session asks again")
+                f.write_str("after onboarding: asked in the latest session; a new session asks again")
             }
             Self::NeedsProfile(OnboardingCall::Postponed { minutes } | OnboardingCall::AskedToday { minutes }) => {
                 write!(f, "after onboarding: postponed, asked again in {}", hours_minutes(minutes))

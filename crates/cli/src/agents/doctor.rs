@@ -887,22 +887,10 @@ fn database(inputs: &Inputs<'_>) -> Vec<Section> {
     }
     match store.profile() {
         Ok(p) if p.knowledge.is_empty() => {
-            let when = match store.next_lesson(inputs.now) {
-                Ok(devcoach_core::pacing::NextLesson::NeedsProfile(call)) => match call {
-                    devcoach_core::pacing::OnboardingCall::Ask => {
-                        "the next stop asks for it (once a session; a \"not now\" waits a day)".to_owned()
-                    }
-                    devcoach_core::pacing::OnboardingCall::AskedThisSession => {
-                        "asked in the latest session; a new session asks again".to_owned()
-                    }
-                    devcoach_core::pacing::OnboardingCall::Postponed { minutes }
-                    | devcoach_core::pacing::OnboardingCall::AskedToday { minutes } => format!(
-                        "postponed by the learner, asked again in {} (at most once a day)",
-                        devcoach_core::time::hours_minutes(minutes)
-                    ),
-                },
-                _ => "the next stop asks for it".to_owned(),
-            };
+            // In the words stats, the dashboard and the agent's resources use.
+            let when = store
+                .next_lesson(inputs.now)
+                .map_or_else(|_| "next lesson after onboarding".to_owned(), |n| format!("next lesson {n}"));
             s.add(Level::Warn, format!("no knowledge profile yet: {when}; `devcoach setup` builds it now"));
         }
         Ok(p) => s.add(Level::Ok, format!("profile: {}", plural(p.knowledge.len(), "topic"))),

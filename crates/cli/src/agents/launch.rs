@@ -92,22 +92,8 @@ pub fn is_executable(path: &Path) -> bool {
     }
 }
 
-/// Quotes `word` for `sh -c` (and for cmd.exe when it only holds spaces) when it needs it.
-pub fn shell_quote(word: &str) -> String {
-    let plain = |c: char| c.is_ascii_alphanumeric() || "/._-+:@%,=~\\".contains(c);
-    if !word.is_empty() && word.chars().all(plain) {
-        return word.to_owned();
-    }
-    let mut out = String::from("\"");
-    for c in word.chars() {
-        if matches!(c, '"' | '\\' | '$' | '`') {
-            out.push('\\');
-        }
-        out.push(c);
-    }
-    out.push('"');
-    out
-}
+/// One quoting rule for every command devcoach prints or writes (the MCP server's undo too).
+pub use devcoach_core::shell::quote as shell_quote;
 
 /// The program a hook command runs: its first shell word, unquoted.
 pub fn program_of(command: &str) -> Option<String> {

@@ -118,7 +118,7 @@ pub(super) fn register_complete(r: &mut Registry) {
                 groups: out.groups,
                 notebook_path: ctx.opts.dir.notebook_path().to_string_lossy().into_owned(),
                 replaced: mode == OnboardingMode::Replace,
-                undo: backup.as_ref().map(|b| format!("devcoach restore '{}' --profile", b.replace('\'', "'\\''"))),
+                undo: backup.as_ref().map(|b| format!("devcoach restore {} --profile", devcoach_core::shell::quote(b))),
                 backup,
                 next: ONBOARDED_NEXT.into(),
             }
