@@ -103,6 +103,34 @@ impl PracticeResult {
     }
 }
 
+/// How far one kind of evidence is trusted to move the estimate.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Weight {
+    /// The learner's own word (lesson feedback, a review they graded themselves): at most
+    /// [`SELF_REPORT_STEP`] either way.
+    SelfReport,
+    /// What the learner did (a course check, a practice problem): no bound on the step.
+    Observed,
+    /// An answer in the learner's own words graded by the agent (explain-back, a checked review).
+    Checked,
+}
+
+impl Observation {
+    /// How the event is trusted; `None` for a rating, which sets the estimate.
+    pub fn weight(self) -> Option<Weight> {
+        match self {
+            Self::Assessment(_) => None,
+            Self::Feedback(_) | Self::Review { checked: false, .. } => Some(Weight::SelfReport),
+            Self::CourseCheck(_) | Self::Practice(_) => Some(Weight::Observed),
+            Self::Review { checked: true, .. } | Self::ExplainBack(_) => Some(Weight::Checked),
+        }
+    }
+}
+
+/// The most one self-report moves the estimate on the 0–1 scale: just under two points of the
+/// 0–10 display, so that rounding can never show three.
+pub const SELF_REPORT_STEP: f64 = 0.195;
+
 /// How one kind of evidence reads.
 #[derive(Debug, Clone, Copy, PartialEq)]
 struct Reading {
@@ -122,10 +150,13 @@ fn reading(o: Observation) -> Option<Reading> {
     let r = |success, guess, slip, learn, grade| Some(Reading { success, guess, slip, learn, grade });
     match o {
         Observation::Assessment(_) => None,
-        // "I knew it" is self-report: people who did not know often say so too.
-        Observation::Feedback(Feedback::Know) => r(Some(true), 0.5, 0.05, 0.0, Grade::Easy),
-        // New, and now clear: the lesson taught it (most of the time).
-        Observation::Feedback(Feedback::Understood) => r(None, 0.0, 0.0, 0.8, Grade::Good),
+        // "I knew it" is self-report: people who did not know often say so too. The lesson
+        // refreshes a little, as much as an understood one teaches, so that "I knew it" never
+        // ends below "understood".
+        Observation::Feedback(Feedback::Know) => r(Some(true), 0.5, 0.05, 0.3, Grade::Easy),
+        // New, and now clear: the learner's word that the lesson taught something, weighed as
+        // the self-report it is (a lesson read is not a lesson kept).
+        Observation::Feedback(Feedback::Understood) => r(None, 0.0, 0.0, 0.3, Grade::Good),
         // Could not follow: some who know the topic still miss one lesson on it, and some of
         // the lesson sticks anyway.
         Observation::Feedback(Feedback::DontKnow) => r(Some(false), 0.5, 0.2, 0.1, Grade::Again),
@@ -138,10 +169,10 @@ fn reading(o: Observation) -> Option<Reading> {
             r(Some(grade.recalled()), SELF_GRADED_GUESS, SELF_GRADED_SLIP, 0.2, grade)
         }
         // Saying the idea in one's own words right after the lesson: a correct answer is hard to
-        // fake, a partial one is weak evidence either way, a wrong one is a miss that the
-        // one-line correction mends only a little.
-        Observation::ExplainBack(CheckGrade::Correct) => r(Some(true), 0.1, 0.05, 0.1, Grade::Good),
-        Observation::ExplainBack(CheckGrade::Partly) => r(Some(true), 0.5, 0.3, 0.15, Grade::Hard),
+        // fake; a partial one misses a piece, which people who know the topic rarely do; a
+        // wrong one is a miss that the one-line correction mends only a little.
+        Observation::ExplainBack(CheckGrade::Correct) => r(Some(true), 0.1, 0.05, 0.3, Grade::Good),
+        Observation::ExplainBack(CheckGrade::Partly) => r(Some(false), 0.5, 0.3, 0.15, Grade::Hard),
         Observation::ExplainBack(CheckGrade::Wrong) => r(Some(false), 0.1, 0.1, 0.1, Grade::Again),
         Observation::CourseCheck(done) => r(Some(done), 0.3, 0.15, 0.1, if done { Grade::Good } else { Grade::Hard }),
         // Solving alone is good evidence; with strong hints, weaker (the hints carried part of
@@ -212,29 +243,47 @@ impl TopicState {
         (self.learned * self.retrievability(at, scheduler)).clamp(0.0, P_MAX)
     }
 
-    /// The predicted chance of recalling a review question on the topic at `at`.
+    /// The predicted chance of recalling a review question on the topic at `at`: known and not
+    /// slipping, or a lucky answer from someone who does not know it (any more).
     pub fn recall(&self, at: DateTime<Utc>, scheduler: &Scheduler) -> f64 {
-        self.now(at, scheduler) * (1.0 - REVIEW_SLIP) + (1.0 - self.learned) * REVIEW_GUESS
+        let now = self.now(at, scheduler);
+        now * (1.0 - REVIEW_SLIP) + (1.0 - now) * REVIEW_GUESS
     }
 
     /// The state after `o` at `at`.
+    ///
+    /// Bayes' rule reads the event, then the estimate as shown (`now`) is held to what a person
+    /// expects of one event: a success never lowers it, a failure never raises it (a miss on a
+    /// topic not touched for months restarts its forgetting clock, and without this bound would
+    /// read as a gain), and a self-report moves it by at most [`SELF_REPORT_STEP`]. Right after
+    /// an event nothing is forgotten yet, so the bound is a bound on `learned`.
     #[must_use]
     pub fn observe(&self, o: Observation, at: DateTime<Utc>, scheduler: &Scheduler) -> Self {
         let Some(r) = reading(o) else {
             let Observation::Assessment(c) = o else { return *self };
             return Self { learned: assessed(c), memory: assessed_memory(c), last_at: at, evidence: self.evidence + 1 };
         };
+        let before = self.now(at, scheduler);
         let prior = self.learned.clamp(P_MIN, P_MAX);
-        let retrieved = self.retrievability(at, scheduler) * (1.0 - r.slip);
+        let r_now = self.retrievability(at, scheduler);
+        // Learned but forgotten, a learner guesses like one who never learned it.
+        let success_if_learned = r_now * (1.0 - r.slip) + (1.0 - r_now) * r.guess;
         let posterior = match r.success {
-            Some(true) => prior * retrieved / (prior * retrieved + (1.0 - prior) * r.guess),
-            Some(false) => prior * (1.0 - retrieved) / (prior * (1.0 - retrieved) + (1.0 - prior) * (1.0 - r.guess)),
+            Some(true) => prior * success_if_learned / (prior * success_if_learned + (1.0 - prior) * r.guess),
+            Some(false) => {
+                prior * (1.0 - success_if_learned)
+                    / (prior * (1.0 - success_if_learned) + (1.0 - prior) * (1.0 - r.guess))
+            }
             None => prior,
         };
-        let learned = (posterior + (1.0 - posterior) * r.learn).clamp(P_MIN, P_MAX);
+        let read = posterior + (1.0 - posterior) * r.learn;
+        let mut learned = if r.success == Some(false) { read.min(before) } else { read.max(before) };
+        if o.weight() == Some(Weight::SelfReport) {
+            learned = learned.clamp(before - SELF_REPORT_STEP, before + SELF_REPORT_STEP);
+        }
         let elapsed = u32::try_from((at - self.last_at).num_days().max(0)).unwrap_or(u32::MAX);
         let memory = scheduler.review(Some(self.memory), elapsed, r.grade).memory;
-        Self { learned, memory, last_at: at.max(self.last_at), evidence: self.evidence + 1 }
+        Self { learned: learned.clamp(0.0, P_MAX), memory, last_at: at.max(self.last_at), evidence: self.evidence + 1 }
     }
 }
 
@@ -361,5 +410,168 @@ mod tests {
         assert!(year < month && year > 0.4, "{year}");
         let weak = TopicState::start(Observation::Assessment(3), t0(), &s);
         assert!(weak.now(t0() + Duration::days(30), &s) < 0.3 * 0.8, "a barely known topic fades faster");
+    }
+
+    /// Every event a learner or agent can send, ratings aside.
+    fn every_event() -> Vec<Observation> {
+        let mut all = vec![
+            Observation::Feedback(Feedback::Know),
+            Observation::Feedback(Feedback::Understood),
+            Observation::Feedback(Feedback::DontKnow),
+            Observation::CourseCheck(true),
+            Observation::CourseCheck(false),
+        ];
+        for grade in [Grade::Again, Grade::Hard, Grade::Good, Grade::Easy] {
+            all.push(Observation::Review { grade, checked: true });
+            all.push(Observation::Review { grade, checked: false });
+        }
+        all.extend([CheckGrade::Correct, CheckGrade::Partly, CheckGrade::Wrong].map(Observation::ExplainBack));
+        all.extend(
+            [PracticeResult::Alone, PracticeResult::Helped, PracticeResult::Revealed].map(Observation::Practice),
+        );
+        all
+    }
+
+    /// The estimate as the agent is shown it, before and right after `o` at `at`, on the
+    /// 0–1 scale and on the 0–10 display.
+    fn moved(state: &TopicState, o: Observation, at: DateTime<Utc>) -> ((f64, i64), (f64, i64)) {
+        let s = Scheduler::default();
+        let before = state.now(at, &s);
+        let after = state.observe(o, at, &s).now(at, &s);
+        ((before, confidence(before)), (after, confidence(after)))
+    }
+
+    /// The rules of one event, from the learner's side; `Err` names the broken one.
+    fn check_one_event(state: &TopicState, at: DateTime<Utc>) -> Result<(), String> {
+        let tiny = 1e-12;
+        let shown = |o| moved(state, o, at).1;
+        for o in every_event() {
+            let ((p0, c0), (p1, c1)) = moved(state, o, at);
+            let failure = reading(o).and_then(|r| r.success) == Some(false);
+            if failure && (p1 > p0 + tiny || c1 > c0) {
+                return Err(format!("{o:?}, a failure, raised the estimate {p0:.4} ({c0}) -> {p1:.4} ({c1})"));
+            }
+            if !failure && (p1 + tiny < p0 || c1 < c0) {
+                return Err(format!("{o:?}, a success, lowered the estimate {p0:.4} ({c0}) -> {p1:.4} ({c1})"));
+            }
+            if o.weight() == Some(Weight::SelfReport) && (c1 - c0).abs() > 2 {
+                return Err(format!("{o:?}, a self-report, moved the estimate {c0} -> {c1}"));
+            }
+        }
+        let (know, understood) =
+            (shown(Observation::Feedback(Feedback::Know)), shown(Observation::Feedback(Feedback::Understood)));
+        if know.0 + tiny < understood.0 || know.1 < understood.1 {
+            return Err(format!("know {know:?} below understood {understood:?}"));
+        }
+        let review = |grade, checked| shown(Observation::Review { grade, checked });
+        for grade in [Grade::Hard, Grade::Good, Grade::Easy] {
+            if review(grade, true).0 + tiny < review(grade, false).0 {
+                return Err(format!("a checked {grade:?} counts less than a self-graded one"));
+            }
+        }
+        if review(Grade::Again, true).0 > review(Grade::Again, false).0 + tiny {
+            return Err("a checked miss counts less than a self-admitted one".into());
+        }
+        let correct = shown(Observation::ExplainBack(CheckGrade::Correct)).0;
+        if correct + tiny < know.0 || correct + tiny < understood.0 {
+            return Err(format!("a correct explain-back {correct:.4} counts less than a self-report"));
+        }
+        let wrong = shown(Observation::ExplainBack(CheckGrade::Wrong)).0;
+        let dont_know = shown(Observation::Feedback(Feedback::DontKnow)).0;
+        if wrong > dont_know + tiny || wrong > review(Grade::Again, false).0 + tiny {
+            return Err(format!("a wrong explain-back {wrong:.4} counts less than a self-admitted miss"));
+        }
+        Ok(())
+    }
+
+    /// From the same instant to a year, in steps a learner meets.
+    const ELAPSED_SECONDS: [i64; 17] = [
+        0,
+        60,
+        3_600,
+        21_600,
+        86_400,
+        2 * 86_400,
+        3 * 86_400,
+        7 * 86_400,
+        14 * 86_400,
+        30 * 86_400,
+        45 * 86_400,
+        60 * 86_400,
+        90 * 86_400,
+        120 * 86_400,
+        180 * 86_400,
+        270 * 86_400,
+        365 * 86_400,
+    ];
+
+    #[test]
+    fn one_event_moves_the_estimate_as_a_person_expects_at_every_rating_and_gap() {
+        let s = Scheduler::default();
+        for rating in 0..=10 {
+            let state = TopicState::start(Observation::Assessment(rating), t0(), &s);
+            for seconds in ELAPSED_SECONDS {
+                let at = t0() + Duration::seconds(seconds);
+                check_one_event(&state, at).unwrap_or_else(|e| panic!("rated {rating}, {seconds} s later: {e}"));
+            }
+        }
+    }
+
+    #[test]
+    fn the_cases_the_issue_reported_are_gone() {
+        let s = Scheduler::default();
+        // One "understood" on a topic rated 2 no longer makes an expert of a beginner.
+        let two = TopicState::start(Observation::Assessment(2), t0(), &s);
+        let understood = two.observe(Observation::Feedback(Feedback::Understood), t0(), &s);
+        assert!(confidence(understood.now(t0(), &s)) <= 4);
+        assert!(confidence(understood.now(t0() + Duration::days(30), &s)) <= 4);
+        // From 4: "I knew it" at least as far as "understood", both by at most two points.
+        let four = TopicState::start(Observation::Assessment(4), t0(), &s);
+        let after = |o| confidence(four.observe(o, t0(), &s).now(t0(), &s));
+        let (know, understood) =
+            (after(Observation::Feedback(Feedback::Know)), after(Observation::Feedback(Feedback::Understood)));
+        assert!(know >= understood && know <= 6 && understood > 4, "know {know}, understood {understood}");
+        // Rated 10, 120 days untouched, "couldn't follow": no longer a gain.
+        let ten = TopicState::start(Observation::Assessment(10), t0(), &s);
+        let at = t0() + Duration::days(120);
+        let before = ten.now(at, &s);
+        assert!(ten.observe(Observation::Feedback(Feedback::DontKnow), at, &s).now(at, &s) <= before);
+    }
+
+    /// A random history: events at random gaps, ratings among them.
+    fn history() -> impl Strategy<Value = Vec<(usize, i64)>> {
+        proptest::collection::vec((0usize..every_event().len() + 11, 0i64..60 * 86_400), 0..16)
+    }
+
+    use proptest::prelude::*;
+
+    proptest! {
+        #![proptest_config(ProptestConfig { cases: 3000, ..ProptestConfig::default() })]
+
+        /// The same rules at whatever state a history leaves, and the estimate only fades
+        /// while nothing happens.
+        #[test]
+        fn one_event_moves_the_estimate_as_a_person_expects_after_any_history(
+            rating in 0i64..=10,
+            events in history(),
+            gap in 0usize..ELAPSED_SECONDS.len(),
+            later in 0i64..400 * 86_400,
+        ) {
+            let s = Scheduler::default();
+            let all = every_event();
+            let mut at = t0();
+            let mut state = TopicState::start(Observation::Assessment(rating), at, &s);
+            for (which, seconds) in events {
+                at += Duration::seconds(seconds);
+                let o = all.get(which).copied().unwrap_or_else(|| Observation::Assessment(i64::try_from(which - all.len()).unwrap_or(0)));
+                state = state.observe(o, at, &s);
+            }
+            let at = at + Duration::seconds(ELAPSED_SECONDS[gap]);
+            if let Err(e) = check_one_event(&state, at) {
+                prop_assert!(false, "{}", e);
+            }
+            let (now, then) = (state.now(at, &s), state.now(at + Duration::seconds(later), &s));
+            prop_assert!(then <= now && confidence(then) <= confidence(now), "no event, yet {} -> {}", now, then);
+        }
     }
 }

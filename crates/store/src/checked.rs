@@ -102,15 +102,16 @@ impl Store {
                 }));
             }
             insert(tx, lesson_id, &topic, CheckKind::ExplainBack, grade, check, &iso_ms(now))?;
-            crate::topic_model::observe_and_write_back(
+            crate::topic_model::observe_item(
                 tx,
                 &topic,
+                lesson_id,
                 Observation::ExplainBack(grade),
-                &Because {
+                Some(&Because {
                     cause: EvidenceCause::ExplainBack,
                     lesson_id: Some(lesson_id),
                     detail: Some(grade.as_str()),
-                },
+                }),
                 now,
             )?;
             let confidence = knowledge::confidence(tx, &topic)?;

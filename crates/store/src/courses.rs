@@ -288,15 +288,16 @@ impl Store {
                 && was == StepStatus::Todo.as_str()
                 && status != StepStatus::Todo
             {
-                crate::topic_model::observe_and_write_back(
+                crate::topic_model::observe_item(
                     tx,
                     topic,
+                    &format!("course:{}:{position}", id.as_str()),
                     devcoach_core::knowledge_model::Observation::CourseCheck(status == StepStatus::Done),
-                    &crate::knowledge::Because {
+                    Some(&crate::knowledge::Because {
                         cause: devcoach_core::evidence::EvidenceCause::Course,
                         lesson_id: None,
                         detail: Some(id.as_str()),
-                    },
+                    }),
                     now,
                 )?;
             }

@@ -48,10 +48,12 @@ impl Store {
             let delta = confidence_delta(previous, next);
             // The knowledge model reads every answer; the shared number keeps the original's rule.
             if let Some(f) = next {
-                crate::topic_model::observe(
+                crate::topic_model::observe_item(
                     tx,
                     &topic_id,
+                    lesson_id,
                     devcoach_core::knowledge_model::Observation::Feedback(f),
+                    None,
                     now,
                 )?;
             }

@@ -65,6 +65,29 @@ pub(crate) fn write_confidence(
     Ok(after)
 }
 
+/// Logs an event that leaves a topic on the map where it is (a row with delta 0); a topic not on
+/// the map has no number to log.
+pub(crate) fn log_unchanged(
+    conn: &Connection,
+    topic: &str,
+    why: &Because<'_>,
+    now: DateTime<Utc>,
+) -> rusqlite::Result<()> {
+    let Some(current) = confidence(conn, topic)? else { return Ok(()) };
+    evidence::append(
+        conn,
+        &Evidence {
+            topic: topic.to_owned(),
+            delta: Some(0),
+            value_after: Some(current),
+            cause: why.cause,
+            lesson_id: why.lesson_id.map(str::to_owned),
+            detail: why.detail.map(str::to_owned),
+            at: iso_ms(now),
+        },
+    )
+}
+
 /// Adds `delta` to a topic (a topic not on the map starts from 5); returns the new value.
 pub(crate) fn apply_delta(
     conn: &Connection,

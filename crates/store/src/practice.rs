@@ -43,7 +43,14 @@ impl Store {
             let why = Because { cause: EvidenceCause::Practice, lesson_id: Some(lesson.id.as_str()), detail: None };
             if let Some(result) = result {
                 for topic in topics {
-                    crate::topic_model::observe_and_write_back(tx, topic, Observation::Practice(result), &why, now)?;
+                    crate::topic_model::observe_item(
+                        tx,
+                        topic,
+                        &lesson.id,
+                        Observation::Practice(result),
+                        Some(&why),
+                        now,
+                    )?;
                 }
             }
             Ok(lesson)

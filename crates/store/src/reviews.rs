@@ -371,15 +371,16 @@ impl Store {
                 let rubric = CheckGrade::of_review(grade);
                 crate::checked::insert(tx, lesson_id, &lesson.topic_id, CheckKind::Review, rubric, check, &at)?;
             }
-            crate::topic_model::observe_and_write_back(
+            crate::topic_model::observe_item(
                 tx,
                 &lesson.topic_id,
+                lesson_id,
                 devcoach_core::knowledge_model::Observation::Review { grade, checked: check.is_some() },
-                &crate::knowledge::Because {
+                Some(&crate::knowledge::Because {
                     cause: devcoach_core::evidence::EvidenceCause::Review,
                     lesson_id: Some(lesson_id),
                     detail: Some(grade.as_str()),
-                },
+                }),
                 now,
             )?;
             // A review answers a cue as a lesson does: pacing starts over.

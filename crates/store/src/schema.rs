@@ -253,6 +253,30 @@ CREATE TABLE IF NOT EXISTS ext_sync_refused (
 );
 ",
     },
+    Addition {
+        // The day's move of each lesson, card, course step or practice card on the knowledge
+        // model: the state before its first event, so that one item moves the map at most
+        // once a day (a stronger event that day replaces the move, never adds to it). A
+        // day's working state of this machine: never synced, never in a backup.
+        name: "rs-8-model-moves",
+        sql: "
+CREATE TABLE IF NOT EXISTS ext_model_moves (
+    item           TEXT NOT NULL,
+    topic          TEXT NOT NULL,
+    opened_at      TEXT NOT NULL,
+    weight         INTEGER NOT NULL,
+    step           INTEGER NOT NULL,
+    after_evidence INTEGER NOT NULL,
+    learned        REAL,
+    stability      REAL,
+    difficulty     REAL,
+    last_at        TEXT,
+    evidence       INTEGER,
+    PRIMARY KEY (item, topic)
+);
+CREATE INDEX IF NOT EXISTS idx_ext_model_moves_opened ON ext_model_moves (opened_at);
+",
+    },
 ];
 
 pub(crate) fn user_version(conn: &Connection) -> rusqlite::Result<i64> {

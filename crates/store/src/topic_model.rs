@@ -4,7 +4,7 @@
 use chrono::{DateTime, Utc};
 use devcoach_core::evidence::EvidenceCause;
 use devcoach_core::fsrs::{Memory, Scheduler};
-use devcoach_core::knowledge_model::{self, Observation, TopicState};
+use devcoach_core::knowledge_model::{self, Observation, TopicState, Weight};
 use devcoach_core::time::{iso_ms, parse_timestamp};
 use rusqlite::{Connection, OptionalExtension, params};
 
@@ -48,52 +48,202 @@ fn load(conn: &Connection, topic: &str) -> rusqlite::Result<Option<TopicState>> 
     })
 }
 
-/// Feeds one observation to the topic's model; returns the new state.
-pub(crate) fn observe(
-    conn: &Connection,
-    topic: &str,
-    o: Observation,
-    now: DateTime<Utc>,
-) -> rusqlite::Result<TopicState> {
+/// The state the topic's model starts an event from: its own, or (for a topic it has not seen)
+/// its rating on the map, if it has one.
+fn prior(conn: &Connection, topic: &str, now: DateTime<Utc>) -> rusqlite::Result<Option<TopicState>> {
+    if let Some(state) = load(conn, topic)? {
+        return Ok(Some(state));
+    }
+    Ok(knowledge::confidence(conn, topic)?
+        .map(|rated| TopicState::start(Observation::Assessment(rated), now, &Scheduler::default())))
+}
+
+fn after(prior: Option<TopicState>, o: Observation, now: DateTime<Utc>) -> TopicState {
     let scheduler = Scheduler::default();
-    let state = match load(conn, topic)? {
+    match prior {
         Some(state) => state.observe(o, now, &scheduler),
-        None => {
-            // A topic the model has not seen starts from its rating on the map, if it has one.
-            match (o, knowledge::confidence(conn, topic)?) {
-                (Observation::Assessment(_), _) | (_, None) => TopicState::start(o, now, &scheduler),
-                (_, Some(rated)) => {
-                    TopicState::start(Observation::Assessment(rated), now, &scheduler).observe(o, now, &scheduler)
-                }
-            }
-        }
-    };
+        None => TopicState::start(o, now, &scheduler),
+    }
+}
+
+fn save(conn: &Connection, topic: &str, state: &TopicState) -> rusqlite::Result<()> {
     conn.prepare_cached(
         "INSERT INTO ext_topic_model (topic, learned, stability, difficulty, last_at, evidence) VALUES (?1, ?2, ?3, ?4, ?5, ?6) \
          ON CONFLICT (topic) DO UPDATE SET learned = excluded.learned, stability = excluded.stability, \
          difficulty = excluded.difficulty, last_at = excluded.last_at, evidence = excluded.evidence",
     )?
     .execute(params![topic, state.learned, state.memory.stability, state.memory.difficulty, iso_ms(state.last_at), state.evidence])?;
-    Ok(state)
+    Ok(())
 }
 
-/// For evidence the original build does not have (reviews, course checks, practice): feeds the
-/// model, then moves the shared `confidence` (when the topic is on the map) at most one step
-/// toward the model's estimate and only in the event's own direction
-/// ([`knowledge_model::step_toward`]). The row in the evidence log is written either way.
-pub(crate) fn observe_and_write_back(
+/// Feeds a rating to the topic's model (a rating is no item's event: it resets the estimate,
+/// and counts as one more piece of evidence).
+pub(crate) fn observe(conn: &Connection, topic: &str, o: Observation, now: DateTime<Utc>) -> rusqlite::Result<()> {
+    let state = after(load(conn, topic)?, o, now);
+    save(conn, topic, &state)
+}
+
+/// How long one item's move on the map lasts: the daily limit's rolling day.
+fn day_ago(now: DateTime<Utc>) -> String {
+    iso_ms(devcoach_core::rate_limit::day_window_start(now))
+}
+
+/// One item's move of the day on a topic (`ext_model_moves`).
+struct Move {
+    weight: i64,
+    step: i64,
+    after_evidence: i64,
+    before: Option<TopicState>,
+}
+
+fn weight_rank(o: Observation) -> i64 {
+    match o.weight() {
+        None | Some(Weight::SelfReport) => 0,
+        Some(Weight::Observed) => 1,
+        Some(Weight::Checked) => 2,
+    }
+}
+
+fn load_move(conn: &Connection, item: &str, topic: &str, now: DateTime<Utc>) -> rusqlite::Result<Option<Move>> {
+    conn.prepare_cached(
+        "SELECT weight, step, after_evidence, learned, stability, difficulty, last_at, evidence FROM ext_model_moves \
+         WHERE item = ?1 AND topic = ?2 AND opened_at > ?3",
+    )?
+    .query_row(params![item, topic, day_ago(now)], |r| {
+        let before = match (
+            r.get::<_, Option<f64>>(3)?,
+            r.get::<_, Option<f64>>(4)?,
+            r.get::<_, Option<f64>>(5)?,
+            r.get::<_, Option<String>>(6)?,
+            r.get::<_, Option<i64>>(7)?,
+        ) {
+            (Some(learned), Some(stability), Some(difficulty), Some(last_at), Some(evidence)) => {
+                parse_timestamp(&last_at).ok().map(|last_at| TopicState {
+                    learned,
+                    memory: Memory { stability, difficulty },
+                    last_at,
+                    evidence,
+                })
+            }
+            _ => None,
+        };
+        Ok(Move { weight: r.get(0)?, step: r.get(1)?, after_evidence: r.get(2)?, before })
+    })
+    .optional()
+}
+
+fn save_move(
     conn: &Connection,
+    item: &str,
     topic: &str,
-    o: Observation,
-    why: &Because<'_>,
-    now: DateTime<Utc>,
+    m: &Move,
+    opened_at: Option<DateTime<Utc>>,
 ) -> rusqlite::Result<()> {
-    let state = observe(conn, topic, o, now)?;
-    if let (Some(current), Some(direction)) = (knowledge::confidence(conn, topic)?, o.direction()) {
-        let estimate = knowledge_model::confidence(state.now(now, &Scheduler::default()));
-        knowledge::write_confidence(conn, topic, knowledge_model::step_toward(current, estimate, direction), why, now)?;
+    let b = m.before.as_ref();
+    match opened_at {
+        Some(at) => {
+            // A new day's move: yesterday's rows of every item have served.
+            conn.prepare_cached("DELETE FROM ext_model_moves WHERE opened_at <= ?1")?.execute([day_ago(at)])?;
+            conn.prepare_cached(
+                "INSERT OR REPLACE INTO ext_model_moves (item, topic, opened_at, weight, step, after_evidence, \
+                 learned, stability, difficulty, last_at, evidence) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
+            )?
+            .execute(params![
+                item,
+                topic,
+                iso_ms(at),
+                m.weight,
+                m.step,
+                m.after_evidence,
+                b.map(|s| s.learned),
+                b.map(|s| s.memory.stability),
+                b.map(|s| s.memory.difficulty),
+                b.map(|s| iso_ms(s.last_at)),
+                b.map(|s| s.evidence)
+            ])?;
+        }
+        None => {
+            conn.prepare_cached(
+                "UPDATE ext_model_moves SET weight = ?3, step = ?4, after_evidence = ?5 WHERE item = ?1 AND topic = ?2",
+            )?
+            .execute(params![item, topic, m.weight, m.step, m.after_evidence])?;
+        }
     }
     Ok(())
+}
+
+/// What became of one event on the map.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Counted {
+    /// The item's first event of the day: it moved the map.
+    Moved,
+    /// A stronger event on an item that had moved the map today: its move replaced the earlier
+    /// one (a checked answer after the learner's own word).
+    Replaced,
+    /// The item had moved the map today: the event is logged and changes nothing.
+    Logged,
+}
+
+/// Feeds one event on `item` (a lesson or its card, a course step, a practice card) to the
+/// topic's model. An item moves the map at most once a day, whatever is sent: its first event
+/// moves it; a later event that day replaces that move when it is stronger evidence (checked
+/// over observed over self-report) and nothing else has touched the topic since, and is only
+/// logged otherwise. With `why`, the shared confidence (for a topic on the map) moves at most one
+/// step toward the model's estimate in the event's own direction
+/// ([`knowledge_model::step_toward`]), and the evidence log gets a row either way.
+pub(crate) fn observe_item(
+    conn: &Connection,
+    topic: &str,
+    item: &str,
+    o: Observation,
+    why: Option<&Because<'_>>,
+    now: DateTime<Utc>,
+) -> rusqlite::Result<Counted> {
+    let weight = weight_rank(o);
+    let current = knowledge::confidence(conn, topic)?;
+    let (counted, before, base) = match load_move(conn, item, topic, now)? {
+        None => (Counted::Moved, prior(conn, topic, now)?, current),
+        Some(m) => {
+            let untouched = load(conn, topic)?.is_some_and(|s| s.evidence == m.after_evidence);
+            if weight <= m.weight || !untouched {
+                if let Some(why) = why {
+                    knowledge::log_unchanged(conn, topic, why, now)?;
+                }
+                return Ok(Counted::Logged);
+            }
+            let before = match m.before {
+                Some(state) => Some(state),
+                None => {
+                    current.map(|c| TopicState::start(Observation::Assessment(c - m.step), now, &Scheduler::default()))
+                }
+            };
+            (Counted::Replaced, before, current.map(|c| c - m.step))
+        }
+    };
+    let state = after(before, o, now);
+    save(conn, topic, &state)?;
+    let mut step = 0;
+    if let Some(why) = why {
+        match (current, base, o.direction()) {
+            (Some(current), Some(base), Some(direction)) => {
+                let estimate = knowledge_model::confidence(state.now(now, &Scheduler::default()));
+                let next = knowledge_model::step_toward(base, estimate, direction);
+                step = next - base;
+                if next == current {
+                    knowledge::log_unchanged(conn, topic, why, now)?;
+                } else {
+                    knowledge::write_confidence(conn, topic, next, why, now)?;
+                }
+            }
+            (Some(current), Some(base), None) if base != current => {
+                knowledge::write_confidence(conn, topic, base, why, now)?;
+            }
+            _ => knowledge::log_unchanged(conn, topic, why, now)?,
+        }
+    }
+    let m = Move { weight, step, after_evidence: state.evidence, before };
+    save_move(conn, item, topic, &m, (counted == Counted::Moved).then_some(now))?;
+    Ok(counted)
 }
 
 /// Whether a confidence written for `cause` is a rating (which resets the model).

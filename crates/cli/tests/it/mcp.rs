@@ -181,7 +181,7 @@ fn every_tool_resource_and_prompt_through_the_rust_client() {
         c.err("add_review_card", &call(&client, "add_review_card", json!({"lesson_id": "nope", "question": "q", "answer": "a"})).await, "not found");
 
         let fb = c.ok("submit_feedback", &call(&client, "submit_feedback", json!({"lesson_id": "mcp-lesson", "feedback": "know"})).await);
-        assert_eq!((fb["delta"].clone(), fb["confidence"].clone()), (json!(1), json!(7)));
+        assert_eq!((fb["delta"].clone(), fb["confidence"].clone()), (json!(1), json!(6)));
         c.err("submit_feedback", &call(&client, "submit_feedback", json!({"lesson_id": "mcp-lesson", "feedback": "maybe"})).await, "invalid arguments");
         c.err("submit_feedback", &call(&client, "submit_feedback", json!({"lesson_id": "nope", "feedback": "know"})).await, "not found");
         // The learner explained the lesson back; the agent graded it. The stored answer stays.

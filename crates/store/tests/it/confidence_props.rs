@@ -289,3 +289,140 @@ fn the_reported_grades_move_the_map_the_right_way() {
         assert!(allowed.contains(&after), "{start} graded {} became {after}", grade.as_str());
     }
 }
+
+/// One event on lesson 0 (topic `rust`) or its card.
+#[derive(Debug, Clone)]
+enum Burst {
+    Feedback(Option<Feedback>),
+    SelfGraded(Grade),
+    Checked(Grade, u8),
+    ExplainBack(devcoach_core::checked::CheckGrade, u8),
+}
+
+impl Burst {
+    /// How the model weighs it (as `knowledge_model::Weight` orders them).
+    fn weight(&self) -> u8 {
+        match self {
+            Self::Feedback(_) | Self::SelfGraded(_) => 0,
+            Self::Checked(..) | Self::ExplainBack(..) => 2,
+        }
+    }
+
+    /// Whether the knowledge model reads it at all (clearing feedback is no evidence).
+    fn is_evidence(&self) -> bool {
+        !matches!(self, Self::Feedback(None))
+    }
+}
+
+fn burst() -> impl Strategy<Value = Burst> {
+    use devcoach_core::checked::CheckGrade;
+    let feedback = prop_oneof![
+        Just(None),
+        Just(Some(Feedback::Know)),
+        Just(Some(Feedback::Understood)),
+        Just(Some(Feedback::DontKnow))
+    ];
+    let rubric = prop_oneof![Just(CheckGrade::Correct), Just(CheckGrade::Partly), Just(CheckGrade::Wrong)];
+    // Answers differ by a word or repeat exactly: four variants of one sentence.
+    prop_oneof![
+        2 => feedback.prop_map(Burst::Feedback),
+        3 => grade().prop_map(Burst::SelfGraded),
+        3 => (grade(), 0u8..4).prop_map(|(g, v)| Burst::Checked(g, v)),
+        3 => (rubric, 0u8..4).prop_map(|(g, v)| Burst::ExplainBack(g, v)),
+    ]
+}
+
+fn answer(variant: u8) -> devcoach_core::checked::Check {
+    devcoach_core::checked::Check::new(&format!("A borrow ends where its last use is, variant {variant}"), None)
+        .expect("answer")
+}
+
+impl World {
+    /// Sends one burst event; returns whether it should leave a row in the evidence log.
+    fn send(&mut self, e: &Burst) -> bool {
+        let lesson = lesson_id(0);
+        match e {
+            Burst::Feedback(choice) => {
+                let before = self.store.lesson(&lesson).expect("read").expect("lesson").feedback;
+                self.store.record_feedback(&lesson, FeedbackChoice(*choice), self.at).expect("feedback");
+                before != *choice
+            }
+            Burst::SelfGraded(g) => {
+                self.store.grade_review(&lesson, *g, self.at).expect("grade").expect("lesson");
+                true
+            }
+            Burst::Checked(g, v) => {
+                self.store.grade_checked_review(&lesson, *g, &answer(*v), self.at).expect("grade").expect("lesson");
+                true
+            }
+            Burst::ExplainBack(g, v) => {
+                let out =
+                    self.store.record_explain_back(&lesson, *g, &answer(*v), self.at).expect("check").expect("lesson");
+                !out.repeated
+            }
+        }
+    }
+
+    fn estimate(&self) -> (i64, f64, i64) {
+        let e = self.store.topic_estimates(self.at).expect("estimates");
+        let rust = e.iter().find(|e| e.topic == "rust").expect("rust has an estimate");
+        (rust.confidence_now, rust.known_now, rust.evidence)
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 1500, ..ProptestConfig::default() })]
+
+    /// Whatever a learner or an agent sends about one lesson within a day (near-identical
+    /// answers, repeated grades, checks and self-grades mixed), the map moves as one event
+    /// would move it: the model as the day's strongest event alone (the first of the highest
+    /// weight), the number by at most one step in that event's direction beside feedback's own
+    /// rule; and the evidence log keeps every event.
+    #[test]
+    fn one_lesson_moves_the_map_at_most_once_a_day(
+        start in 2i64..=8,
+        idle_days in 0i64..200,
+        events in proptest::collection::vec((burst(), 1i64..120), 1..10),
+    ) {
+        let mut a = World::new(&[start, 5, 5]);
+        a.at += Duration::days(idle_days);
+        let mut b = World::new(&[start, 5, 5]);
+        b.at = a.at;
+        let before_rows = a.store.evidence(Some("rust")).expect("evidence").len();
+        let mut expected_rows = 0;
+        let mut sent_at = Vec::new();
+        for (e, minutes) in &events {
+            sent_at.push(a.at);
+            expected_rows += usize::from(a.send(e));
+            a.at += Duration::minutes(*minutes);
+        }
+        let rows = a.store.evidence(Some("rust")).expect("evidence").len() - before_rows;
+        prop_assert_eq!(rows, expected_rows, "every event is in the evidence log");
+
+        // The day's strongest event, alone, on the same starting state.
+        let strongest = events.iter().map(|(e, _)| e).zip(&sent_at).filter(|(e, _)| e.is_evidence()).fold(None::<(&Burst, _)>, |best, (e, at)| match best {
+            Some(b) if b.0.weight() >= e.weight() => Some(b),
+            _ => Some((e, *at)),
+        });
+        let final_feedback = a.store.lesson(&lesson_id(0)).expect("read").expect("lesson").feedback;
+        if let Some((e, at)) = strongest {
+            b.at = at;
+            b.send(e);
+        }
+        b.at += Duration::minutes(1);
+        if b.store.lesson(&lesson_id(0)).expect("read").expect("lesson").feedback != final_feedback {
+            b.send(&Burst::Feedback(final_feedback));
+        }
+        b.at = a.at;
+        let (ca, pa, na) = a.estimate();
+        let (cb, pb, nb) = b.estimate();
+        prop_assert_eq!((ca, na), (cb, nb), "the model moved as by {:?} alone", strongest.map(|s| s.0));
+        prop_assert!((pa - pb).abs() < 1e-9, "estimate {} vs {}", pa, pb);
+
+        // The number: feedback's own rule (path-independent away from 0 and 10), plus at most
+        // one step in the strongest event's direction.
+        let compat = confidence_delta(None, final_feedback);
+        let moved = a.store.confidence("rust").expect("read").expect("on the map") - start - compat;
+        prop_assert!(moved.abs() <= 1, "moved {} beside feedback's rule", moved);
+    }
+}

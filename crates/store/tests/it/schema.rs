@@ -106,7 +106,7 @@ const V6_INDEXES: &[(&str, &str, bool, &[&str])] = &[
 
 /// Every migration a database upgraded by this build records, by name (names never change once
 /// shipped).
-const FULL_LEDGER: [&str; 8] = [
+const FULL_LEDGER: [&str; 9] = [
     "rs-1-evidence",
     "rs-2-reviews",
     "rs-3-topic-model",
@@ -114,6 +114,7 @@ const FULL_LEDGER: [&str; 8] = [
     "rs-5-checked-answers",
     "rs-6-work-sessions",
     "rs-7-sync",
+    "rs-8-model-moves",
     "v4-feedback-understood",
 ];
 

@@ -61,7 +61,7 @@ fn the_knowledge_map_and_its_edits() {
     ] {
         assert_eq!(s.post_from(path, &fields, "cross-site").status, 403, "{path}");
     }
-    assert_eq!(confidence(&s, "rust"), Some(6), "refused edits changed nothing");
+    assert_eq!(confidence(&s, "rust"), Some(5), "refused edits changed nothing");
 }
 
 fn with_course(s: &Server) -> String {
