@@ -1,6 +1,7 @@
 //! The core's integration tests: formats checked against data the TypeScript devcoach made, and
 //! property tests of the codecs.
 
+mod calibration_sim;
 mod fsrs_fit;
 mod fsrs_reference;
 mod knowledge_sim;
