@@ -5,28 +5,9 @@
 // Counts of simulated topics become rates.
 #![allow(clippy::cast_precision_loss)]
 
+use crate::Rng;
 use chrono::{DateTime, Duration, Utc};
 use devcoach_core::checked::{CheckGrade, CheckKind, CheckedAnswer, Claim, SelfReport, Verdict, calibrate};
-
-/// splitmix64: deterministic, no dependency.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> f64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^= z >> 31;
-        f64::from(u32::try_from(z >> 43).expect("21 bits")) / f64::from(1u32 << 21)
-    }
-
-    /// A standard normal draw (Box–Muller).
-    fn normal(&mut self) -> f64 {
-        let u = self.next().max(1e-12);
-        (-2.0 * u.ln()).sqrt() * (std::f64::consts::TAU * self.next()).cos()
-    }
-}
 
 #[derive(Clone, Copy, PartialEq)]
 enum Grading {

@@ -1,21 +1,9 @@
 //! Fitting FSRS to a learner whose memory follows FSRS with other parameters than the defaults:
 //! the fitted parameters must predict unseen cards of that learner better than the defaults.
 
+use crate::Rng;
 use devcoach_core::fsrs::{DEFAULT_PARAMETERS, Grade, Memory, Parameters, Scheduler};
 use devcoach_core::fsrs_fit::{History, fit, log_loss};
-
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> f64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^= z >> 31;
-        f64::from(u32::try_from(z >> 43).expect("21 bits")) / f64::from(1u32 << 21)
-    }
-}
 
 /// Cards reviewed on the default schedule by a learner whose true memory uses `truth`.
 fn learner(truth: &Parameters, cards: usize, rng: &mut Rng) -> Vec<History> {

@@ -10,6 +10,7 @@
 // Small simulated quantities (days, 0-10 ratings, probabilities) move between integer and float.
 #![allow(clippy::cast_possible_truncation, clippy::cast_precision_loss)]
 
+use crate::Rng;
 use chrono::{DateTime, Duration, Utc};
 use devcoach_core::checked::CheckGrade;
 use devcoach_core::fsrs::{Grade, Scheduler};
@@ -17,21 +18,6 @@ use devcoach_core::knowledge_model::{Observation, TopicState, confidence, step_t
 use devcoach_core::lesson::Feedback;
 use devcoach_core::review::{CardSource, ReviewCard, grade};
 use devcoach_core::time::iso_ms;
-
-/// splitmix64: deterministic, no dependency.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> f64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^= z >> 31;
-        // 53 random bits as a float in [0, 1).
-        f64::from(u32::try_from(z >> 43).expect("21 bits")) / f64::from(1u32 << 21)
-    }
-}
 
 struct Topic {
     true_stability: f64,
@@ -193,26 +179,10 @@ fn simulate(seed: u64) -> Scores {
 // The figures are the point of this test: they are printed for the record.
 #[allow(clippy::print_stdout)]
 fn the_model_predicts_recall_better_than_plus_one_on_know() {
-    let (mut model, mut baseline, mut fsrs_only, mut shared) =
-        (Score::default(), Score::default(), Score::default(), Score::default());
-    for seed in 1..=5 {
-        let run = simulate(seed);
-        for (total, part) in [
-            (&mut model, run.model),
-            (&mut baseline, run.baseline),
-            (&mut fsrs_only, run.fsrs_only),
-            (&mut shared, run.shared),
-        ] {
-            total.n += part.n;
-            total.log_loss += part.log_loss;
-            total.brier += part.brier;
-            for (t, p) in total.bins.iter_mut().zip(part.bins) {
-                t.0 += p.0;
-                t.1 += p.1;
-                t.2 += p.2;
-            }
-        }
-    }
+    let runs: Vec<Scores> = (1..=5).map(simulate).collect();
+    let total = |part: fn(&Scores) -> &Score| merged(runs.iter().map(|r| part(r).clone()));
+    let (model, baseline, fsrs_only, shared) =
+        (total(|r| &r.model), total(|r| &r.baseline), total(|r| &r.fsrs_only), total(|r| &r.shared));
     let (ml, mb, me) = model.figures();
     let (bl, bb, be) = baseline.figures();
     let (fl, fb, fe) = fsrs_only.figures();
