@@ -183,38 +183,23 @@ const EDIT_TOOLS: &[&str] = &[
 pub fn signals(transcript: &[u8]) -> Signals {
     let mut s = Signals::default();
     let mut edited = false;
-    // The message being answered, and whether the agent changed files in answer to it.
-    let mut open: Option<(Reading, bool)> = None;
-    let close = |s: &mut Signals, open: Option<(Reading, bool, bool)>| {
-        if let Some((r, edited_before, _answered_with_code)) = open {
-            let combined = r.combined;
-            let question = r.question;
-            s.prompts += 1;
-            s.questions += u32::from(question);
-            s.questions_after_edit += u32::from(question && edited_before);
-            s.error_reports += u32::from(r.error);
-            s.combined += u32::from(combined);
-            s.own_code += u32::from(r.own_code);
-        }
-    };
-    let mut before = false;
     for e in events(transcript) {
         match e {
             Event::Edit => {
                 s.agent_edits += 1;
                 edited = true;
-                if let Some((_, answered)) = open.as_mut() {
-                    *answered = true;
-                }
             }
             Event::Prompt(text) => {
-                close(&mut s, open.take().map(|(r, a)| (r, before, a)));
-                before = edited;
-                open = Some((read(&text), false));
+                let r = read(&text);
+                s.prompts += 1;
+                s.questions += u32::from(r.question);
+                s.questions_after_edit += u32::from(r.question && edited);
+                s.error_reports += u32::from(r.error);
+                s.combined += u32::from(r.combined);
+                s.own_code += u32::from(r.own_code);
             }
         }
     }
-    close(&mut s, open.take().map(|(r, a)| (r, before, a)));
     s
 }
 
