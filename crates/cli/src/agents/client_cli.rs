@@ -7,8 +7,10 @@ use std::time::Duration;
 
 use devcoach_probe::child;
 
-/// How long an agent CLI may take before we give up on it.
-const TIMEOUT: Duration = Duration::from_secs(30);
+/// How long an agent CLI may take before we give up on it. Generous because the first start
+/// after an install reads the agent's whole binary from disk (Codex's is over 300 MB), which on
+/// a busy machine with a cold cache has taken more than 30 s; a hung CLI still ends here.
+const TIMEOUT: Duration = Duration::from_mins(2);
 
 /// The agent's CLI, if it is on `PATH`.
 pub fn find(name: &str) -> Option<PathBuf> {
