@@ -7,12 +7,21 @@
 // A trainer run by hand: it prints what it did, and counts become rates.
 #![allow(clippy::print_stdout, clippy::cast_precision_loss)]
 
-use devcoach_core::work_patterns::model::{BUCKETS, Kind, counts_as, features, probabilities, scores};
+use devcoach_core::work_patterns::model::{
+    BUCKETS, EXPLAIN_AT, FAILURE_AT, Kind, counts_as_at, features, probabilities, scores,
+};
 use devcoach_core::work_patterns::{Pattern, Signals};
 use std::path::Path;
 
 /// The sets trained on, under `tests/fixtures/transcripts/`.
-const TRAINING: [&str; 2] = ["insights_train_a.json", "insights_train_b.json"];
+const TRAINING: [&str; 6] = [
+    "insights_train_a.json",
+    "insights_train_b.json",
+    "insights_train_c.json",
+    "insights_train_d.json",
+    "insights_train_e.json",
+    "insights_train_f.json",
+];
 const EPOCHS: usize = 60;
 const LEARNING_RATE: f32 = 0.5;
 const L2: f32 = 1e-5;
@@ -56,20 +65,37 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let sets: Vec<Vec<Example>> = TRAINING.iter().map(|n| load(root, n)).collect::<Result<_, _>>()?;
     if std::env::args().any(|a| a == "--cross") {
-        // Choosing the settings: train on one training set, score on the other (the held-out
-        // set stays unread).
-        for l2 in [1e-5, 1e-4, 1e-3, 3e-3] {
-            for epochs in [5, 15, 60] {
-                let (a, b) = (train(&sets[0], epochs, l2)?, train(&sets[1], epochs, l2)?);
-                let (ab, wab) = evaluate(&a, &sets[1]);
-                let (ba, wba) = evaluate(&b, &sets[0]);
-                println!(
-                    "l2 {l2:e} epochs {epochs}: A->B {ab:.3} (worst kind {wab:.2}), B->A {ba:.3} (worst kind {wba:.2})"
-                );
-                if (l2, epochs) == (L2, EPOCHS) {
-                    sessions(root, TRAINING[1], &a)?;
-                    sessions(root, TRAINING[0], &b)?;
+        // Choosing the settings: each training set scored by a model trained on all the others
+        // (the held-out set stays unread).
+        let mut held: Vec<Vec<f32>> = Vec::new();
+        for l2 in [1e-5, 1e-4] {
+            for epochs in [15, 60] {
+                let mut pooled = Confusion::default();
+                let mut line = format!("l2 {l2:e} epochs {epochs}:");
+                for (i, name) in TRAINING.iter().enumerate() {
+                    let rest: Vec<Example> =
+                        sets.iter().enumerate().filter(|(j, _)| *j != i).flat_map(|(_, s)| s.clone()).collect();
+                    let w = train(&rest, epochs, l2)?;
+                    let (acc, worst) = evaluate(&w, &sets[i]);
+                    line += &format!(" {}: {acc:.3} (worst kind {worst:.2})", &name[15..name.len() - 5]);
+                    pooled.add(&sessions(root, name, &w, (FAILURE_AT, EXPLAIN_AT))?);
+                    if (l2, epochs) == (L2, EPOCHS) {
+                        held.push(w);
+                    }
                 }
+                println!("{line}");
+                pooled.print(true);
+            }
+        }
+        // The thresholds, with the chosen settings' left-out models.
+        for failure_at in [0.3, 0.35, 0.4, 0.45, 0.5] {
+            for explain_at in [0.15, 0.2, 0.25, 0.3, 0.4] {
+                let mut pooled = Confusion::default();
+                for (name, w) in TRAINING.iter().zip(&held) {
+                    pooled.add(&sessions(root, name, w, (failure_at, explain_at))?);
+                }
+                print!("failure at {failure_at}, explanation at {explain_at}: ");
+                pooled.print(false);
             }
         }
         return Ok(());
@@ -88,20 +114,53 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     Ok(())
 }
 
-/// Session patterns from the messages' predicted kinds, against the labels: the confusion.
-fn sessions(root: &Path, name: &str, w: &[f32]) -> Result<(), Box<dyn std::error::Error>> {
+/// Sessions by (label, pattern read).
+#[derive(Default)]
+struct Confusion(std::collections::BTreeMap<(String, String), usize>);
+
+impl Confusion {
+    fn add(&mut self, other: &Confusion) {
+        for (k, n) in &other.0 {
+            *self.0.entry(k.clone()).or_default() += n;
+        }
+    }
+
+    fn print(&self, wrong: bool) {
+        let total: usize = self.0.values().sum();
+        let right: usize = self.0.iter().filter(|((w, g), _)| w == g).map(|(_, n)| n).sum();
+        let mut line =
+            format!("  sessions {right} of {total} ({:.3}); precision / recall:", right as f32 / total as f32);
+        for p in Pattern::ALL {
+            let name = p.as_str();
+            let hit = self.0.get(&(name.to_owned(), name.to_owned())).copied().unwrap_or(0);
+            let read: usize = self.0.iter().filter(|((_, g), _)| g == name).map(|(_, n)| n).sum();
+            let label: usize = self.0.iter().filter(|((w, _), _)| w == name).map(|(_, n)| n).sum();
+            line += &format!(" {name} {:.2}/{:.2}", hit as f32 / read.max(1) as f32, hit as f32 / label.max(1) as f32);
+        }
+        println!("{line}");
+        for ((want, got), n) in self.0.iter().filter(|((w, g), _)| wrong && w != g) {
+            println!("    {want} read as {got}: {n}");
+        }
+    }
+}
+
+/// Session patterns from the messages' predicted kinds, against the labels.
+fn sessions(
+    root: &Path,
+    name: &str,
+    w: &[f32],
+    (failure_at, explain_at): (f32, f32),
+) -> Result<Confusion, Box<dyn std::error::Error>> {
     let raw = std::fs::read(root.join("../../tests/fixtures/transcripts").join(name))?;
     let doc: serde_json::Value = serde_json::from_slice(&raw)?;
-    let mut confusion: std::collections::BTreeMap<(String, String), usize> = std::collections::BTreeMap::new();
-    let mut right = 0;
-    let list = doc["sessions"].as_array().ok_or("sessions")?;
-    for session in list {
+    let mut confusion = Confusion::default();
+    for session in doc["sessions"].as_array().ok_or("sessions")? {
         let mut s = Signals::default();
         let mut edited = false;
         for turn in session["turns"].as_array().ok_or("turns")? {
             let (f, v) = features(turn["user"].as_str().ok_or("user")?);
             let (question, failure, combined) =
-                counts_as(probabilities(scores(&f, v, |k, b| w[k * BUCKETS + b as usize])));
+                counts_as_at(probabilities(scores(&f, v, |k, b| w[k * BUCKETS + b as usize])), failure_at, explain_at);
             s.prompts += 1;
             s.questions += u32::from(question);
             s.questions_after_edit += u32::from(question && edited);
@@ -113,14 +172,9 @@ fn sessions(root: &Path, name: &str, w: &[f32]) -> Result<(), Box<dyn std::error
         }
         let got = s.pattern().map_or("none", Pattern::as_str).to_owned();
         let want = session["label"].as_str().ok_or("label")?.to_owned();
-        right += usize::from(got == want);
-        *confusion.entry((want, got)).or_default() += 1;
+        *confusion.0.entry((want, got)).or_default() += 1;
     }
-    println!("  sessions of {name}: {right} of {} right", list.len());
-    for ((want, got), n) in confusion.iter().filter(|((w, g), _)| w != g) {
-        println!("    {want} read as {got}: {n}");
-    }
-    Ok(())
+    Ok(confusion)
 }
 
 /// Softmax regression by AdaGrad over shuffled passes.

@@ -151,7 +151,14 @@ fn gemini_lines(s: &Session) -> String {
 #[test]
 fn the_classifier_finds_each_pattern_in_each_agents_transcripts() {
     // What the message model was trained on (by people who never saw the rules).
-    for set in ["insights_train_a.json", "insights_train_b.json"] {
+    for set in [
+        "insights_train_a.json",
+        "insights_train_b.json",
+        "insights_train_c.json",
+        "insights_train_d.json",
+        "insights_train_e.json",
+        "insights_train_f.json",
+    ] {
         let (total, accuracy, worst) = measure(set);
         assert!(total >= 800 && accuracy >= 0.9 && worst >= 0.8, "{set}: {total} {accuracy:.2} {worst:.2}");
     }
@@ -160,10 +167,7 @@ fn the_classifier_finds_each_pattern_in_each_agents_transcripts() {
     let (total, accuracy, worst) = measure("insights_held_out.json");
     assert!(total >= 600, "a held-out set of at least 150 sessions in each format: {total}");
     assert!(accuracy >= 0.85, "held-out accuracy {accuracy:.3}");
-    // Measured 0.725 (delegation's precision: sessions whose failure reports or explanation
-    // requests the model missed read as delegation). The goal is 0.75; until a retrained model
-    // reaches it on this set, this guards the figure docs/work-insights.md reports.
-    assert!(worst >= 0.72, "every pattern's precision and recall held out: {worst:.3}");
+    assert!(worst >= 0.75, "every pattern's precision and recall held out: {worst:.3}");
     // The earlier sets (rules were tuned on the first two; the third was the honest figure of
     // the keyword rules, 0.73 accuracy): still read.
     for set in ["labelled.json", "held_out.json", "held_out_2.json"] {
