@@ -39,8 +39,9 @@ pub const HOOK_PAYLOAD_BYTES: usize = 16 * 1024 * 1024;
 pub const SYNC_SEGMENT_BYTES: usize = 256 * 1024 * 1024;
 pub const SYNC_OP_BYTES: usize = 4 * 1024 * 1024;
 /// How far ahead of this machine's clock a change from another device may be stamped: further
-/// is a clock badly off or a forged file, and is not read (it would outrank every change after it).
-pub const SYNC_CLOCK_AHEAD_MS: i64 = 24 * 60 * 60 * 1000;
+/// is a clock off or a forged file, and its file waits (unread, unapplied) until this machine's
+/// clock reaches it, so a forged stamp cannot outrank the changes made meanwhile.
+pub const SYNC_CLOCK_AHEAD_MS: i64 = 5 * 60 * 1000;
 /// How much of the end of Claude Desktop's log of devcoach's server `doctor` reads: many starts'
 /// worth, of which only the last counts.
 pub const DESKTOP_LOG_TAIL_BYTES: usize = 256 * 1024;

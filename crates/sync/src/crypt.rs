@@ -3,14 +3,50 @@
 //! learner's passphrase (age's scrypt). A device joins by typing the passphrase once; from then
 //! on it keeps the key in its own data folder and never needs the passphrase again.
 //!
-//! age authenticates what it decrypts: a file changed by anyone without the key fails to decrypt
-//! and is refused whole.
+//! age authenticates what it decrypts, but not who encrypted it: anyone who reads the folder's
+//! marker can encrypt to its public key. So every file also carries, inside the encryption, an
+//! HMAC-SHA256 of its contents under a key derived from the folder's secret key, which only the
+//! devices that hold that key can make; a file without a valid one is refused whole.
 
 use std::str::FromStr;
 
 use age::secrecy::{ExposeSecret, SecretString};
+use hmac::{KeyInit, Mac};
+use sha2::Sha256;
 
 use crate::SyncError;
+
+type HmacSha256 = hmac::Hmac<Sha256>;
+
+/// What every sealed file's contents start with once decrypted: this, then the 32-byte tag.
+const SIGNED: &[u8; 8] = b"dcsmac01";
+
+/// What a file is for, bound into its tag: one kind of file never passes for another.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Role {
+    Changes,
+    Device,
+}
+
+impl Role {
+    fn label(self) -> &'static [u8] {
+        match self {
+            Self::Changes => b"changes",
+            Self::Device => b"device",
+        }
+    }
+}
+
+/// Why a sealed file was refused.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Refused {
+    /// It does not decrypt with this key: cut short, changed, or sealed to another key.
+    Undecryptable,
+    /// It decrypts, but carries no proof that a holder of the key wrote it.
+    Unsigned,
+    /// Its proof is wrong: made without the key, or its contents changed.
+    Forged,
+}
 
 /// The folder's key, as this device holds it.
 pub struct Key {
@@ -48,6 +84,44 @@ impl Key {
         age::decrypt(&self.identity, sealed).ok()
     }
 
+    /// The tag of a file for `role`, ready for its contents; keyed by a key derived from the
+    /// secret key (never the key itself).
+    fn tagger(&self, role: Role) -> HmacSha256 {
+        let secret = self.secret();
+        let mut derive = <HmacSha256 as KeyInit>::new_from_slice(secret.as_bytes()).expect("HMAC takes any key length");
+        derive.update(b"devcoach-sync tag key v1");
+        let tag_key = derive.finalize().into_bytes();
+        let mut mac = <HmacSha256 as KeyInit>::new_from_slice(&tag_key).expect("HMAC takes any key length");
+        mac.update(role.label());
+        mac.update(&[0]);
+        mac
+    }
+
+    /// A file's contents, signed for `role` and encrypted: what only a holder of the key makes.
+    pub fn seal_file(&self, role: Role, plain: &[u8]) -> Result<Vec<u8>, SyncError> {
+        let mut signed = Vec::with_capacity(plain.len() + 40);
+        signed.extend_from_slice(SIGNED);
+        let mut tag = self.tagger(role);
+        tag.update(plain);
+        signed.extend_from_slice(&tag.finalize().into_bytes());
+        signed.extend_from_slice(plain);
+        self.encrypt(&signed)
+    }
+
+    /// A sealed file's contents, once both its encryption and its tag check out.
+    pub fn open_file(&self, role: Role, sealed: &[u8]) -> Result<Vec<u8>, Refused> {
+        let mut signed = self.decrypt(sealed).ok_or(Refused::Undecryptable)?;
+        if signed.len() < 40 || &signed[..8] != SIGNED {
+            return Err(Refused::Unsigned);
+        }
+        let plain = signed.split_off(40);
+        let mut mac = self.tagger(role);
+        mac.update(&plain);
+        // Compared in constant time.
+        mac.verify_slice(&signed[8..40]).map_err(|_| Refused::Forged)?;
+        Ok(plain)
+    }
+
     /// The key sealed with `passphrase`, for `key.age`.
     pub fn seal(&self, passphrase: &str) -> Result<Vec<u8>, SyncError> {
         let recipient = age::scrypt::Recipient::new(SecretString::from(passphrase.to_owned()));
@@ -81,6 +155,26 @@ mod tests {
         let last = changed.len() - 1;
         changed[last] ^= 1;
         assert!(key.decrypt(&changed).is_none());
+    }
+
+    #[test]
+    fn only_a_holder_of_the_key_makes_a_file_that_opens() {
+        let key = Key::generate();
+        let sealed = key.seal_file(Role::Changes, b"lessons").expect("seal");
+        assert_eq!(key.open_file(Role::Changes, &sealed).as_deref(), Ok(&b"lessons"[..]));
+        // Anyone can encrypt to the public half the marker names: that alone is refused.
+        let recipient: age::x25519::Recipient = key.recipient().parse().expect("recipient");
+        let plain = age::encrypt(&recipient, b"delete everything").expect("encrypt");
+        assert_eq!(key.open_file(Role::Changes, &plain), Err(Refused::Unsigned));
+        // A forger who copies the layout but not the key.
+        let mut forged = SIGNED.to_vec();
+        forged.extend_from_slice(&[7; 32]);
+        forged.extend_from_slice(b"delete everything");
+        let forged = age::encrypt(&recipient, &forged).expect("encrypt");
+        assert_eq!(key.open_file(Role::Changes, &forged), Err(Refused::Forged));
+        // Another folder's key, and one kind of file passed off as another.
+        assert_eq!(Key::generate().open_file(Role::Changes, &sealed), Err(Refused::Undecryptable));
+        assert_eq!(key.open_file(Role::Device, &sealed), Err(Refused::Forged));
     }
 
     #[test]

@@ -22,7 +22,7 @@ use devcoach_files::{FileError, Links, Overwrite};
 use serde::{Deserialize, Serialize};
 
 use crate::SyncError;
-use crate::crypt::Key;
+use crate::crypt::{Key, Refused, Role};
 
 pub const MARKER: &str = "devcoach-sync.json";
 pub const KEY_FILE: &str = "key.age";
@@ -179,22 +179,52 @@ fn is_device_name(name: &str) -> bool {
     name.len() == 16 && name.bytes().all(|b| b.is_ascii_hexdigit() && !b.is_ascii_uppercase())
 }
 
+/// `root/<parts…>`, each part a real folder (made when absent and `create`): never a link, so
+/// whoever writes the shared folder or the remote cannot point devcoach's reads or writes
+/// elsewhere. The root itself is the learner's choice and may be a link.
+pub fn real_dir(root: &Path, parts: &[&str], create: bool) -> Result<PathBuf, SyncError> {
+    let mut path = root.to_owned();
+    for part in parts {
+        path.push(part);
+        match std::fs::symlink_metadata(&path) {
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound && create => {
+                match std::fs::create_dir(&path) {
+                    Ok(()) => {}
+                    Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {}
+                    Err(e) => return Err(err(&path, format!("cannot create it ({e})"))),
+                }
+                if !std::fs::symlink_metadata(&path).is_ok_and(|m| m.is_dir()) {
+                    return Err(err(&path, "is a link or not a folder; devcoach reads and writes nothing through it"));
+                }
+            }
+            Err(e) => return Err(err(&path, format!("cannot be read ({e})"))),
+            Ok(m) if m.is_dir() => {}
+            Ok(_) => {
+                return Err(err(&path, "is a link or not a folder; devcoach reads and writes nothing through it"));
+            }
+        }
+    }
+    Ok(path)
+}
+
 impl Folder<'_> {
-    fn device_dir(&self, device: &DeviceId) -> PathBuf {
-        self.root.join(DEVICES).join(device.as_str())
+    /// This device's folder, made when absent, checked to be a real folder all the way down.
+    fn own_dir(&self, device: &DeviceId) -> Result<PathBuf, SyncError> {
+        real_dir(&self.root, &[DEVICES, device.as_str()], true)
     }
 
-    fn seal(&self, bytes: Vec<u8>) -> Result<Vec<u8>, SyncError> {
+    fn seal(&self, role: Role, bytes: Vec<u8>) -> Result<Vec<u8>, SyncError> {
         match self.key {
-            Some(key) => key.encrypt(&bytes),
+            Some(key) => key.seal_file(role, &bytes),
             None => Ok(bytes),
         }
     }
 
-    fn open(&self, path: &Path, bytes: Vec<u8>, sealed: bool) -> Result<Vec<u8>, String> {
+    fn open(&self, role: Role, path: &Path, bytes: Vec<u8>, sealed: bool) -> Result<Vec<u8>, String> {
         match (self.key, sealed) {
-            (Some(key), true) => key.decrypt(&bytes).ok_or_else(|| {
-                "does not decrypt with this folder's key: cut short (still being copied?), changed, or sealed with another key; nothing from it was applied".to_owned()
+            (Some(key), true) => key.open_file(role, &bytes).map_err(|e| match e {
+                Refused::Undecryptable => "does not decrypt with this folder's key: cut short (still being copied?), changed, or sealed with another key; nothing from it was applied".to_owned(),
+                Refused::Unsigned | Refused::Forged => "was not written by a device that holds this folder's key (anyone can encrypt to the folder, only its devices can sign); nothing from it was applied".to_owned(),
             }),
             (None, false) => Ok(bytes),
             (Some(_), false) => Err("is not encrypted, in an encrypted folder; it was not read".to_owned()),
@@ -205,8 +235,8 @@ impl Folder<'_> {
     /// Writes this device's name (once, or when it changed).
     pub fn write_device_info(&self, info: &DeviceInfo) -> Result<(), SyncError> {
         let name = if self.key.is_some() { "device.json.age" } else { "device.json" };
-        let path = self.device_dir(&info.device).join(name);
-        let bytes = self.seal(serde_json::to_vec_pretty(info).unwrap_or_default())?;
+        let path = self.own_dir(&info.device)?.join(name);
+        let bytes = self.seal(Role::Device, serde_json::to_vec_pretty(info).unwrap_or_default())?;
         write_new(&path, &bytes)
     }
 
@@ -215,11 +245,11 @@ impl Folder<'_> {
     pub fn write_segment(&self, header: &Header, ops: &[Op]) -> Result<String, SyncError> {
         let (bytes, digest) = segment::encode(header, ops);
         let name = segment_name(header.first, &digest, self.key.is_some());
-        let sealed = self.seal(bytes)?;
+        let sealed = self.seal(Role::Changes, bytes)?;
         if let Some(sent) = &self.sent {
             write_new(&sent.join(&name), &sealed)?;
         }
-        write_new(&self.device_dir(&header.device).join(&name), &sealed)?;
+        write_new(&self.own_dir(&header.device)?.join(&name), &sealed)?;
         Ok(digest)
     }
 
@@ -228,13 +258,14 @@ impl Folder<'_> {
     /// contents, so the copy is the file.
     pub fn restore_from(&self, device: &DeviceId, copies: &Path) -> Result<usize, SyncError> {
         let Ok(entries) = std::fs::read_dir(copies) else { return Ok(0) };
+        let dir = self.own_dir(device)?;
         let mut restored = 0;
         for entry in entries.flatten() {
             let name = entry.file_name().to_string_lossy().into_owned();
             if parse_segment_name(&name).is_none() {
                 continue;
             }
-            let target = self.device_dir(device).join(&name);
+            let target = dir.join(&name);
             let ours = entry.metadata().map_or(0, |m| m.len());
             let stale = match std::fs::symlink_metadata(&target) {
                 Err(_) => true,
@@ -279,7 +310,8 @@ impl Folder<'_> {
     /// Removes temporary files a killed sync of this device left (this device holds the sync
     /// lock, so none of them is being written).
     pub fn clean_own(&self, device: &DeviceId) {
-        let Ok(entries) = std::fs::read_dir(self.device_dir(device)) else { return };
+        let Ok(dir) = real_dir(&self.root, &[DEVICES, device.as_str()], false) else { return };
+        let Ok(entries) = std::fs::read_dir(dir) else { return };
         for entry in entries.flatten() {
             if entry.file_name().to_string_lossy().ends_with(".devcoach-tmp") {
                 let _ = std::fs::remove_file(entry.path());
@@ -293,6 +325,13 @@ impl Folder<'_> {
     pub fn read(&self, now_ms: i64, progress: &mut dyn FnMut(usize, usize)) -> Result<Contents, SyncError> {
         let mut contents = Contents::default();
         let devices_dir = self.root.join(DEVICES);
+        if std::fs::symlink_metadata(&devices_dir).is_ok_and(|m| !m.is_dir()) {
+            contents.problems.push(Problem {
+                path: devices_dir,
+                what: "is a link or not a folder; nothing in it was read, and nothing is written through it".into(),
+            });
+            return Ok(contents);
+        }
         let entries = match std::fs::read_dir(&devices_dir) {
             Ok(entries) => entries,
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(contents),
@@ -335,7 +374,7 @@ impl Folder<'_> {
         let total: usize = plan.iter().map(|(_, f, _)| f.len()).sum();
         let mut done = 0;
         for (device, files, info) in plan {
-            let mut log = DeviceLog { name: info.and_then(|p| self.read_info(&p)), ..DeviceLog::default() };
+            let mut log = DeviceLog { name: info.and_then(|p| self.read_info(&device, &p)), ..DeviceLog::default() };
             for (name, sealed, path) in files {
                 done += 1;
                 progress(done, total);
@@ -376,11 +415,15 @@ impl Folder<'_> {
         Ok(contents)
     }
 
-    fn read_info(&self, path: &Path) -> Option<String> {
+    fn read_info(&self, device: &DeviceId, path: &Path) -> Option<String> {
         let bytes = devcoach_files::read(path, 64 * 1024, Links::Refuse).ok()?;
         let sealed = path.extension().is_some_and(|e| e == "age");
-        let plain = self.open(path, bytes, sealed).ok()?;
+        let plain = self.open(Role::Device, path, bytes, sealed).ok()?;
         let info: DeviceInfo = serde_json::from_slice(&plain).ok()?;
+        // Another device's name file copied here does not rename this one.
+        if info.device != *device {
+            return None;
+        }
         // Another device's words: short, and nothing a terminal or a page would act on.
         let name: String = info.name.chars().filter(|c| !c.is_control()).take(64).collect();
         (!name.trim().is_empty()).then_some(name)
@@ -402,7 +445,7 @@ impl Folder<'_> {
         if bytes.is_empty() {
             return Err(format!("is {}", SegmentError::Incomplete));
         }
-        let plain = self.open(path, bytes, sealed)?;
+        let plain = self.open(Role::Changes, path, bytes, sealed)?;
         let segment = segment::decode(&plain).map_err(|e| match e {
             SegmentError::Newer(_) => e.to_string(),
             other => format!("is {other}"),
@@ -410,11 +453,21 @@ impl Folder<'_> {
         let ahead = segment.ops.iter().map(|op| op.at.millis()).max().unwrap_or(0) - now_ms;
         if ahead > SYNC_CLOCK_AHEAD_MS {
             return Err(format!(
-                "is stamped {} days ahead of this machine's clock (a clock far off, or a forged file); not read",
-                ahead / (24 * 60 * 60 * 1000)
+                "is stamped {} ahead of this machine's clock (a clock off, or a forged file); it waits, unread, until this clock gets there",
+                ahead_text(ahead)
             ));
         }
         Ok(segment)
+    }
+}
+
+/// A time ahead, in the largest unit that says it.
+fn ahead_text(ms: i64) -> String {
+    let minutes = ms / 60_000;
+    match minutes {
+        0..=119 => format!("{minutes} minutes"),
+        120..=2879 => format!("{} hours", minutes / 60),
+        _ => format!("{} days", minutes / 1440),
     }
 }
 

@@ -29,9 +29,60 @@ pub fn is_remote(target: &str) -> bool {
             && t.split(':').next().is_some_and(|h| h.contains('@')))
 }
 
+/// Why `target` is neither a folder nor a git remote devcoach uses, when it looks like neither:
+/// a remote helper (`ext::` runs a command), a URL of another scheme, or a bare `host:path`
+/// that git would read as SSH and a folder reading would put in the current directory.
+pub fn unsupported(target: &str) -> Option<String> {
+    let t = target.trim();
+    let head = t.split('/').next().unwrap_or(t);
+    if head.contains("::") {
+        return Some(format!(
+            "{t}: devcoach does not use git's remote helpers (`ext::`, `fd::`, …); give a folder, or an https, ssh, git or file URL"
+        ));
+    }
+    if let Some((scheme, _)) = t.split_once("://") {
+        let known = ["https", "http", "ssh", "git", "file"].iter().any(|k| scheme.eq_ignore_ascii_case(k));
+        return (!known).then(|| {
+            format!(
+                "{t}: devcoach syncs through a folder or a git URL (https, ssh, git, file); `{scheme}://` is neither"
+            )
+        });
+    }
+    let before_colon = head.split(':').next().unwrap_or(head);
+    let drive = before_colon.len() == 1 && before_colon.as_bytes()[0].is_ascii_alphabetic();
+    if head.contains(':') && !drive && !is_remote(t) && !t.starts_with('.') && !t.starts_with('~') {
+        return Some(format!(
+            "{t} could be a folder or an SSH git remote: write `user@host:path` or `ssh://host/path` for a repository, `./{t}` for a folder"
+        ));
+    }
+    None
+}
+
 pub struct Repo {
     pub dir: PathBuf,
+    /// The remote is a repository on this machine (a path or `file://`): git runs its
+    /// receiving side here, with that repository's hooks unless told otherwise.
+    local_remote: bool,
 }
+
+/// Whether git reaches `url` on this machine (as git reads a URL: a scheme of `file`, or no
+/// scheme and no `host:` before the first slash).
+pub fn is_local_remote(url: &str) -> bool {
+    let url = url.trim();
+    if let Some((scheme, _)) = url.split_once("://") {
+        return scheme.eq_ignore_ascii_case("file");
+    }
+    match url.split_once(':') {
+        None => true,
+        // A drive letter (`C:/repos/x.git`) is a path, as git reads it on Windows.
+        Some((before, _)) => before.contains('/') || (before.len() == 1 && before.as_bytes()[0].is_ascii_alphabetic()),
+    }
+}
+
+/// The receiving side of a push to a local remote, told to run none of that repository's
+/// hooks: the `-c` given to our own git does not reach it (git clears the configuration it
+/// passes in the environment before running a local remote's side).
+const QUIET_RECEIVE_PACK: &str = "git -c core.hooksPath=/dev/null receive-pack";
 
 struct Out {
     ok: bool,
@@ -74,7 +125,7 @@ fn failed(what: &str, out: &Out) -> SyncError {
 impl Repo {
     /// Clones `url` into `dir`, or opens the clone already there (which must point at `url`).
     pub fn open(dir: &Path, url: &str) -> Result<Self, SyncError> {
-        let repo = Self { dir: dir.to_owned() };
+        let repo = Self { dir: dir.to_owned(), local_remote: is_local_remote(url) };
         if dir.join(".git").is_dir() {
             let out = git(Some(dir), &["remote", "get-url", "origin"], LOCAL)?;
             if out.stdout.trim() != url {
@@ -185,8 +236,14 @@ impl Repo {
             return Ok(false);
         }
         for _ in 0..PUSH_TRIES {
-            let out =
-                git(Some(&self.dir), &["push", "--quiet", "origin", &format!("HEAD:refs/heads/{BRANCH}")], NETWORK)?;
+            let receive_pack = format!("--receive-pack={QUIET_RECEIVE_PACK}");
+            let mut args = vec!["push", "--quiet"];
+            if self.local_remote {
+                args.push(&receive_pack);
+            }
+            let refspec = format!("HEAD:refs/heads/{BRANCH}");
+            args.extend(["origin", &refspec]);
+            let out = git(Some(&self.dir), &args, NETWORK)?;
             if out.ok {
                 return Ok(true);
             }
@@ -222,5 +279,42 @@ impl Repo {
     pub fn run(&self, args: &[&str]) -> Result<String, SyncError> {
         let out = git(Some(&self.dir), args, LOCAL)?;
         if out.ok { Ok(out.stdout) } else { Err(failed(&format!("git {}", args.join(" ")), &out)) }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn targets_that_are_neither_a_folder_nor_a_remote_we_use_are_named() {
+        for bad in
+            ["ext::sh -c touch% /tmp/pwned", "fd::17", "s3://bucket/record", "ftp://host/x", "nas:backups/devcoach"]
+        {
+            assert!(unsupported(bad).is_some(), "{bad}");
+        }
+        for good in [
+            "~/Sync/devcoach",
+            "./nas:backups",
+            "/mnt/share/devcoach",
+            "C:\\Users\\me\\Sync",
+            "git@github.com:me/record.git",
+            "me@host:record",
+            "host:record.git",
+            "https://example.com/me/record.git",
+            "file:///srv/record.git",
+        ] {
+            assert_eq!(unsupported(good), None, "{good}");
+        }
+    }
+
+    #[test]
+    fn local_remotes_are_told_from_network_ones() {
+        for local in ["/srv/record.git", "file:///srv/record.git", "FILE:///x", "../record.git", "C:/repos/x.git"] {
+            assert!(is_local_remote(local), "{local}");
+        }
+        for network in ["git@github.com:me/r.git", "https://h/r.git", "ssh://h/r", "host:r.git"] {
+            assert!(!is_local_remote(network), "{network}");
+        }
     }
 }

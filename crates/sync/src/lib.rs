@@ -27,6 +27,8 @@ use crate::folder::{DeviceInfo, Folder, Marker, Problem};
 
 /// How often a command the learner runs syncs in the background, unless set otherwise.
 pub const DEFAULT_EVERY_MINUTES: u32 = 10;
+/// The least time between two new ids taken because another machine writes under this one's.
+const REKEY_EVERY_DAYS: i64 = 7;
 
 #[derive(Debug, thiserror::Error)]
 pub enum SyncError {
@@ -383,6 +385,9 @@ pub fn init(store: &mut Store, dir: &DataDir, target: &str, options: &InitOption
             config.transport.describe()
         )));
     }
+    if let Some(why) = git::unsupported(target) {
+        return Err(SyncError::Setup(why));
+    }
     let _lock = lock(dir)?;
     // A clone left by an earlier attempt (a wrong passphrase, another URL) is not ours to keep.
     if git::Repo::origin(&repo_dir(dir)).is_some_and(|url| url != target.trim()) {
@@ -646,9 +651,26 @@ fn sync_locked(
     // A file under this device's id that it never wrote: another machine writes as it (a cloned
     // disk keeps even the database file's identity). That file is read like any other device's;
     // this machine goes on under a new id, so the two stop sharing one.
+    // At most once a week, though: in a plain folder anyone can write under any id, and each
+    // forged file would otherwise fork this device again. Until then such files are refused.
+    let mut contents = contents;
     if contents.devices.get(&device).is_some_and(|log| log.files.iter().any(|f| !applied_here(&device, f))) {
-        rekey(store, &mut opened.config, &mut report, Renamed::SharedId)?;
-        device = opened.config.device.clone();
+        let last: Option<DateTime<Utc>> = store.sync_state()?.get("renamed_at").and_then(|v| parse_timestamp(v).ok());
+        if last.is_none_or(|at| now - at >= chrono::Duration::days(REKEY_EVERY_DAYS)) {
+            rekey(store, &mut opened.config, &mut report, Renamed::SharedId)?;
+            store.set_sync_state(&[("renamed_at", Some(&iso_ms(now)))], false)?;
+            device = opened.config.device.clone();
+        } else if let Some(log) = contents.devices.get_mut(&device) {
+            let (ours, foreign): (Vec<_>, Vec<_>) =
+                std::mem::take(&mut log.files).into_iter().partition(|f| applied_here(&device, f));
+            log.files = ours;
+            contents.problems.extend(foreign.into_iter().map(|f| Problem {
+                path: f.path,
+                what: format!(
+                    "is under this device's id but was not written here (a forged file, or another machine cloned from this one; this device took a new id less than {REKEY_EVERY_DAYS} days ago); not read"
+                ),
+            }));
+        }
     }
     let folder = Folder { root: opened.root.clone(), key: opened.key.as_ref(), sent: Some(sent_dir(dir, &device)) };
     report.problems = contents.problems;

@@ -109,6 +109,13 @@ fn init(ctx: &Ctx, target: &str, encrypt: bool, name: Option<&str>, every: u32) 
         ),
         fit(ctx, "  ", &format!("This device: {} ({})", config.name, config.device)),
     ))?;
+    if !config.encrypted {
+        output::print(&fit(
+            ctx,
+            "  ",
+            "Not encrypted: whoever can write this folder (or repository) can read and change your record, and steer your agent through the coaching notebook. `sync init --encrypt` proves every file came from one of your devices.",
+        ))?;
+    }
     let synced = sync_once(ctx, &mut store, false)?;
     print_report(ctx, &synced)?;
     if !report.joined && !report.already {

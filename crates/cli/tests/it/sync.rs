@@ -159,7 +159,10 @@ fn an_everyday_command_starts_a_background_sync_when_one_is_due() {
     std::thread::sleep(Duration::from_millis(500));
     let status: serde_json::Value = serde_json::from_str(&ok(&pair.a, &["sync", "status", "--json"])).expect("json");
     assert_eq!(status["last_sync"], "2026-11-30T12:06:00.000Z");
-    ok(&pair.b, &["sync"]);
+    // b's clock has reached the star's stamp (a change stamped ahead of a device's clock waits).
+    let mut cmd = pair.b.command();
+    cmd.env("DEVCOACH_NOW", "2026-11-30T12:09:00Z").args(["sync"]);
+    assert!(cmd.output().expect("sync").status.success());
     assert!(ok(&pair.b, &["lesson", "borrow-vs-clone"]).contains('★'));
 }
 

@@ -10,10 +10,17 @@ pub struct Hlc(pub i64, pub u32);
 
 impl Hlc {
     /// The reading after `self` at wall time `now_ms`: the wall clock when it is ahead, else one
-    /// more tick of the counter.
+    /// more tick of the counter; a full counter carries into the milliseconds, so a reading is
+    /// always later than the one before, even after a forged one.
     #[must_use]
     pub fn next(self, now_ms: i64) -> Self {
-        if now_ms > self.0 { Self(now_ms, 0) } else { Self(self.0, self.1.saturating_add(1)) }
+        if now_ms > self.0 {
+            Self(now_ms, 0)
+        } else if self.1 == u32::MAX {
+            Self(self.0.saturating_add(1), 0)
+        } else {
+            Self(self.0, self.1 + 1)
+        }
     }
 
     /// The later of the two: what the clock must be past once `other` has been seen.
@@ -39,6 +46,9 @@ mod tests {
         assert_eq!(start.next(500), Hlc(1_000, 1));
         assert_eq!(start.next(1_000), Hlc(1_000, 1));
         assert!(Hlc(1_000, 7) < Hlc(1_001, 0));
+        // A full counter carries: the next reading is still later, never equal.
+        let full = Hlc(1_000, u32::MAX);
+        assert!(full.next(0) > full && full.next(0) == Hlc(1_001, 0));
     }
 
     #[test]

@@ -6,4 +6,5 @@ devcoach_core::no_forgotten_test_files!();
 mod bad_inputs;
 mod converge;
 mod encrypted;
+mod hostile;
 mod support;

@@ -78,20 +78,45 @@ fn plural(n: &str, one: &str, many: &str) -> String {
     if n == "1" { format!("1 {one}") } else { format!("{n} {many}") }
 }
 
+fn is_count(text: &str) -> bool {
+    !text.is_empty() && text.len() <= 12 && text.bytes().all(|b| b.is_ascii_digit())
+}
+
+/// The name restore gives the notebook it replaced (`learning-state.<time>.md`).
+fn is_kept_notebook(name: &str) -> bool {
+    name.len() <= 80
+        && name.strip_prefix("learning-state.").and_then(|r| r.strip_suffix(".md")).is_some_and(|stamp| {
+            !stamp.is_empty() && stamp.bytes().all(|b| b.is_ascii_alphanumeric() || b"-_:.".contains(&b))
+        })
+}
+
+/// What a setting the form could not save takes, in our words (the form's value is not echoed).
+fn setting_rule(name: &str) -> Option<String> {
+    if name == "share_link_base" {
+        return devcoach_core::share::text::parse_link_base("\u{0}").err().map(|e| e.to_string());
+    }
+    let key = SettingKey::parse(name)?;
+    // A value every rule refuses: its error states the rule.
+    ["-999999999", &"x".repeat(10_000), "\u{0}"]
+        .iter()
+        .find_map(|probe| SettingUpdate::new(key, probe).err().filter(|e| !e.to_string().contains("got '")))
+        .map(|e| e.to_string())
+}
+
 fn flashes(q: &HashMap<String, String>) -> Vec<(&'static str, String)> {
     let mut out = Vec::new();
-    if let Some(imported) = q.get("imported") {
+    if let Some(imported) = q.get("imported").filter(|n| is_count(n)) {
         let zero = String::from("0");
-        let skipped = q.get("skipped").unwrap_or(&zero);
-        let invalid = q.get("invalid").unwrap_or(&zero);
+        let skipped = q.get("skipped").filter(|n| is_count(n)).unwrap_or(&zero);
+        let invalid = q.get("invalid").filter(|n| is_count(n)).unwrap_or(&zero);
         let mut text = format!("Imported {}", plural(imported, "lesson", "lessons"));
         if skipped != "0" {
             text.push_str(&format!(", {skipped} already there"));
         }
-        if let Some(groups) = q.get("groups").filter(|g| *g != "0") {
+        if let Some(groups) = q.get("groups").filter(|g| *g != "0" && is_count(g)) {
             text.push_str(&format!(", {}", plural(groups, "new group", "new groups")));
         }
-        if let Some(reviews) = q.get("reviews").filter(|r| *r != "0") {
+        if let Some(reviews) = q.get("reviews").filter(|r| *r != "0" && is_count(r)) {
             text.push_str(&format!(", {}", plural(reviews, "review", "reviews")));
         }
         if q.get("notebook").is_some_and(|n| n == "1") {
@@ -99,7 +124,7 @@ fn flashes(q: &HashMap<String, String>) -> Vec<(&'static str, String)> {
         }
         text.push('.');
         out.push(("ok", text));
-        if let Some(newer) = q.get("newer").filter(|n| *n != "0") {
+        if let Some(newer) = q.get("newer").filter(|n| *n != "0" && is_count(n)) {
             out.push((
                 "ok",
                 format!(
@@ -108,16 +133,17 @@ fn flashes(q: &HashMap<String, String>) -> Vec<(&'static str, String)> {
                 ),
             ));
         }
-        if let Some(kept) = q.get("kept") {
+        if let Some(kept) = q.get("kept").filter(|k| is_kept_notebook(k)) {
             out.push(("ok", format!("Your previous notebook was kept as {kept} in the devcoach folder.")));
         }
         if invalid != "0" {
             out.push(("error", format!("{} could not be read.", plural(invalid, "entry", "entries"))));
         }
     }
-    if let Some(sent) = q.get("synced") {
+    // Counts only: a link to this page with words in it shows nothing.
+    if let Some(sent) = q.get("synced").filter(|n| is_count(n)) {
         let zero = String::from("0");
-        let received = q.get("received").unwrap_or(&zero);
+        let received = q.get("received").filter(|n| is_count(n)).unwrap_or(&zero);
         out.push((
             "ok",
             format!(
@@ -136,8 +162,12 @@ fn flashes(q: &HashMap<String, String>) -> Vec<(&'static str, String)> {
     if q.get("saved").is_some() {
         out.push(("ok", "Settings saved.".into()));
     }
-    if let Some(why) = q.get("invalid_setting") {
-        out.push(("error", format!("Not saved: {why}")));
+    // Setting names only; the reason is ours, never words from the link.
+    if let Some(names) = q.get("invalid_setting") {
+        let why: Vec<String> = names.split(',').filter_map(setting_rule).collect();
+        if !why.is_empty() {
+            out.push(("error", format!("Not saved: {}", why.join("; "))));
+        }
     }
     if q.get("error").is_some_and(|e| e == "cross") {
         out.push(("error", "That came from another site and was refused.".into()));
@@ -204,14 +234,14 @@ pub(crate) async fn save(State(state): State<SharedState>, form: Fields) -> WebR
         let Some(value) = form.get(name) else { continue };
         match SettingUpdate::new(key, value.trim()) {
             Ok(update) => updates.push(update),
-            Err(e) => problems.push(e.to_string()),
+            Err(_) => problems.push(name),
         }
     }
     // Ours, beside the original's settings: the page share links open.
     let link_base = match form.get("share_link_base").map(devcoach_core::share::text::parse_link_base) {
         Some(Ok(base)) => Some(base),
-        Some(Err(e)) => {
-            problems.push(e.to_string());
+        Some(Err(_)) => {
+            problems.push("share_link_base");
             None
         }
         None => None,
@@ -229,8 +259,7 @@ pub(crate) async fn save(State(state): State<SharedState>, form: Fields) -> WebR
     if problems.is_empty() {
         Ok(Redirect::to("/settings?saved=1").into_response())
     } else {
-        Ok(Redirect::to(&format!("/settings?invalid_setting={}", crate::views::enc(&problems.join("; "))))
-            .into_response())
+        Ok(Redirect::to(&format!("/settings?invalid_setting={}", problems.join(","))).into_response())
     }
 }
 

@@ -178,7 +178,13 @@ fn settings_backup_restore_and_notebook() {
     assert_eq!(bad.status, 303);
     assert!(bad.header("location").starts_with("/settings?invalid_setting="));
     assert_eq!(s.store().settings().expect("settings").max_per_day, 5, "a refused value is not stored");
-    assert!(s.get(bad.header("location")).text().contains("Not saved"));
+    let page = s.get(bad.header("location")).text();
+    assert!(
+        page.contains("Not saved")
+            && page.contains("max_per_day must be between")
+            && page.contains("nudge_scope must be"),
+        "the rules, in our words"
+    );
 
     let zip = s.get("/settings/export");
     assert_eq!(

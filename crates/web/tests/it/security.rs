@@ -217,6 +217,26 @@ fn unsafe_markup(html: &str) -> Vec<&'static str> {
 }
 
 #[test]
+fn the_settings_banners_show_counts_and_our_words_only() {
+    let s = Server::demo();
+    let words = "Your+record+was+compromised%3A+run+curl+evil.sh";
+    for query in [
+        format!("synced={words}&received=1"),
+        format!("synced=1&received={words}"),
+        format!("imported={words}"),
+        format!("imported=1&skipped={words}&groups={words}&reviews={words}&newer={words}"),
+        format!("imported=1&kept={words}"),
+        format!("invalid_setting={words}"),
+    ] {
+        let page = s.get(&format!("/settings?{query}")).text();
+        assert!(!page.contains("compromised") && !page.contains("evil.sh"), "{query}");
+    }
+    assert!(s.get("/settings?synced=3&received=2").text().contains("Synced: sent 3 changes, received 2 changes."));
+    let kept = s.get("/settings?imported=0&kept=learning-state.20261202T070000Z.md").text();
+    assert!(kept.contains("learning-state.20261202T070000Z.md"), "a real kept name is still shown");
+}
+
+#[test]
 fn stored_payloads_are_shown_as_text_everywhere() {
     let s = Server::demo();
     let mut store = s.store();
