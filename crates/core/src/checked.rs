@@ -314,7 +314,9 @@ impl TopicCalibration {
             .unwrap_or_default();
         match self.verdict {
             Verdict::NotEnough { pairs } => {
-                format!("{topic}: not enough checked answers after a self-report yet ({pairs} of {MIN_PAIRS})")
+                format!(
+                    "{topic}: too few to compare yet ({pairs} of {MIN_PAIRS} checked answers given after you said how well you knew it)"
+                )
             }
             Verdict::Overrates => format!("you tend to overrate {topic}: {numbers} ({pairs} checked answers)"),
             Verdict::Underrates => format!("you tend to underrate {topic}: {numbers} ({pairs} checked answers)"),
@@ -538,7 +540,10 @@ mod tests {
         );
         let two = calibrate(&reports[..2], &answers[..2]);
         assert_eq!(two[0].verdict, Verdict::NotEnough { pairs: 2 });
-        assert_eq!(two[0].line(), "sqlite: not enough checked answers after a self-report yet (2 of 3)");
+        assert_eq!(
+            two[0].line(),
+            "sqlite: too few to compare yet (2 of 3 checked answers given after you said how well you knew it)"
+        );
     }
 
     #[test]

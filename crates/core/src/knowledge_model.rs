@@ -109,10 +109,23 @@ pub enum Weight {
     /// The learner's own word (lesson feedback, a review they graded themselves): at most
     /// [`SELF_REPORT_STEP`] either way.
     SelfReport,
-    /// What the learner did (a course check, a practice problem): no bound on the step.
+    /// What the learner did (a course check, a practice problem).
     Observed,
     /// An answer in the learner's own words graded by the agent (explain-back, a checked review).
     Checked,
+}
+
+impl Weight {
+    /// The most one event of this kind moves the estimate on the 0–1 scale: just under 2, 3
+    /// and 4 points of the 0–10 display (rounding never shows one more). One answer, however
+    /// well graded, is one answer: it does not make a beginner an expert.
+    pub fn max_step(self) -> f64 {
+        match self {
+            Self::SelfReport => SELF_REPORT_STEP,
+            Self::Observed => 0.295,
+            Self::Checked => 0.395,
+        }
+    }
 }
 
 impl Observation {
@@ -255,7 +268,8 @@ impl TopicState {
     /// Bayes' rule reads the event, then the estimate as shown (`now`) is held to what a person
     /// expects of one event: a success never lowers it, a failure never raises it (a miss on a
     /// topic not touched for months restarts its forgetting clock, and without this bound would
-    /// read as a gain), and a self-report moves it by at most [`SELF_REPORT_STEP`]. Right after
+    /// read as a gain), and one event moves it by at most its weight's step ([`Weight::max_step`]:
+    /// 2 points for a self-report, 3 for what the learner did, 4 for a checked answer). Right after
     /// an event nothing is forgotten yet, so the bound is a bound on `learned`.
     #[must_use]
     pub fn observe(&self, o: Observation, at: DateTime<Utc>, scheduler: &Scheduler) -> Self {
@@ -278,8 +292,8 @@ impl TopicState {
         };
         let read = posterior + (1.0 - posterior) * r.learn;
         let mut learned = if r.success == Some(false) { read.min(before) } else { read.max(before) };
-        if o.weight() == Some(Weight::SelfReport) {
-            learned = learned.clamp(before - SELF_REPORT_STEP, before + SELF_REPORT_STEP);
+        if let Some(weight) = o.weight() {
+            learned = learned.clamp(before - weight.max_step(), before + weight.max_step());
         }
         let elapsed = u32::try_from((at - self.last_at).num_days().max(0)).unwrap_or(u32::MAX);
         let memory = scheduler.review(Some(self.memory), elapsed, r.grade).memory;
@@ -454,8 +468,14 @@ mod tests {
             if !failure && (p1 + tiny < p0 || c1 < c0) {
                 return Err(format!("{o:?}, a success, lowered the estimate {p0:.4} ({c0}) -> {p1:.4} ({c1})"));
             }
-            if o.weight() == Some(Weight::SelfReport) && (c1 - c0).abs() > 2 {
-                return Err(format!("{o:?}, a self-report, moved the estimate {c0} -> {c1}"));
+            let most = match o.weight() {
+                Some(Weight::SelfReport) => 2,
+                Some(Weight::Observed) => 3,
+                Some(Weight::Checked) => 4,
+                None => 10,
+            };
+            if (c1 - c0).abs() > most {
+                return Err(format!("{o:?} moved the estimate {c0} -> {c1}, more than {most} points"));
             }
         }
         let (know, understood) =

@@ -62,6 +62,7 @@ pub struct EstimateOut {
     /// What the estimate rests on: answers you checked (explain-backs, checked reviews) count
     /// more than the learner's own reports (lesson feedback, reviews they graded themselves).
     pub checked_answers: i64,
+    /// Each counts a lesson once a day (a replay is not another piece of evidence).
     pub self_reports: i64,
     /// Ratings, course checks and practice.
     pub other_evidence: i64,
@@ -162,7 +163,7 @@ pub fn briefing(ctx: &Ctx) -> Result<BriefingOut, ToolError> {
                 mastery: e.mastery,
                 checked_answers: e.checked,
                 self_reports: e.self_reported,
-                other_evidence: (e.evidence - e.checked - e.self_reported).max(0),
+                other_evidence: e.other,
             })
             .collect();
         let work_insight = if s.work_insights().unwrap_or(false) {

@@ -46,26 +46,42 @@ pub(crate) fn insert(
     Ok(())
 }
 
-/// Per topic, the checked answers and the self-reports (lesson feedback, self-graded reviews)
-/// its evidence holds: what the model's estimate rests on.
-pub(crate) fn basis_by_topic(conn: &Connection) -> rusqlite::Result<BTreeMap<String, (i64, i64)>> {
-    let mut out: BTreeMap<String, (i64, i64)> = BTreeMap::new();
-    let mut checked = conn.prepare_cached("SELECT topic, COUNT(*) FROM ext_checked_answers GROUP BY topic")?;
+/// What each topic's estimate rests on, as a learner would count it: (checked answers, the
+/// learner's own reports, other evidence). A lesson counts once a date (UTC) in each of the
+/// first two (the map reads one event per lesson a day, so a replay is not another piece);
+/// the third is every rating (onboarding, an edit, a restore) and each course check and
+/// practice session.
+pub(crate) fn basis_by_topic(conn: &Connection) -> rusqlite::Result<BTreeMap<String, (i64, i64, i64)>> {
+    let mut out: BTreeMap<String, (i64, i64, i64)> = BTreeMap::new();
+    let mut checked = conn.prepare_cached(
+        "SELECT topic, COUNT(DISTINCT lesson_id || ' ' || substr(at, 1, 10)) FROM ext_checked_answers GROUP BY topic",
+    )?;
     for row in checked.query_map([], |r| Ok((r.get::<_, String>(0)?, r.get::<_, i64>(1)?)))? {
         let (topic, n) = row?;
         out.entry(topic).or_default().0 += n;
     }
     let mut reported = conn.prepare_cached(
-        "SELECT topic, COUNT(*) FROM ext_evidence WHERE cause = 'feedback' \
-         AND detail IN ('know', 'understood', 'dont_know') GROUP BY topic \
-         UNION ALL \
-         SELECT l.topic_id, COUNT(*) FROM ext_review_log r JOIN lessons l ON l.id = r.lesson_id \
-         WHERE NOT EXISTS (SELECT 1 FROM ext_checked_answers c WHERE c.kind = 'review' \
-         AND c.lesson_id = r.lesson_id AND c.at = r.reviewed_at) GROUP BY l.topic_id",
+        "SELECT topic, COUNT(DISTINCT item) FROM ( \
+           SELECT topic, lesson_id || ' ' || substr(at, 1, 10) AS item FROM ext_evidence \
+           WHERE cause = 'feedback' AND detail IN ('know', 'understood', 'dont_know') \
+           UNION ALL \
+           SELECT l.topic_id, r.lesson_id || ' ' || substr(r.reviewed_at, 1, 10) FROM ext_review_log r \
+           JOIN lessons l ON l.id = r.lesson_id \
+           WHERE NOT EXISTS (SELECT 1 FROM ext_checked_answers c WHERE c.kind = 'review' \
+           AND c.lesson_id = r.lesson_id AND c.at = r.reviewed_at) \
+         ) GROUP BY topic",
     )?;
     for row in reported.query_map([], |r| Ok((r.get::<_, String>(0)?, r.get::<_, i64>(1)?)))? {
         let (topic, n) = row?;
         out.entry(topic).or_default().1 += n;
+    }
+    let mut other = conn.prepare_cached(
+        "SELECT topic, COUNT(*) FROM ext_evidence \
+         WHERE cause IN ('manual', 'onboarding', 'restore', 'practice', 'course') GROUP BY topic",
+    )?;
+    for row in other.query_map([], |r| Ok((r.get::<_, String>(0)?, r.get::<_, i64>(1)?)))? {
+        let (topic, n) = row?;
+        out.entry(topic).or_default().2 += n;
     }
     Ok(out)
 }

@@ -4,7 +4,7 @@
 use chrono::{DateTime, Utc};
 use devcoach_core::evidence::EvidenceCause;
 use devcoach_core::fsrs::{Memory, Scheduler};
-use devcoach_core::knowledge_model::{self, Observation, TopicState, Weight};
+use devcoach_core::knowledge_model::{self, Direction, Observation, TopicState, Weight};
 use devcoach_core::time::{iso_ms, parse_timestamp};
 use rusqlite::{Connection, OptionalExtension, params};
 
@@ -23,12 +23,14 @@ pub struct TopicEstimate {
     /// Bayesian knowledge tracing's mastery: the probability it was ever learned, before
     /// forgetting.
     pub mastery: f64,
-    /// Pieces of evidence behind it.
+    /// Pieces of evidence behind it, as a learner counts them: `checked + self_reported + other`
+    /// (a lesson once a day in each kind, so a replay is not another piece).
     pub evidence: i64,
-    /// Of which: answers the agent checked, and the learner's own reports (lesson feedback,
-    /// reviews they graded themselves). The rest are ratings, course checks and practice.
+    /// Answers the agent checked, the learner's own reports (lesson feedback, reviews they graded
+    /// themselves), and the rest (ratings, course checks, practice).
     pub checked: i64,
     pub self_reported: i64,
+    pub other: i64,
     pub last_evidence: String,
 }
 
@@ -177,18 +179,20 @@ fn save_move(
 pub(crate) enum Counted {
     /// The item's first event of the day: it moved the map.
     Moved,
-    /// A stronger event on an item that had moved the map today: its move replaced the earlier
-    /// one (a checked answer after the learner's own word).
+    /// An event at least as strong on an item that had moved the map today: its move replaced
+    /// the earlier one (a checked answer after the learner's own word, a corrected misclick).
     Replaced,
-    /// The item had moved the map today: the event is logged and changes nothing.
+    /// A weaker event on an item that had moved the map today, or one after another item moved
+    /// the topic: the event is logged and changes nothing.
     Logged,
 }
 
 /// Feeds one event on `item` (a lesson or its card, a course step, a practice card) to the
 /// topic's model. An item moves the map at most once a day, whatever is sent: its first event
-/// moves it; a later event that day replaces that move when it is stronger evidence (checked
-/// over observed over self-report) and nothing else has touched the topic since, and is only
-/// logged otherwise. With `why`, the shared confidence (for a topic on the map) moves at most one
+/// moves it; a later event that day replaces that move when it is at least as strong (checked
+/// over observed over self-report: the latest word of a kind counts, so a corrected misclick or
+/// a second, better explanation is read, and a replay replaces a move with itself) and nothing
+/// else has touched the topic since, and is only logged otherwise. With `why`, the shared confidence (for a topic on the map) moves at most one
 /// step toward the model's estimate in the event's own direction
 /// ([`knowledge_model::step_toward`]), and the evidence log gets a row either way.
 pub(crate) fn observe_item(
@@ -205,7 +209,7 @@ pub(crate) fn observe_item(
         None => (Counted::Moved, prior(conn, topic, now)?, current),
         Some(m) => {
             let untouched = load(conn, topic)?.is_some_and(|s| s.evidence == m.after_evidence);
-            if weight <= m.weight || !untouched {
+            if weight < m.weight || !untouched {
                 if let Some(why) = why {
                     knowledge::log_unchanged(conn, topic, why, now)?;
                 }
@@ -222,12 +226,23 @@ pub(crate) fn observe_item(
     };
     let state = after(before, o, now);
     save(conn, topic, &state)?;
-    let mut step = 0;
+    // What this item's moves added to the number today: an event that does not move the number
+    // itself (feedback keeps the original's rule) leaves an earlier event's step standing.
+    let mut step = if why.is_none() && counted == Counted::Replaced { base_step(current, base) } else { 0 };
     if let Some(why) = why {
         match (current, base, o.direction()) {
             (Some(current), Some(base), Some(direction)) => {
                 let estimate = knowledge_model::confidence(state.now(now, &Scheduler::default()));
-                let next = knowledge_model::step_toward(base, estimate, direction);
+                let mut next = knowledge_model::step_toward(base, estimate, direction);
+                // A replacement undoes the earlier move and takes its own, but never against
+                // its own direction: other writers (feedback's rule, a nudge) may have moved the
+                // number since, and a replayed miss must not raise it.
+                if counted == Counted::Replaced {
+                    next = match direction {
+                        Direction::Up => next.max(current),
+                        Direction::Down => next.min(current),
+                    };
+                }
                 step = next - base;
                 if next == current {
                     knowledge::log_unchanged(conn, topic, why, now)?;
@@ -246,6 +261,14 @@ pub(crate) fn observe_item(
     Ok(counted)
 }
 
+/// The step an item's earlier move left on the number (`current` less where it stood before).
+fn base_step(current: Option<i64>, base: Option<i64>) -> i64 {
+    match (current, base) {
+        (Some(c), Some(b)) => c - b,
+        _ => 0,
+    }
+}
+
 /// Whether a confidence written for `cause` is a rating (which resets the model).
 pub(crate) fn is_rating(cause: EvidenceCause) -> bool {
     matches!(cause, EvidenceCause::Manual | EvidenceCause::Onboarding | EvidenceCause::Restore)
@@ -262,15 +285,16 @@ impl Store {
         for topic in topics {
             if let Some(state) = load(self.conn(), &topic)? {
                 let known_now = state.now(now, &scheduler);
-                let (checked, self_reported) = basis.get(&topic).copied().unwrap_or_default();
+                let (checked, self_reported, other) = basis.get(&topic).copied().unwrap_or_default();
                 out.push(TopicEstimate {
                     topic,
                     known_now,
                     confidence_now: knowledge_model::confidence(known_now),
                     mastery: state.learned,
-                    evidence: state.evidence,
+                    evidence: checked + self_reported + other,
                     checked,
                     self_reported,
+                    other,
                     last_evidence: iso_ms(state.last_at),
                 });
             }

@@ -376,13 +376,14 @@ pub(crate) fn coverage(lessons: &[LessonPoint], known: &HashMap<String, i64>, ro
     let mut out = String::from(r#"<ol class="bars" aria-label="Lessons per topic, with confidence">"#);
     for (topic, n) in &shown {
         let (class, conf) = match known.get(*topic) {
-            Some(c) => ("own", format!("{c}/10")),
+            Some(c) => ("own", format!("you know it {c}/10")),
             None => ("shared", "not on your map".to_owned()),
         };
+        let lessons = if *n == 1 { "1 lesson".to_owned() } else { format!("{n} lessons") };
         let pct = f64::from(*n) / f64::from(max) * 100.0;
         let _ = write!(
             out,
-            r#"<li><span class="bar-name">{}</span><span class="bar-track"><span class="bar-fill {class}" style="width: {pct:.0}%"></span></span><span class="bar-value">{n} · {}</span></li>"#,
+            r#"<li><span class="bar-name">{}</span><span class="bar-track"><span class="bar-fill {class}" style="width: {pct:.0}%"></span></span><span class="bar-value">{lessons} · {}</span></li>"#,
             esc(topic),
             esc(&conf)
         );
@@ -406,7 +407,7 @@ pub(crate) fn self_vs_checked(topics: &[devcoach_core::checked::TopicCalibration
     }
     if tallies.iter().all(|(c, p, w)| c + p + w == 0) {
         return empty(
-            "Explain a lesson back through your agent (🗣 on the feedback line) or review with it: each checked answer \
+            "Explain a lesson back to your agent in your own words, or review with it: each checked answer \
              is drawn here beside what you said of yourself before it.",
         );
     }
@@ -793,7 +794,7 @@ mod tests {
         let known = HashMap::from([("rust".to_owned(), 6), ("go".to_owned(), 3)]);
         let (svg, covered, total) = coverage(&lessons, &known, 10);
         assert_eq!((covered, total), (1, 2));
-        assert!(svg.contains("1 · 6/10") && svg.contains("not on your map"), "{svg}");
+        assert!(svg.contains("1 lesson · you know it 6/10") && svg.contains("not on your map"), "{svg}");
     }
 
     #[test]

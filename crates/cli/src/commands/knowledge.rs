@@ -41,7 +41,7 @@ pub fn profile(ctx: &Ctx, json: bool) -> anyhow::Result<()> {
             "estimates": estimates.iter().map(|e| serde_json::json!({
                 "topic": e.topic, "estimate": e.confidence_now, "recall_now": round3(e.known_now),
                 "mastery": round3(e.mastery), "evidence": e.evidence, "checked_answers": e.checked,
-                "self_reports": e.self_reported, "last_evidence": e.last_evidence,
+                "self_reports": e.self_reported, "other_evidence": e.other, "last_evidence": e.last_evidence,
             })).collect::<Vec<_>>(),
         }))?;
     } else if profile.knowledge.is_empty() {
@@ -49,22 +49,48 @@ pub fn profile(ctx: &Ctx, json: bool) -> anyhow::Result<()> {
     } else {
         let mut entries = profile.knowledge.clone();
         entries.sort_by(|a, b| b.confidence.cmp(&a.confidence).then_with(|| a.topic.cmp(&b.topic)));
-        let table = Table::new(vec![
+        // The model's reading beside the learner's own number, where it has one: what the agent
+        // is told, so the learner can see why a lesson is pitched where it is.
+        let estimates: std::collections::HashMap<String, i64> = store
+            .as_ref()
+            .and_then(|s| s.topic_estimates(ctx.now).ok())
+            .unwrap_or_default()
+            .into_iter()
+            .map(|e| (e.topic, e.confidence_now))
+            .collect();
+        let mut columns = vec![
             Column::new("Topic", |e: &KnowledgeEntry| Cow::Borrowed(e.topic.as_str())).fixed(Style::Cyan).shrink(2, 10),
             Column::new("Group", |e: &KnowledgeEntry| Cow::Owned(profile.group_of(&e.topic).to_owned()))
                 .style(|e| if profile.group_of(&e.topic) == OTHER_GROUP { Style::Dim } else { Style::Plain })
                 .shrink(1, 8),
             Column::new("Confidence", |e: &KnowledgeEntry| Cow::Owned(format!("{}/10", e.confidence)))
                 .style(|e| confidence_style(e.confidence)),
+        ];
+        let differs = |e: &KnowledgeEntry| estimates.get(&e.topic).filter(|c| **c != e.confidence).copied();
+        let any_differs = entries.iter().any(|e| differs(e).is_some());
+        if any_differs {
+            columns.push(
+                Column::new("Model", move |e: &KnowledgeEntry| {
+                    Cow::Owned(differs(e).map(|c| format!("{c}/10")).unwrap_or_default())
+                })
+                .style(|_| Style::Dim),
+            );
+        }
+        columns.push(
             Column::new("", |e: &KnowledgeEntry| Cow::Owned(bar(e.confidence)))
                 .style(|e| confidence_style(e.confidence))
                 .optional(0),
-        ])
-        .title("Knowledge profile");
+        );
+        let table = Table::new(columns).title("Knowledge profile");
         let n = entries.len();
         let groups = profile.groups.len();
+        let model = if any_differs {
+            " · Model: what devcoach reckons you recall now from your answers, where it differs (your agent is told both)"
+        } else {
+            ""
+        };
         let footer = format!(
-            "{n} topic{} · {groups} group{}",
+            "{n} topic{} · {groups} group{}{model}",
             if n == 1 { "" } else { "s" },
             if groups == 1 { "" } else { "s" }
         );
@@ -83,8 +109,8 @@ pub fn profile(ctx: &Ctx, json: bool) -> anyhow::Result<()> {
 fn calibration_text(ctx: &Ctx, topics: &[devcoach_core::checked::TopicCalibration]) -> String {
     let t = &ctx.term;
     if topics.is_empty() {
-        let text = "No checked answers yet. Explain a lesson back (the feedback line's 🗣 e) or review through your \
-                    agent, and this shows how your own word holds up against them.";
+        let text = "No checked answers yet. Explain a lesson back to your agent in your own words, or review \
+                    through your agent, and this shows how your own word holds up against them.";
         return format!("\n{}", t.out(Style::Dim, &crate::output::wrap(text, t.width)));
     }
     let mut out = vec![String::new(), t.out(Style::Bold, "Your word and your checked answers")];

@@ -194,7 +194,7 @@ fn render(s: &devcoach_store::Store, now: DateTime<Utc>) -> Result<String, WebEr
         },
         coverage,
         coverage_note: format!(
-            "{covered} of the {on_map} topics on your map have had a lesson. Bars: lessons per topic."
+            "{covered} of the {on_map} topics on your map have had a lesson. Bars: lessons per topic; beside each, your own number for it."
         ),
         reviews: review_plots(s, now),
         estimates,
