@@ -313,6 +313,9 @@ impl TopicCalibration {
             .map(|(said, found)| format!("you said {}, your checked answers came to {}", percent(said), percent(found)))
             .unwrap_or_default();
         match self.verdict {
+            Verdict::NotEnough { pairs: 0 } => format!(
+                "{topic}: checked answers, but none yet after you said how well you knew it (lesson feedback or a rating) to compare them with"
+            ),
             Verdict::NotEnough { pairs } => {
                 format!(
                     "{topic}: too few to compare yet ({pairs} of {MIN_PAIRS} checked answers given after you said how well you knew it)"

@@ -47,6 +47,9 @@ impl Store {
             )?;
             let delta = confidence_delta(previous, next);
             // The knowledge model reads every answer; the shared number keeps the original's rule.
+            if next.is_none() && previous.is_some() {
+                crate::topic_model::withdraw_feedback(tx, &topic_id, lesson_id, now)?;
+            }
             if let Some(f) = next {
                 crate::topic_model::observe_item(
                     tx,

@@ -90,6 +90,9 @@ fn day_ago(now: DateTime<Utc>) -> String {
     iso_ms(devcoach_core::rate_limit::day_window_start(now))
 }
 
+/// The evidence count a move records when the topic had no model state (a withdrawn first move).
+const NO_MODEL: i64 = -1;
+
 /// One item's move of the day on a topic (`ext_model_moves`).
 struct Move {
     weight: i64,
@@ -208,7 +211,7 @@ pub(crate) fn observe_item(
     let (counted, before, base) = match load_move(conn, item, topic, now)? {
         None => (Counted::Moved, prior(conn, topic, now)?, current),
         Some(m) => {
-            let untouched = load(conn, topic)?.is_some_and(|s| s.evidence == m.after_evidence);
+            let untouched = load(conn, topic)?.map_or(NO_MODEL, |s| s.evidence) == m.after_evidence;
             if weight < m.weight || !untouched {
                 if let Some(why) = why {
                     knowledge::log_unchanged(conn, topic, why, now)?;
@@ -259,6 +262,44 @@ pub(crate) fn observe_item(
     let m = Move { weight, step, after_evidence: state.evidence, before };
     save_move(conn, item, topic, &m, (counted == Counted::Moved).then_some(now))?;
     Ok(counted)
+}
+
+/// Takes back a lesson's feedback on the model: a cleared answer ("I knew that", then cleared)
+/// is a word withdrawn, so when that feedback is the lesson's standing move of the day (the
+/// latest of its kind, nothing stronger replaced it, nothing else touched the topic since) the
+/// model goes back to where it stood before the day's first move. The number keeps what the
+/// day's events did to it by their own rules. After the day, or past another event, what was
+/// said stays read.
+pub(crate) fn withdraw_feedback(
+    conn: &Connection,
+    topic: &str,
+    lesson: &str,
+    now: DateTime<Utc>,
+) -> rusqlite::Result<bool> {
+    let Some(m) = load_move(conn, lesson, topic, now)? else { return Ok(false) };
+    let untouched = load(conn, topic)?.map_or(NO_MODEL, |s| s.evidence) == m.after_evidence;
+    // The lesson's latest event is what stands: the feedback, not a review graded after it.
+    let latest: Option<String> = conn
+        .prepare_cached(
+            "SELECT cause FROM ext_evidence WHERE topic = ?1 AND lesson_id = ?2 ORDER BY at DESC, id DESC LIMIT 1",
+        )?
+        .query_row(params![topic, lesson], |r| r.get(0))
+        .optional()?;
+    if m.weight != 0 || !untouched || latest.as_deref() != Some("feedback") {
+        return Ok(false);
+    }
+    match &m.before {
+        Some(state) => save(conn, topic, state)?,
+        None => {
+            conn.prepare_cached("DELETE FROM ext_topic_model WHERE topic = ?1")?.execute([topic])?;
+        }
+    }
+    // The move stays, standing for nothing: the next event on the lesson today replaces it
+    // (from the same state, and the number from where it stood before the day's first step).
+    let evidence = m.before.as_ref().map_or(NO_MODEL, |s| s.evidence);
+    conn.prepare_cached("UPDATE ext_model_moves SET weight = -1, after_evidence = ?3 WHERE item = ?1 AND topic = ?2")?
+        .execute(params![lesson, topic, evidence])?;
+    Ok(true)
 }
 
 /// The step an item's earlier move left on the number (`current` less where it stood before).

@@ -95,3 +95,45 @@ fn an_overrater_is_found_out_and_their_words_go_with_a_deleted_lesson() {
     assert!(store.checked_answers(Some("redis-ttl-jitter")).expect("rows").is_empty());
     assert!(store.calibration().expect("calibration").iter().all(|c| c.topic != "redis"));
 }
+
+#[test]
+fn a_cleared_answer_is_taken_back_and_counts_follow_what_the_estimate_rests_on() {
+    let (_t, mut store) = fresh();
+    store.seed_demo(now() - Duration::days(1)).expect("demo");
+    let id = "redis-ttl-jitter";
+    let redis = |store: &devcoach_store::Store| {
+        store.topic_estimates(now()).expect("estimates").into_iter().find(|e| e.topic == "redis").expect("redis")
+    };
+    let start = redis(&store);
+    // "I knew that", then cleared: the word is withdrawn, the model back where it stood.
+    store.record_feedback(id, FeedbackChoice(Some(Feedback::Know)), now()).expect("know");
+    assert!(redis(&store).known_now > start.known_now, "know reads as a success");
+    store.record_feedback(id, FeedbackChoice(None), now() + Duration::minutes(1)).expect("clear");
+    let cleared = redis(&store);
+    assert!((cleared.known_now - start.known_now).abs() < 1e-9, "{cleared:?} vs {start:?}");
+    assert_eq!(
+        (cleared.self_reported, cleared.evidence),
+        (start.self_reported, start.evidence),
+        "a withdrawn word is not counted"
+    );
+    // A self-report after a checked answer the same day changes nothing, and is not counted.
+    store
+        .record_explain_back(
+            id,
+            CheckGrade::Correct,
+            &check("jitter spreads the expiries"),
+            now() + Duration::minutes(2),
+        )
+        .expect("check");
+    let checked = redis(&store);
+    store
+        .record_feedback(id, FeedbackChoice(Some(Feedback::Understood)), now() + Duration::minutes(3))
+        .expect("understood");
+    let after = redis(&store);
+    assert_eq!(after.confidence_now, checked.confidence_now);
+    assert_eq!(
+        (after.checked, after.self_reported, after.evidence),
+        (checked.checked, checked.self_reported, checked.evidence)
+    );
+    assert_eq!(after.evidence, after.checked + after.self_reported + after.other);
+}
