@@ -28,6 +28,7 @@ pub mod limits;
 pub mod pacing;
 pub mod query;
 pub mod rate_limit;
+pub mod records;
 pub mod review;
 pub mod settings;
 pub mod share;

@@ -295,6 +295,9 @@ fn apply(conn: &Connection, target: &Merged) -> Result<(usize, usize)> {
         let fits = |row: &Row| {
             row.iter().all(|(c, v)| typed.iter().find(|(name, _)| name == c).is_some_and(|(_, t)| fits_type(t, v)))
         };
+        // What every other door would refuse (a range, a size, a timestamp, a name rule) is
+        // refused here too, whichever device sent it.
+        let valid = |row: &Row| devcoach_core::records::check(table.name, row).is_ok();
         for (key, row) in &wanted {
             let Some((rowid, have)) = local.get(*key) else { continue };
             let row = stored(row);
@@ -305,6 +308,10 @@ fn apply(conn: &Connection, target: &Merged) -> Result<(usize, usize)> {
             let changed: Vec<(&String, &Value)> =
                 row.iter().filter(|(c, v)| have.get(*c).unwrap_or(&Value::Null) != *v).collect();
             if changed.is_empty() {
+                continue;
+            }
+            if !valid(&row) {
+                refuse(key)?;
                 continue;
             }
             let set = changed.iter().enumerate().map(|(i, (c, _))| format!("\"{c}\" = ?{}", i + 2)).collect::<Vec<_>>();
@@ -321,7 +328,7 @@ fn apply(conn: &Connection, target: &Merged) -> Result<(usize, usize)> {
                 continue;
             }
             let row = stored(row);
-            if !fits(&row) {
+            if !fits(&row) || !valid(&row) {
                 refuse(key)?;
                 continue;
             }
@@ -464,6 +471,17 @@ impl Store {
             .query_map([], |r| Ok(Mark { device: r.get(0)?, digest: r.get(1)? }))?
             .collect::<rusqlite::Result<_>>()?;
         Ok(marks)
+    }
+
+    /// The first `limit` records another device sent that this file could not store, as
+    /// (table, key).
+    pub fn sync_refused_records(&self, limit: usize) -> Result<Vec<(String, String)>> {
+        let mut stmt =
+            self.conn().prepare_cached("SELECT tbl, key FROM ext_sync_refused ORDER BY tbl, key LIMIT ?1")?;
+        let rows = stmt
+            .query_map([i64::try_from(limit).unwrap_or(i64::MAX)], |r| Ok((r.get(0)?, r.get(1)?)))?
+            .collect::<rusqlite::Result<_>>()?;
+        Ok(rows)
     }
 
     /// How many records another device sent that this file could not store.

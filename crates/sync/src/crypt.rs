@@ -18,6 +18,9 @@ use crate::SyncError;
 
 type HmacSha256 = hmac::Hmac<Sha256>;
 
+/// The scrypt cost `key.age` is sealed with (log2 of N: 2^18, 256 MiB).
+const SEAL_WORK_FACTOR: u8 = 18;
+
 /// What every sealed file's contents start with once decrypted: this, then the 32-byte tag.
 const SIGNED: &[u8; 8] = b"dcsmac01";
 
@@ -124,7 +127,10 @@ impl Key {
 
     /// The key sealed with `passphrase`, for `key.age`.
     pub fn seal(&self, passphrase: &str) -> Result<Vec<u8>, SyncError> {
-        let recipient = age::scrypt::Recipient::new(SecretString::from(passphrase.to_owned()));
+        let mut recipient = age::scrypt::Recipient::new(SecretString::from(passphrase.to_owned()));
+        // A fixed cost (256 MiB, about a second), not one tuned to this machine: every device
+        // can then refuse a key file that asks for more.
+        recipient.set_work_factor(SEAL_WORK_FACTOR);
         age::encrypt(&recipient, self.secret().as_bytes())
             .map_err(|e| SyncError::Key(format!("encrypting failed: {e}")))
     }
@@ -132,10 +138,16 @@ impl Key {
     /// Opens `key.age` with `passphrase`.
     pub fn unseal(sealed: &[u8], passphrase: &str) -> Result<Self, SyncError> {
         let mut identity = age::scrypt::Identity::new(SecretString::from(passphrase.to_owned()));
-        // Never more work than a passphrase file devcoach writes would ask (a planted file with
-        // an absurd work factor would hang the join).
-        identity.set_max_work_factor(22);
-        let plain = age::decrypt(&identity, sealed).map_err(|_| SyncError::WrongPassphrase)?;
+        // Never more work than a key file devcoach writes asks (a planted one asking for
+        // gigabytes would otherwise take them, and then blame the passphrase). Older builds
+        // tuned the cost to the machine; two steps of slack keep their folders opening.
+        identity.set_max_work_factor(SEAL_WORK_FACTOR + 2);
+        let plain = age::decrypt(&identity, sealed).map_err(|e| match e {
+            age::DecryptError::ExcessiveWork { required, .. } => SyncError::Key(format!(
+                "the folder's key.age asks for far more work than devcoach ever sets (2^{required}): it was not written by devcoach; nothing was changed"
+            )),
+            _ => SyncError::WrongPassphrase,
+        })?;
         let text = String::from_utf8(plain).map_err(|_| SyncError::WrongPassphrase)?;
         Self::parse(&text)
     }
@@ -175,6 +187,22 @@ mod tests {
         // Another folder's key, and one kind of file passed off as another.
         assert_eq!(Key::generate().open_file(Role::Changes, &sealed), Err(Refused::Undecryptable));
         assert_eq!(key.open_file(Role::Device, &sealed), Err(Refused::Forged));
+    }
+
+    #[test]
+    fn a_key_file_asking_for_more_work_than_devcoach_sets_is_refused_before_the_work() {
+        let key = Key::generate();
+        let sealed = key.seal("correct horse").expect("seal");
+        // The stanza names its cost in text (`-> scrypt <salt> 18`): a planted file asks for
+        // 2^30 without anyone having paid for it.
+        let text = String::from_utf8_lossy(&sealed).into_owned();
+        let line = text.lines().find(|l| l.starts_with("-> scrypt ")).expect("scrypt stanza").to_owned();
+        let planted_line = format!("{} 30", line.rsplit_once(' ').expect("cost").0);
+        let planted = text.replacen(&line, &planted_line, 1).into_bytes();
+        let started = std::time::Instant::now();
+        let err = Key::unseal(&planted, "correct horse").err().expect("refused");
+        assert!(err.to_string().contains("far more work"), "{err}");
+        assert!(started.elapsed() < std::time::Duration::from_secs(5), "refused without doing the work");
     }
 
     #[test]

@@ -73,6 +73,9 @@ pub struct FileRead {
     pub name: String,
     pub path: PathBuf,
     pub digest: String,
+    /// The file's bytes as they lie in the folder (sealed, when encrypted), hashed: what a kept
+    /// copy must match.
+    pub raw_digest: String,
     pub first: u64,
     pub last: u64,
     pub written_at: String,
@@ -285,9 +288,14 @@ impl Folder<'_> {
     /// depends on the folder keeping it.
     pub fn keep(&self, copies: &Path, file: &FileRead) {
         let target = copies.join(&file.name);
-        if !target.exists() {
-            let _ = std::fs::create_dir_all(copies);
-            let _ = std::fs::copy(&file.path, &target);
+        if target.exists() {
+            return;
+        }
+        // Read again without following a link, and kept only if it is still the file that was
+        // applied: a file swapped for a link (or other bytes) since is never copied in.
+        let Ok(bytes) = devcoach_files::read(&file.path, MAX_FILE_BYTES, Links::Refuse) else { return };
+        if raw_digest(&bytes) == file.raw_digest {
+            let _ = write_new(&target, &bytes);
         }
     }
 
@@ -295,11 +303,12 @@ impl Folder<'_> {
     pub fn read_copy(&self, device: &DeviceId, path: &Path, now_ms: i64) -> Option<FileRead> {
         let name = path.file_name()?.to_string_lossy().into_owned();
         let sealed = parse_segment_name(&name)?;
-        let seg = self.read_segment(path, sealed, now_ms).ok()?;
+        let (seg, raw_digest) = self.read_segment(path, sealed, now_ms).ok()?;
         (seg.header.device == *device).then(|| FileRead {
             name,
             path: path.to_owned(),
             digest: seg.digest,
+            raw_digest,
             first: seg.header.first,
             last: seg.header.last,
             written_at: seg.header.written_at,
@@ -386,10 +395,10 @@ impl Folder<'_> {
                     }
                 };
                 match self.read_segment(&path, sealed, now_ms) {
-                    Ok(seg) if seg.header.device != device => contents
+                    Ok((seg, _)) if seg.header.device != device => contents
                         .problems
                         .push(Problem { path, what: "names another device than its folder; not read".into() }),
-                    Ok(seg)
+                    Ok((seg, _))
                         if !named_for(&seg.digest)
                             || (!sealed && !name.starts_with(&format!("{:012}-", seg.header.first))) =>
                     {
@@ -397,10 +406,11 @@ impl Folder<'_> {
                             .problems
                             .push(Problem { path, what: "holds other changes than its name says; not read".into() });
                     }
-                    Ok(seg) => log.files.push(FileRead {
+                    Ok((seg, raw_digest)) => log.files.push(FileRead {
                         name,
                         path,
                         digest: seg.digest,
+                        raw_digest,
                         first: seg.header.first,
                         last: seg.header.last,
                         written_at: seg.header.written_at,
@@ -429,7 +439,7 @@ impl Folder<'_> {
         (!name.trim().is_empty()).then_some(name)
     }
 
-    fn read_segment(&self, path: &Path, sealed: bool, now_ms: i64) -> Result<Segment, String> {
+    fn read_segment(&self, path: &Path, sealed: bool, now_ms: i64) -> Result<(Segment, String), String> {
         // Refused by its size before a byte is read (a huge file would otherwise be read up to
         // the cap first).
         if std::fs::symlink_metadata(path).is_ok_and(|m| m.is_file() && m.len() > MAX_FILE_BYTES) {
@@ -445,20 +455,26 @@ impl Folder<'_> {
         if bytes.is_empty() {
             return Err(format!("is {}", SegmentError::Incomplete));
         }
+        let raw_digest = raw_digest(&bytes);
         let plain = self.open(Role::Changes, path, bytes, sealed)?;
         let segment = segment::decode(&plain).map_err(|e| match e {
             SegmentError::Newer(_) => e.to_string(),
             other => format!("is {other}"),
         })?;
-        let ahead = segment.ops.iter().map(|op| op.at.millis()).max().unwrap_or(0) - now_ms;
+        let ahead = segment.ops.iter().map(|op| op.at.millis()).max().unwrap_or(0).saturating_sub(now_ms);
         if ahead > SYNC_CLOCK_AHEAD_MS {
             return Err(format!(
                 "is stamped {} ahead of this machine's clock (a clock off, or a forged file); it waits, unread, until this clock gets there",
                 ahead_text(ahead)
             ));
         }
-        Ok(segment)
+        Ok((segment, raw_digest))
     }
+}
+
+fn raw_digest(bytes: &[u8]) -> String {
+    use sha2::{Digest, Sha256};
+    segment::hex(&Sha256::digest(bytes))
 }
 
 /// A time ahead, in the largest unit that says it.

@@ -79,6 +79,56 @@ pub fn is_local_remote(url: &str) -> bool {
     }
 }
 
+/// Configuration a repository on this machine may hold: none of it makes git run a command
+/// (hooks are turned off besides). Anything else — `core.alternateRefsCommand`, `core.fsmonitor`,
+/// a filter, an include of another file — could, when git works in that repository for a push
+/// or a fetch of ours, so such a remote is refused.
+fn harmless_remote_key(key: &str) -> bool {
+    const CORE: [&str; 11] = [
+        "core.repositoryformatversion",
+        "core.filemode",
+        "core.bare",
+        "core.logallrefupdates",
+        "core.ignorecase",
+        "core.precomposeunicode",
+        "core.symlinks",
+        "core.sharedrepository",
+        "core.autocrlf",
+        "core.compression",
+        "core.bigfilethreshold",
+    ];
+    let key = key.to_ascii_lowercase();
+    let section = key.split('.').next().unwrap_or_default();
+    CORE.contains(&key.as_str())
+        || (["extensions", "remote", "branch", "user", "init", "pack", "gc", "transfer", "fetch"].contains(&section))
+        || (section == "receive" && key != "receive.procreceiverefs")
+        || (section == "uploadpack" && key != "uploadpack.packobjectshook")
+}
+
+/// The configuration file of the repository at a local remote's URL, when there is one.
+fn local_config(url: &str) -> Option<PathBuf> {
+    let url = url.trim();
+    let path = url.strip_prefix("file://").map_or_else(|| PathBuf::from(url), PathBuf::from);
+    [path.join("config"), path.join(".git").join("config")].into_iter().find(|p| p.is_file())
+}
+
+/// Refuses a local remote whose configuration could run a command (see [`harmless_remote_key`]).
+fn check_local_remote(url: &str) -> Result<(), SyncError> {
+    let Some(config) = local_config(url) else { return Ok(()) };
+    let config_text = config.to_string_lossy();
+    let out = git(None, &["config", "--file", &config_text, "--no-includes", "--list", "--name-only"], LOCAL)?;
+    if !out.ok {
+        return Err(failed(&format!("reading {}", config.display()), &out));
+    }
+    if let Some(key) = out.stdout.lines().map(str::trim).find(|k| !k.is_empty() && !harmless_remote_key(k)) {
+        return Err(SyncError::Git(format!(
+            "the repository at {url} sets `{key}` in {}, which could make git run a command on this machine when devcoach pushes to it; devcoach does not sync through it (remove the setting, or sync through a folder)",
+            config.display()
+        )));
+    }
+    Ok(())
+}
+
 /// The receiving side of a push to a local remote, told to run none of that repository's
 /// hooks: the `-c` given to our own git does not reach it (git clears the configuration it
 /// passes in the environment before running a local remote's side).
@@ -141,6 +191,9 @@ impl Repo {
             std::fs::create_dir_all(parent).map_err(|e| SyncError::Folder(format!("{}: {e}", parent.display())))?;
         }
         let _ = std::fs::remove_dir_all(dir);
+        if repo.local_remote {
+            check_local_remote(url)?;
+        }
         let dir_text = dir.to_string_lossy();
         let out = git(None, &["clone", "--quiet", "--", url, &dir_text], NETWORK)?;
         if !out.ok {
@@ -190,6 +243,7 @@ impl Repo {
 
     /// Brings the clone up to the remote.
     pub fn pull(&self) -> Result<(), SyncError> {
+        self.check_remote()?;
         let out = git(Some(&self.dir), &["fetch", "--quiet", "origin"], NETWORK)?;
         if !out.ok {
             return Err(failed("fetching from the sync repository", &out));
@@ -236,6 +290,7 @@ impl Repo {
             return Ok(false);
         }
         for _ in 0..PUSH_TRIES {
+            self.check_remote()?;
             let receive_pack = format!("--receive-pack={QUIET_RECEIVE_PACK}");
             let mut args = vec!["push", "--quiet"];
             if self.local_remote {
@@ -259,6 +314,16 @@ impl Repo {
         Err(SyncError::Git(format!(
             "pushing kept losing to other devices' pushes ({PUSH_TRIES} tries); run `devcoach sync` again"
         )))
+    }
+
+    /// For a local remote, refuses one whose configuration could run a command (checked again
+    /// before each fetch and push: the repository may change between syncs).
+    fn check_remote(&self) -> Result<(), SyncError> {
+        if !self.local_remote {
+            return Ok(());
+        }
+        let out = git(Some(&self.dir), &["remote", "get-url", "origin"], LOCAL)?;
+        check_local_remote(out.stdout.trim())
     }
 
     /// Whether the working tree of the clone holds files other than devcoach's.
@@ -305,6 +370,29 @@ mod tests {
             "file:///srv/record.git",
         ] {
             assert_eq!(unsupported(good), None, "{good}");
+        }
+    }
+
+    #[test]
+    fn only_configuration_that_runs_nothing_is_harmless() {
+        for ok in
+            ["core.bare", "core.repositoryformatversion", "remote.origin.url", "receive.denyCurrentBranch", "gc.auto"]
+        {
+            assert!(harmless_remote_key(ok), "{ok}");
+        }
+        for bad in [
+            "core.alternateRefsCommand",
+            "core.fsmonitor",
+            "core.sshCommand",
+            "core.hooksPath",
+            "filter.x.smudge",
+            "include.path",
+            "includeIf.gitdir:/x.path",
+            "receive.procReceiveRefs",
+            "uploadpack.packObjectsHook",
+            "alias.x",
+        ] {
+            assert!(!harmless_remote_key(bad), "{bad}");
         }
     }
 

@@ -27,6 +27,8 @@ use crate::folder::{DeviceInfo, Folder, Marker, Problem};
 
 /// How often a command the learner runs syncs in the background, unless set otherwise.
 pub const DEFAULT_EVERY_MINUTES: u32 = 10;
+/// How many refused records `sync status` names.
+const REFUSED_NAMED: usize = 5;
 /// The least time between two new ids taken because another machine writes under this one's.
 const REKEY_EVERY_DAYS: i64 = 7;
 
@@ -160,6 +162,8 @@ pub struct Status {
     /// Changes made here that the next sync logs (unknown while the folder is not there).
     pub pending: Option<usize>,
     pub refused: usize,
+    /// The first of them, as (table, key): what a sync refused, named.
+    pub refused_records: Vec<(String, String)>,
     pub problems: Vec<Problem>,
     /// Set up, but the first sync (the join) has not run yet.
     pub joining: bool,
@@ -652,24 +656,15 @@ fn sync_locked(
     // disk keeps even the database file's identity). That file is read like any other device's;
     // this machine goes on under a new id, so the two stop sharing one.
     // At most once a week, though: in a plain folder anyone can write under any id, and each
-    // forged file would otherwise fork this device again. Until then such files are refused.
-    let mut contents = contents;
+    // forged file would otherwise fork this device again. Within the week such a file is read
+    // like any other device's (every device then applies it alike, so none splits from the
+    // others), and this device goes on under its id.
     if contents.devices.get(&device).is_some_and(|log| log.files.iter().any(|f| !applied_here(&device, f))) {
         let last: Option<DateTime<Utc>> = store.sync_state()?.get("renamed_at").and_then(|v| parse_timestamp(v).ok());
         if last.is_none_or(|at| now - at >= chrono::Duration::days(REKEY_EVERY_DAYS)) {
             rekey(store, &mut opened.config, &mut report, Renamed::SharedId)?;
             store.set_sync_state(&[("renamed_at", Some(&iso_ms(now)))], false)?;
             device = opened.config.device.clone();
-        } else if let Some(log) = contents.devices.get_mut(&device) {
-            let (ours, foreign): (Vec<_>, Vec<_>) =
-                std::mem::take(&mut log.files).into_iter().partition(|f| applied_here(&device, f));
-            log.files = ours;
-            contents.problems.extend(foreign.into_iter().map(|f| Problem {
-                path: f.path,
-                what: format!(
-                    "is under this device's id but was not written here (a forged file, or another machine cloned from this one; this device took a new id less than {REKEY_EVERY_DAYS} days ago); not read"
-                ),
-            }));
         }
     }
     let folder = Folder { root: opened.root.clone(), key: opened.key.as_ref(), sent: Some(sent_dir(dir, &device)) };
@@ -696,8 +691,15 @@ fn sync_locked(
     report.received = incoming.len();
     // Numbers never repeat for this id: past every file of it in the folder and every one noted.
     let noted: u64 = store.sync_state()?.get("seq").and_then(|v| v.parse().ok()).unwrap_or(0);
-    let next_seq = contents.devices.get(&device).map_or(0, folder::DeviceLog::last).max(noted) + 1;
-    let prev = contents.devices.get(&device).and_then(|l| l.files.last()).map(|f| f.digest.clone());
+    // From the files this data folder wrote under the id: one written there by anyone else
+    // (forged, or a machine sharing the id) neither sets our numbers nor our chain.
+    let own: Vec<&folder::FileRead> = contents
+        .devices
+        .get(&device)
+        .map(|l| l.files.iter().filter(|f| written_here.contains(&(device.to_string(), f.name.clone()))).collect())
+        .unwrap_or_default();
+    let next_seq = own.iter().map(|f| f.last).max().unwrap_or(0).max(noted).saturating_add(1);
+    let prev = own.iter().max_by_key(|f| (f.first, &f.digest)).map(|f| f.digest.clone());
     let named = contents.devices.get(&device).is_some_and(|l| l.name.is_some());
     let joining = store.sync_state()?.get("joining").is_some_and(|v| v == "yes");
     // The merging happens before the transaction; inside it, only reading, comparing, writing.
@@ -790,7 +792,15 @@ pub fn status(store: &Store, dir: &DataDir) -> Result<Status, SyncError> {
     // Without the folder, what is waiting cannot be told from what was sent.
     let pending = if reachable { Some(store.sync_pending(&merge(applied.iter().copied()))?) } else { None };
     let joining = store.sync_state()?.get("joining").is_some_and(|v| v == "yes");
-    Ok(Status { config: opened.config, devices, pending, refused: store.sync_refused()?, problems, joining })
+    Ok(Status {
+        config: opened.config,
+        devices,
+        pending,
+        refused: store.sync_refused()?,
+        refused_records: store.sync_refused_records(REFUSED_NAMED)?,
+        problems,
+        joining,
+    })
 }
 
 /// How bad a [`health`] finding is.

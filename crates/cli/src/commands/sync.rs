@@ -261,6 +261,7 @@ pub fn status_json(status: &Status) -> serde_json::Value {
         "pending": status.pending,
         "joining": status.joining,
         "refused": status.refused,
+        "refused_records": status.refused_records.iter().map(|(t, k)| serde_json::json!({"table": t, "key": k})).collect::<Vec<_>>(),
         "devices": status.devices.iter().map(|d| json!({
             "device": d.device.as_str(),
             "name": d.name,
@@ -328,6 +329,12 @@ fn print_status(ctx: &Ctx, status: &Status) -> anyhow::Result<()> {
                 output::plural(status.refused, "record")
             ),
         ));
+        for (table, key) in &status.refused_records {
+            // A key is another device's words: cut, and cleaned by the output module.
+            let key: String = key.chars().take(60).collect();
+            text.push('\n');
+            text.push_str(&fit(ctx, "  ", &format!("{table} {key}")));
+        }
     }
     output::print(&text)?;
     print_problems(ctx, &status.problems);

@@ -194,7 +194,7 @@ pub fn diff(
                 // Measured against the bounded value the store was given, added to the unbounded
                 // sum: a move the store shows is kept exactly.
                 if v != counter.clamp(b) {
-                    changes.push((key.clone(), Change::Add { column: column.clone(), delta: v - b }));
+                    changes.push((key.clone(), Change::Add { column: column.clone(), delta: v.saturating_sub(b) }));
                 }
                 continue;
             }

@@ -82,6 +82,11 @@ pub enum SegmentError {
     TooLarge,
 }
 
+/// The latest clock reading a change may carry (the year 9999), and the most one change may move
+/// a counter (the map's numbers are 0–10; the sum of every device's moves stays far below this).
+const MAX_CLOCK_MS: i64 = 253_402_300_799_999;
+const MAX_DELTA: u64 = 1_000_000;
+
 #[derive(Serialize, Deserialize)]
 struct Line {
     seq: u64,
@@ -209,6 +214,16 @@ pub fn decode(bytes: &[u8]) -> Result<Segment, SegmentError> {
         }
         if line.table.is_empty() || line.table.len() > 64 {
             return Err(damaged("a change names no table"));
+        }
+        // A clock before 1970 or a counter moved by more than any record holds is no change a
+        // devcoach makes: refused whole, so no sum or clock downstream can overflow.
+        if line.at.0 < 0 || line.at.0 > MAX_CLOCK_MS {
+            return Err(damaged("a change's clock is out of range"));
+        }
+        if let Change::Add { delta, .. } = &line.change
+            && delta.unsigned_abs() > MAX_DELTA
+        {
+            return Err(damaged("a change moves a counter further than any record holds"));
         }
         let key = serde_json::to_string(&line.key).map_err(|_| damaged("a change's key"))?;
         ops.push(Op {

@@ -5,31 +5,10 @@
 //! SQL: a damaged or hostile row is counted as invalid and skipped, never stored for a reader to
 //! trip over.
 
-use devcoach_core::time::{iso_ms, parse_timestamp};
+use devcoach_core::records::{self, Column, ColumnRule};
 use rusqlite::types::Value as Sql;
 use rusqlite::{Connection, params_from_iter};
 use serde_json::{Map, Value};
-
-/// What a column holds, and what a restored value must be.
-#[derive(Debug, Clone, Copy)]
-pub(super) enum Column {
-    Text {
-        max: usize,
-    },
-    Int {
-        min: i64,
-        max: i64,
-    },
-    Real {
-        min: f64,
-        max: f64,
-    },
-    /// A millisecond ISO timestamp (normalised on restore).
-    Stamp,
-    /// A topic id, put through the topic rule like every topic a front end stores (`Git` is
-    /// `git`), so a row lines up with the knowledge map it belongs to.
-    Topic,
-}
 
 /// How a restored row meets a row already there with the same key.
 #[derive(Debug, Clone, Copy)]
@@ -44,20 +23,12 @@ pub(super) enum Merge {
 pub(super) struct Table {
     pub entry: &'static str,
     pub name: &'static str,
-    pub columns: &'static [(&'static str, Column, bool)],
+    pub columns: &'static [ColumnRule],
     pub key: &'static [&'static str],
     pub merge: Merge,
     /// A row is restored only when its lesson exists.
     pub needs_lesson: bool,
 }
-
-const TEXT: Column = Column::Text { max: 4096 };
-const LONG_TEXT: Column = Column::Text { max: 16 * 1024 };
-const COUNT: Column = Column::Int { min: 0, max: 1_000_000_000 };
-const STABILITY: Column = Column::Real { min: 0.001, max: 1.0e7 };
-const DIFFICULTY: Column = Column::Real { min: 1.0, max: 10.0 };
-const PROBABILITY: Column = Column::Real { min: 0.0, max: 1.0 };
-const CONFIDENCE: Column = Column::Int { min: 0, max: 10 };
 
 /// Our tables, in restore order (cards after lessons; the model and the evidence before the
 /// knowledge map reads them).
@@ -65,15 +36,7 @@ pub(super) const TABLES: &[Table] = &[
     Table {
         entry: "ext/evidence.json",
         name: "ext_evidence",
-        columns: &[
-            ("topic", Column::Topic, false),
-            ("delta", Column::Int { min: -10, max: 10 }, true),
-            ("value_after", CONFIDENCE, true),
-            ("cause", Column::Text { max: 32 }, false),
-            ("lesson_id", TEXT, true),
-            ("detail", TEXT, true),
-            ("at", Column::Stamp, false),
-        ],
+        columns: records::EVIDENCE,
         key: &["topic", "delta", "value_after", "cause", "lesson_id", "detail", "at"],
         merge: Merge::AddMissing,
         needs_lesson: false,
@@ -81,14 +44,7 @@ pub(super) const TABLES: &[Table] = &[
     Table {
         entry: "ext/topic_model.json",
         name: "ext_topic_model",
-        columns: &[
-            ("topic", Column::Topic, false),
-            ("learned", PROBABILITY, false),
-            ("stability", STABILITY, false),
-            ("difficulty", DIFFICULTY, false),
-            ("last_at", Column::Stamp, false),
-            ("evidence", COUNT, false),
-        ],
+        columns: records::TOPIC_MODEL,
         key: &["topic"],
         merge: Merge::Newer("last_at"),
         needs_lesson: false,
@@ -96,19 +52,7 @@ pub(super) const TABLES: &[Table] = &[
     Table {
         entry: "ext/review_cards.json",
         name: "ext_review_cards",
-        columns: &[
-            ("lesson_id", TEXT, false),
-            ("question", LONG_TEXT, false),
-            ("answer", LONG_TEXT, false),
-            ("source", Column::Text { max: 32 }, false),
-            ("stability", STABILITY, true),
-            ("difficulty", DIFFICULTY, true),
-            ("due", Column::Stamp, false),
-            ("last_review", Column::Stamp, true),
-            ("reps", COUNT, false),
-            ("lapses", COUNT, false),
-            ("created_at", Column::Stamp, false),
-        ],
+        columns: records::REVIEW_CARDS,
         key: &["lesson_id"],
         merge: Merge::Newer("last_review"),
         needs_lesson: true,
@@ -116,7 +60,7 @@ pub(super) const TABLES: &[Table] = &[
     Table {
         entry: "ext/lesson_kinds.json",
         name: "ext_lesson_kinds",
-        columns: &[("lesson_id", TEXT, false), ("kind", Column::Text { max: 32 }, false)],
+        columns: records::LESSON_KINDS,
         key: &["lesson_id"],
         merge: Merge::AddMissing,
         needs_lesson: true,
@@ -124,16 +68,7 @@ pub(super) const TABLES: &[Table] = &[
     Table {
         entry: "ext/review_log.json",
         name: "ext_review_log",
-        columns: &[
-            ("lesson_id", TEXT, false),
-            ("grade", Column::Int { min: 1, max: 4 }, false),
-            ("reviewed_at", Column::Stamp, false),
-            ("elapsed_days", COUNT, false),
-            ("interval_days", COUNT, false),
-            ("retrievability", PROBABILITY, true),
-            ("stability", STABILITY, false),
-            ("difficulty", DIFFICULTY, false),
-        ],
+        columns: records::REVIEW_LOG,
         key: &["lesson_id", "reviewed_at", "grade"],
         merge: Merge::AddMissing,
         needs_lesson: false,
@@ -141,15 +76,7 @@ pub(super) const TABLES: &[Table] = &[
     Table {
         entry: "ext/checked_answers.json",
         name: "ext_checked_answers",
-        columns: &[
-            ("lesson_id", TEXT, false),
-            ("topic", Column::Topic, false),
-            ("kind", Column::Text { max: 32 }, false),
-            ("grade", Column::Text { max: 32 }, false),
-            ("answer", TEXT, false),
-            ("missing", TEXT, true),
-            ("at", Column::Stamp, false),
-        ],
+        columns: records::CHECKED_ANSWERS,
         key: &["lesson_id", "kind", "at"],
         merge: Merge::AddMissing,
         needs_lesson: false,
@@ -157,20 +84,7 @@ pub(super) const TABLES: &[Table] = &[
     Table {
         entry: "ext/work_sessions.json",
         name: "ext_work_sessions",
-        columns: &[
-            ("agent", Column::Text { max: 32 }, false),
-            ("session_id", TEXT, false),
-            ("first_at", Column::Stamp, false),
-            ("last_at", Column::Stamp, false),
-            ("prompts", COUNT, false),
-            ("questions", COUNT, false),
-            ("questions_after_edit", COUNT, false),
-            ("error_reports", COUNT, false),
-            ("combined", COUNT, false),
-            ("own_code", COUNT, false),
-            ("agent_edits", COUNT, false),
-            ("pattern", Column::Text { max: 32 }, true),
-        ],
+        columns: records::WORK_SESSIONS,
         key: &["agent", "session_id"],
         merge: Merge::Newer("last_at"),
         needs_lesson: false,
@@ -209,22 +123,15 @@ pub(super) fn visit(
     Ok(())
 }
 
-/// The value a column will store, or `None` when the row's value does not fit the column.
+/// The value a column will store, or `None` when the row's value does not fit the column (the
+/// rule every door shares, `devcoach_core::records`).
 fn checked(column: Column, nullable: bool, v: Option<&Value>) -> Option<Sql> {
-    let v = match v {
-        None | Some(Value::Null) => return nullable.then_some(Sql::Null),
-        Some(v) => v,
-    };
-    match column {
-        Column::Text { max } => {
-            let s = v.as_str()?;
-            (s.len() <= max && !s.is_empty()).then(|| Sql::Text(s.to_owned()))
-        }
-        Column::Int { min, max } => v.as_i64().filter(|n| (min..=max).contains(n)).map(Sql::Integer),
-        Column::Real { min, max } => v.as_f64().filter(|f| f.is_finite() && (min..=max).contains(f)).map(Sql::Real),
-        Column::Stamp => parse_timestamp(v.as_str()?).ok().map(|t| Sql::Text(iso_ms(t))),
-        Column::Topic => devcoach_core::knowledge::topic_id(v.as_str()?).ok().map(Sql::Text),
-    }
+    records::checked(column, nullable, v).map(|v| match v {
+        Value::Null => Sql::Null,
+        Value::String(s) => Sql::Text(s),
+        Value::Number(n) => n.as_i64().map_or_else(|| Sql::Real(n.as_f64().unwrap_or(0.0)), Sql::Integer),
+        other => Sql::Text(other.to_string()),
+    })
 }
 
 /// What restoring one row did.
