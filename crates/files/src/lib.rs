@@ -377,6 +377,123 @@ pub fn write(path: &Path, bytes: &[u8], overwrite: Overwrite) -> Result<()> {
     file.commit()
 }
 
+/// Writes `bytes` as `root/<dirs…>/<name>` without ever passing through a link below `root`
+/// (the root itself is the user's choice and may be one). Each folder is made when absent and
+/// opened relative to the one above it without following links, and the file is written under
+/// a hidden temporary name in that opened folder and renamed there: a folder swapped for a link
+/// at any moment cannot redirect the write. On other platforms, the folders are checked, then
+/// written through by path.
+pub fn write_below(root: &Path, dirs: &[&str], name: &str, bytes: &[u8], overwrite: Overwrite) -> Result<()> {
+    let mut path = root.to_owned();
+    for part in dirs.iter().chain(std::iter::once(&name)) {
+        let plain = !part.is_empty() && *part != "." && *part != ".." && !part.contains(['/', '\\', '\0']);
+        if !plain {
+            return Err(FileError::NotRegular { path: path.join(part), kind: Kind::Other });
+        }
+        path.push(part);
+    }
+    below::write(root, dirs, name, bytes, overwrite, &path)
+}
+
+#[cfg(unix)]
+mod below {
+    use std::fs::File;
+    use std::io::Write;
+    use std::os::fd::OwnedFd;
+    use std::path::Path;
+
+    use rustix::fs::{AtFlags, CWD, Mode, OFlags, linkat, mkdirat, openat, renameat, unlinkat};
+    use rustix::io::Errno;
+
+    use super::{FileError, Kind, Overwrite, Result, TEMP_COUNTER};
+
+    fn io(action: &'static str, path: &Path, e: Errno) -> FileError {
+        FileError::io(action, path, std::io::Error::from(e))
+    }
+
+    pub(super) fn write(
+        root: &Path,
+        dirs: &[&str],
+        name: &str,
+        bytes: &[u8],
+        overwrite: Overwrite,
+        target: &Path,
+    ) -> Result<()> {
+        let folder = OFlags::RDONLY | OFlags::DIRECTORY | OFlags::CLOEXEC;
+        let mut dir: OwnedFd = openat(CWD, root, folder, Mode::empty()).map_err(|e| io("open", root, e))?;
+        let mut at = root.to_owned();
+        for part in dirs {
+            at.push(part);
+            match mkdirat(&dir, *part, Mode::from_raw_mode(0o755)) {
+                Ok(()) | Err(Errno::EXIST) => {}
+                Err(e) => return Err(io("create", &at, e)),
+            }
+            dir = match openat(&dir, *part, folder | OFlags::NOFOLLOW, Mode::empty()) {
+                Ok(fd) => fd,
+                // Linux says ENOTDIR for a link opened as a folder without following it.
+                Err(Errno::LOOP | Errno::NOTDIR) => {
+                    let kind = std::fs::symlink_metadata(&at)
+                        .ok()
+                        .and_then(|m| super::kind_of(m.file_type()))
+                        .unwrap_or(Kind::Other);
+                    return Err(FileError::NotRegular { path: at, kind });
+                }
+                Err(e) => return Err(io("open", &at, e)),
+            };
+        }
+        let n = TEMP_COUNTER.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let tmp = format!(".{name}.{}-{n}.devcoach-tmp", std::process::id());
+        let flags = OFlags::WRONLY | OFlags::CREATE | OFlags::EXCL | OFlags::NOFOLLOW | OFlags::CLOEXEC;
+        let fd = openat(&dir, tmp.as_str(), flags, Mode::from_raw_mode(0o644))
+            .map_err(|e| io("create a file in", &at, e))?;
+        let mut file = File::from(fd);
+        let written = file.write_all(bytes).and_then(|()| file.sync_all());
+        drop(file);
+        let placed = match written {
+            Err(e) => Err(FileError::io("write", target, e)),
+            Ok(()) => match overwrite {
+                // A link at the name is replaced as a name, never written through.
+                Overwrite::Replace => renameat(&dir, tmp.as_str(), &dir, name).map_err(|e| io("write", target, e)),
+                Overwrite::Never => match linkat(&dir, tmp.as_str(), &dir, name, AtFlags::empty()) {
+                    Ok(()) => Ok(()),
+                    Err(Errno::EXIST) => Err(FileError::Exists { path: target.to_owned() }),
+                    Err(e) => Err(io("write", target, e)),
+                },
+            },
+        };
+        if placed.is_err() || overwrite == Overwrite::Never {
+            let _ = unlinkat(&dir, tmp.as_str(), AtFlags::empty());
+        }
+        placed
+    }
+}
+
+#[cfg(not(unix))]
+mod below {
+    use std::path::Path;
+
+    use super::{FileError, Kind, Overwrite, Result};
+
+    pub(super) fn write(
+        root: &Path,
+        dirs: &[&str],
+        _name: &str,
+        bytes: &[u8],
+        overwrite: Overwrite,
+        target: &Path,
+    ) -> Result<()> {
+        let mut at = root.to_owned();
+        for part in dirs {
+            at.push(part);
+            let _ = std::fs::create_dir(&at);
+            if !std::fs::symlink_metadata(&at).is_ok_and(|m| m.is_dir()) {
+                return Err(FileError::NotRegular { path: at, kind: Kind::Other });
+            }
+        }
+        super::write(target, bytes, overwrite)
+    }
+}
+
 /// Opens a regular file for appending, creating it when absent; a link, FIFO or device is
 /// refused without blocking on it.
 pub fn open_append(path: &Path) -> Result<File> {

@@ -216,6 +216,19 @@ impl Folder<'_> {
         real_dir(&self.root, &[DEVICES, device.as_str()], true)
     }
 
+    /// Writes one file into `device`'s folder, relative to the opened folders: never through a
+    /// link, even one swapped in after [`Folder::own_dir`] looked.
+    fn write_own(&self, device: &DeviceId, name: &str, bytes: &[u8]) -> Result<(), SyncError> {
+        devcoach_files::write_below(&self.root, &[DEVICES, device.as_str()], name, bytes, Overwrite::Replace).map_err(
+            |e| match e {
+                FileError::NotRegular { path, .. } => {
+                    err(&path, "is a link or not a folder; devcoach reads and writes nothing through it")
+                }
+                other => SyncError::Folder(other.to_string()),
+            },
+        )
+    }
+
     fn seal(&self, role: Role, bytes: Vec<u8>) -> Result<Vec<u8>, SyncError> {
         match self.key {
             Some(key) => key.seal_file(role, &bytes),
@@ -238,9 +251,8 @@ impl Folder<'_> {
     /// Writes this device's name (once, or when it changed).
     pub fn write_device_info(&self, info: &DeviceInfo) -> Result<(), SyncError> {
         let name = if self.key.is_some() { "device.json.age" } else { "device.json" };
-        let path = self.own_dir(&info.device)?.join(name);
         let bytes = self.seal(Role::Device, serde_json::to_vec_pretty(info).unwrap_or_default())?;
-        write_new(&path, &bytes)
+        self.write_own(&info.device, name, &bytes)
     }
 
     /// Writes one new file of this device's changes (to its own copy first, then the folder);
@@ -252,7 +264,7 @@ impl Folder<'_> {
         if let Some(sent) = &self.sent {
             write_new(&sent.join(&name), &sealed)?;
         }
-        write_new(&self.own_dir(&header.device)?.join(&name), &sealed)?;
+        self.write_own(&header.device, &name, &sealed)?;
         Ok(digest)
     }
 
@@ -277,7 +289,7 @@ impl Folder<'_> {
             if stale {
                 let bytes = devcoach_files::read(&entry.path(), MAX_FILE_BYTES, Links::Refuse)
                     .map_err(|e| err(&entry.path(), e))?;
-                write_new(&target, &bytes)?;
+                self.write_own(device, &name, &bytes)?;
                 restored += 1;
             }
         }

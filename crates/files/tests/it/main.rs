@@ -195,3 +195,46 @@ proptest! {
 }
 
 devcoach_core::no_forgotten_test_files!();
+
+/// A folder below the root swapped for a link, before and while writing: nothing ever lands
+/// in the link's target.
+#[cfg(unix)]
+#[test]
+fn writes_below_a_root_never_pass_through_a_link_even_one_swapped_in_meanwhile() {
+    use devcoach_files::{Overwrite, write_below};
+    let tmp = tempfile::tempdir().expect("tmp");
+    let (root, outside) = (tmp.path().join("root"), tmp.path().join("outside"));
+    std::fs::create_dir_all(root.join("devices")).expect("root");
+    std::fs::create_dir_all(&outside).expect("outside");
+    // A link there already: refused and named.
+    std::os::unix::fs::symlink(&outside, root.join("devices/linked")).expect("link");
+    let err = write_below(&root, &["devices", "linked"], "f.dcs", b"x", Overwrite::Replace).expect_err("a link");
+    assert!(err.to_string().contains("symbolic link"), "{err}");
+    // A writer flipping the folder between a real one and a link while we write, many times.
+    let flip = root.join("devices/flip");
+    let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let flipper = {
+        let (flip, outside, stop) = (flip.clone(), outside.clone(), stop.clone());
+        std::thread::spawn(move || {
+            while !stop.load(std::sync::atomic::Ordering::Relaxed) {
+                let _ = std::fs::remove_file(&flip);
+                let _ = std::fs::create_dir(&flip);
+                std::thread::sleep(std::time::Duration::from_micros(30));
+                let _ = std::fs::remove_dir_all(&flip);
+                let _ = std::os::unix::fs::symlink(&outside, &flip);
+                std::thread::sleep(std::time::Duration::from_micros(30));
+            }
+        })
+    };
+    let mut landed = 0;
+    for i in 0..2_000 {
+        if write_below(&root, &["devices", "flip"], &format!("{i}.dcs"), b"ours", Overwrite::Replace).is_ok() {
+            landed += 1;
+        }
+    }
+    stop.store(true, std::sync::atomic::Ordering::Relaxed);
+    flipper.join().expect("flipper");
+    let outside_files: Vec<_> =
+        std::fs::read_dir(&outside).expect("outside").flatten().map(|e| e.file_name()).collect();
+    assert!(outside_files.is_empty(), "written through a link: {outside_files:?} ({landed} writes landed inside)");
+}
