@@ -266,10 +266,10 @@ pub(crate) fn confidence(evidence: &[Evidence], now: DateTime<Utc>, lines: usize
         );
     }
     let first = topics.iter().filter_map(|(_, pts)| pts.first().map(|p| p.0)).min().unwrap_or(now - Duration::days(30));
-    // "now" is the right edge; a first day's few minutes spread over at least an hour, with a
-    // little room on the left so the first marks are not on the axis.
-    let start = first.min(now - Duration::hours(1));
-    let span = (now - start).num_seconds().max(3600) as f64 * 1.04;
+    // "now" is the right edge; the first change sits a tenth in from the left, and a first
+    // session's few minutes spread over at least five (over an hour they all sat at the right
+    // edge, unreadable on a phone).
+    let span = ((now - first).num_seconds() as f64 * 1.1).max(300.0);
     let start = now - Duration::seconds(span as i64);
     let plot_h = H - TOP - BOTTOM;
     let plot_w = W - LEFT - RIGHT - 8.0;
@@ -690,6 +690,15 @@ mod tests {
             .collect();
         // (the two points; the key under the chart draws its own mark)
         assert!(xs.len() >= 2 && xs[..2].iter().all(|x| *x > LEFT + 10.0), "{xs:?}");
+        // A first session of two minutes spreads over the width, not into its last few pixels.
+        let (svg, _) = confidence(&[ev(4, "2026-12-02T09:58:00.000Z"), ev(6, "2026-12-02T09:59:00.000Z")], now, 6);
+        let xs: Vec<f64> = svg
+            .split("class=\"mark\" cx=\"")
+            .skip(1)
+            .filter_map(|t| t.split('"').next().and_then(|x| x.parse().ok()))
+            .collect();
+        let plot_w = W - LEFT - RIGHT - 8.0;
+        assert!(xs[0] < LEFT + 0.7 * plot_w && xs[1] - xs[0] > 0.15 * plot_w, "spread across the width: {xs:?}");
     }
 
     #[test]
