@@ -1,6 +1,7 @@
 #![no_main]
 //! A file in the sync folder (another device's, or anyone's): any bytes decode or are refused
-//! without panicking; what decodes encodes back to the same changes, and merges.
+//! without panicking; what decodes encodes back to the same changes, merges, and its records
+//! go through the checks every door applies.
 
 use devcoach_core::sync::segment::{decode, encode};
 use devcoach_core::sync::{SYNCED, merge};
@@ -14,6 +15,9 @@ fuzz_target!(|data: &[u8]| {
     assert_eq!(back.ops, segment.ops);
     let merged = merge(&segment.ops);
     for table in SYNCED {
-        let _ = merged.store_rows(table);
+        // Every record the merge leaves goes through the checks a sync applies: never a panic.
+        for row in merged.store_rows(table).values() {
+            let _ = devcoach_core::records::check(table.name, row);
+        }
     }
 });

@@ -20,6 +20,11 @@ pub enum Column {
     Text {
         max: usize,
     },
+    /// Text of at most `max` bytes, possibly empty (a setting cleared, a lesson field another
+    /// build left blank).
+    Blank {
+        max: usize,
+    },
     Int {
         min: i64,
         max: i64,
@@ -124,19 +129,19 @@ const LESSONS: &[ColumnRule] = &[
     ("categories", Column::Text { max: CATEGORIES * (CATEGORY_CHARS * 4 + 4) + 2 }, false),
     ("title", Column::Text { max: TITLE_CHARS * 4 }, false),
     ("level", WORD, false),
-    ("summary", Column::Text { max: SUMMARY_CHARS * 4 }, false),
-    ("body", Column::Text { max: crate::limits::BODY_CHARS * 4 }, true),
-    ("task_context", Column::Text { max: CONTEXT_CHARS * 4 }, true),
-    ("project", Column::Text { max: CONTEXT_CHARS * 4 }, true),
-    ("repository", Column::Text { max: CONTEXT_CHARS * 4 }, true),
-    ("branch", Column::Text { max: CONTEXT_CHARS * 4 }, true),
-    ("commit_hash", Column::Text { max: CONTEXT_CHARS * 4 }, true),
-    ("folder", Column::Text { max: CONTEXT_CHARS * 4 }, true),
+    ("summary", Column::Blank { max: SUMMARY_CHARS * 4 }, false),
+    ("body", Column::Blank { max: crate::limits::BODY_CHARS * 4 }, true),
+    ("task_context", Column::Blank { max: CONTEXT_CHARS * 4 }, true),
+    ("project", Column::Blank { max: CONTEXT_CHARS * 4 }, true),
+    ("repository", Column::Blank { max: CONTEXT_CHARS * 4 }, true),
+    ("branch", Column::Blank { max: CONTEXT_CHARS * 4 }, true),
+    ("commit_hash", Column::Blank { max: CONTEXT_CHARS * 4 }, true),
+    ("folder", Column::Blank { max: CONTEXT_CHARS * 4 }, true),
     ("feedback", WORD, true),
     ("repository_platform", WORD, true),
     ("starred", Column::Int { min: 0, max: 1 }, false),
     ("imported", Column::Int { min: 0, max: 1 }, false),
-    ("shared_by", Column::Text { max: SHARE_NAME_CHARS * 4 }, true),
+    ("shared_by", Column::Blank { max: SHARE_NAME_CHARS * 4 }, true),
 ];
 
 const KNOWLEDGE: &[ColumnRule] =
@@ -147,7 +152,7 @@ const COURSES: &[ColumnRule] = &[
     ("lesson_id", Column::Text { max: LESSON_ID_CHARS * 4 }, true),
     ("topic_id", Column::Text { max: TOPIC_CHARS * 4 }, false),
     ("title", Column::Text { max: TITLE_CHARS * 4 }, false),
-    ("goal", Column::Text { max: SUMMARY_CHARS * 4 }, true),
+    ("goal", Column::Blank { max: SUMMARY_CHARS * 4 }, true),
     ("prerequisites", LONG_TEXT, false),
     ("status", WORD, false),
     ("created_at", Column::Stamp, false),
@@ -165,7 +170,8 @@ const COURSE_STEPS: &[ColumnRule] = &[
     ("done_at", Column::Stamp, true),
 ];
 
-const SETTING: &[ColumnRule] = &[("key", Column::Text { max: 64 }, false), ("value", TEXT, false)];
+const SETTING: &[ColumnRule] =
+    &[("key", Column::Text { max: 64 }, false), ("value", Column::Blank { max: 4096 }, false)];
 
 /// The value a column stores for `v`, or `None` when it does not fit: texts as given, stamps in
 /// milliseconds, topics by the topic rule.
@@ -178,6 +184,10 @@ pub fn checked(column: Column, nullable: bool, v: Option<&Value>) -> Option<Valu
         Column::Text { max } => {
             let s = v.as_str()?;
             (s.len() <= max && !s.is_empty()).then(|| Value::from(s))
+        }
+        Column::Blank { max } => {
+            let s = v.as_str()?;
+            (s.len() <= max).then(|| Value::from(s))
         }
         Column::Int { min, max } => v.as_i64().filter(|n| (min..=max).contains(n)).map(Value::from),
         Column::Real { min, max } => v
@@ -404,5 +414,12 @@ mod tests {
         for (table, r) in &stored {
             assert_eq!(check(table, r), Ok(()), "{table} {r:?}");
         }
+        // What every fresh database holds (a blank share name included), and blank free text.
+        for (key, value) in crate::settings::DEFAULTS {
+            let r = row(&[("key", key.into()), ("value", value.into())]);
+            assert_eq!(check("settings", &r), Ok(()), "{key}");
+        }
+        let blank = row(&[("id", "a".into()), ("summary", "".into()), ("body", "".into()), ("shared_by", "".into())]);
+        assert_eq!(check("lessons", &blank), Ok(()));
     }
 }

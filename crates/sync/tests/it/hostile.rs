@@ -430,3 +430,24 @@ fn a_local_remote_whose_configuration_could_run_a_command_is_refused() {
     assert!(err.to_string().contains("could make git run a command"), "{err}");
     assert!(!marker.exists());
 }
+
+#[test]
+fn the_checks_refuse_nothing_a_learner_writes_a_blank_share_name_included() {
+    let set = |d: &mut Device, n: &str| {
+        let update = devcoach_core::settings::SettingUpdate::for_agent("share_name", n).expect("update");
+        d.store.apply_setting(&update).expect("set");
+    };
+    let (_shared, _target, mut a, mut b) = pair();
+    set(&mut a, "Ada");
+    let mut lesson = devcoach_core::Lesson::example("blank-summary");
+    lesson.summary = String::new();
+    a.store.put_lesson(&lesson).expect("lesson");
+    a.sync_at(0);
+    assert_eq!(b.sync_at(1).refused, 0);
+    set(&mut a, "");
+    a.sync_at(2);
+    let report = b.sync_at(3);
+    assert_eq!(report.refused, 0, "{report:?}");
+    assert_eq!(b.store.settings().expect("settings").share_name, None);
+    assert_eq!(a.records(), b.records());
+}
