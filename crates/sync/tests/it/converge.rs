@@ -158,10 +158,43 @@ fn edit(device: &mut Device, step: u8, n: u8) {
     }
 }
 
+/// Someone who can write the folder adds a file of their own, its clock up to two days ahead
+/// and its counter sometimes full: a setting and a star, as a device nobody knows.
+fn forge(shared: &std::path::Path, i: usize, minute: i64, n: u8) {
+    use devcoach_core::sync::segment::Header;
+    use devcoach_core::sync::{Change, DeviceId, Hlc, Op};
+    let device = DeviceId::new(&format!("{:016x}", 0xf0f0_0000_0000_0000_u64 + i as u64)).expect("id");
+    let ahead = chrono::Duration::hours(i64::from(n % 48)) + chrono::Duration::minutes(minute);
+    let at = Hlc((t0() + ahead).timestamp_millis(), if n.is_multiple_of(2) { u32::MAX } else { 0 });
+    let row = |pairs: &[(&str, serde_json::Value)]| pairs.iter().map(|(k, v)| ((*k).to_owned(), v.clone())).collect();
+    let ops = vec![
+        Op {
+            device: device.clone(),
+            seq: 1,
+            at,
+            table: "settings".into(),
+            key: "[\"max_per_day\"]".into(),
+            change: Change::Update(row(&[("key", "max_per_day".into()), ("value", (1 + n % 5).to_string().into())])),
+        },
+        Op {
+            device: device.clone(),
+            seq: 2,
+            at,
+            table: "lessons".into(),
+            key: format!("[\"l{}\"]", n % 4),
+            change: Change::Update(row(&[("starred", i64::from(n % 2).into())])),
+        },
+    ];
+    let folder = devcoach_sync::folder::Folder { root: shared.to_owned(), key: None, sent: None };
+    folder.write_segment(&Header::new(device, 1, 2, None, "x".into()), &ops).expect("forged file");
+}
+
 proptest! {
     #![proptest_config(ProptestConfig { cases: 12, ..ProptestConfig::default() })]
+    /// With files forged into the folder whose clocks run ahead (held until their time), the
+    /// three devices still end alike: before the forged stamps come due, and after.
     #[test]
-    fn random_edits_and_syncs_on_three_devices_converge(steps in prop::collection::vec((0..3usize, 0..7u8, any::<u8>()), 1..30)) {
+    fn random_edits_and_syncs_on_three_devices_converge(steps in prop::collection::vec((0..3usize, 0..8u8, any::<u8>()), 1..30)) {
         let shared = tempfile::tempdir().expect("folder");
         let target = shared.path().to_string_lossy().into_owned();
         let mut devices = [Device::new(), Device::new(), Device::new()];
@@ -172,18 +205,24 @@ proptest! {
             let minute = i64::try_from(i).unwrap_or(0);
             if step == 6 {
                 devices[who].sync_at(minute);
+            } else if step == 7 {
+                forge(shared.path(), i, minute, n);
             } else {
                 edit(&mut devices[who], step, n);
             }
         }
-        for round in 0..2 {
-            for (i, d) in devices.iter_mut().enumerate() {
-                d.sync_at(100 + round * 10 + i64::try_from(i).unwrap_or(0));
+        // Minutes later, and three days later when every forged stamp has come due.
+        for start in [100, 3 * 24 * 60] {
+            for round in 0..2 {
+                for (i, d) in devices.iter_mut().enumerate() {
+                    d.sync_at(start + round * 10 + i64::try_from(i).unwrap_or(0));
+                }
             }
+            let records = devices[0].records();
+            prop_assert_eq!(&records, &devices[1].records());
+            prop_assert_eq!(&records, &devices[2].records());
         }
         let records = devices[0].records();
-        prop_assert_eq!(&records, &devices[1].records());
-        prop_assert_eq!(&records, &devices[2].records());
         // Every table the tests care about was compared.
         prop_assert!(SYNCED.iter().all(|t| records.contains_key(t.name)));
     }
