@@ -185,7 +185,7 @@ fn is_device_name(name: &str) -> bool {
 /// `root/<parts…>`, each part a real folder (made when absent and `create`): never a link, so
 /// whoever writes the shared folder or the remote cannot point devcoach's reads or writes
 /// elsewhere. The root itself is the learner's choice and may be a link.
-pub fn real_dir(root: &Path, parts: &[&str], create: bool) -> Result<PathBuf, SyncError> {
+fn real_dir(root: &Path, parts: &[&str], create: bool) -> Result<PathBuf, SyncError> {
     let mut path = root.to_owned();
     for part in parts {
         path.push(part);

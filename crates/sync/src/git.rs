@@ -60,9 +60,9 @@ pub fn unsupported(target: &str) -> Option<String> {
 
 pub struct Repo {
     pub dir: PathBuf,
-    /// The remote is a repository on this machine (a path or `file://`): git runs its
-    /// receiving side here, with that repository's hooks unless told otherwise.
-    local_remote: bool,
+    /// The remote's URL when it is a repository on this machine (a path or `file://`): git
+    /// runs its receiving side here, with that repository's hooks and configuration.
+    local_remote: Option<String>,
 }
 
 /// Whether git reaches `url` on this machine (as git reads a URL: a scheme of `file`, or no
@@ -175,7 +175,7 @@ fn failed(what: &str, out: &Out) -> SyncError {
 impl Repo {
     /// Clones `url` into `dir`, or opens the clone already there (which must point at `url`).
     pub fn open(dir: &Path, url: &str) -> Result<Self, SyncError> {
-        let repo = Self { dir: dir.to_owned(), local_remote: is_local_remote(url) };
+        let repo = Self { dir: dir.to_owned(), local_remote: is_local_remote(url).then(|| url.to_owned()) };
         if dir.join(".git").is_dir() {
             let out = git(Some(dir), &["remote", "get-url", "origin"], LOCAL)?;
             if out.stdout.trim() != url {
@@ -191,7 +191,7 @@ impl Repo {
             std::fs::create_dir_all(parent).map_err(|e| SyncError::Folder(format!("{}: {e}", parent.display())))?;
         }
         let _ = std::fs::remove_dir_all(dir);
-        if repo.local_remote {
+        if repo.local_remote.is_some() {
             check_local_remote(url)?;
         }
         let dir_text = dir.to_string_lossy();
@@ -293,7 +293,7 @@ impl Repo {
             self.check_remote()?;
             let receive_pack = format!("--receive-pack={QUIET_RECEIVE_PACK}");
             let mut args = vec!["push", "--quiet"];
-            if self.local_remote {
+            if self.local_remote.is_some() {
                 args.push(&receive_pack);
             }
             let refspec = format!("HEAD:refs/heads/{BRANCH}");
@@ -319,11 +319,7 @@ impl Repo {
     /// For a local remote, refuses one whose configuration could run a command (checked again
     /// before each fetch and push: the repository may change between syncs).
     fn check_remote(&self) -> Result<(), SyncError> {
-        if !self.local_remote {
-            return Ok(());
-        }
-        let out = git(Some(&self.dir), &["remote", "get-url", "origin"], LOCAL)?;
-        check_local_remote(out.stdout.trim())
+        self.local_remote.as_deref().map_or(Ok(()), check_local_remote)
     }
 
     /// Whether the working tree of the clone holds files other than devcoach's.
