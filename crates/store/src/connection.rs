@@ -10,14 +10,16 @@ use crate::error::{SchemaTooNew, StoreError};
 use crate::paths::DataDir;
 use crate::schema::{self, SCHEMA_VERSION};
 
-/// How long a connection waits for another writer before giving up (shared with the original
-/// build, so a hook and an MCP server of either build wait for each other the same way).
-pub const BUSY_TIMEOUT: Duration = Duration::from_secs(3);
+/// How long a connection waits for another process's lock before giving up, for a read, a
+/// write or a commit alike. The original waits 3 s; with the rollback journal a reader can be
+/// shut out for longer than that on a loaded machine while writers take turns committing (CI saw
+/// an `unstar` fail with "database is locked" among eight busy writers on two cores), and a
+/// command that fails is worse than one that waits.
+pub const BUSY_TIMEOUT: Duration = Duration::from_secs(15);
 
-/// How long a writer keeps trying for the write lock, beyond SQLite's own busy wait. Under heavy
-/// contention (many hooks, servers and CLI writers at once) SQLite's back-off can starve one
-/// writer past `BUSY_TIMEOUT`; retrying the `BEGIN IMMEDIATE` itself (nothing has been done yet
-/// at that point) keeps every write landing.
+/// How long a writer keeps trying for the write lock when SQLite hands back "busy" without
+/// waiting (it does so rather than risk a deadlock); retrying the `BEGIN IMMEDIATE` itself is
+/// safe because nothing has been done yet at that point.
 pub const WRITE_LOCK_PATIENCE: Duration = Duration::from_secs(15);
 
 /// Waits out another process's lock for up to `BUSY_TIMEOUT`. SQLite's own busy wait naps for
@@ -25,11 +27,23 @@ pub const WRITE_LOCK_PATIENCE: Duration = Duration::from_secs(15);
 /// free (the torture suite measured a p99 above one second with eight writers); short naps with
 /// jitter keep the wait close to how long the lock is actually held.
 fn busy_wait(attempt: i32) -> bool {
-    // Naps of 0.5–2.5 ms, 1.5 ms on average.
-    let naps = i32::try_from(BUSY_TIMEOUT.as_micros() / 1_500).unwrap_or(i32::MAX);
-    if attempt >= naps {
+    thread_local! {
+        // When this thread's current wait began: SQLite calls the handler with attempt 0 at the
+        // start of each wait, and a loaded machine can stretch every nap far past what was asked,
+        // so the limit is kept in time, not in naps.
+        static WAIT_STARTED: std::cell::Cell<Option<std::time::Instant>> = const { std::cell::Cell::new(None) };
+    }
+    let now = std::time::Instant::now();
+    let started = WAIT_STARTED.with(|cell| {
+        if attempt == 0 || cell.get().is_none() {
+            cell.set(Some(now));
+        }
+        cell.get().unwrap_or(now)
+    });
+    if now.duration_since(started) >= BUSY_TIMEOUT {
         return false;
     }
+    // Naps of 0.5–2.5 ms, 1.5 ms on average.
     let nanos = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.subsec_nanos());
     let jitter = (nanos ^ attempt.unsigned_abs().wrapping_mul(7919)) % 2_000;
     std::thread::sleep(Duration::from_micros(500 + u64::from(jitter)));

@@ -9,6 +9,7 @@ mod demo;
 mod feedback;
 mod knowledge;
 mod lessons;
+mod locks;
 mod pacing;
 mod reviews;
 mod schema;
