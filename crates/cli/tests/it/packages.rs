@@ -383,7 +383,7 @@ fn the_windows_launcher_finds_devcoach_or_stays_out_of_the_way() {
     let broken_dir = dir("broken");
     std::fs::copy(wine_dir.join("broken.exe"), broken_dir.join("devcoach.exe")).expect("broken");
     let broken = win(&broken_dir.join("devcoach.exe"));
-    let run_once = |path: &[&Path], args: &[&str], stdin: &str| {
+    let run = |path: &[&Path], args: &[&str], stdin: &str| {
         use std::io::Write as _;
         let path: Vec<String> = path.iter().map(|p| win(p)).collect();
         let mut child = std::process::Command::new(wine)
@@ -412,16 +412,6 @@ fn the_windows_launcher_finds_devcoach_or_stays_out_of_the_way() {
             String::from_utf8_lossy(&out.stdout).replace("\r\n", "\n"),
             String::from_utf8_lossy(&out.stderr).into_owned(),
         )
-    };
-    // Wine itself now and then faults on a loaded machine ("wine: Unhandled page fault ...",
-    // printed by the emulator, not by anything the launcher runs; the run's exit code and output
-    // were right when CI saw it): the emulator's own lines are set aside, every other byte on
-    // stderr still fails the checks below.
-    let run = |path: &[&Path], args: &[&str], stdin: &str| {
-        let (code, out, err) = run_once(path, args, stdin);
-        let ours: Vec<&str> = err.lines().filter(|line| !line.starts_with("wine: ")).collect();
-        let err = if ours.is_empty() { String::new() } else { ours.join("\n") + "\n" };
-        (code, out, err)
     };
     let npx_calls = || std::fs::read_to_string(&npx_log).unwrap_or_default().replace("\r\n", "\n");
     let real_bin = wine_dir.join("bin");
