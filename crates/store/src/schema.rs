@@ -277,6 +277,44 @@ CREATE TABLE IF NOT EXISTS ext_model_moves (
 CREATE INDEX IF NOT EXISTS idx_ext_model_moves_opened ON ext_model_moves (opened_at);
 ",
     },
+    Addition {
+        // Sync's merge state per record, so a sync folds only what is new instead of every
+        // change ever made: the record's merge state (`devcoach_core::sync::RecordState`), the
+        // rowid it was last matched at (log rows, whose rowid is their own id), and the values
+        // the parent and one-per-value rules look records up by. `ext_sync_dirty` is filled by
+        // triggers on the synced tables while sync is on (every writer, any build), and emptied
+        // by each round. Each applied file is also known by its name (`ext_sync_known`), so it is never read again.
+        // Never synced, never in a backup.
+        name: "rs-9-sync-records",
+        sql: "
+CREATE TABLE IF NOT EXISTS ext_sync_records (
+    tbl    TEXT NOT NULL,
+    key    TEXT NOT NULL,
+    state  TEXT NOT NULL,
+    rid    INTEGER,
+    parent TEXT,
+    uniq   TEXT,
+    PRIMARY KEY (tbl, key)
+) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS idx_ext_sync_records_rid ON ext_sync_records (tbl, rid) WHERE rid IS NOT NULL;
+CREATE INDEX IF NOT EXISTS idx_ext_sync_records_parent ON ext_sync_records (tbl, parent) WHERE parent IS NOT NULL;
+CREATE INDEX IF NOT EXISTS idx_ext_sync_records_uniq ON ext_sync_records (tbl, uniq) WHERE uniq IS NOT NULL;
+CREATE TABLE IF NOT EXISTS ext_sync_dirty (
+    tbl TEXT NOT NULL,
+    ref TEXT NOT NULL,
+    PRIMARY KEY (tbl, ref)
+) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS ext_sync_known (
+    device     TEXT NOT NULL,
+    file       TEXT NOT NULL,
+    name       TEXT NOT NULL,
+    first      INTEGER NOT NULL,
+    last       INTEGER NOT NULL,
+    written_at TEXT NOT NULL,
+    PRIMARY KEY (device, file)
+);
+",
+    },
 ];
 
 pub(crate) fn user_version(conn: &Connection) -> rusqlite::Result<i64> {

@@ -2,29 +2,41 @@
 //! changed here since the last round, then make the synced tables what every device's changes
 //! merge to — in one `IMMEDIATE` transaction.
 //!
-//! What changed here is found by comparing the tables with what the changes applied so far
-//! merge to, so a write by any program (this devcoach, the TypeScript one, a restore) is logged
-//! the same way, and a crash between writing the log and committing loses nothing: the logged
-//! changes count as applied (they came from this store), so they are never logged twice.
+//! The store keeps each record's merge state (`ext_sync_records`), so a round folds only the
+//! changes it has not seen and writes only the records they touch: its cost follows the change,
+//! not the history. What changed here is found by comparing a record with what its applied
+//! changes merge to, so a write by any program (this devcoach, the TypeScript one, a restore, a
+//! hand edit) is logged the same way; which records to compare comes from triggers on the synced
+//! tables (`ext_sync_dirty`), present while sync is on. When they were missing for a while (sync
+//! was off, someone dropped them), every record is compared once.
+//!
+//! A crash between writing the log and committing loses nothing: the logged changes count as
+//! applied (they came from this store), so they are never logged twice.
 
 use std::collections::{BTreeMap, BTreeSet};
+use std::fmt::Write as _;
 
 use devcoach_core::course::{CourseId, MAX_COURSE_DOCUMENT_BYTES};
 use devcoach_core::sync::merge::bound;
 use devcoach_core::sync::op::record_key;
-use devcoach_core::sync::tables::{DOCUMENTS, Key, is_seed};
-use devcoach_core::sync::{Change, DeviceId, Hlc, Merged, Op, RecordKey, Row, SYNCED, SyncTable, diff};
+use devcoach_core::sync::tables::{DOCUMENTS, Key, is_seed, synced};
+use devcoach_core::sync::{Change, DeviceId, Hlc, Op, RecordKey, RecordState, Row, SYNCED, SyncTable, diff};
 use rusqlite::types::{Value as Sql, ValueRef};
-use rusqlite::{Connection, OptionalExtension, params_from_iter};
+use rusqlite::{Connection, OptionalExtension, params, params_from_iter};
 use serde_json::Value;
 
 use crate::{DataDir, Result, Store, StoreError};
 
-/// A file of the shared folder, by its device and digest: applied here once recorded.
-#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+/// A file of the shared folder, by its device and digest: applied here once recorded. Its name
+/// and header are kept too, so a later sync knows it by its name without reading it again.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Default)]
 pub struct Mark {
     pub device: String,
     pub digest: String,
+    pub name: Option<String>,
+    pub first: u64,
+    pub last: u64,
+    pub written_at: Option<String>,
 }
 
 /// One round's inputs, read from the folder by the caller.
@@ -35,12 +47,12 @@ pub struct SyncRound<'a> {
     /// The clock, already past every change read.
     pub clock: Hlc,
     pub now_ms: i64,
-    /// What the changes the store already shows merge to: every one this device logged, and
-    /// the other devices' up to their marks (merged before the transaction, which then only
-    /// reads, compares and writes).
-    pub shadow: &'a Merged,
-    /// What those and the other devices' changes read this round merge to.
-    pub theirs: Merged,
+    /// Changes the store already shows that its records do not hold yet: every applied file's
+    /// when the records are not built ([`Store::sync_records_ready`]), else those of files this
+    /// data folder wrote in a round that died before it committed.
+    pub history: Vec<Op>,
+    /// The other devices' changes read this round.
+    pub incoming: Vec<Op>,
     /// The files read this round, to record as applied once the round commits.
     pub marks: Vec<Mark>,
     /// This device's first round after joining a folder other devices use: where both hold a
@@ -58,7 +70,13 @@ pub struct RoundOutcome {
     /// Records from other devices this database could not take (a constraint, a missing column).
     pub refused: usize,
     pub clock: Hlc,
+    /// Every record was compared, not only those written since the last round (the first round,
+    /// or after the change tracking was missing).
+    pub compared_all: bool,
 }
+
+/// The state key saying the records hold every applied file's changes.
+const RECORDS_READY: &str = "records";
 
 /// The synced tables this file has, with their columns.
 fn present_tables(conn: &Connection) -> Result<Vec<(&'static SyncTable, Vec<String>)>> {
@@ -192,10 +210,10 @@ fn document_path(dir: &DataDir, name: &str) -> Option<std::path::PathBuf> {
     Some(dir.course_document_path(&id))
 }
 
-/// Writes and removes documents until the files match `target`; what it could not write is refused.
-fn apply_documents(conn: &Connection, dir: &DataDir, target: &Merged) -> Result<(usize, usize)> {
+/// Writes and removes documents until the files match `wanted`; what it could not write is refused.
+fn apply_documents(conn: &Connection, dir: &DataDir, wanted: &BTreeMap<RecordKey, Row>) -> Result<(usize, usize)> {
     let local = read_documents(conn, dir)?;
-    let wanted = target.live(&DOCUMENTS);
+    conn.execute("DELETE FROM ext_sync_refused WHERE tbl = ?1", [DOCUMENTS.name])?;
     let (mut written, mut refused) = (0, 0);
     let mut refuse = |key: &str| -> Result<()> {
         refused += 1;
@@ -212,6 +230,7 @@ fn apply_documents(conn: &Connection, dir: &DataDir, target: &Merged) -> Result<
         }
     }
     for (key, row) in wanted {
+        let key = key.as_str();
         let (Some(name), Some(text)) =
             (row.get("name").and_then(Value::as_str), row.get("text").and_then(Value::as_str))
         else {
@@ -239,40 +258,423 @@ fn apply_documents(conn: &Connection, dir: &DataDir, target: &Merged) -> Result<
     Ok((written, refused))
 }
 
-/// Every change made here since `shadow` (the applied changes merged), by table.
-fn local_changes(conn: &Connection, dir: &DataDir, shadow: &Merged) -> Result<Vec<(&'static str, RecordKey, Change)>> {
-    let refused = refused_keys(conn)?;
-    let mut changes = Vec::new();
-    let keep = |table: &str, k: &RecordKey| !refused.contains(&(table.to_owned(), k.clone()));
-    let local: BTreeMap<RecordKey, Row> =
-        read_documents(conn, dir)?.into_iter().filter(|(k, _)| keep(DOCUMENTS.name, k)).collect();
-    let was: BTreeMap<&RecordKey, &Row> =
-        shadow.live(&DOCUMENTS).into_iter().filter(|(k, _)| keep(DOCUMENTS.name, k)).collect();
-    changes.extend(diff(&DOCUMENTS, &was, &local).into_iter().map(|(k, c)| (DOCUMENTS.name, k, c)));
-    for (table, columns) in present_tables(conn)? {
-        let keep = |k: &RecordKey| !refused.contains(&(table.name.to_owned(), k.clone()));
-        let local: BTreeMap<RecordKey, Row> =
-            read_rows(conn, table, &columns)?.into_iter().filter(|(k, _)| keep(k)).map(|(k, (_, r))| (k, r)).collect();
-        // Columns the shadow has and this file lacks (a newer device's) are never compared: the
-        // diff reads only the local row's columns.
-        let was: BTreeMap<&RecordKey, &Row> =
-            shadow.live(table).into_iter().filter(|(k, row)| keep(k) && !is_local(table, row)).collect();
-        changes.extend(diff(table, &was, &local).into_iter().map(|(k, c)| (table.name, k, c)));
-    }
-    Ok(changes)
+/// The key a record has in a table keyed by one column holding `id`.
+fn parent_key(id: &Value) -> RecordKey {
+    serde_json::to_string(&[id]).unwrap_or_default()
 }
 
-/// Makes the synced tables hold `target`'s records: removals first (a unique index may name a
-/// record's new place), then changes, then additions. A record this file refuses is noted, so
+/// A key as the triggers write it (SQLite's JSON), in the form every record key has.
+fn canonical_key(raw: &str) -> Option<RecordKey> {
+    let values: Vec<Value> = serde_json::from_str(raw).ok()?;
+    serde_json::to_string(&values).ok()
+}
+
+/// The columns a key's values belong to, in order: the key columns, or for a log row every
+/// column of the row (by name, as [`key_of`] writes them).
+fn key_columns(table: &SyncTable, columns: &[String]) -> Vec<String> {
+    match table.key {
+        Key::Columns(names) => names.iter().map(|c| (*c).to_owned()).collect(),
+        Key::Content => {
+            let mut sorted = columns.to_vec();
+            sorted.sort();
+            sorted
+        }
+    }
+}
+
+/// The row `key` names in this file, with its rowid (not synced rows are left out).
+fn find_row(conn: &Connection, table: &SyncTable, columns: &[String], key: &str) -> Result<Option<(i64, Row)>> {
+    let Ok(values) = serde_json::from_str::<Vec<Value>>(key) else { return Ok(None) };
+    let names = key_columns(table, columns);
+    if names.len() != values.len() || names.iter().any(|n| !columns.contains(n)) {
+        return Ok(None);
+    }
+    let list = columns.iter().map(|c| format!("\"{c}\"")).collect::<Vec<_>>().join(", ");
+    let filter = names.iter().enumerate().map(|(i, c)| format!("\"{c}\" IS ?{}", i + 1)).collect::<Vec<_>>();
+    let sql = format!("SELECT rowid, {list} FROM \"{}\" WHERE {} LIMIT 1", table.name, filter.join(" AND "));
+    let found = conn
+        .prepare_cached(&sql)?
+        .query_row(params_from_iter(values.iter().map(to_sql)), |r| {
+            let mut row = Row::new();
+            for (i, column) in columns.iter().enumerate() {
+                row.insert(column.clone(), to_json(r.get_ref(i + 1)?));
+            }
+            Ok((r.get::<_, i64>(0)?, row))
+        })
+        .optional()?;
+    Ok(found.filter(|(_, row)| !is_local(table, row) && key_of(table, row) == key))
+}
+
+/// The row at `rowid`, if there is one.
+fn row_at(conn: &Connection, table: &SyncTable, columns: &[String], rowid: i64) -> Result<Option<Row>> {
+    let list = columns.iter().map(|c| format!("\"{c}\"")).collect::<Vec<_>>().join(", ");
+    let sql = format!("SELECT {list} FROM \"{}\" WHERE rowid = ?1", table.name);
+    Ok(conn
+        .prepare_cached(&sql)?
+        .query_row([rowid], |r| {
+            let mut row = Row::new();
+            for (i, column) in columns.iter().enumerate() {
+                row.insert(column.clone(), to_json(r.get_ref(i)?));
+            }
+            Ok(row)
+        })
+        .optional()?)
+}
+
+/// A record's merge state and the rowid it was last matched at.
+fn load(conn: &Connection, table: &str, key: &str) -> Result<Option<(RecordState, Option<i64>)>> {
+    let found: Option<(String, Option<i64>)> = conn
+        .prepare_cached("SELECT state, rid FROM ext_sync_records WHERE tbl = ?1 AND key = ?2")?
+        .query_row([table, key], |r| Ok((r.get(0)?, r.get(1)?)))
+        .optional()?;
+    Ok(found.map(|(state, rid)| (serde_json::from_str(&state).unwrap_or_default(), rid)))
+}
+
+/// Where the parent and one-per-value rules look a record up: its parent's key and its value.
+fn lookups(table: &SyncTable, state: &RecordState) -> (Option<RecordKey>, Option<String>) {
+    let Some((row, _)) = state.row() else { return (None, None) };
+    let parent = table.parent.map(|(column, _)| parent_key(row.get(column).unwrap_or(&Value::Null)));
+    let uniq = table.unique.map(|column| row.get(column).map(Value::to_string).unwrap_or_default());
+    (parent, uniq)
+}
+
+fn save(conn: &Connection, table: &SyncTable, key: &str, state: &RecordState) -> Result<()> {
+    let (parent, uniq) = lookups(table, state);
+    conn.prepare_cached(
+        "INSERT INTO ext_sync_records (tbl, key, state, parent, uniq) VALUES (?1, ?2, ?3, ?4, ?5) \
+         ON CONFLICT (tbl, key) DO UPDATE SET state = excluded.state, parent = excluded.parent, uniq = excluded.uniq",
+    )?
+    .execute(params![table.name, key, serde_json::to_string(state).unwrap_or_default(), parent, uniq])?;
+    Ok(())
+}
+
+fn set_rid(conn: &Connection, table: &str, key: &str, rid: Option<i64>) -> Result<()> {
+    conn.prepare_cached("UPDATE ext_sync_records SET rid = ?3 WHERE tbl = ?1 AND key = ?2")?
+        .execute(params![table, key, rid])?;
+    Ok(())
+}
+
+/// The records a round must bring the tables in line with, per table.
+type Affected = BTreeMap<&'static str, BTreeSet<RecordKey>>;
+
+/// Folds `ops` into the records they change, noting every record whose merge moved (and, for
+/// the one-per-value rule, the other records of the value it left).
+fn fold<'a>(conn: &Connection, ops: impl IntoIterator<Item = &'a Op>, affected: &mut Affected) -> Result<()> {
+    let mut by_record: BTreeMap<(&'static str, &str), Vec<&Op>> = BTreeMap::new();
+    for op in ops {
+        // A table this build does not sync (a newer device's) has nowhere to go here.
+        if let Some(table) = synced(&op.table) {
+            by_record.entry((table.name, op.key.as_str())).or_default().push(op);
+        }
+    }
+    for ((name, key), ops) in by_record {
+        let Some(table) = synced(name) else { continue };
+        let mut state = load(conn, name, key)?.map(|(s, _)| s).unwrap_or_default();
+        let before = state.clone();
+        for op in ops {
+            state.fold(op);
+        }
+        if state == before {
+            continue;
+        }
+        if let (_, Some(value)) = lookups(table, &before) {
+            note_value_group(conn, table, &value, affected)?;
+        }
+        save(conn, table, key, &state)?;
+        affected.entry(table.name).or_default().insert(key.to_owned());
+    }
+    Ok(())
+}
+
+/// Every record that holds `value` in the table's one-per-value column: one of them may win now.
+fn note_value_group(conn: &Connection, table: &'static SyncTable, value: &str, affected: &mut Affected) -> Result<()> {
+    let mut stmt = conn.prepare_cached("SELECT key FROM ext_sync_records WHERE tbl = ?1 AND uniq = ?2")?;
+    let keys = stmt.query_map([table.name, value], |r| r.get::<_, String>(0))?;
+    let entry = affected.entry(table.name).or_default();
+    for key in keys {
+        entry.insert(key?);
+    }
+    Ok(())
+}
+
+/// The record `key` as the store should hold it (counters unbounded): it exists, is not a row
+/// this machine keeps to itself, its parent exists, and it wins its value.
+fn live_row(conn: &Connection, table: &SyncTable, key: &str) -> Result<Option<Row>> {
+    let Some((state, _)) = load(conn, table.name, key)? else { return Ok(None) };
+    let Some((row, stamp)) = state.row() else { return Ok(None) };
+    if is_local(table, &row) {
+        return Ok(None);
+    }
+    if let Some((column, parent)) = table.parent {
+        let pkey = parent_key(row.get(column).unwrap_or(&Value::Null));
+        let alive = load(conn, parent, &pkey)?.is_some_and(|(s, _)| s.row().is_some());
+        if !alive {
+            return Ok(None);
+        }
+    }
+    if let Some(column) = table.unique {
+        let value = row.get(column).map(Value::to_string).unwrap_or_default();
+        let mut stmt =
+            conn.prepare_cached("SELECT key, state FROM ext_sync_records WHERE tbl = ?1 AND uniq = ?2 AND key <> ?3")?;
+        let others = stmt
+            .query_map([table.name, value.as_str(), key], |r| Ok((r.get::<_, String>(0)?, r.get::<_, String>(1)?)))?;
+        for other in others {
+            let (other_key, other_state) = other?;
+            let other_state: RecordState = serde_json::from_str(&other_state).unwrap_or_default();
+            if let Some((_, other_stamp)) = other_state.row()
+                && (other_stamp, other_key.as_str()) > (stamp, key)
+            {
+                return Ok(None);
+            }
+        }
+    }
+    Ok(Some(row))
+}
+
+/// Every record key of `table` the records hold.
+fn record_keys(conn: &Connection, table: &str) -> Result<Vec<RecordKey>> {
+    let mut stmt = conn.prepare_cached("SELECT key FROM ext_sync_records WHERE tbl = ?1")?;
+    let keys = stmt.query_map([table], |r| r.get(0))?.collect::<rusqlite::Result<_>>()?;
+    Ok(keys)
+}
+
+/// The documents the records say the data folder should hold.
+fn live_documents(conn: &Connection) -> Result<BTreeMap<RecordKey, Row>> {
+    let mut out = BTreeMap::new();
+    for key in record_keys(conn, DOCUMENTS.name)? {
+        if let Some(row) = live_row(conn, &DOCUMENTS, &key)? {
+            out.insert(key, row);
+        }
+    }
+    Ok(out)
+}
+
+const TRIGGER_EVENTS: [(&str, &str); 3] = [("i", "INSERT"), ("u", "UPDATE"), ("d", "DELETE")];
+
+/// What a trigger writes to name the row it saw: the key (a table keyed by columns) or the rowid
+/// (a log, whose rowid is its own id and whose key would be every value, reals included).
+fn row_ref(table: &SyncTable, row: &str) -> String {
+    match table.key {
+        Key::Columns(columns) => {
+            // A blob (no devcoach writes one) is read as text, as the sync reads it, and never
+            // makes the trigger (and so the write) fail.
+            let values = columns
+                .iter()
+                .map(|c| format!("CASE WHEN typeof({row}.\"{c}\") = 'blob' THEN CAST({row}.\"{c}\" AS TEXT) ELSE {row}.\"{c}\" END"))
+                .collect::<Vec<_>>();
+            format!("json_array({})", values.join(", "))
+        }
+        Key::Content => format!("CAST({row}.rowid AS TEXT)"),
+    }
+}
+
+/// Makes sure every synced table of this file notes its writes in `ext_sync_dirty`; `false` when
+/// any trigger was missing (so writes may have gone unnoted: the round compares everything).
+fn ensure_tracking(conn: &Connection) -> Result<bool> {
+    let mut complete = true;
+    for (table, _) in present_tables(conn)? {
+        for (suffix, event) in TRIGGER_EVENTS {
+            let name = format!("ext_sync_dirty_{}_{suffix}", table.name);
+            let exists = conn
+                .prepare_cached("SELECT 1 FROM sqlite_master WHERE type = 'trigger' AND name = ?1")?
+                .query_row([&name], |_| Ok(()))
+                .optional()?
+                .is_some();
+            if exists {
+                continue;
+            }
+            complete = false;
+            let refs: Vec<String> = match event {
+                "INSERT" => vec![row_ref(table, "NEW")],
+                "DELETE" => vec![row_ref(table, "OLD")],
+                _ => vec![row_ref(table, "OLD"), row_ref(table, "NEW")],
+            };
+            // Not `INSERT OR IGNORE`: a writer's own conflict clause (`INSERT OR REPLACE`, an
+            // upsert) overrides a trigger's, and the write would fail on a second note.
+            let t = table.name;
+            let body = refs.iter().fold(String::new(), |mut body, r| {
+                let _ = write!(
+                    body,
+                    "INSERT INTO ext_sync_dirty (tbl, ref) SELECT '{t}', {r} \
+                     WHERE NOT EXISTS (SELECT 1 FROM ext_sync_dirty WHERE tbl = '{t}' AND ref = {r});"
+                );
+                body
+            });
+            conn.execute_batch(&format!(
+                "CREATE TRIGGER IF NOT EXISTS \"{name}\" AFTER {event} ON \"{}\" BEGIN {body} END;",
+                table.name
+            ))?;
+        }
+    }
+    Ok(complete)
+}
+
+/// Whether every synced table's triggers are there (read only).
+fn tracking_complete(conn: &Connection) -> Result<bool> {
+    let tables = present_tables(conn)?.len();
+    let have: i64 = conn.query_row(
+        "SELECT COUNT(*) FROM sqlite_master WHERE type = 'trigger' AND name LIKE 'ext\\_sync\\_dirty\\_%' ESCAPE '\\'",
+        [],
+        |r| r.get(0),
+    )?;
+    Ok(usize::try_from(have).unwrap_or(0) >= tables * TRIGGER_EVENTS.len())
+}
+
+fn drop_tracking(conn: &Connection) -> Result<()> {
+    let mut stmt = conn.prepare(
+        "SELECT name FROM sqlite_master WHERE type = 'trigger' AND name LIKE 'ext\\_sync\\_dirty\\_%' ESCAPE '\\'",
+    )?;
+    let names: Vec<String> = stmt.query_map([], |r| r.get(0))?.collect::<rusqlite::Result<_>>()?;
+    for name in names {
+        conn.execute_batch(&format!("DROP TRIGGER IF EXISTS \"{name}\""))?;
+    }
+    conn.execute("DELETE FROM ext_sync_dirty", [])?;
+    Ok(())
+}
+
+/// A change found here, and for a log row the rowid its record now matches.
+type Found = (Vec<(&'static str, RecordKey, Change)>, Vec<(&'static str, RecordKey, Option<i64>)>);
+
+/// Every change made here since the records were last matched: every record compared when
+/// `all`, else only those the triggers noted.
+fn local_changes(conn: &Connection, dir: &DataDir, all: bool) -> Result<Found> {
+    let refused = refused_keys(conn)?;
+    let keep = |table: &str, k: &RecordKey| !refused.contains(&(table.to_owned(), k.clone()));
+    let mut changes = Vec::new();
+    let mut rids = Vec::new();
+    // The documents are few and live beside the database: always compared whole.
+    let local: BTreeMap<RecordKey, Row> =
+        read_documents(conn, dir)?.into_iter().filter(|(k, _)| keep(DOCUMENTS.name, k)).collect();
+    let was_rows = live_documents(conn)?;
+    let was: BTreeMap<&RecordKey, &Row> = was_rows.iter().filter(|(k, _)| keep(DOCUMENTS.name, k)).collect();
+    changes.extend(diff(&DOCUMENTS, &was, &local).into_iter().map(|(k, c)| (DOCUMENTS.name, k, c)));
+    for (table, columns) in present_tables(conn)? {
+        let log = table.key == Key::Content;
+        let (local, candidates): (BTreeMap<RecordKey, (i64, Row)>, BTreeSet<RecordKey>) = if all {
+            let local = read_rows(conn, table, &columns)?;
+            let mut candidates: BTreeSet<RecordKey> = record_keys(conn, table.name)?.into_iter().collect();
+            candidates.extend(local.keys().cloned());
+            (local, candidates)
+        } else {
+            let mut stmt = conn.prepare_cached("SELECT ref FROM ext_sync_dirty WHERE tbl = ?1")?;
+            let refs: Vec<String> = stmt.query_map([table.name], |r| r.get(0))?.collect::<rusqlite::Result<_>>()?;
+            let mut candidates = BTreeSet::new();
+            for raw in refs {
+                if !log {
+                    candidates.extend(canonical_key(&raw));
+                    continue;
+                }
+                let Ok(rowid) = raw.parse::<i64>() else { continue };
+                if let Some(row) = row_at(conn, table, &columns, rowid)? {
+                    candidates.insert(key_of(table, &row));
+                }
+                let mut stmt = conn.prepare_cached("SELECT key FROM ext_sync_records WHERE tbl = ?1 AND rid = ?2")?;
+                let was: Vec<String> =
+                    stmt.query_map(params![table.name, rowid], |r| r.get(0))?.collect::<rusqlite::Result<_>>()?;
+                candidates.extend(was);
+            }
+            let mut local = BTreeMap::new();
+            for key in &candidates {
+                if let Some(found) = find_row(conn, table, &columns, key)? {
+                    local.insert(key.clone(), found);
+                }
+            }
+            (local, candidates)
+        };
+        let mut was_rows = BTreeMap::new();
+        for key in candidates.iter().filter(|k| keep(table.name, k)) {
+            if let Some(row) = live_row(conn, table, key)? {
+                was_rows.insert(key.clone(), row);
+            }
+        }
+        let was: BTreeMap<&RecordKey, &Row> = was_rows.iter().collect();
+        let now: BTreeMap<RecordKey, Row> =
+            local.iter().filter(|(k, _)| keep(table.name, k)).map(|(k, (_, r))| (k.clone(), r.clone())).collect();
+        // Columns the records have and this file lacks (a newer device's) are never compared:
+        // the diff reads only the local row's columns.
+        changes.extend(diff(table, &was, &now).into_iter().map(|(k, c)| (table.name, k, c)));
+        if log {
+            for key in candidates {
+                rids.push((table.name, key.clone(), local.get(&key).map(|(rowid, _)| *rowid)));
+            }
+        }
+    }
+    Ok((changes, rids))
+}
+
+/// Adds to `affected` what hangs from the records already in it: a lesson's cards and reviews,
+/// a topic's group (the rule of each depends on its parent's record), and the other records of
+/// a one-per-value group.
+fn with_dependents(conn: &Connection, mut affected: Affected) -> Result<Affected> {
+    for table in SYNCED {
+        if let Some((column, parent)) = table.parent
+            && let Some(parents) = affected.get(parent).cloned()
+        {
+            let columns = present_tables(conn)?.into_iter().find(|(t, _)| t.name == table.name).map(|(_, c)| c);
+            let entry = affected.entry(table.name).or_default();
+            for pkey in parents {
+                let mut stmt =
+                    conn.prepare_cached("SELECT key FROM ext_sync_records WHERE tbl = ?1 AND parent = ?2")?;
+                let keys = stmt.query_map([table.name, pkey.as_str()], |r| r.get::<_, String>(0))?;
+                for key in keys {
+                    entry.insert(key?);
+                }
+                // And the rows here that name it, whatever the records say.
+                let Some(columns) = &columns else { continue };
+                let Some(id) = serde_json::from_str::<Vec<Value>>(&pkey).ok().and_then(|v| v.into_iter().next()) else {
+                    continue;
+                };
+                let list = columns.iter().map(|c| format!("\"{c}\"")).collect::<Vec<_>>().join(", ");
+                let sql = format!("SELECT {list} FROM \"{}\" WHERE \"{column}\" IS ?1", table.name);
+                let mut stmt = conn.prepare_cached(&sql)?;
+                let mut rows = stmt.query([to_sql(&id)])?;
+                while let Some(r) = rows.next()? {
+                    let mut row = Row::new();
+                    for (i, c) in columns.iter().enumerate() {
+                        row.insert(c.clone(), to_json(r.get_ref(i)?));
+                    }
+                    entry.insert(key_of(table, &row));
+                }
+            }
+        }
+        if table.unique.is_some()
+            && let Some(keys) = affected.get(table.name).cloned()
+        {
+            for key in keys {
+                let values: Vec<Option<String>> = conn
+                    .prepare_cached("SELECT uniq FROM ext_sync_records WHERE tbl = ?1 AND key = ?2")?
+                    .query_map([table.name, key.as_str()], |r| r.get(0))?
+                    .collect::<rusqlite::Result<_>>()?;
+                for value in values.into_iter().flatten() {
+                    note_value_group(conn, table, &value, &mut affected)?;
+                }
+            }
+        }
+    }
+    Ok(affected)
+}
+
+/// Makes the rows of `affected` what their records say: removals first (a unique index may name
+/// a record's new place), then changes, then additions. A record this file refuses is noted, so
 /// the next round does not read its absence as a local deletion.
-fn apply(conn: &Connection, target: &Merged) -> Result<(usize, usize)> {
-    conn.execute("DELETE FROM ext_sync_refused", [])?;
+fn apply(conn: &Connection, affected: &Affected) -> Result<(usize, usize)> {
     let (mut written, mut refused) = (0, 0);
     for (table, typed) in typed_tables(conn)? {
+        let Some(keys) = affected.get(table.name) else { continue };
         let columns: Vec<String> = typed.iter().map(|(c, _)| c.clone()).collect();
-        let local = read_rows(conn, table, &columns)?;
-        let wanted: BTreeMap<&RecordKey, &Row> =
-            target.live(table).into_iter().filter(|(_, row)| !is_local(table, row)).collect();
+        let log = table.key == Key::Content;
+        let mut local: BTreeMap<&RecordKey, (i64, Row)> = BTreeMap::new();
+        let mut wanted: BTreeMap<&RecordKey, Row> = BTreeMap::new();
+        for key in keys {
+            conn.prepare_cached("DELETE FROM ext_sync_refused WHERE tbl = ?1 AND key = ?2")?
+                .execute([table.name, key.as_str()])?;
+            if let Some(found) = find_row(conn, table, &columns, key)? {
+                local.insert(key, found);
+            }
+            if let Some(row) = live_row(conn, table, key)? {
+                wanted.insert(key, row);
+            }
+        }
         // One record as this file stores it: its own columns, counters within their range.
         let stored = |row: &Row| -> Row {
             let mut row: Row =
@@ -287,9 +689,17 @@ fn apply(conn: &Connection, target: &Merged) -> Result<(usize, usize)> {
             Ok(())
         };
         for (key, (rowid, _)) in &local {
-            if !wanted.contains_key(&key) {
-                conn.prepare_cached(&format!("DELETE FROM \"{}\" WHERE rowid = ?1", table.name))?.execute([rowid])?;
+            if !wanted.contains_key(key) {
+                let delete = format!("DELETE FROM \"{}\" WHERE rowid = ?1", table.name);
+                conn.prepare_cached(&delete)?.execute([rowid])?;
                 written += 1;
+                if log {
+                    // A log row written twice is one record: every copy goes.
+                    while let Some((copy, _)) = find_row(conn, table, &columns, key)? {
+                        conn.prepare_cached(&delete)?.execute([copy])?;
+                    }
+                    set_rid(conn, table.name, key, None)?;
+                }
             }
         }
         let fits = |row: &Row| {
@@ -336,7 +746,12 @@ fn apply(conn: &Connection, target: &Merged) -> Result<(usize, usize)> {
             let marks = (1..=row.len()).map(|i| format!("?{i}")).collect::<Vec<_>>().join(", ");
             let sql = format!("INSERT INTO \"{}\" ({names}) VALUES ({marks})", table.name);
             match conn.execute(&sql, params_from_iter(row.values().map(to_sql))) {
-                Ok(_) => written += 1,
+                Ok(_) => {
+                    written += 1;
+                    if log {
+                        set_rid(conn, table.name, key, Some(conn.last_insert_rowid()))?;
+                    }
+                }
                 Err(e) if is_constraint(&e) => refuse(key)?,
                 Err(e) => return Err(e.into()),
             }
@@ -352,7 +767,29 @@ fn is_constraint(e: &rusqlite::Error) -> bool {
 fn write_mark(conn: &Connection, mark: &Mark) -> Result<()> {
     conn.prepare_cached("INSERT OR IGNORE INTO ext_sync_files (device, file) VALUES (?1, ?2)")?
         .execute([&mark.device, &mark.digest])?;
+    if mark.name.is_none() {
+        return Ok(());
+    }
+    conn.prepare_cached(
+        "INSERT OR REPLACE INTO ext_sync_known (device, file, name, first, last, written_at) \
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+    )?
+    .execute(params![
+        mark.device,
+        mark.digest,
+        mark.name,
+        i64::try_from(mark.first).unwrap_or(i64::MAX),
+        i64::try_from(mark.last).unwrap_or(i64::MAX),
+        mark.written_at.as_deref().unwrap_or_default()
+    ])?;
     Ok(())
+}
+
+fn state_value(conn: &Connection, key: &str) -> Result<Option<String>> {
+    Ok(conn
+        .prepare_cached("SELECT value FROM ext_sync_state WHERE key = ?1")?
+        .query_row([key], |r| r.get(0))
+        .optional()?)
 }
 
 impl Store {
@@ -366,59 +803,107 @@ impl Store {
         log: impl FnOnce(&[Op]) -> std::result::Result<Option<Mark>, String>,
     ) -> Result<RoundOutcome> {
         let dir = self.data_dir().clone();
+        let SyncRound { device, next_seq, clock, now_ms, history, incoming, marks, joining } = round;
         self.write(|tx| {
-            let mut changes = local_changes(tx, &dir, round.shadow)?;
-            if round.joining {
+            let ready = state_value(tx, RECORDS_READY)?.as_deref() == Some("1");
+            if !ready {
+                tx.execute("DELETE FROM ext_sync_records", [])?;
+            }
+            let tracked = ensure_tracking(tx)?;
+            let all = !ready || !tracked;
+            let mut affected = Affected::new();
+            fold(tx, &history, &mut affected)?;
+            let (mut changes, rids) = local_changes(tx, &dir, all)?;
+            fold(tx, &incoming, &mut affected)?;
+            if joining {
                 // Where the folder holds the record, the folder's wins; but a learner's own
                 // setting wins over a fresh install's default, whichever came first.
-                let theirs = &round.theirs;
-                let live: BTreeMap<&str, BTreeMap<&RecordKey, &Row>> =
-                    SYNCED.iter().chain([&DOCUMENTS]).map(|t| (t.name, theirs.live(t))).collect();
-                changes.retain(|(table, key, change)| {
-                    let Change::Create(mine) = change else { return false };
-                    match live.get(table).and_then(|rows| rows.get(key)) {
+                let mut kept = Vec::with_capacity(changes.len());
+                for (table, key, change) in changes {
+                    let Change::Create(mine) = &change else { continue };
+                    let Some(rule) = synced(table) else { continue };
+                    let keep = match live_row(tx, rule, &key)? {
                         None => true,
-                        Some(their) => is_seed(table, their) && !is_seed(table, mine),
+                        Some(their) => is_seed(table, &their) && !is_seed(table, mine),
+                    };
+                    if keep {
+                        kept.push((table, key, change));
                     }
-                });
+                }
+                changes = kept;
             }
-            let mut clock = round.clock;
+            let mut clock = clock;
             let mut logged = Vec::new();
             for (i, (table, key, change)) in changes.into_iter().enumerate() {
-                let seq = round.next_seq + i as u64;
+                let seq = next_seq + i as u64;
                 // A seeded default is logged at the lowest reading: any chosen value outranks it.
                 let at = match &change {
                     Change::Create(row) if is_seed(table, row) => Hlc(0, u32::try_from(seq).unwrap_or(u32::MAX)),
                     _ => {
-                        clock = clock.next(round.now_ms);
+                        clock = clock.next(now_ms);
                         clock
                     }
                 };
-                logged.push(Op { device: round.device.clone(), seq, at, table: table.to_owned(), key, change });
+                logged.push(Op { device: device.clone(), seq, at, table: table.to_owned(), key, change });
             }
             let own = log(&logged).map_err(StoreError::SyncLog)?;
-            // This device's new changes are stamped past every change read (so folding them on
-            // top is the merge of all), but for seeded defaults, stamped below every one.
-            let mut target = round.theirs;
-            let (under, later): (Vec<&Op>, Vec<&Op>) = logged.iter().partition(|op| op.at.millis() == 0);
-            target.fold_later(later);
-            target.fold_under(under);
-            let (mut written, mut refused) = apply(tx, &target)?;
-            let (documents, refused_documents) = apply_documents(tx, &dir, &target)?;
+            fold(tx, &logged, &mut affected)?;
+            // Where each log row compared here lies, now that a new one has its record.
+            for (table, key, rid) in rids {
+                set_rid(tx, table, &key, rid)?;
+            }
+            let affected = with_dependents(tx, affected)?;
+            let (mut written, mut refused) = apply(tx, &affected)?;
+            let (documents, refused_documents) = apply_documents(tx, &dir, &live_documents(tx)?)?;
             written += documents;
             refused += refused_documents;
-            for mark in round.marks.iter().chain(own.as_ref()) {
+            for mark in marks.iter().chain(own.as_ref()) {
                 write_mark(tx, mark)?;
             }
             set_state(tx, "clock", &serde_json::to_string(&clock).unwrap_or_default())?;
-            Ok(RoundOutcome { logged, written, refused, clock })
+            set_state(tx, RECORDS_READY, "1")?;
+            // Every write noted so far is either logged above or this round's own.
+            tx.execute("DELETE FROM ext_sync_dirty", [])?;
+            Ok(RoundOutcome { logged, written, refused, clock, compared_all: all })
         })
     }
 
-    /// How many changes made here the next round would log (for `sync status`), given what the
-    /// applied changes merge to.
-    pub fn sync_pending(&self, shadow: &Merged) -> Result<usize> {
-        Ok(local_changes(self.conn(), self.data_dir(), shadow)?.len())
+    /// How many changes made here the next round would log (for `sync status`): only the
+    /// records written since the last round are compared, unless the tracking was missing.
+    pub fn sync_pending(&self) -> Result<usize> {
+        let ready = state_value(self.conn(), RECORDS_READY)?.as_deref() == Some("1");
+        if !ready {
+            return Ok(0);
+        }
+        let all = !tracking_complete(self.conn())?;
+        Ok(local_changes(self.conn(), self.data_dir(), all)?.0.len())
+    }
+
+    /// Whether the records hold every applied file's changes, so a round needs only new files.
+    pub fn sync_records_ready(&self) -> Result<bool> {
+        Ok(state_value(self.conn(), RECORDS_READY)?.as_deref() == Some("1"))
+    }
+
+    /// Stops noting writes for sync (`sync off`): the triggers go, the next round compares all.
+    pub fn sync_stop_tracking(&mut self) -> Result<()> {
+        self.write(|tx| drop_tracking(tx))
+    }
+
+    /// What the records say every synced table should hold (for tests and `doctor`-like checks):
+    /// the merge of every change applied here, with each table's rules, counters within range.
+    pub fn sync_merged(&self) -> Result<BTreeMap<&'static str, BTreeMap<RecordKey, Row>>> {
+        let mut out = BTreeMap::new();
+        for table in SYNCED.iter().chain(std::iter::once(&DOCUMENTS)) {
+            let mut rows = BTreeMap::new();
+            for key in record_keys(self.conn(), table.name)? {
+                if let Some(mut row) = live_row(self.conn(), table, &key)? {
+                    bound(table, &mut row);
+                    rows.insert(key, row);
+                }
+            }
+            out.insert(table.name, rows);
+        }
+        Ok(out)
     }
 
     /// Every synced record this store holds, by table (rowids left out): what two devices that
@@ -443,13 +928,14 @@ impl Store {
         Ok(pairs)
     }
 
-    /// Sets sync's settings (`None` removes one); `reset` first forgets every one and every mark
-    /// (`sync off`, or a new device id).
+    /// Sets sync's settings (`None` removes one); `reset` first forgets every one, every mark
+    /// and the records built from them (`sync off`, or a new device id).
     pub fn set_sync_state(&mut self, pairs: &[(&str, Option<&str>)], reset: bool) -> Result<()> {
         self.write(|tx| {
             if reset {
                 tx.execute_batch(
-                    "DELETE FROM ext_sync_state; DELETE FROM ext_sync_files; DELETE FROM ext_sync_refused;",
+                    "DELETE FROM ext_sync_state; DELETE FROM ext_sync_files; DELETE FROM ext_sync_refused; \
+                     DELETE FROM ext_sync_records; DELETE FROM ext_sync_known;",
                 )?;
             }
             for (key, value) in pairs {
@@ -466,9 +952,21 @@ impl Store {
 
     /// The files of the shared folder applied here (every device's, this one's included).
     pub fn sync_marks(&self) -> Result<BTreeSet<Mark>> {
-        let mut stmt = self.conn().prepare_cached("SELECT device, file FROM ext_sync_files")?;
+        let mut stmt = self.conn().prepare_cached(
+            "SELECT f.device, f.file, k.name, k.first, k.last, k.written_at FROM ext_sync_files f \
+             LEFT JOIN ext_sync_known k ON k.device = f.device AND k.file = f.file",
+        )?;
         let marks = stmt
-            .query_map([], |r| Ok(Mark { device: r.get(0)?, digest: r.get(1)? }))?
+            .query_map([], |r| {
+                Ok(Mark {
+                    device: r.get(0)?,
+                    digest: r.get(1)?,
+                    name: r.get(2)?,
+                    first: r.get::<_, Option<i64>>(3)?.and_then(|v| u64::try_from(v).ok()).unwrap_or(0),
+                    last: r.get::<_, Option<i64>>(4)?.and_then(|v| u64::try_from(v).ok()).unwrap_or(0),
+                    written_at: r.get(5)?,
+                })
+            })?
             .collect::<rusqlite::Result<_>>()?;
         Ok(marks)
     }

@@ -80,6 +80,36 @@ pub struct FileRead {
     pub last: u64,
     pub written_at: String,
     pub ops: Vec<Op>,
+    /// Applied here earlier and known by its name: not read again, `ops` left empty.
+    pub known: bool,
+}
+
+/// A file applied here earlier, as the store recorded it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Known {
+    pub digest: String,
+    pub first: u64,
+    pub last: u64,
+    pub written_at: String,
+}
+
+/// The files applied here, by device id and file name.
+pub type KnownFiles = BTreeMap<(String, String), Known>;
+
+impl FileRead {
+    fn from_known(name: String, path: PathBuf, known: &Known) -> Self {
+        Self {
+            name,
+            path,
+            digest: known.digest.clone(),
+            raw_digest: String::new(),
+            first: known.first,
+            last: known.last,
+            written_at: known.written_at.clone(),
+            ops: Vec::new(),
+            known: true,
+        }
+    }
 }
 
 /// Every file of one device's that reads. A file that does not is only named in a problem: the
@@ -158,7 +188,7 @@ pub fn write_new(path: &Path, bytes: &[u8]) -> Result<(), SyncError> {
 
 /// A plain file is named by its first change and digest; an encrypted one by its digest alone,
 /// so the host cannot count the changes in each file from the names.
-fn segment_name(first: u64, digest: &str, encrypted: bool) -> String {
+pub fn segment_name(first: u64, digest: &str, encrypted: bool) -> String {
     if encrypted {
         format!("{}.dcs.age", &digest[..16.min(digest.len())])
     } else {
@@ -312,8 +342,11 @@ impl Folder<'_> {
     }
 
     /// Reads this data folder's copy of a file (the folder's did not read, or is gone).
-    pub fn read_copy(&self, device: &DeviceId, path: &Path, now_ms: i64) -> Option<FileRead> {
+    pub fn read_copy(&self, device: &DeviceId, path: &Path, now_ms: i64, known: &KnownFiles) -> Option<FileRead> {
         let name = path.file_name()?.to_string_lossy().into_owned();
+        if let Some(k) = known.get(&(device.to_string(), name.clone())) {
+            return Some(FileRead::from_known(name, path.to_owned(), k));
+        }
         let sealed = parse_segment_name(&name)?;
         let (seg, raw_digest) = self.read_segment(path, sealed, now_ms).ok()?;
         (seg.header.device == *device).then(|| FileRead {
@@ -325,6 +358,7 @@ impl Folder<'_> {
             last: seg.header.last,
             written_at: seg.header.written_at,
             ops: seg.ops,
+            known: false,
         })
     }
 
@@ -344,6 +378,18 @@ impl Folder<'_> {
     /// a newer devcoach, stamped far in the future) is named in a problem and waits for a later
     /// sync; the others are read whatever their order. `now_ms` is this machine's clock.
     pub fn read(&self, now_ms: i64, progress: &mut dyn FnMut(usize, usize)) -> Result<Contents, SyncError> {
+        self.read_new(now_ms, progress, &KnownFiles::new())
+    }
+
+    /// Reads every device's files but those `known` names (applied here earlier): a known file
+    /// that is still a regular file in the folder is listed from what the store recorded, never
+    /// read again, so a sync reads only what is new.
+    pub fn read_new(
+        &self,
+        now_ms: i64,
+        progress: &mut dyn FnMut(usize, usize),
+        known: &KnownFiles,
+    ) -> Result<Contents, SyncError> {
         let mut contents = Contents::default();
         let devices_dir = self.root.join(DEVICES);
         if std::fs::symlink_metadata(&devices_dir).is_ok_and(|m| !m.is_dir()) {
@@ -399,6 +445,12 @@ impl Folder<'_> {
             for (name, sealed, path) in files {
                 done += 1;
                 progress(done, total);
+                if let Some(k) = known.get(&(device.to_string(), name.clone()))
+                    && std::fs::symlink_metadata(&path).is_ok_and(|m| m.is_file())
+                {
+                    log.files.push(FileRead::from_known(name, path, k));
+                    continue;
+                }
                 let named_for = |digest: &str| {
                     if sealed {
                         digest.get(..16).is_some_and(|d| name.starts_with(d))
@@ -427,6 +479,7 @@ impl Folder<'_> {
                         last: seg.header.last,
                         written_at: seg.header.written_at,
                         ops: seg.ops,
+                        known: false,
                     }),
                     Err(what) => contents.problems.push(Problem { path, what }),
                 }

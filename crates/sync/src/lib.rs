@@ -18,7 +18,7 @@ use std::path::PathBuf;
 
 use chrono::{DateTime, Utc};
 use devcoach_core::sync::segment::Header;
-use devcoach_core::sync::{DeviceId, Hlc, Op, merge};
+use devcoach_core::sync::{DeviceId, Hlc, Op};
 use devcoach_core::time::{iso_ms, parse_timestamp};
 use devcoach_store::{DataDir, Mark, Store, StoreError, SyncRound};
 
@@ -116,6 +116,9 @@ pub struct SyncReport {
     pub devices: usize,
     pub refused: usize,
     pub pushed: bool,
+    /// Files read from the folder (or this data folder's copies) this time: the ones not
+    /// applied here before.
+    pub read: usize,
     pub problems: Vec<Problem>,
     /// This data folder took a new device id this time (old, new, why).
     pub renamed: Option<(DeviceId, DeviceId, Renamed)>,
@@ -205,10 +208,11 @@ fn gather(
     folder: &Folder<'_>,
     dir: &DataDir,
     recorded: &BTreeSet<(String, String)>,
+    known: &folder::KnownFiles,
     now_ms: i64,
     progress: &mut dyn FnMut(usize, usize),
 ) -> Result<(folder::Contents, BTreeSet<(String, String)>), SyncError> {
-    let mut contents = folder.read(now_ms, progress)?;
+    let mut contents = folder.read_new(now_ms, progress, known)?;
     let mut written_here = BTreeSet::new();
     for (kind, ids) in [("sent", copy_ids(dir, "sent")), ("kept", copy_ids(dir, "kept"))] {
         for id in ids {
@@ -223,7 +227,7 @@ fn gather(
                 if log.files.iter().any(|f| f.name == name) {
                     continue;
                 }
-                if let Some(file) = folder.read_copy(&id, &entry.path(), now_ms)
+                if let Some(file) = folder.read_copy(&id, &entry.path(), now_ms, known)
                     && (kind == "sent" || recorded.contains(&(id.to_string(), file.digest.clone())))
                 {
                     // The folder's copy is missing or does not read: ours stands in.
@@ -239,6 +243,23 @@ fn gather(
     }
     contents.devices.retain(|_, log| !log.files.is_empty() || log.name.is_some());
     Ok((contents, written_here))
+}
+
+/// The files the store recorded by name, so a sync never reads them again.
+fn known_files(marks: &BTreeSet<Mark>) -> folder::KnownFiles {
+    marks
+        .iter()
+        .filter_map(|m| {
+            let name = m.name.clone()?;
+            let known = folder::Known {
+                digest: m.digest.clone(),
+                first: m.first,
+                last: m.last,
+                written_at: m.written_at.clone().unwrap_or_default(),
+            };
+            Some(((m.device.clone(), name), known))
+        })
+        .collect()
 }
 
 /// The keys of a setup that `sync off` parks, so `sync init` to the same place picks up where it
@@ -530,6 +551,8 @@ pub fn off(store: &mut Store, dir: &DataDir) -> Result<bool, SyncError> {
         let pairs: Vec<(&str, Option<&str>)> = pairs.iter().map(|(k, v)| (k.as_str(), v.as_deref())).collect();
         store.set_sync_state(&pairs, false)?;
     }
+    // Writes stop being noted for sync; a later `sync init` compares every record once.
+    store.sync_stop_tracking()?;
     let _ = std::fs::remove_dir_all(repo_dir(dir));
     let _ = std::fs::remove_file(key_path(dir));
     Ok(was)
@@ -634,7 +657,13 @@ fn sync_locked(
     // Every file this data folder wrote or applied goes back into the folder if it left it or
     // was cut short there (moved, evicted by a sync tool, an old copy of the folder restored):
     // same name, same bytes, so nothing forks and the others can still read it.
-    let recorded: BTreeSet<(String, String)> = store.sync_marks()?.into_iter().map(|m| (m.device, m.digest)).collect();
+    let marks = store.sync_marks()?;
+    let recorded: BTreeSet<(String, String)> = marks.iter().map(|m| (m.device.clone(), m.digest.clone())).collect();
+    // Until the store's records hold every applied file's changes (the first sync of this
+    // build), every file is read; after that, only the ones not applied yet.
+    let ready = store.sync_records_ready()?;
+    let known = if ready { known_files(&marks) } else { folder::KnownFiles::new() };
+    drop(marks);
     for (kind, ids) in [("sent", copy_ids(dir, "sent")), ("kept", copy_ids(dir, "kept"))] {
         for id in ids {
             let copies = if kind == "sent" { sent_dir(dir, &id) } else { kept_dir(dir, &id) };
@@ -645,7 +674,7 @@ fn sync_locked(
     }
     let mut device = opened.config.device.clone();
     let folder = Folder { root: opened.root.clone(), key: opened.key.as_ref(), sent: Some(sent_dir(dir, &device)) };
-    let (contents, written_here) = gather(&folder, dir, &recorded, now_ms, progress)?;
+    let (mut contents, written_here) = gather(&folder, dir, &recorded, &known, now_ms, progress)?;
     // A file is applied here when it is recorded, or when this data folder wrote it (a sync
     // killed after writing it and before committing: its changes came from this store).
     let applied_here = |id: &DeviceId, f: &folder::FileRead| {
@@ -670,46 +699,57 @@ fn sync_locked(
     let folder = Folder { root: opened.root.clone(), key: opened.key.as_ref(), sent: Some(sent_dir(dir, &device)) };
     report.problems = contents.problems;
     report.devices = contents.devices.len().max(1);
-    let mut applied: Vec<&Op> = Vec::new();
-    let mut incoming: Vec<&Op> = Vec::new();
+    let mut history: Vec<Op> = Vec::new();
+    let mut incoming: Vec<Op> = Vec::new();
     let mut new_marks = Vec::new();
     let mut clock: Hlc =
         store.sync_state()?.get("clock").and_then(|c| serde_json::from_str(c).ok()).unwrap_or_default();
-    for (id, log) in &contents.devices {
-        for file in &log.files {
+    let mark = |id: &DeviceId, file: &folder::FileRead| Mark {
+        device: id.to_string(),
+        digest: file.digest.clone(),
+        name: Some(file.name.clone()),
+        first: file.first,
+        last: file.last,
+        written_at: Some(file.written_at.clone()),
+    };
+    // The files this data folder wrote under the id, as (first, last, digest): one written there
+    // by anyone else (forged, or a machine sharing the id) sets neither our numbers nor our chain.
+    let mut own: Vec<(u64, u64, String)> = Vec::new();
+    for (id, log) in &mut contents.devices {
+        for file in &mut log.files {
+            if *id == device && written_here.contains(&(id.to_string(), file.name.clone())) {
+                own.push((file.first, file.last, file.digest.clone()));
+            }
+            if file.known {
+                continue;
+            }
+            report.read += 1;
             clock = file.ops.iter().map(|o| o.at).fold(clock, Hlc::observe);
+            let ops = std::mem::take(&mut file.ops);
             if applied_here(id, file) {
-                applied.extend(file.ops.iter());
+                // Applied, but not (or not yet) in the store's records: the first sync of this
+                // build, an earlier build's mark without a name, or a file of ours a killed
+                // round wrote and did not record.
+                if !ready || !recorded.contains(&(id.to_string(), file.digest.clone())) {
+                    history.extend(ops);
+                }
             } else {
-                incoming.extend(file.ops.iter());
-                new_marks.push(Mark { device: id.to_string(), digest: file.digest.clone() });
+                incoming.extend(ops);
                 // Kept before it counts as applied: a kept file counts only once recorded.
                 folder.keep(&kept_dir(dir, id), file);
             }
+            new_marks.push(mark(id, file));
         }
     }
     report.received = incoming.len();
     // Numbers never repeat for this id: past every file of it in the folder and every one noted.
     let noted: u64 = store.sync_state()?.get("seq").and_then(|v| v.parse().ok()).unwrap_or(0);
-    // From the files this data folder wrote under the id: one written there by anyone else
-    // (forged, or a machine sharing the id) neither sets our numbers nor our chain.
-    let own: Vec<&folder::FileRead> = contents
-        .devices
-        .get(&device)
-        .map(|l| l.files.iter().filter(|f| written_here.contains(&(device.to_string(), f.name.clone()))).collect())
-        .unwrap_or_default();
-    let next_seq = own.iter().map(|f| f.last).max().unwrap_or(0).max(noted).saturating_add(1);
-    let prev = own.iter().max_by_key(|f| (f.first, &f.digest)).map(|f| f.digest.clone());
+    let next_seq = own.iter().map(|o| o.1).max().unwrap_or(0).max(noted).saturating_add(1);
+    let prev = own.iter().max_by(|a, b| (a.0, &a.2).cmp(&(b.0, &b.2))).map(|o| o.2.clone());
     let named = contents.devices.get(&device).is_some_and(|l| l.name.is_some());
     let joining = store.sync_state()?.get("joining").is_some_and(|v| v == "yes");
-    // The merging happens before the transaction; inside it, only reading, comparing, writing.
-    let shadow = merge(applied.iter().copied());
-    let theirs = merge(applied.iter().copied().chain(incoming.iter().copied()));
-    // The changes themselves are not needed past here: their merges hold what counts.
-    drop((applied, incoming));
     drop(contents.devices);
-    let round =
-        SyncRound { device: &device, next_seq, clock, now_ms, shadow: &shadow, theirs, marks: new_marks, joining };
+    let round = SyncRound { device: &device, next_seq, clock, now_ms, history, incoming, marks: new_marks, joining };
     let outcome = store.sync_round(round, |ops| {
         if ops.is_empty() {
             return Ok(None);
@@ -719,7 +759,15 @@ fn sync_locked(
         let digest = folder
             .write_segment(&header, ops)
             .map_err(|e| format!("writing this device's changes failed; nothing was applied — {e}"))?;
-        Ok(Some(Mark { device: device.to_string(), digest }))
+        let name = folder::segment_name(next_seq, &digest, folder.key.is_some());
+        Ok(Some(Mark {
+            device: device.to_string(),
+            digest,
+            name: Some(name),
+            first: next_seq,
+            last,
+            written_at: Some(iso_ms(now)),
+        }))
     })?;
     report.logged = outcome.logged.len();
     report.written = outcome.written;
@@ -741,7 +789,11 @@ fn sync_locked(
 /// Where sync stands, read from the folder as it is here (no fetch).
 pub fn status(store: &Store, dir: &DataDir) -> Result<Status, SyncError> {
     let opened = open(store, dir)?;
-    let recorded: BTreeSet<(String, String)> = store.sync_marks()?.into_iter().map(|m| (m.device, m.digest)).collect();
+    let marks = store.sync_marks()?;
+    let recorded: BTreeSet<(String, String)> = marks.iter().map(|m| (m.device.clone(), m.digest.clone())).collect();
+    // The files applied here are listed from what the store recorded, never read again.
+    let known = known_files(&marks);
+    drop(marks);
     let folder = Folder { root: opened.root.clone(), key: opened.key.as_ref(), sent: None };
     let mut problems = Vec::new();
     let reachable = match check_marker(&opened) {
@@ -751,17 +803,16 @@ pub fn status(store: &Store, dir: &DataDir) -> Result<Status, SyncError> {
             false
         }
     };
-    let (contents, written_here) = gather(&folder, dir, &recorded, Utc::now().timestamp_millis(), &mut |_, _| {})?;
+    let (contents, written_here) =
+        gather(&folder, dir, &recorded, &known, Utc::now().timestamp_millis(), &mut |_, _| {})?;
     problems.extend(contents.problems);
     let device = &opened.config.device;
-    let mut applied: Vec<&Op> = Vec::new();
     let mut devices = Vec::new();
     for (id, log) in &contents.devices {
         let mut done = 0;
         for file in &log.files {
             let key = (id.to_string(), file.digest.clone());
             if recorded.contains(&key) || written_here.contains(&(id.to_string(), file.name.clone())) {
-                applied.extend(file.ops.iter());
                 done += 1;
             }
         }
@@ -790,7 +841,7 @@ pub fn status(store: &Store, dir: &DataDir) -> Result<Status, SyncError> {
     // This device first, then the others by name.
     devices.sort_by(|a, b| (!a.this, &a.name, &a.device).cmp(&(!b.this, &b.name, &b.device)));
     // Without the folder, what is waiting cannot be told from what was sent.
-    let pending = if reachable { Some(store.sync_pending(&merge(applied.iter().copied()))?) } else { None };
+    let pending = if reachable { Some(store.sync_pending()?) } else { None };
     let joining = store.sync_state()?.get("joining").is_some_and(|v| v == "yes");
     Ok(Status {
         config: opened.config,

@@ -189,10 +189,11 @@ fn kill_mid_sync(target: &str, label: &str) {
     let mut seed: u64 = 0x5eed_cafe;
     let mut killed = 0;
     for round in 1..=6 {
-        add_lessons(&pair.a, round, 300);
+        // A sync costs what changed since the last one: enough lessons that it takes a while.
+        add_lessons(&pair.a, round, 1500);
         ok(&pair.a, &["knowledge-add", "rust", &(round % 10).to_string()]);
         seed = seed.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1_442_695_040_888_963_407);
-        let delay = Duration::from_millis(5 + (seed >> 33) % 400);
+        let delay = Duration::from_millis(5 + (seed >> 33) % 250);
         let mut child = std::process::Command::new(crate::bin())
             .env_clear()
             .envs(pair.a.vars())

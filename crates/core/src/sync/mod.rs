@@ -9,9 +9,11 @@ pub mod hlc;
 pub mod merge;
 pub mod op;
 pub mod segment;
+pub mod state;
 pub mod tables;
 
 pub use hlc::Hlc;
 pub use merge::{Merged, diff, merge};
 pub use op::{Change, DeviceId, Op, RecordKey, Row};
+pub use state::{RecordState, Stamp};
 pub use tables::{SYNCED, SyncTable};

@@ -106,7 +106,7 @@ const V6_INDEXES: &[(&str, &str, bool, &[&str])] = &[
 
 /// Every migration a database upgraded by this build records, by name (names never change once
 /// shipped).
-const FULL_LEDGER: [&str; 9] = [
+const FULL_LEDGER: [&str; 10] = [
     "rs-1-evidence",
     "rs-2-reviews",
     "rs-3-topic-model",
@@ -115,6 +115,7 @@ const FULL_LEDGER: [&str; 9] = [
     "rs-6-work-sessions",
     "rs-7-sync",
     "rs-8-model-moves",
+    "rs-9-sync-records",
     "v4-feedback-understood",
 ];
 

@@ -4,7 +4,7 @@
 use std::io::Write;
 
 use devcoach_core::sync::segment::Header;
-use devcoach_core::sync::{Change, DeviceId, Hlc, Op, merge};
+use devcoach_core::sync::{Change, DeviceId, Hlc, Op};
 use devcoach_store::{Mark, SyncRound};
 use flate2::Compression;
 use flate2::write::GzEncoder;
@@ -106,8 +106,6 @@ fn a_crash_after_logging_and_before_committing_logs_nothing_twice() {
     let contents = folder.read(t0().timestamp_millis(), &mut |_, _| {}).expect("read");
     let own = &contents.devices[&device];
     let b_id = devcoach_sync::config(&b.store).expect("config").expect("on").device;
-    let applied: Vec<&Op> = contents.devices.values().flat_map(|l| l.files.iter().flat_map(|f| f.ops.iter())).collect();
-    let shadow = merge(applied.iter().copied());
     let next = own.last() + 1;
     let prev = own.files.last().map(|f| f.digest.clone());
     let round = SyncRound {
@@ -115,12 +113,12 @@ fn a_crash_after_logging_and_before_committing_logs_nothing_twice() {
         next_seq: next,
         clock: Hlc(t0().timestamp_millis() + 600_000, 0),
         now_ms: t0().timestamp_millis() + 600_000,
-        shadow: &shadow,
-        theirs: shadow.clone(),
+        history: Vec::new(),
+        incoming: contents.devices[&b_id].files.iter().flat_map(|f| f.ops.iter().cloned()).collect(),
         marks: contents.devices[&b_id]
             .files
             .iter()
-            .map(|f| Mark { device: b_id.to_string(), digest: f.digest.clone() })
+            .map(|f| Mark { device: b_id.to_string(), digest: f.digest.clone(), ..Mark::default() })
             .collect(),
         joining: false,
     };

@@ -7,4 +7,5 @@ mod bad_inputs;
 mod converge;
 mod encrypted;
 mod hostile;
+mod incremental;
 mod support;
