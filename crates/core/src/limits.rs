@@ -36,8 +36,15 @@ pub const CHECK_MISSING_CHARS: usize = 500;
 /// A hook payload read from stdin.
 pub const HOOK_PAYLOAD_BYTES: usize = 16 * 1024 * 1024;
 /// A sync file once unpacked, and one change within it (a lesson at its largest fits).
-pub const SYNC_SEGMENT_BYTES: usize = 256 * 1024 * 1024;
+pub const SYNC_SEGMENT_BYTES: usize = 64 * 1024 * 1024;
 pub const SYNC_OP_BYTES: usize = 4 * 1024 * 1024;
+/// The most changes one sync file may hold: a device with more to send writes several files
+/// (each at most half of [`SYNC_SEGMENT_BYTES`] unpacked), and a file holding more is refused.
+pub const SYNC_FILE_CHANGES: usize = 5_000;
+/// The most changes one round of a sync reads and applies (a file at least): the rest wait for
+/// the next round of the same sync, each round its own transaction, so what a sync holds in
+/// memory is bounded whatever the folder holds.
+pub const SYNC_ROUND_CHANGES: usize = 10_000;
 /// How far ahead of this machine's clock a change from another device may be stamped: further
 /// is a clock off or a forged file, and its file waits (unread, unapplied) until this machine's
 /// clock reaches it, so a forged stamp cannot outrank the changes made meanwhile.

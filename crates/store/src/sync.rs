@@ -793,14 +793,14 @@ fn state_value(conn: &Connection, key: &str) -> Result<Option<String>> {
 }
 
 impl Store {
-    /// One round: logs what changed here (through `log`, which writes this device's file and
-    /// returns its mark), then makes the synced tables what all changes merge to. `log` runs
+    /// One round: logs what changed here (through `log`, which writes this device's files and
+    /// returns their marks), then makes the synced tables what all changes merge to. `log` runs
     /// inside the transaction: if it fails nothing is applied, and if the process dies after it
     /// the logged changes still count as this store's.
     pub fn sync_round(
         &mut self,
         round: SyncRound<'_>,
-        log: impl FnOnce(&[Op]) -> std::result::Result<Option<Mark>, String>,
+        log: impl FnOnce(&[Op]) -> std::result::Result<Vec<Mark>, String>,
     ) -> Result<RoundOutcome> {
         let dir = self.data_dir().clone();
         let SyncRound { device, next_seq, clock, now_ms, history, incoming, marks, joining } = round;
@@ -857,7 +857,7 @@ impl Store {
             let (documents, refused_documents) = apply_documents(tx, &dir, &live_documents(tx)?)?;
             written += documents;
             refused += refused_documents;
-            for mark in marks.iter().chain(own.as_ref()) {
+            for mark in marks.iter().chain(&own) {
                 write_mark(tx, mark)?;
             }
             set_state(tx, "clock", &serde_json::to_string(&clock).unwrap_or_default())?;

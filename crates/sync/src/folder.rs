@@ -138,6 +138,9 @@ impl DeviceLog {
 pub struct Contents {
     pub devices: BTreeMap<DeviceId, DeviceLog>,
     pub problems: Vec<Problem>,
+    /// Files not read this time because the round's changes were used up: the next round
+    /// of the same sync reads them.
+    pub deferred: usize,
 }
 
 /// A device's folder as listed: its files (name, sealed or not, path), and its name file.
@@ -378,18 +381,21 @@ impl Folder<'_> {
     /// a newer devcoach, stamped far in the future) is named in a problem and waits for a later
     /// sync; the others are read whatever their order. `now_ms` is this machine's clock.
     pub fn read(&self, now_ms: i64, progress: &mut dyn FnMut(usize, usize)) -> Result<Contents, SyncError> {
-        self.read_new(now_ms, progress, &KnownFiles::new())
+        self.read_new(now_ms, progress, &KnownFiles::new(), usize::MAX)
     }
 
     /// Reads every device's files but those `known` names (applied here earlier): a known file
     /// that is still a regular file in the folder is listed from what the store recorded, never
-    /// read again, so a sync reads only what is new.
+    /// read again, so a sync reads only what is new. Once the files read hold `budget` changes,
+    /// the rest are only counted (`deferred`), for a later round.
     pub fn read_new(
         &self,
         now_ms: i64,
         progress: &mut dyn FnMut(usize, usize),
         known: &KnownFiles,
+        budget: usize,
     ) -> Result<Contents, SyncError> {
+        let mut used = 0usize;
         let mut contents = Contents::default();
         let devices_dir = self.root.join(DEVICES);
         if std::fs::symlink_metadata(&devices_dir).is_ok_and(|m| !m.is_dir()) {
@@ -451,6 +457,10 @@ impl Folder<'_> {
                     log.files.push(FileRead::from_known(name, path, k));
                     continue;
                 }
+                if used >= budget {
+                    contents.deferred += 1;
+                    continue;
+                }
                 let named_for = |digest: &str| {
                     if sealed {
                         digest.get(..16).is_some_and(|d| name.starts_with(d))
@@ -470,17 +480,21 @@ impl Folder<'_> {
                             .problems
                             .push(Problem { path, what: "holds other changes than its name says; not read".into() });
                     }
-                    Ok((seg, raw_digest)) => log.files.push(FileRead {
-                        name,
-                        path,
-                        digest: seg.digest,
-                        raw_digest,
-                        first: seg.header.first,
-                        last: seg.header.last,
-                        written_at: seg.header.written_at,
-                        ops: seg.ops,
-                        known: false,
-                    }),
+                    Ok((seg, raw_digest)) => {
+                        // Counted as it is read: the budget bounds what one round holds.
+                        used = used.saturating_add(seg.ops.len());
+                        log.files.push(FileRead {
+                            name,
+                            path,
+                            digest: seg.digest,
+                            raw_digest,
+                            first: seg.header.first,
+                            last: seg.header.last,
+                            written_at: seg.header.written_at,
+                            ops: seg.ops,
+                            known: false,
+                        });
+                    }
                     Err(what) => contents.problems.push(Problem { path, what }),
                 }
             }

@@ -119,6 +119,9 @@ pub struct SyncReport {
     /// Files read from the folder (or this data folder's copies) this time: the ones not
     /// applied here before.
     pub read: usize,
+    /// Rounds (transactions) the sync took: more than one when more changes waited than one
+    /// round reads.
+    pub rounds: usize,
     pub problems: Vec<Problem>,
     /// This data folder took a new device id this time (old, new, why).
     pub renamed: Option<(DeviceId, DeviceId, Renamed)>,
@@ -209,10 +212,11 @@ fn gather(
     dir: &DataDir,
     recorded: &BTreeSet<(String, String)>,
     known: &folder::KnownFiles,
+    budget: usize,
     now_ms: i64,
     progress: &mut dyn FnMut(usize, usize),
 ) -> Result<(folder::Contents, BTreeSet<(String, String)>), SyncError> {
-    let mut contents = folder.read_new(now_ms, progress, known)?;
+    let mut contents = folder.read_new(now_ms, progress, known, budget)?;
     let mut written_here = BTreeSet::new();
     for (kind, ids) in [("sent", copy_ids(dir, "sent")), ("kept", copy_ids(dir, "kept"))] {
         for id in ids {
@@ -653,17 +657,9 @@ fn sync_locked(
         repo.pull()?;
     }
     check_marker(&opened)?;
-    let now_ms = now.timestamp_millis();
     // Every file this data folder wrote or applied goes back into the folder if it left it or
     // was cut short there (moved, evicted by a sync tool, an old copy of the folder restored):
     // same name, same bytes, so nothing forks and the others can still read it.
-    let marks = store.sync_marks()?;
-    let recorded: BTreeSet<(String, String)> = marks.iter().map(|m| (m.device.clone(), m.digest.clone())).collect();
-    // Until the store's records hold every applied file's changes (the first sync of this
-    // build), every file is read; after that, only the ones not applied yet.
-    let ready = store.sync_records_ready()?;
-    let known = if ready { known_files(&marks) } else { folder::KnownFiles::new() };
-    drop(marks);
     for (kind, ids) in [("sent", copy_ids(dir, "sent")), ("kept", copy_ids(dir, "kept"))] {
         for id in ids {
             let copies = if kind == "sent" { sent_dir(dir, &id) } else { kept_dir(dir, &id) };
@@ -672,9 +668,56 @@ fn sync_locked(
             folder.restore_from(&id, &copies)?;
         }
     }
+    // Round after round, each its own transaction, until every new file is applied: a round
+    // reads at most SYNC_ROUND_CHANGES changes, so memory stays bounded whatever the folder holds,
+    // and an agent's hook never waits behind more than one round.
+    let named = loop {
+        let read_before = report.read;
+        report.rounds += 1;
+        let (more, named) = round(store, dir, &mut opened, &mut report, now, progress)?;
+        // Each round applies (and so knows) every file it read: one that read none is the last.
+        if !more || report.read == read_before {
+            break named;
+        }
+    };
+    let device = opened.config.device.clone();
+    let folder = Folder { root: opened.root.clone(), key: opened.key.as_ref(), sent: Some(sent_dir(dir, &device)) };
+    if !named || report.renamed.is_some() {
+        folder.write_device_info(&DeviceInfo { device: device.clone(), name: opened.config.name.clone() })?;
+    }
+    if let Some(repo) = &opened.repo {
+        report.pushed = repo.push(&message)?;
+    }
+    store.set_sync_state(&[("last_sync", Some(&iso_ms(now))), ("joining", None)], false)?;
+    Ok(report)
+}
+
+/// One round of a sync: reads the files not applied yet (up to a round's worth of changes),
+/// logs what changed here, applies everything, in one transaction. Returns whether files wait
+/// for another round, and whether this device's name file is in the folder.
+fn round(
+    store: &mut Store,
+    dir: &DataDir,
+    opened: &mut Opened,
+    report: &mut SyncReport,
+    now: DateTime<Utc>,
+    progress: &mut dyn FnMut(usize, usize),
+) -> Result<(bool, bool), SyncError> {
+    let now_ms = now.timestamp_millis();
+    let marks = store.sync_marks()?;
+    let recorded: BTreeSet<(String, String)> = marks.iter().map(|m| (m.device.clone(), m.digest.clone())).collect();
+    // Until the store's records hold every applied file's changes (the first sync of this
+    // build), every file is read; after that, only the ones not applied yet.
+    let ready = store.sync_records_ready()?;
+    let known = if ready { known_files(&marks) } else { folder::KnownFiles::new() };
+    drop(marks);
+    let joining = store.sync_state()?.get("joining").is_some_and(|v| v == "yes");
+    // A first sync (of this device, or of this build) reads everything in one round: the local
+    // comparison must see the whole folder first, so the folder's records win where both hold one.
+    let budget = if ready && !joining { devcoach_core::limits::SYNC_ROUND_CHANGES } else { usize::MAX };
     let mut device = opened.config.device.clone();
     let folder = Folder { root: opened.root.clone(), key: opened.key.as_ref(), sent: Some(sent_dir(dir, &device)) };
-    let (mut contents, written_here) = gather(&folder, dir, &recorded, &known, now_ms, progress)?;
+    let (mut contents, written_here) = gather(&folder, dir, &recorded, &known, budget, now_ms, progress)?;
     // A file is applied here when it is recorded, or when this data folder wrote it (a sync
     // killed after writing it and before committing: its changes came from this store).
     let applied_here = |id: &DeviceId, f: &folder::FileRead| {
@@ -691,7 +734,7 @@ fn sync_locked(
     if contents.devices.get(&device).is_some_and(|log| log.files.iter().any(|f| !applied_here(&device, f))) {
         let last: Option<DateTime<Utc>> = store.sync_state()?.get("renamed_at").and_then(|v| parse_timestamp(v).ok());
         if last.is_none_or(|at| now - at >= chrono::Duration::days(REKEY_EVERY_DAYS)) {
-            rekey(store, &mut opened.config, &mut report, Renamed::SharedId)?;
+            rekey(store, &mut opened.config, report, Renamed::SharedId)?;
             store.set_sync_state(&[("renamed_at", Some(&iso_ms(now)))], false)?;
             device = opened.config.device.clone();
         }
@@ -699,6 +742,7 @@ fn sync_locked(
     let folder = Folder { root: opened.root.clone(), key: opened.key.as_ref(), sent: Some(sent_dir(dir, &device)) };
     report.problems = contents.problems;
     report.devices = contents.devices.len().max(1);
+    let more = contents.deferred > 0;
     let mut history: Vec<Op> = Vec::new();
     let mut incoming: Vec<Op> = Vec::new();
     let mut new_marks = Vec::new();
@@ -741,49 +785,46 @@ fn sync_locked(
             new_marks.push(mark(id, file));
         }
     }
-    report.received = incoming.len();
+    report.received += incoming.len();
     // Numbers never repeat for this id: past every file of it in the folder and every one noted.
     let noted: u64 = store.sync_state()?.get("seq").and_then(|v| v.parse().ok()).unwrap_or(0);
     let next_seq = own.iter().map(|o| o.1).max().unwrap_or(0).max(noted).saturating_add(1);
     let prev = own.iter().max_by(|a, b| (a.0, &a.2).cmp(&(b.0, &b.2))).map(|o| o.2.clone());
     let named = contents.devices.get(&device).is_some_and(|l| l.name.is_some());
-    let joining = store.sync_state()?.get("joining").is_some_and(|v| v == "yes");
     drop(contents.devices);
     let round = SyncRound { device: &device, next_seq, clock, now_ms, history, incoming, marks: new_marks, joining };
+    let encrypted = folder.key.is_some();
     let outcome = store.sync_round(round, |ops| {
-        if ops.is_empty() {
-            return Ok(None);
+        // Several files when there is more than one file may hold, chained and numbered on.
+        let mut marks = Vec::new();
+        let (mut first, mut prev) = (next_seq, prev.clone());
+        for run in devcoach_core::sync::segment::split(ops) {
+            let last = first + run.len() as u64 - 1;
+            let header = Header::new(device.clone(), first, last, prev.clone(), iso_ms(now));
+            let digest = folder
+                .write_segment(&header, run)
+                .map_err(|e| format!("writing this device's changes failed; nothing was applied — {e}"))?;
+            let name = folder::segment_name(first, &digest, encrypted);
+            marks.push(Mark {
+                device: device.to_string(),
+                digest: digest.clone(),
+                name: Some(name),
+                first,
+                last,
+                written_at: Some(iso_ms(now)),
+            });
+            (first, prev) = (last + 1, Some(digest));
         }
-        let last = next_seq + ops.len() as u64 - 1;
-        let header = Header::new(device.clone(), next_seq, last, prev.clone(), iso_ms(now));
-        let digest = folder
-            .write_segment(&header, ops)
-            .map_err(|e| format!("writing this device's changes failed; nothing was applied — {e}"))?;
-        let name = folder::segment_name(next_seq, &digest, folder.key.is_some());
-        Ok(Some(Mark {
-            device: device.to_string(),
-            digest,
-            name: Some(name),
-            first: next_seq,
-            last,
-            written_at: Some(iso_ms(now)),
-        }))
+        Ok(marks)
     })?;
-    report.logged = outcome.logged.len();
-    report.written = outcome.written;
+    report.logged += outcome.logged.len();
+    report.written += outcome.written;
     report.refused = outcome.refused;
-    if report.logged > 0 {
-        let seq = (next_seq + report.logged as u64 - 1).to_string();
+    if !outcome.logged.is_empty() {
+        let seq = (next_seq + outcome.logged.len() as u64 - 1).to_string();
         store.set_sync_state(&[("seq", Some(&seq))], false)?;
     }
-    if !named || report.renamed.is_some() {
-        folder.write_device_info(&DeviceInfo { device: device.clone(), name: opened.config.name.clone() })?;
-    }
-    if let Some(repo) = &opened.repo {
-        report.pushed = repo.push(&message)?;
-    }
-    store.set_sync_state(&[("last_sync", Some(&iso_ms(now))), ("joining", None)], false)?;
-    Ok(report)
+    Ok((more, named))
 }
 
 /// Where sync stands, read from the folder as it is here (no fetch).
@@ -804,7 +845,7 @@ pub fn status(store: &Store, dir: &DataDir) -> Result<Status, SyncError> {
         }
     };
     let (contents, written_here) =
-        gather(&folder, dir, &recorded, &known, Utc::now().timestamp_millis(), &mut |_, _| {})?;
+        gather(&folder, dir, &recorded, &known, usize::MAX, Utc::now().timestamp_millis(), &mut |_, _| {})?;
     problems.extend(contents.problems);
     let device = &opened.config.device;
     let mut devices = Vec::new();

@@ -23,7 +23,7 @@ use thiserror::Error;
 
 use super::hlc::Hlc;
 use super::op::{Change, DeviceId, Op};
-use crate::limits::{SYNC_OP_BYTES, SYNC_SEGMENT_BYTES};
+use crate::limits::{SYNC_FILE_CHANGES, SYNC_OP_BYTES, SYNC_SEGMENT_BYTES};
 
 /// The format this build writes and the newest it reads.
 pub const FORMAT_VERSION: u32 = 1;
@@ -80,6 +80,8 @@ pub enum SegmentError {
     Newer(u32),
     #[error("larger than {} MiB", SYNC_SEGMENT_BYTES / (1024 * 1024))]
     TooLarge,
+    #[error("holds more than {SYNC_FILE_CHANGES} changes, more than a devcoach writes in one file")]
+    TooMany,
 }
 
 /// The latest clock reading a change may carry (the year 9999), and the most one change may move
@@ -146,6 +148,25 @@ mod erased {
     }
 }
 
+/// `ops` cut into the runs one file each holds: at most [`SYNC_FILE_CHANGES`] changes and about
+/// half of [`SYNC_SEGMENT_BYTES`] unpacked, so every file a devcoach writes reads back.
+pub fn split(ops: &[Op]) -> Vec<&[Op]> {
+    let mut runs = Vec::new();
+    let (mut start, mut bytes) = (0, 0usize);
+    for (i, op) in ops.iter().enumerate() {
+        let size = serde_json::to_string(&op.change).map_or(0, |t| t.len()) + op.key.len() + 128;
+        if i > start && (i - start >= SYNC_FILE_CHANGES || bytes + size > SYNC_SEGMENT_BYTES / 2) {
+            runs.push(&ops[start..i]);
+            (start, bytes) = (i, 0);
+        }
+        bytes += size;
+    }
+    if start < ops.len() {
+        runs.push(&ops[start..]);
+    }
+    runs
+}
+
 /// Reads a file written by [`encode`], checking every line against the header and the end
 /// line's digest.
 pub fn decode(bytes: &[u8]) -> Result<Segment, SegmentError> {
@@ -184,6 +205,9 @@ pub fn decode(bytes: &[u8]) -> Result<Segment, SegmentError> {
         serde_json::from_value(probe).map_err(|e| SegmentError::Damaged(format!("its header: {e}")))?;
     if header.first == 0 || header.last < header.first {
         return Err(damaged("its header numbers no changes"));
+    }
+    if header.last - header.first >= SYNC_FILE_CHANGES as u64 {
+        return Err(SegmentError::TooMany);
     }
     let mut ops = Vec::new();
     let mut expected = header.first;
@@ -264,6 +288,50 @@ mod tests {
             op(6, "[\"l1\"]", Change::Add { column: "confidence".into(), delta: -2 }),
             op(7, "[\"l2\"]", Change::Delete {}),
         ]
+    }
+
+    /// A device with more to send than one file may hold writes several files, each of which
+    /// reads back; a file claiming more changes than that is refused before any is read.
+    #[test]
+    fn files_hold_at_most_their_share_and_a_larger_one_is_refused() {
+        let device = DeviceId::new("ab12").expect("id");
+        let many: Vec<Op> = (1..=12_001u64)
+            .map(|seq| Op {
+                device: device.clone(),
+                seq,
+                at: Hlc(1_000, 0),
+                table: "knowledge".into(),
+                key: format!("[\"t{seq}\"]"),
+                change: Change::Add { column: "confidence".into(), delta: 1 },
+            })
+            .collect();
+        let runs = split(&many);
+        assert_eq!(runs.iter().map(|r| r.len()).collect::<Vec<_>>(), [5_000, 5_000, 2_001]);
+        for run in &runs {
+            let header = Header::new(device.clone(), run[0].seq, run[run.len() - 1].seq, None, "x".into());
+            assert_eq!(decode(&encode(&header, run).0).expect("reads").ops.len(), run.len());
+        }
+        // Big changes: cut by size, each file well under the unpacked cap.
+        let body = "x".repeat(3 * 1024 * 1024);
+        let big: Vec<Op> = (1..=30u64)
+            .map(|seq| Op {
+                device: device.clone(),
+                seq,
+                at: Hlc(1_000, 0),
+                table: "lessons".into(),
+                key: format!("[\"l{seq}\"]"),
+                change: Change::Create([("body".to_owned(), json!(body))].into()),
+            })
+            .collect();
+        let runs = split(&big);
+        assert!(
+            runs.len() >= 3 && runs.iter().all(|r| r.len() * body.len() <= SYNC_SEGMENT_BYTES / 2),
+            "{}",
+            runs.len()
+        );
+        assert_eq!(runs.iter().map(|r| r.len()).sum::<usize>(), 30);
+        let header = Header::new(device, 1, 5_001, None, "x".into());
+        assert!(matches!(decode(&encode(&header, &many[..5_001]).0), Err(SegmentError::TooMany)));
     }
 
     #[test]

@@ -145,3 +145,36 @@ fn a_store_synced_by_an_earlier_build_builds_its_records_once() {
     assert_eq!(a.records(), b.records());
     assert_eq!(a.store.sync_merged().expect("merged"), a.records());
 }
+
+/// More changes than one file holds go as several files; more than one round reads are applied
+/// in several rounds of the same sync, each holding at most a round's worth, and all arrive.
+#[test]
+fn a_large_batch_travels_in_several_files_and_is_applied_in_rounds() {
+    use devcoach_core::limits::{SYNC_FILE_CHANGES, SYNC_ROUND_CHANGES};
+    let (shared, target, mut a, mut b) = pair();
+    a.init(&target);
+    b.init(&target);
+    a.sync_at(0);
+    b.sync_at(1);
+    let n = SYNC_ROUND_CHANGES + SYNC_FILE_CHANGES / 2;
+    {
+        let conn = raw(&b);
+        let tx = conn.unchecked_transaction().expect("tx");
+        for i in 0..n {
+            tx.execute(
+                "INSERT INTO knowledge (topic, confidence, updated_at) VALUES (?1, 3, '2026-11-01T10:00:00Z')",
+                [format!("topic_{i}")],
+            )
+            .expect("topic");
+        }
+        tx.commit().expect("commit");
+    }
+    let before = files(shared.path()).len();
+    let sent = b.sync_at(2);
+    assert_eq!(sent.logged, n);
+    assert_eq!(files(shared.path()).len() - before, n.div_ceil(SYNC_FILE_CHANGES), "one file per {SYNC_FILE_CHANGES}");
+    let received = a.sync_at(3);
+    assert_eq!(received.received, n);
+    assert!(received.rounds >= 2, "{received:?}");
+    assert_eq!(a.records(), b.records());
+}
