@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """Fill a devcoach database with N synthetic lessons (for benchmarks only).
 
-Usage: seed.py DB_PATH N
-The database must already have the v6 schema (create it with `devcoach demo --dir DIR`).
+Usage: seed.py DB_PATH N [FIRST]
+Lessons are numbered from FIRST (0 unless given). The database must already have the v6 schema (create it with `devcoach demo --dir DIR`).
 """
 import sqlite3
 import sys
@@ -14,9 +14,10 @@ FEEDBACK = [None, "know", "understood", "dont_know"]
 
 def main() -> None:
     path, n = sys.argv[1], int(sys.argv[2])
+    first = int(sys.argv[3]) if len(sys.argv) > 3 else 0
     db = sqlite3.connect(path)
     rows = []
-    for i in range(n):
+    for i in range(first, first + n):
         topic = TOPICS[i % len(TOPICS)]
         day = 1 + (i % 28)
         month = 1 + (i // 28) % 11

@@ -40,11 +40,11 @@ pub const SYNC_SEGMENT_BYTES: usize = 64 * 1024 * 1024;
 pub const SYNC_OP_BYTES: usize = 4 * 1024 * 1024;
 /// The most changes one sync file may hold: a device with more to send writes several files
 /// (each at most half of [`SYNC_SEGMENT_BYTES`] unpacked), and a file holding more is refused.
-pub const SYNC_FILE_CHANGES: usize = 5_000;
+pub const SYNC_FILE_CHANGES: usize = 1_000;
 /// The most changes one round of a sync reads and applies (a file at least): the rest wait for
 /// the next round of the same sync, each round its own transaction, so what a sync holds in
 /// memory is bounded whatever the folder holds.
-pub const SYNC_ROUND_CHANGES: usize = 10_000;
+pub const SYNC_ROUND_CHANGES: usize = 2_000;
 /// How far ahead of this machine's clock a change from another device may be stamped: further
 /// is a clock off or a forged file, and its file waits (unread, unapplied) until this machine's
 /// clock reaches it, so a forged stamp cannot outrank the changes made meanwhile.

@@ -291,6 +291,7 @@ CREATE TABLE IF NOT EXISTS ext_sync_records (
     tbl    TEXT NOT NULL,
     key    TEXT NOT NULL,
     state  TEXT NOT NULL,
+    alive  INTEGER NOT NULL DEFAULT 0,
     rid    INTEGER,
     parent TEXT,
     uniq   TEXT,

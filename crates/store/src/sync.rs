@@ -341,11 +341,28 @@ fn lookups(table: &SyncTable, state: &RecordState) -> (Option<RecordKey>, Option
 fn save(conn: &Connection, table: &SyncTable, key: &str, state: &RecordState) -> Result<()> {
     let (parent, uniq) = lookups(table, state);
     conn.prepare_cached(
-        "INSERT INTO ext_sync_records (tbl, key, state, parent, uniq) VALUES (?1, ?2, ?3, ?4, ?5) \
-         ON CONFLICT (tbl, key) DO UPDATE SET state = excluded.state, parent = excluded.parent, uniq = excluded.uniq",
+        "INSERT INTO ext_sync_records (tbl, key, state, alive, parent, uniq) VALUES (?1, ?2, ?3, ?4, ?5, ?6) \
+         ON CONFLICT (tbl, key) DO UPDATE SET state = excluded.state, alive = excluded.alive, \
+         parent = excluded.parent, uniq = excluded.uniq",
     )?
-    .execute(params![table.name, key, serde_json::to_string(state).unwrap_or_default(), parent, uniq])?;
+    .execute(params![
+        table.name,
+        key,
+        serde_json::to_string(state).unwrap_or_default(),
+        state.row().is_some(),
+        parent,
+        uniq
+    ])?;
     Ok(())
+}
+
+/// Whether a record exists (without reading its state).
+fn alive(conn: &Connection, table: &str, key: &str) -> Result<bool> {
+    Ok(conn
+        .prepare_cached("SELECT alive FROM ext_sync_records WHERE tbl = ?1 AND key = ?2")?
+        .query_row([table, key], |r| r.get::<_, bool>(0))
+        .optional()?
+        .unwrap_or(false))
 }
 
 fn set_rid(conn: &Connection, table: &str, key: &str, rid: Option<i64>) -> Result<()> {
@@ -354,8 +371,13 @@ fn set_rid(conn: &Connection, table: &str, key: &str, rid: Option<i64>) -> Resul
     Ok(())
 }
 
-/// The records a round must bring the tables in line with, per table.
-type Affected = BTreeMap<&'static str, BTreeSet<RecordKey>>;
+/// The records a round must bring the tables in line with, per table; and, for the parent
+/// rule, the records that came into being or ceased to be (their children follow them).
+#[derive(Default)]
+struct Affected {
+    keys: BTreeMap<&'static str, BTreeSet<RecordKey>>,
+    flipped: BTreeMap<&'static str, BTreeSet<RecordKey>>,
+}
 
 /// Folds `ops` into the records they change, noting every record whose merge moved (and, for
 /// the one-per-value rule, the other records of the value it left).
@@ -381,7 +403,10 @@ fn fold<'a>(conn: &Connection, ops: impl IntoIterator<Item = &'a Op>, affected: 
             note_value_group(conn, table, &value, affected)?;
         }
         save(conn, table, key, &state)?;
-        affected.entry(table.name).or_default().insert(key.to_owned());
+        affected.keys.entry(table.name).or_default().insert(key.to_owned());
+        if before.row().is_some() != state.row().is_some() {
+            affected.flipped.entry(table.name).or_default().insert(key.to_owned());
+        }
     }
     Ok(())
 }
@@ -390,7 +415,7 @@ fn fold<'a>(conn: &Connection, ops: impl IntoIterator<Item = &'a Op>, affected: 
 fn note_value_group(conn: &Connection, table: &'static SyncTable, value: &str, affected: &mut Affected) -> Result<()> {
     let mut stmt = conn.prepare_cached("SELECT key FROM ext_sync_records WHERE tbl = ?1 AND uniq = ?2")?;
     let keys = stmt.query_map([table.name, value], |r| r.get::<_, String>(0))?;
-    let entry = affected.entry(table.name).or_default();
+    let entry = affected.keys.entry(table.name).or_default();
     for key in keys {
         entry.insert(key?);
     }
@@ -407,8 +432,7 @@ fn live_row(conn: &Connection, table: &SyncTable, key: &str) -> Result<Option<Ro
     }
     if let Some((column, parent)) = table.parent {
         let pkey = parent_key(row.get(column).unwrap_or(&Value::Null));
-        let alive = load(conn, parent, &pkey)?.is_some_and(|(s, _)| s.row().is_some());
-        if !alive {
+        if !alive(conn, parent, &pkey)? {
             return Ok(None);
         }
     }
@@ -536,10 +560,11 @@ fn drop_tracking(conn: &Connection) -> Result<()> {
 type Found = (Vec<(&'static str, RecordKey, Change)>, Vec<(&'static str, RecordKey, Option<i64>)>);
 
 /// Every change made here since the records were last matched: every record compared when
-/// `all`, else only those the triggers noted.
+/// `all`, else only those the triggers noted. One record at a time, so what is held is the
+/// changes found, not the tables.
 fn local_changes(conn: &Connection, dir: &DataDir, all: bool) -> Result<Found> {
     let refused = refused_keys(conn)?;
-    let keep = |table: &str, k: &RecordKey| !refused.contains(&(table.to_owned(), k.clone()));
+    let keep = |table: &str, k: &str| !refused.contains(&(table.to_owned(), k.to_owned()));
     let mut changes = Vec::new();
     let mut rids = Vec::new();
     // The documents are few and live beside the database: always compared whole.
@@ -550,68 +575,84 @@ fn local_changes(conn: &Connection, dir: &DataDir, all: bool) -> Result<Found> {
     changes.extend(diff(&DOCUMENTS, &was, &local).into_iter().map(|(k, c)| (DOCUMENTS.name, k, c)));
     for (table, columns) in present_tables(conn)? {
         let log = table.key == Key::Content;
-        let (local, candidates): (BTreeMap<RecordKey, (i64, Row)>, BTreeSet<RecordKey>) = if all {
-            let local = read_rows(conn, table, &columns)?;
-            let mut candidates: BTreeSet<RecordKey> = record_keys(conn, table.name)?.into_iter().collect();
-            candidates.extend(local.keys().cloned());
-            (local, candidates)
-        } else {
-            let mut stmt = conn.prepare_cached("SELECT ref FROM ext_sync_dirty WHERE tbl = ?1")?;
-            let refs: Vec<String> = stmt.query_map([table.name], |r| r.get(0))?.collect::<rusqlite::Result<_>>()?;
-            let mut candidates = BTreeSet::new();
-            for raw in refs {
-                if !log {
-                    candidates.extend(canonical_key(&raw));
+        // One record: its row here (if any) against what its record says the store held.
+        let mut compare = |key: &str, here: Option<(i64, Row)>, changes: &mut Vec<_>| -> Result<()> {
+            if log {
+                rids.push((table.name, key.to_owned(), here.as_ref().map(|(rowid, _)| *rowid)));
+            }
+            if !keep(table.name, key) {
+                return Ok(());
+            }
+            let was_row = live_row(conn, table, key)?;
+            let key = key.to_owned();
+            let was: BTreeMap<&RecordKey, &Row> = was_row.as_ref().map(|r| (&key, r)).into_iter().collect();
+            let now: BTreeMap<RecordKey, Row> = here.map(|(_, r)| (key.clone(), r)).into_iter().collect();
+            // Columns the records have and this file lacks (a newer device's) are never
+            // compared: the diff reads only the local row's columns.
+            changes.extend(diff(table, &was, &now).into_iter().map(|(k, c)| (table.name, k, c)));
+            Ok(())
+        };
+        if all {
+            let mut seen = BTreeSet::new();
+            let list = columns.iter().map(|c| format!("\"{c}\"")).collect::<Vec<_>>().join(", ");
+            let mut stmt = conn.prepare(&format!("SELECT rowid, {list} FROM \"{}\" ORDER BY rowid", table.name))?;
+            let mut rows = stmt.query([])?;
+            while let Some(r) = rows.next()? {
+                let mut row = Row::new();
+                for (i, column) in columns.iter().enumerate() {
+                    row.insert(column.clone(), to_json(r.get_ref(i + 1)?));
+                }
+                if is_local(table, &row) {
                     continue;
                 }
-                let Ok(rowid) = raw.parse::<i64>() else { continue };
-                if let Some(row) = row_at(conn, table, &columns, rowid)? {
-                    candidates.insert(key_of(table, &row));
-                }
-                let mut stmt = conn.prepare_cached("SELECT key FROM ext_sync_records WHERE tbl = ?1 AND rid = ?2")?;
-                let was: Vec<String> =
-                    stmt.query_map(params![table.name, rowid], |r| r.get(0))?.collect::<rusqlite::Result<_>>()?;
-                candidates.extend(was);
-            }
-            let mut local = BTreeMap::new();
-            for key in &candidates {
-                if let Some(found) = find_row(conn, table, &columns, key)? {
-                    local.insert(key.clone(), found);
+                let key = key_of(table, &row);
+                // A log row written twice is one record, compared once.
+                if seen.insert(key.clone()) {
+                    compare(&key, Some((r.get(0)?, row)), &mut changes)?;
                 }
             }
-            (local, candidates)
-        };
-        let mut was_rows = BTreeMap::new();
-        for key in candidates.iter().filter(|k| keep(table.name, k)) {
-            if let Some(row) = live_row(conn, table, key)? {
-                was_rows.insert(key.clone(), row);
+            for key in record_keys(conn, table.name)? {
+                if !seen.contains(&key) {
+                    compare(&key, None, &mut changes)?;
+                }
             }
+            continue;
         }
-        let was: BTreeMap<&RecordKey, &Row> = was_rows.iter().collect();
-        let now: BTreeMap<RecordKey, Row> =
-            local.iter().filter(|(k, _)| keep(table.name, k)).map(|(k, (_, r))| (k.clone(), r.clone())).collect();
-        // Columns the records have and this file lacks (a newer device's) are never compared:
-        // the diff reads only the local row's columns.
-        changes.extend(diff(table, &was, &now).into_iter().map(|(k, c)| (table.name, k, c)));
-        if log {
-            for key in candidates {
-                rids.push((table.name, key.clone(), local.get(&key).map(|(rowid, _)| *rowid)));
+        let mut stmt = conn.prepare_cached("SELECT ref FROM ext_sync_dirty WHERE tbl = ?1")?;
+        let refs: Vec<String> = stmt.query_map([table.name], |r| r.get(0))?.collect::<rusqlite::Result<_>>()?;
+        let mut candidates = BTreeSet::new();
+        for raw in refs {
+            if !log {
+                candidates.extend(canonical_key(&raw));
+                continue;
             }
+            let Ok(rowid) = raw.parse::<i64>() else { continue };
+            if let Some(row) = row_at(conn, table, &columns, rowid)? {
+                candidates.insert(key_of(table, &row));
+            }
+            let mut stmt = conn.prepare_cached("SELECT key FROM ext_sync_records WHERE tbl = ?1 AND rid = ?2")?;
+            let was: Vec<String> =
+                stmt.query_map(params![table.name, rowid], |r| r.get(0))?.collect::<rusqlite::Result<_>>()?;
+            candidates.extend(was);
+        }
+        for key in candidates {
+            let here = find_row(conn, table, &columns, &key)?;
+            compare(&key, here, &mut changes)?;
         }
     }
     Ok((changes, rids))
 }
 
-/// Adds to `affected` what hangs from the records already in it: a lesson's cards and reviews,
-/// a topic's group (the rule of each depends on its parent's record), and the other records of
-/// a one-per-value group.
-fn with_dependents(conn: &Connection, mut affected: Affected) -> Result<Affected> {
+/// Adds to `affected` what hangs from the records in it: the children of a record that came
+/// into being or ceased to be (a lesson's cards and reviews, a topic's group), and the other
+/// records of a one-per-value group. A row here always has its record (every row written here
+/// is compared and logged before), so the records name every child.
+fn with_dependents(conn: &Connection, mut affected: Affected) -> Result<BTreeMap<&'static str, BTreeSet<RecordKey>>> {
     for table in SYNCED {
-        if let Some((column, parent)) = table.parent
-            && let Some(parents) = affected.get(parent).cloned()
+        if let Some((_, parent)) = table.parent
+            && let Some(parents) = affected.flipped.get(parent).cloned()
         {
-            let columns = present_tables(conn)?.into_iter().find(|(t, _)| t.name == table.name).map(|(_, c)| c);
-            let entry = affected.entry(table.name).or_default();
+            let entry = affected.keys.entry(table.name).or_default();
             for pkey in parents {
                 let mut stmt =
                     conn.prepare_cached("SELECT key FROM ext_sync_records WHERE tbl = ?1 AND parent = ?2")?;
@@ -619,26 +660,10 @@ fn with_dependents(conn: &Connection, mut affected: Affected) -> Result<Affected
                 for key in keys {
                     entry.insert(key?);
                 }
-                // And the rows here that name it, whatever the records say.
-                let Some(columns) = &columns else { continue };
-                let Some(id) = serde_json::from_str::<Vec<Value>>(&pkey).ok().and_then(|v| v.into_iter().next()) else {
-                    continue;
-                };
-                let list = columns.iter().map(|c| format!("\"{c}\"")).collect::<Vec<_>>().join(", ");
-                let sql = format!("SELECT {list} FROM \"{}\" WHERE \"{column}\" IS ?1", table.name);
-                let mut stmt = conn.prepare_cached(&sql)?;
-                let mut rows = stmt.query([to_sql(&id)])?;
-                while let Some(r) = rows.next()? {
-                    let mut row = Row::new();
-                    for (i, c) in columns.iter().enumerate() {
-                        row.insert(c.clone(), to_json(r.get_ref(i)?));
-                    }
-                    entry.insert(key_of(table, &row));
-                }
             }
         }
         if table.unique.is_some()
-            && let Some(keys) = affected.get(table.name).cloned()
+            && let Some(keys) = affected.keys.get(table.name).cloned()
         {
             for key in keys {
                 let values: Vec<Option<String>> = conn
@@ -651,30 +676,25 @@ fn with_dependents(conn: &Connection, mut affected: Affected) -> Result<Affected
             }
         }
     }
-    Ok(affected)
+    Ok(affected.keys)
+}
+
+/// What one record needs: its row removed, changed (rowid, the row here, the record), or added.
+enum Todo {
+    Remove(i64),
+    Update(i64, Row, Row),
+    Insert(Row),
 }
 
 /// Makes the rows of `affected` what their records say: removals first (a unique index may name
 /// a record's new place), then changes, then additions. A record this file refuses is noted, so
 /// the next round does not read its absence as a local deletion.
-fn apply(conn: &Connection, affected: &Affected) -> Result<(usize, usize)> {
+fn apply(conn: &Connection, affected: &BTreeMap<&'static str, BTreeSet<RecordKey>>) -> Result<(usize, usize)> {
     let (mut written, mut refused) = (0, 0);
     for (table, typed) in typed_tables(conn)? {
         let Some(keys) = affected.get(table.name) else { continue };
         let columns: Vec<String> = typed.iter().map(|(c, _)| c.clone()).collect();
         let log = table.key == Key::Content;
-        let mut local: BTreeMap<&RecordKey, (i64, Row)> = BTreeMap::new();
-        let mut wanted: BTreeMap<&RecordKey, Row> = BTreeMap::new();
-        for key in keys {
-            conn.prepare_cached("DELETE FROM ext_sync_refused WHERE tbl = ?1 AND key = ?2")?
-                .execute([table.name, key.as_str()])?;
-            if let Some(found) = find_row(conn, table, &columns, key)? {
-                local.insert(key, found);
-            }
-            if let Some(row) = live_row(conn, table, key)? {
-                wanted.insert(key, row);
-            }
-        }
         // One record as this file stores it: its own columns, counters within their range.
         let stored = |row: &Row| -> Row {
             let mut row: Row =
@@ -682,24 +702,39 @@ fn apply(conn: &Connection, affected: &Affected) -> Result<(usize, usize)> {
             bound(table, &mut row);
             row
         };
+        // What each record needs (a round's worth of records: what a round reads is bounded):
+        // removals first (a unique index may name a record's new place), then changes, then
+        // additions.
+        let mut todo: Vec<(&RecordKey, Todo)> = Vec::new();
+        for key in keys {
+            conn.prepare_cached("DELETE FROM ext_sync_refused WHERE tbl = ?1 AND key = ?2")?
+                .execute([table.name, key.as_str()])?;
+            match (find_row(conn, table, &columns, key)?, live_row(conn, table, key)?) {
+                (Some((rowid, _)), None) => todo.push((key, Todo::Remove(rowid))),
+                (Some((rowid, have)), Some(row)) if have != stored(&row) => {
+                    todo.push((key, Todo::Update(rowid, have, row)));
+                }
+                (None, Some(row)) => todo.push((key, Todo::Insert(row))),
+                _ => {}
+            }
+        }
         let mut refuse = |key: &str| -> Result<()> {
             refused += 1;
             conn.prepare_cached("INSERT OR IGNORE INTO ext_sync_refused (tbl, key) VALUES (?1, ?2)")?
                 .execute([table.name, key])?;
             Ok(())
         };
-        for (key, (rowid, _)) in &local {
-            if !wanted.contains_key(key) {
-                let delete = format!("DELETE FROM \"{}\" WHERE rowid = ?1", table.name);
-                conn.prepare_cached(&delete)?.execute([rowid])?;
-                written += 1;
-                if log {
-                    // A log row written twice is one record: every copy goes.
-                    while let Some((copy, _)) = find_row(conn, table, &columns, key)? {
-                        conn.prepare_cached(&delete)?.execute([copy])?;
-                    }
-                    set_rid(conn, table.name, key, None)?;
+        let delete = format!("DELETE FROM \"{}\" WHERE rowid = ?1", table.name);
+        for (key, what) in &todo {
+            let Todo::Remove(rowid) = what else { continue };
+            conn.prepare_cached(&delete)?.execute([rowid])?;
+            written += 1;
+            if log {
+                // A log row written twice is one record: every copy goes.
+                while let Some((copy, _)) = find_row(conn, table, &columns, key)? {
+                    conn.prepare_cached(&delete)?.execute([copy])?;
                 }
+                set_rid(conn, table.name, key, None)?;
             }
         }
         let fits = |row: &Row| {
@@ -708,8 +743,8 @@ fn apply(conn: &Connection, affected: &Affected) -> Result<(usize, usize)> {
         // What every other door would refuse (a range, a size, a timestamp, a name rule) is
         // refused here too, whichever device sent it.
         let valid = |row: &Row| devcoach_core::records::check(table.name, row).is_ok();
-        for (key, row) in &wanted {
-            let Some((rowid, have)) = local.get(*key) else { continue };
+        for (key, what) in &todo {
+            let Todo::Update(rowid, have, row) = what else { continue };
             let row = stored(row);
             if !fits(&row) {
                 refuse(key)?;
@@ -733,10 +768,8 @@ fn apply(conn: &Connection, affected: &Affected) -> Result<(usize, usize)> {
                 Err(e) => return Err(e.into()),
             }
         }
-        for (key, row) in &wanted {
-            if local.contains_key(*key) {
-                continue;
-            }
+        for (key, what) in &todo {
+            let Todo::Insert(row) = what else { continue };
             let row = stored(row);
             if !fits(&row) || !valid(&row) {
                 refuse(key)?;
@@ -811,7 +844,7 @@ impl Store {
             }
             let tracked = ensure_tracking(tx)?;
             let all = !ready || !tracked;
-            let mut affected = Affected::new();
+            let mut affected = Affected::default();
             fold(tx, &history, &mut affected)?;
             let (mut changes, rids) = local_changes(tx, &dir, all)?;
             fold(tx, &incoming, &mut affected)?;

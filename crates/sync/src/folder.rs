@@ -82,6 +82,8 @@ pub struct FileRead {
     pub ops: Vec<Op>,
     /// Applied here earlier and known by its name: not read again, `ops` left empty.
     pub known: bool,
+    /// Not read this time (the round's changes were used up): only its name and path are set.
+    pub deferred: bool,
 }
 
 /// A file applied here earlier, as the store recorded it.
@@ -108,6 +110,22 @@ impl FileRead {
             written_at: known.written_at.clone(),
             ops: Vec::new(),
             known: true,
+            deferred: false,
+        }
+    }
+
+    fn deferred(name: String, path: PathBuf) -> Self {
+        Self {
+            name,
+            path,
+            digest: String::new(),
+            raw_digest: String::new(),
+            first: 0,
+            last: 0,
+            written_at: String::new(),
+            ops: Vec::new(),
+            known: false,
+            deferred: true,
         }
     }
 }
@@ -129,7 +147,7 @@ impl DeviceLog {
 
     /// When its latest file was written (its own clock).
     pub fn written_at(&self) -> Option<&str> {
-        self.files.iter().max_by_key(|f| f.last).map(|f| f.written_at.as_str())
+        self.files.iter().filter(|f| !f.deferred).max_by_key(|f| f.last).map(|f| f.written_at.as_str())
     }
 }
 
@@ -362,6 +380,7 @@ impl Folder<'_> {
             written_at: seg.header.written_at,
             ops: seg.ops,
             known: false,
+            deferred: false,
         })
     }
 
@@ -459,6 +478,7 @@ impl Folder<'_> {
                 }
                 if used >= budget {
                     contents.deferred += 1;
+                    log.files.push(FileRead::deferred(name, path));
                     continue;
                 }
                 let named_for = |digest: &str| {
@@ -493,6 +513,7 @@ impl Folder<'_> {
                             written_at: seg.header.written_at,
                             ops: seg.ops,
                             known: false,
+                            deferred: false,
                         });
                     }
                     Err(what) => contents.problems.push(Problem { path, what }),

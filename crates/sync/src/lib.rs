@@ -17,6 +17,7 @@ use std::fs::File;
 use std::path::PathBuf;
 
 use chrono::{DateTime, Utc};
+use devcoach_core::limits::SYNC_ROUND_CHANGES;
 use devcoach_core::sync::segment::Header;
 use devcoach_core::sync::{DeviceId, Hlc, Op};
 use devcoach_core::time::{iso_ms, parse_timestamp};
@@ -714,7 +715,7 @@ fn round(
     let joining = store.sync_state()?.get("joining").is_some_and(|v| v == "yes");
     // A first sync (of this device, or of this build) reads everything in one round: the local
     // comparison must see the whole folder first, so the folder's records win where both hold one.
-    let budget = if ready && !joining { devcoach_core::limits::SYNC_ROUND_CHANGES } else { usize::MAX };
+    let budget = if ready && !joining { SYNC_ROUND_CHANGES } else { usize::MAX };
     let mut device = opened.config.device.clone();
     let folder = Folder { root: opened.root.clone(), key: opened.key.as_ref(), sent: Some(sent_dir(dir, &device)) };
     let (mut contents, written_here) = gather(&folder, dir, &recorded, &known, budget, now_ms, progress)?;
@@ -761,6 +762,9 @@ fn round(
     let mut own: Vec<(u64, u64, String)> = Vec::new();
     for (id, log) in &mut contents.devices {
         for file in &mut log.files {
+            if file.deferred {
+                continue;
+            }
             if *id == device && written_here.contains(&(id.to_string(), file.name.clone())) {
                 own.push((file.first, file.last, file.digest.clone()));
             }
@@ -845,7 +849,7 @@ pub fn status(store: &Store, dir: &DataDir) -> Result<Status, SyncError> {
         }
     };
     let (contents, written_here) =
-        gather(&folder, dir, &recorded, &known, usize::MAX, Utc::now().timestamp_millis(), &mut |_, _| {})?;
+        gather(&folder, dir, &recorded, &known, SYNC_ROUND_CHANGES, Utc::now().timestamp_millis(), &mut |_, _| {})?;
     problems.extend(contents.problems);
     let device = &opened.config.device;
     let mut devices = Vec::new();

@@ -295,7 +295,8 @@ mod tests {
     #[test]
     fn files_hold_at_most_their_share_and_a_larger_one_is_refused() {
         let device = DeviceId::new("ab12").expect("id");
-        let many: Vec<Op> = (1..=12_001u64)
+        let n = 2 * SYNC_FILE_CHANGES as u64 + 1;
+        let many: Vec<Op> = (1..=n)
             .map(|seq| Op {
                 device: device.clone(),
                 seq,
@@ -306,7 +307,7 @@ mod tests {
             })
             .collect();
         let runs = split(&many);
-        assert_eq!(runs.iter().map(|r| r.len()).collect::<Vec<_>>(), [5_000, 5_000, 2_001]);
+        assert_eq!(runs.iter().map(|r| r.len()).collect::<Vec<_>>(), [SYNC_FILE_CHANGES, SYNC_FILE_CHANGES, 1]);
         for run in &runs {
             let header = Header::new(device.clone(), run[0].seq, run[run.len() - 1].seq, None, "x".into());
             assert_eq!(decode(&encode(&header, run).0).expect("reads").ops.len(), run.len());
@@ -330,8 +331,9 @@ mod tests {
             runs.len()
         );
         assert_eq!(runs.iter().map(|r| r.len()).sum::<usize>(), 30);
-        let header = Header::new(device, 1, 5_001, None, "x".into());
-        assert!(matches!(decode(&encode(&header, &many[..5_001]).0), Err(SegmentError::TooMany)));
+        let over = SYNC_FILE_CHANGES + 1;
+        let header = Header::new(device, 1, over as u64, None, "x".into());
+        assert!(matches!(decode(&encode(&header, &many[..over]).0), Err(SegmentError::TooMany)));
     }
 
     #[test]

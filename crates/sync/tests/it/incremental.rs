@@ -178,3 +178,89 @@ fn a_large_batch_travels_in_several_files_and_is_applied_in_rounds() {
     assert!(received.rounds >= 2, "{received:?}");
     assert_eq!(a.records(), b.records());
 }
+
+/// A flood of files from a device nobody knows (anyone who can write a plain folder): `status`
+/// reads at most a round's worth of them and counts the rest; a sync applies them round by
+/// round; after that neither reads any of them again.
+#[test]
+fn a_flood_of_files_is_read_a_round_at_a_time_and_never_again() {
+    use devcoach_core::limits::{SYNC_FILE_CHANGES, SYNC_ROUND_CHANGES};
+    use devcoach_core::sync::segment::Header;
+    use devcoach_core::sync::{Change, DeviceId, Hlc, Op};
+    let (shared, target, mut a, _b) = pair();
+    a.init(&target);
+    a.sync_at(0);
+    let flooder = DeviceId::new("f100d00000000000").expect("id");
+    let folder = devcoach_sync::folder::Folder { root: shared.path().to_owned(), key: None, sent: None };
+    let per_file = SYNC_FILE_CHANGES / 5;
+    let files_written = 3 * SYNC_ROUND_CHANGES / per_file;
+    let at = Hlc(crate::support::t0().timestamp_millis(), 0);
+    for f in 0..files_written {
+        let first = (f * per_file) as u64 + 1;
+        let ops: Vec<Op> = (0..per_file as u64)
+            .map(|i| Op {
+                device: flooder.clone(),
+                seq: first + i,
+                at,
+                table: "knowledge".into(),
+                key: format!("[\"flood_{}\"]", first + i),
+                change: Change::Create(
+                    [
+                        ("topic".to_owned(), format!("flood_{}", first + i).into()),
+                        ("confidence".to_owned(), 1.into()),
+                        ("updated_at".to_owned(), "2026-11-01T10:00:00Z".into()),
+                    ]
+                    .into(),
+                ),
+            })
+            .collect();
+        let header = Header::new(flooder.clone(), first, first + per_file as u64 - 1, None, "x".into());
+        folder.write_segment(&header, &ops).expect("flood");
+    }
+    let status = devcoach_sync::status(&a.store, &a.dir).expect("status");
+    let theirs = status.devices.iter().find(|d| d.device == flooder).expect("the flooder is listed");
+    assert_eq!((theirs.files, theirs.applied), (files_written, 0));
+    let report = a.sync_at(1);
+    assert_eq!(report.received, files_written * per_file);
+    assert!(report.rounds >= 3, "{report:?}");
+    let topics: i64 = raw(&a)
+        .query_row("SELECT COUNT(*) FROM knowledge WHERE topic GLOB 'flood_*'", [], |r| r.get(0))
+        .expect("count");
+    assert_eq!(usize::try_from(topics).expect("count"), files_written * per_file);
+    let again = a.sync_at(2);
+    assert_eq!((again.read, again.rounds), (0, 1));
+    let status = devcoach_sync::status(&a.store, &a.dir).expect("status");
+    let theirs = status.devices.iter().find(|d| d.device == flooder).expect("listed");
+    assert_eq!((theirs.files, theirs.applied), (files_written, files_written));
+}
+
+/// A review that arrives before its lesson waits as a record and appears with the lesson; when
+/// the lesson goes, so does the review, here and on the other device, though neither record of
+/// the review changed.
+#[test]
+fn a_child_follows_its_parent_whichever_arrives_first() {
+    let (_shared, target, mut a, mut b) = pair();
+    a.init(&target);
+    b.init(&target);
+    a.sync_at(0);
+    b.sync_at(1);
+    let review = "INSERT INTO ext_review_log (lesson_id, grade, reviewed_at, elapsed_days, interval_days, \
+                  retrievability, stability, difficulty) VALUES ('late', 3, '2026-11-02T10:00:00Z', 1, 3, 0.9, 2.5, 5.0)";
+    raw(&b).execute(review, []).expect("a review of a lesson not there yet");
+    b.sync_at(2);
+    a.sync_at(3);
+    let reviews = |d: &Device| -> i64 {
+        raw(d).query_row("SELECT COUNT(*) FROM ext_review_log WHERE lesson_id = 'late'", [], |r| r.get(0)).expect("n")
+    };
+    assert_eq!((reviews(&a), reviews(&b)), (0, 0), "a review without its lesson is kept by neither");
+    b.lesson("late");
+    b.sync_at(4);
+    a.sync_at(5);
+    assert_eq!((reviews(&a), reviews(&b)), (1, 1), "the review came back with its lesson");
+    assert_eq!(a.records(), b.records());
+    raw(&a).execute("DELETE FROM lessons WHERE id = 'late'", []).expect("delete");
+    a.sync_at(6);
+    b.sync_at(7);
+    assert_eq!((reviews(&a), reviews(&b)), (0, 0), "gone with its lesson");
+    assert_eq!(a.records(), b.records());
+}
