@@ -59,6 +59,10 @@ pub struct SyncRound<'a> {
     /// record, the folder's wins (a fresh install's default settings must not replace the
     /// learner's); what only this device holds is added.
     pub joining: bool,
+    /// Whether this round compares and logs what changed here. A join that takes several rounds
+    /// compares only in its last, once every file of the folder is applied (so the folder's
+    /// records win where both hold one); until then its rounds only apply.
+    pub compare: bool,
 }
 
 #[derive(Debug, Clone, Default)]
@@ -77,6 +81,9 @@ pub struct RoundOutcome {
 
 /// The state key saying the records hold every applied file's changes.
 const RECORDS_READY: &str = "records";
+/// The state key saying the next comparing round compares every record: the records were built
+/// afresh, or the triggers were missing for a while, so some writes may have gone unnoted.
+const COMPARE_ALL: &str = "compare_all";
 
 /// The synced tables this file has, with their columns.
 fn present_tables(conn: &Connection) -> Result<Vec<(&'static SyncTable, Vec<String>)>> {
@@ -562,7 +569,7 @@ type Found = (Vec<(&'static str, RecordKey, Change)>, Vec<(&'static str, RecordK
 /// Every change made here since the records were last matched: every record compared when
 /// `all`, else only those the triggers noted. One record at a time, so what is held is the
 /// changes found, not the tables.
-fn local_changes(conn: &Connection, dir: &DataDir, all: bool) -> Result<Found> {
+fn local_changes(conn: &Connection, dir: &DataDir, all: bool, joining: bool) -> Result<Found> {
     let refused = refused_keys(conn)?;
     let keep = |table: &str, k: &str| !refused.contains(&(table.to_owned(), k.to_owned()));
     let mut changes = Vec::new();
@@ -570,7 +577,7 @@ fn local_changes(conn: &Connection, dir: &DataDir, all: bool) -> Result<Found> {
     // The documents are few and live beside the database: always compared whole.
     let local: BTreeMap<RecordKey, Row> =
         read_documents(conn, dir)?.into_iter().filter(|(k, _)| keep(DOCUMENTS.name, k)).collect();
-    let was_rows = live_documents(conn)?;
+    let was_rows = if joining { BTreeMap::new() } else { live_documents(conn)? };
     let was: BTreeMap<&RecordKey, &Row> = was_rows.iter().filter(|(k, _)| keep(DOCUMENTS.name, k)).collect();
     changes.extend(diff(&DOCUMENTS, &was, &local).into_iter().map(|(k, c)| (DOCUMENTS.name, k, c)));
     for (table, columns) in present_tables(conn)? {
@@ -583,7 +590,8 @@ fn local_changes(conn: &Connection, dir: &DataDir, all: bool) -> Result<Found> {
             if !keep(table.name, key) {
                 return Ok(());
             }
-            let was_row = live_row(conn, table, key)?;
+            // A joining device held nothing the folder knows of: all it has is new.
+            let was_row = if joining { None } else { live_row(conn, table, key)? };
             let key = key.to_owned();
             let was: BTreeMap<&RecordKey, &Row> = was_row.as_ref().map(|r| (&key, r)).into_iter().collect();
             let now: BTreeMap<RecordKey, Row> = here.map(|(_, r)| (key.clone(), r)).into_iter().collect();
@@ -611,9 +619,11 @@ fn local_changes(conn: &Connection, dir: &DataDir, all: bool) -> Result<Found> {
                     compare(&key, Some((r.get(0)?, row)), &mut changes)?;
                 }
             }
-            for key in record_keys(conn, table.name)? {
-                if !seen.contains(&key) {
-                    compare(&key, None, &mut changes)?;
+            if !joining {
+                for key in record_keys(conn, table.name)? {
+                    if !seen.contains(&key) {
+                        compare(&key, None, &mut changes)?;
+                    }
                 }
             }
             continue;
@@ -679,11 +689,12 @@ fn with_dependents(conn: &Connection, mut affected: Affected) -> Result<BTreeMap
     Ok(affected.keys)
 }
 
-/// What one record needs: its row removed, changed (rowid, the row here, the record), or added.
+/// What one record needs: its row removed, changed (rowid, and the row here and the record when
+/// held), or added (the record, when held).
 enum Todo {
     Remove(i64),
-    Update(i64, Row, Row),
-    Insert(Row),
+    Update(i64, Option<(Row, Row)>),
+    Insert(Option<Row>),
 }
 
 /// Makes the rows of `affected` what their records say: removals first (a unique index may name
@@ -705,6 +716,9 @@ fn apply(conn: &Connection, affected: &BTreeMap<&'static str, BTreeSet<RecordKey
         // What each record needs (a round's worth of records: what a round reads is bounded):
         // removals first (a unique index may name a record's new place), then changes, then
         // additions.
+        // More records than a round reads (a first sync, a join's last round): the rows are
+        // read again when written rather than held.
+        let hold = keys.len() <= 2 * devcoach_core::limits::SYNC_ROUND_CHANGES;
         let mut todo: Vec<(&RecordKey, Todo)> = Vec::new();
         for key in keys {
             conn.prepare_cached("DELETE FROM ext_sync_refused WHERE tbl = ?1 AND key = ?2")?
@@ -712,9 +726,9 @@ fn apply(conn: &Connection, affected: &BTreeMap<&'static str, BTreeSet<RecordKey
             match (find_row(conn, table, &columns, key)?, live_row(conn, table, key)?) {
                 (Some((rowid, _)), None) => todo.push((key, Todo::Remove(rowid))),
                 (Some((rowid, have)), Some(row)) if have != stored(&row) => {
-                    todo.push((key, Todo::Update(rowid, have, row)));
+                    todo.push((key, Todo::Update(rowid, hold.then_some((have, row)))));
                 }
-                (None, Some(row)) => todo.push((key, Todo::Insert(row))),
+                (None, Some(row)) => todo.push((key, Todo::Insert(hold.then_some(row)))),
                 _ => {}
             }
         }
@@ -744,8 +758,14 @@ fn apply(conn: &Connection, affected: &BTreeMap<&'static str, BTreeSet<RecordKey
         // refused here too, whichever device sent it.
         let valid = |row: &Row| devcoach_core::records::check(table.name, row).is_ok();
         for (key, what) in &todo {
-            let Todo::Update(rowid, have, row) = what else { continue };
-            let row = stored(row);
+            let Todo::Update(rowid, held) = what else { continue };
+            let (have, row) = match held {
+                Some((have, row)) => (have.clone(), stored(row)),
+                None => match (find_row(conn, table, &columns, key)?, live_row(conn, table, key)?) {
+                    (Some((_, have)), Some(row)) => (have, stored(&row)),
+                    _ => continue,
+                },
+            };
             if !fits(&row) {
                 refuse(key)?;
                 continue;
@@ -769,8 +789,14 @@ fn apply(conn: &Connection, affected: &BTreeMap<&'static str, BTreeSet<RecordKey
             }
         }
         for (key, what) in &todo {
-            let Todo::Insert(row) = what else { continue };
-            let row = stored(row);
+            let Todo::Insert(held) = what else { continue };
+            let row = match held {
+                Some(row) => stored(row),
+                None => match live_row(conn, table, key)? {
+                    Some(row) => stored(&row),
+                    None => continue,
+                },
+            };
             if !fits(&row) || !valid(&row) {
                 refuse(key)?;
                 continue;
@@ -836,17 +862,21 @@ impl Store {
         log: impl FnOnce(&[Op]) -> std::result::Result<Vec<Mark>, String>,
     ) -> Result<RoundOutcome> {
         let dir = self.data_dir().clone();
-        let SyncRound { device, next_seq, clock, now_ms, history, incoming, marks, joining } = round;
+        let SyncRound { device, next_seq, clock, now_ms, history, incoming, marks, joining, compare } = round;
         self.write(|tx| {
             let ready = state_value(tx, RECORDS_READY)?.as_deref() == Some("1");
             if !ready {
                 tx.execute("DELETE FROM ext_sync_records", [])?;
+                set_state(tx, COMPARE_ALL, "1")?;
             }
-            let tracked = ensure_tracking(tx)?;
-            let all = !ready || !tracked;
+            if !ensure_tracking(tx)? {
+                set_state(tx, COMPARE_ALL, "1")?;
+            }
+            let all = state_value(tx, COMPARE_ALL)?.as_deref() == Some("1");
             let mut affected = Affected::default();
             fold(tx, &history, &mut affected)?;
-            let (mut changes, rids) = local_changes(tx, &dir, all)?;
+            let (mut changes, rids) =
+                if compare { local_changes(tx, &dir, all, joining)? } else { (Vec::new(), Vec::new()) };
             fold(tx, &incoming, &mut affected)?;
             if joining {
                 // Where the folder holds the record, the folder's wins; but a learner's own
@@ -885,19 +915,31 @@ impl Store {
             for (table, key, rid) in rids {
                 set_rid(tx, table, &key, rid)?;
             }
-            let affected = with_dependents(tx, affected)?;
-            let (mut written, mut refused) = apply(tx, &affected)?;
-            let (documents, refused_documents) = apply_documents(tx, &dir, &live_documents(tx)?)?;
-            written += documents;
-            refused += refused_documents;
+            let mut affected = with_dependents(tx, affected)?;
+            if compare && all {
+                // Every record, once: earlier rounds of a join only folded theirs, and after a
+                // comparison of everything any record may differ from its row.
+                for table in SYNCED {
+                    affected.entry(table.name).or_default().extend(record_keys(tx, table.name)?);
+                }
+            }
+            let (mut written, mut refused) = if compare { apply(tx, &affected)? } else { (0, 0) };
+            if compare {
+                let (documents, refused_documents) = apply_documents(tx, &dir, &live_documents(tx)?)?;
+                written += documents;
+                refused += refused_documents;
+            }
             for mark in marks.iter().chain(&own) {
                 write_mark(tx, mark)?;
             }
             set_state(tx, "clock", &serde_json::to_string(&clock).unwrap_or_default())?;
             set_state(tx, RECORDS_READY, "1")?;
-            // Every write noted so far is either logged above or this round's own.
-            tx.execute("DELETE FROM ext_sync_dirty", [])?;
-            Ok(RoundOutcome { logged, written, refused, clock, compared_all: all })
+            if compare {
+                // Every write noted so far is either logged above or this round's own.
+                tx.execute("DELETE FROM ext_sync_dirty", [])?;
+                tx.execute("DELETE FROM ext_sync_state WHERE key = ?1", [COMPARE_ALL])?;
+            }
+            Ok(RoundOutcome { logged, written, refused, clock, compared_all: compare && all })
         })
     }
 
@@ -908,8 +950,8 @@ impl Store {
         if !ready {
             return Ok(0);
         }
-        let all = !tracking_complete(self.conn())?;
-        Ok(local_changes(self.conn(), self.data_dir(), all)?.0.len())
+        let all = !tracking_complete(self.conn())? || state_value(self.conn(), COMPARE_ALL)?.as_deref() == Some("1");
+        Ok(local_changes(self.conn(), self.data_dir(), all, false)?.0.len())
     }
 
     /// Whether the records hold every applied file's changes, so a round needs only new files.

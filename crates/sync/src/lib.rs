@@ -713,9 +713,9 @@ fn round(
     let known = if ready { known_files(&marks) } else { folder::KnownFiles::new() };
     drop(marks);
     let joining = store.sync_state()?.get("joining").is_some_and(|v| v == "yes");
-    // A first sync (of this device, or of this build) reads everything in one round: the local
-    // comparison must see the whole folder first, so the folder's records win where both hold one.
-    let budget = if ready && !joining { SYNC_ROUND_CHANGES } else { usize::MAX };
+    // A store an earlier build synced reads every file it applied once, in one round, to build
+    // its records; otherwise a round reads at most a round's worth of new changes.
+    let budget = if !ready && !recorded.is_empty() { usize::MAX } else { SYNC_ROUND_CHANGES };
     let mut device = opened.config.device.clone();
     let folder = Folder { root: opened.root.clone(), key: opened.key.as_ref(), sent: Some(sent_dir(dir, &device)) };
     let (mut contents, written_here) = gather(&folder, dir, &recorded, &known, budget, now_ms, progress)?;
@@ -796,7 +796,11 @@ fn round(
     let prev = own.iter().max_by(|a, b| (a.0, &a.2).cmp(&(b.0, &b.2))).map(|o| o.2.clone());
     let named = contents.devices.get(&device).is_some_and(|l| l.name.is_some());
     drop(contents.devices);
-    let round = SyncRound { device: &device, next_seq, clock, now_ms, history, incoming, marks: new_marks, joining };
+    // A join compares what this device holds only once the whole folder is applied, so the
+    // folder's records win where both hold one.
+    let compare = !(joining && more);
+    let round =
+        SyncRound { device: &device, next_seq, clock, now_ms, history, incoming, marks: new_marks, joining, compare };
     let encrypted = folder.key.is_some();
     let outcome = store.sync_round(round, |ops| {
         // Several files when there is more than one file may hold, chained and numbered on.
@@ -943,7 +947,9 @@ pub fn health(store: &Store, dir: &DataDir, now: DateTime<Utc>) -> Vec<(Health, 
         let key = if config.encrypted { read_key(dir).ok() } else { None };
         if !config.encrypted || key.is_some() {
             let folder = Folder { root: root.clone(), key: key.as_ref(), sent: None };
-            if let Ok(contents) = folder.read(now.timestamp_millis(), &mut |_, _| {})
+            // Files applied here are not read again; of the others, at most a round's worth.
+            let known = store.sync_marks().map(|marks| known_files(&marks)).unwrap_or_default();
+            if let Ok(contents) = folder.read_new(now.timestamp_millis(), &mut |_, _| {}, &known, SYNC_ROUND_CHANGES)
                 && let Some(first) = contents.problems.first()
             {
                 let n = contents.problems.len();

@@ -121,6 +121,7 @@ fn a_crash_after_logging_and_before_committing_logs_nothing_twice() {
             .map(|f| Mark { device: b_id.to_string(), digest: f.digest.clone(), ..Mark::default() })
             .collect(),
         joining: false,
+        compare: true,
     };
     let err = a
         .store

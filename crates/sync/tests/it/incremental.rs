@@ -264,3 +264,51 @@ fn a_child_follows_its_parent_whichever_arrives_first() {
     assert_eq!((reviews(&a), reviews(&b)), (0, 0), "gone with its lesson");
     assert_eq!(a.records(), b.records());
 }
+
+/// A join that takes several rounds (a folder with more than a round's worth of changes) ends as
+/// a one-round join would: the folder's record wins where both hold one (the settings travel in
+/// the folder's last file, read in a later round), the newcomer's own lessons are added, and a
+/// setting the newcomer chose wins over the folder's default.
+#[test]
+fn a_join_over_several_rounds_keeps_the_join_rules() {
+    use devcoach_core::limits::SYNC_ROUND_CHANGES;
+    let (_shared, target, mut a, mut b) = pair();
+    {
+        let conn = raw(&a);
+        let tx = conn.unchecked_transaction().expect("tx");
+        for i in 0..SYNC_ROUND_CHANGES * 2 {
+            tx.execute(
+                "INSERT INTO knowledge (topic, confidence, updated_at) VALUES (?1, 3, '2026-11-01T10:00:00Z')",
+                [format!("topic_{i}")],
+            )
+            .expect("topic");
+        }
+        tx.commit().expect("commit");
+    }
+    a.lesson("both");
+    raw(&a).execute("UPDATE settings SET value = '7' WHERE key = 'max_per_day'", []).expect("a's setting");
+    a.init(&target);
+    a.sync_at(0);
+    // The newcomer: a lesson of its own, its own copy of one the folder has, a chosen setting.
+    b.lesson("mine");
+    b.lesson("both");
+    raw(&b).execute("UPDATE lessons SET title = 'the newcomer''s' WHERE id = 'both'", []).expect("title");
+    raw(&b).execute("UPDATE settings SET value = '3' WHERE key = 'max_per_day'", []).expect("setting");
+    raw(&b).execute("UPDATE settings SET value = '5' WHERE key = 'nudge_every'", []).expect("setting");
+    b.init(&target);
+    let join = b.sync_at(1);
+    assert!(join.rounds >= 2, "{join:?}");
+    a.sync_at(2);
+    b.sync_at(3);
+    assert_eq!(a.records(), b.records());
+    let title: String =
+        raw(&a).query_row("SELECT title FROM lessons WHERE id = 'both'", [], |r| r.get(0)).expect("title");
+    assert_ne!(title, "the newcomer's", "the folder's copy wins");
+    let mine: i64 = raw(&a).query_row("SELECT COUNT(*) FROM lessons WHERE id = 'mine'", [], |r| r.get(0)).expect("n");
+    assert_eq!(mine, 1, "the newcomer's own lesson reached the folder");
+    let setting = |key: &str| -> String {
+        raw(&a).query_row("SELECT value FROM settings WHERE key = ?1", [key], |r| r.get(0)).expect("v")
+    };
+    assert_eq!(setting("max_per_day"), "7", "the folder's chosen setting wins");
+    assert_eq!(setting("nudge_every"), "5", "the newcomer's chosen setting wins over the folder's default");
+}
