@@ -295,8 +295,8 @@ CREATE TABLE IF NOT EXISTS ext_sync_records (
     rid    INTEGER,
     parent TEXT,
     uniq   TEXT,
-    PRIMARY KEY (tbl, key)
-) WITHOUT ROWID;
+    UNIQUE (tbl, key)
+);
 CREATE INDEX IF NOT EXISTS idx_ext_sync_records_rid ON ext_sync_records (tbl, rid) WHERE rid IS NOT NULL;
 CREATE INDEX IF NOT EXISTS idx_ext_sync_records_parent ON ext_sync_records (tbl, parent) WHERE parent IS NOT NULL;
 CREATE INDEX IF NOT EXISTS idx_ext_sync_records_uniq ON ext_sync_records (tbl, uniq) WHERE uniq IS NOT NULL;

@@ -41,7 +41,7 @@ impl Stamp {
 }
 
 /// A column's latest set.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq)]
 struct Set {
     at: Stamp,
     value: Value,
@@ -49,20 +49,78 @@ struct Set {
 
 /// One record's merge state. See the module's comment for what each part keeps and why.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(into = "Stored", from = "Stored")]
 pub struct RecordState {
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     deleted: Option<Stamp>,
     /// After `deleted`, ascending.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     creates: Vec<Stamp>,
     /// The latest creation or update after `deleted` (what the one-per-value rule orders by).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     touched: Option<Stamp>,
-    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     columns: BTreeMap<String, Set>,
     /// Per column, the moves after its latest set and after `deleted`, ascending.
-    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     moves: BTreeMap<String, Vec<(Stamp, i64)>>,
+}
+
+/// How the store keeps a [`RecordState`]: each stamp written once (`s`) and named by its place
+/// there, since most of a record's columns share the stamp of the change that made it.
+#[derive(Default, Serialize, Deserialize)]
+struct Stored {
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    s: Vec<Stamp>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    d: Option<usize>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    c: Vec<usize>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    t: Option<usize>,
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    v: BTreeMap<String, (usize, Value)>,
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    m: BTreeMap<String, Vec<(usize, i64)>>,
+}
+
+impl From<RecordState> for Stored {
+    fn from(state: RecordState) -> Self {
+        let mut stored = Self::default();
+        let index = |stamp: Stamp, table: &mut Vec<Stamp>| match table.iter().position(|s| *s == stamp) {
+            Some(i) => i,
+            None => {
+                table.push(stamp);
+                table.len() - 1
+            }
+        };
+        let mut s = Vec::new();
+        stored.d = state.deleted.map(|d| index(d, &mut s));
+        stored.c = state.creates.into_iter().map(|c| index(c, &mut s)).collect();
+        stored.t = state.touched.map(|t| index(t, &mut s));
+        stored.v = state.columns.into_iter().map(|(k, set)| (k, (index(set.at, &mut s), set.value))).collect();
+        stored.m = state
+            .moves
+            .into_iter()
+            .map(|(k, moves)| (k, moves.into_iter().map(|(at, delta)| (index(at, &mut s), delta)).collect()))
+            .collect();
+        stored.s = s;
+        stored
+    }
+}
+
+impl From<Stored> for RecordState {
+    /// A place that names no stamp (a damaged row) drops what it dates: the state only loses
+    /// what it cannot order, never invents an order.
+    fn from(stored: Stored) -> Self {
+        let at = |i: usize| stored.s.get(i).cloned();
+        Self {
+            deleted: stored.d.and_then(at),
+            creates: stored.c.iter().filter_map(|i| at(*i)).collect(),
+            touched: stored.t.and_then(at),
+            columns: stored.v.into_iter().filter_map(|(k, (i, value))| Some((k, Set { at: at(i)?, value }))).collect(),
+            moves: stored
+                .m
+                .into_iter()
+                .map(|(k, moves)| (k, moves.into_iter().filter_map(|(i, d)| Some((at(i)?, d))).collect()))
+                .collect(),
+        }
+    }
 }
 
 impl RecordState {
@@ -234,6 +292,10 @@ mod tests {
                     states = serde_json::from_str(&text).expect("read back");
                 }
                 states.entry(op.key.clone()).or_default().fold(op);
+            }
+            for state in states.values() {
+                let back: RecordState = serde_json::from_str(&serde_json::to_string(state).expect("stored")).expect("read");
+                prop_assert_eq!(&back, state);
             }
             let folded: BTreeMap<String, Row> =
                 states.iter().filter_map(|(k, s)| s.row().map(|(r, _)| (k.clone(), r))).collect();
