@@ -36,7 +36,7 @@ pub const CHECK_MISSING_CHARS: usize = 500;
 /// A hook payload read from stdin.
 pub const HOOK_PAYLOAD_BYTES: usize = 16 * 1024 * 1024;
 /// A sync file once unpacked, and one change within it (a lesson at its largest fits).
-pub const SYNC_SEGMENT_BYTES: usize = 64 * 1024 * 1024;
+pub const SYNC_SEGMENT_BYTES: usize = 32 * 1024 * 1024;
 pub const SYNC_OP_BYTES: usize = 4 * 1024 * 1024;
 /// The most changes one sync file may hold: a device with more to send writes several files
 /// (each at most half of [`SYNC_SEGMENT_BYTES`] unpacked), and a file holding more is refused.

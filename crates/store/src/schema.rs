@@ -283,7 +283,7 @@ CREATE INDEX IF NOT EXISTS idx_ext_model_moves_opened ON ext_model_moves (opened
         // rowid it was last matched at (log rows, whose rowid is their own id), and the values
         // the parent and one-per-value rules look records up by. `ext_sync_dirty` is filled by
         // triggers on the synced tables while sync is on (every writer, any build), and emptied
-        // by each round. Each applied file is also known by its name (`ext_sync_known`), so it is never read again.
+        // by each round. Each applied file is also known by its name (`ext_sync_known`), so it is never read again, and a file that did not read is remembered as it lay (`ext_sync_failed`), so it is not read again until it changes.
         // Never synced, never in a backup.
         name: "rs-9-sync-records",
         sql: "
@@ -305,6 +305,15 @@ CREATE TABLE IF NOT EXISTS ext_sync_dirty (
     ref TEXT NOT NULL,
     PRIMARY KEY (tbl, ref)
 ) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS ext_sync_failed (
+    device   TEXT NOT NULL,
+    name     TEXT NOT NULL,
+    len      INTEGER NOT NULL,
+    modified INTEGER NOT NULL,
+    what     TEXT NOT NULL,
+    app      TEXT NOT NULL,
+    PRIMARY KEY (device, name)
+);
 CREATE TABLE IF NOT EXISTS ext_sync_known (
     device     TEXT NOT NULL,
     file       TEXT NOT NULL,

@@ -79,6 +79,9 @@ pub struct RoundOutcome {
     pub compared_all: bool,
 }
 
+/// A folder file that did not read: device, name, size, modification time (ns), why.
+pub type FailedFile = (String, String, u64, i64, String);
+
 /// The state key saying the records hold every applied file's changes.
 const RECORDS_READY: &str = "records";
 /// The state key saying the next comparing round compares every record: the records were built
@@ -218,8 +221,16 @@ fn document_path(dir: &DataDir, name: &str) -> Option<std::path::PathBuf> {
 }
 
 /// Writes and removes documents until the files match `wanted`; what it could not write is refused.
-fn apply_documents(conn: &Connection, dir: &DataDir, wanted: &BTreeMap<RecordKey, Row>) -> Result<(usize, usize)> {
+/// `seen` is what the round's comparison read: a document that changed since (the learner or an
+/// agent wrote the notebook while the sync ran) is left alone, and the next sync sends it.
+fn apply_documents(
+    conn: &Connection,
+    dir: &DataDir,
+    wanted: &BTreeMap<RecordKey, Row>,
+    seen: &BTreeMap<RecordKey, Row>,
+) -> Result<(usize, usize)> {
     let local = read_documents(conn, dir)?;
+    let edited = |key: &str| local.get(key) != seen.get(key);
     conn.execute("DELETE FROM ext_sync_refused WHERE tbl = ?1", [DOCUMENTS.name])?;
     let (mut written, mut refused) = (0, 0);
     let mut refuse = |key: &str| -> Result<()> {
@@ -230,6 +241,7 @@ fn apply_documents(conn: &Connection, dir: &DataDir, wanted: &BTreeMap<RecordKey
     };
     for (key, row) in &local {
         if !wanted.contains_key(key)
+            && !edited(key)
             && let Some(path) = row.get("name").and_then(Value::as_str).and_then(|n| document_path(dir, n))
         {
             let _ = std::fs::remove_file(path);
@@ -249,7 +261,7 @@ fn apply_documents(conn: &Connection, dir: &DataDir, wanted: &BTreeMap<RecordKey
             refuse(key)?;
             continue;
         };
-        if local.get(key).and_then(|r| r.get("text")).and_then(Value::as_str) == Some(text) {
+        if local.get(key).and_then(|r| r.get("text")).and_then(Value::as_str) == Some(text) || edited(key) {
             continue;
         }
         // Only into real folders of the data folder: never through a link.
@@ -434,7 +446,9 @@ fn note_value_group(conn: &Connection, table: &'static SyncTable, value: &str, a
 fn live_row(conn: &Connection, table: &SyncTable, key: &str) -> Result<Option<Row>> {
     let Some((state, _)) = load(conn, table.name, key)? else { return Ok(None) };
     let Some((row, stamp)) = state.row() else { return Ok(None) };
-    if is_local(table, &row) {
+    // A record exists only under its own key: a change keyed one way whose row names another
+    // record (forged) would otherwise land on that record, and devices would differ over it.
+    if is_local(table, &row) || key_of(table, &row) != key {
         return Ok(None);
     }
     if let Some((column, parent)) = table.parent {
@@ -564,7 +578,8 @@ fn drop_tracking(conn: &Connection) -> Result<()> {
 }
 
 /// A change found here, and for a log row the rowid its record now matches.
-type Found = (Vec<(&'static str, RecordKey, Change)>, Vec<(&'static str, RecordKey, Option<i64>)>);
+type Found =
+    (Vec<(&'static str, RecordKey, Change)>, Vec<(&'static str, RecordKey, Option<i64>)>, BTreeMap<RecordKey, Row>);
 
 /// Every change made here since the records were last matched: every record compared when
 /// `all`, else only those the triggers noted. One record at a time, so what is held is the
@@ -575,8 +590,9 @@ fn local_changes(conn: &Connection, dir: &DataDir, all: bool, joining: bool) -> 
     let mut changes = Vec::new();
     let mut rids = Vec::new();
     // The documents are few and live beside the database: always compared whole.
+    let documents = read_documents(conn, dir)?;
     let local: BTreeMap<RecordKey, Row> =
-        read_documents(conn, dir)?.into_iter().filter(|(k, _)| keep(DOCUMENTS.name, k)).collect();
+        documents.iter().filter(|(k, _)| keep(DOCUMENTS.name, k)).map(|(k, r)| (k.clone(), r.clone())).collect();
     let was_rows = if joining { BTreeMap::new() } else { live_documents(conn)? };
     let was: BTreeMap<&RecordKey, &Row> = was_rows.iter().filter(|(k, _)| keep(DOCUMENTS.name, k)).collect();
     changes.extend(diff(&DOCUMENTS, &was, &local).into_iter().map(|(k, c)| (DOCUMENTS.name, k, c)));
@@ -650,7 +666,7 @@ fn local_changes(conn: &Connection, dir: &DataDir, all: bool, joining: bool) -> 
             compare(&key, here, &mut changes)?;
         }
     }
-    Ok((changes, rids))
+    Ok((changes, rids, documents))
 }
 
 /// Adds to `affected` what hangs from the records in it: the children of a record that came
@@ -729,6 +745,17 @@ fn apply(conn: &Connection, affected: &BTreeMap<&'static str, BTreeSet<RecordKey
                     todo.push((key, Todo::Update(rowid, hold.then_some((have, row)))));
                 }
                 (None, Some(row)) => todo.push((key, Todo::Insert(hold.then_some(row)))),
+                (None, None) => {
+                    // A record whose row names another key is refused where it can be seen.
+                    let forged = load(conn, table.name, key)?
+                        .and_then(|(state, _)| state.row().map(|(row, _)| key_of(table, &row) != *key))
+                        .unwrap_or(false);
+                    if forged {
+                        refused += 1;
+                        conn.prepare_cached("INSERT OR IGNORE INTO ext_sync_refused (tbl, key) VALUES (?1, ?2)")?
+                            .execute([table.name, key.as_str()])?;
+                    }
+                }
                 _ => {}
             }
         }
@@ -875,8 +902,11 @@ impl Store {
             let all = state_value(tx, COMPARE_ALL)?.as_deref() == Some("1");
             let mut affected = Affected::default();
             fold(tx, &history, &mut affected)?;
-            let (mut changes, rids) =
-                if compare { local_changes(tx, &dir, all, joining)? } else { (Vec::new(), Vec::new()) };
+            let (mut changes, rids, documents_seen) = if compare {
+                local_changes(tx, &dir, all, joining)?
+            } else {
+                (Vec::new(), Vec::new(), BTreeMap::new())
+            };
             fold(tx, &incoming, &mut affected)?;
             if joining {
                 // Where the folder holds the record, the folder's wins; but a learner's own
@@ -925,7 +955,7 @@ impl Store {
             }
             let (mut written, mut refused) = if compare { apply(tx, &affected)? } else { (0, 0) };
             if compare {
-                let (documents, refused_documents) = apply_documents(tx, &dir, &live_documents(tx)?)?;
+                let (documents, refused_documents) = apply_documents(tx, &dir, &live_documents(tx)?, &documents_seen)?;
                 written += documents;
                 refused += refused_documents;
             }
@@ -1010,7 +1040,7 @@ impl Store {
             if reset {
                 tx.execute_batch(
                     "DELETE FROM ext_sync_state; DELETE FROM ext_sync_files; DELETE FROM ext_sync_refused; \
-                     DELETE FROM ext_sync_records; DELETE FROM ext_sync_known;",
+                     DELETE FROM ext_sync_records; DELETE FROM ext_sync_known; DELETE FROM ext_sync_failed;",
                 )?;
             }
             for (key, value) in pairs {
@@ -1044,6 +1074,41 @@ impl Store {
             })?
             .collect::<rusqlite::Result<_>>()?;
         Ok(marks)
+    }
+
+    /// The folder's files that did not read when last tried, as (device, name, size, modified,
+    /// why), by this build only (a newer build may read what this one could not).
+    pub fn sync_failed(&self) -> Result<Vec<FailedFile>> {
+        let mut stmt = self
+            .conn()
+            .prepare_cached("SELECT device, name, len, modified, what FROM ext_sync_failed WHERE app = ?1")?;
+        let rows = stmt
+            .query_map([devcoach_core::APP_VERSION], |r| {
+                Ok((r.get(0)?, r.get(1)?, u64::try_from(r.get::<_, i64>(2)?).unwrap_or(0), r.get(3)?, r.get(4)?))
+            })?
+            .collect::<rusqlite::Result<_>>()?;
+        Ok(rows)
+    }
+
+    /// Replaces what [`Store::sync_failed`] remembers.
+    pub fn set_sync_failed(&mut self, failed: &[FailedFile]) -> Result<()> {
+        self.write(|tx| {
+            tx.execute("DELETE FROM ext_sync_failed", [])?;
+            let mut insert = tx.prepare_cached(
+                "INSERT OR REPLACE INTO ext_sync_failed (device, name, len, modified, what, app) VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+            )?;
+            for (device, name, len, modified, what) in failed {
+                insert.execute(params![
+                    device,
+                    name,
+                    i64::try_from(*len).unwrap_or(i64::MAX),
+                    modified,
+                    what,
+                    devcoach_core::APP_VERSION
+                ])?;
+            }
+            Ok(())
+        })
     }
 
     /// The first `limit` records another device sent that this file could not store, as

@@ -32,6 +32,9 @@ const MARKER_FORMAT: &str = "devcoach-sync";
 pub const LAYOUT_VERSION: u32 = 1;
 /// The most a file of the folder may take (before decryption and unpacking).
 const MAX_FILE_BYTES: u64 = 128 * 1024 * 1024;
+/// How many unpacked bytes count as one change of a round's budget: a round reads about 16 MiB
+/// of text at most, whatever its files' changes hold.
+const ROUND_BYTES_PER_CHANGE: usize = 8 * 1024;
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Marker {
@@ -98,6 +101,33 @@ pub struct Known {
 /// The files applied here, by device id and file name.
 pub type KnownFiles = BTreeMap<(String, String), Known>;
 
+/// A file that did not read, as it lay when it was tried: its size, its modification time (ns),
+/// and why. Until either changes it is not read again; what it said is said again.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Failed {
+    pub len: u64,
+    pub modified: i64,
+    pub what: String,
+}
+
+/// The files that did not read, by device id and file name.
+pub type FailedFiles = BTreeMap<(String, String), Failed>;
+
+/// What a read skips and how much it reads: files applied before, files that did not read and
+/// have not changed since, and the changes a round may hold.
+pub struct ReadPlan<'a> {
+    pub known: &'a KnownFiles,
+    pub failed: &'a FailedFiles,
+    pub budget: usize,
+}
+
+/// A file's size and modification time, as [`Failed`] keeps them.
+fn stamp_of(path: &Path) -> Option<(u64, i64)> {
+    let meta = std::fs::symlink_metadata(path).ok()?;
+    let modified = meta.modified().ok()?.duration_since(std::time::UNIX_EPOCH).ok()?;
+    Some((meta.len(), i64::try_from(modified.as_nanos()).unwrap_or(i64::MAX)))
+}
+
 impl FileRead {
     fn from_known(name: String, path: PathBuf, known: &Known) -> Self {
         Self {
@@ -159,6 +189,8 @@ pub struct Contents {
     /// Files not read this time because the round's changes were used up: the next round
     /// of the same sync reads them.
     pub deferred: usize,
+    /// Every file that did not read (tried now, or remembered as it lay), for the store to keep.
+    pub failed: FailedFiles,
 }
 
 /// A device's folder as listed: its files (name, sealed or not, path), and its name file.
@@ -322,7 +354,10 @@ impl Folder<'_> {
     /// Puts back in `device`'s folder every file of `copies` (this data folder's copies of the
     /// files it read or wrote) that is missing there or cut short: a file's name fixes its
     /// contents, so the copy is the file.
-    pub fn restore_from(&self, device: &DeviceId, copies: &Path) -> Result<usize, SyncError> {
+    ///
+    /// `thorough` compares the bytes, not only the sizes: a file swapped for other bytes of the
+    /// same size (damaged on a disk, or by the folder's writer) is put back too.
+    pub fn restore_from(&self, device: &DeviceId, copies: &Path, thorough: bool) -> Result<usize, SyncError> {
         let Ok(entries) = std::fs::read_dir(copies) else { return Ok(0) };
         let dir = self.own_dir(device)?;
         let mut restored = 0;
@@ -335,7 +370,13 @@ impl Folder<'_> {
             let ours = entry.metadata().map_or(0, |m| m.len());
             let stale = match std::fs::symlink_metadata(&target) {
                 Err(_) => true,
-                Ok(m) => m.is_file() && m.len() != ours,
+                Ok(m) if m.is_file() && m.len() != ours => true,
+                Ok(m) if m.is_file() && thorough => {
+                    let theirs = devcoach_files::read(&target, MAX_FILE_BYTES, Links::Refuse).ok();
+                    let mine = devcoach_files::read(&entry.path(), MAX_FILE_BYTES, Links::Refuse).ok();
+                    theirs.is_none() || theirs != mine
+                }
+                Ok(_) => false,
             };
             if stale {
                 let bytes = devcoach_files::read(&entry.path(), MAX_FILE_BYTES, Links::Refuse)
@@ -400,7 +441,7 @@ impl Folder<'_> {
     /// a newer devcoach, stamped far in the future) is named in a problem and waits for a later
     /// sync; the others are read whatever their order. `now_ms` is this machine's clock.
     pub fn read(&self, now_ms: i64, progress: &mut dyn FnMut(usize, usize)) -> Result<Contents, SyncError> {
-        self.read_new(now_ms, progress, &KnownFiles::new(), usize::MAX)
+        self.read_new(now_ms, progress, &KnownFiles::new(), usize::MAX, &FailedFiles::new())
     }
 
     /// Reads every device's files but those `known` names (applied here earlier): a known file
@@ -413,6 +454,7 @@ impl Folder<'_> {
         progress: &mut dyn FnMut(usize, usize),
         known: &KnownFiles,
         budget: usize,
+        failed: &FailedFiles,
     ) -> Result<Contents, SyncError> {
         let mut used = 0usize;
         let mut contents = Contents::default();
@@ -476,6 +518,18 @@ impl Folder<'_> {
                     log.files.push(FileRead::from_known(name, path, k));
                     continue;
                 }
+                let id = (device.to_string(), name.clone());
+                let stamp = stamp_of(&path);
+                // A file that did not read and has not changed since: said again, not read again
+                // (a folder of damaged files must not cost every sync, status and doctor).
+                if let (Some(before), Some((len, modified))) = (failed.get(&id), stamp)
+                    && before.len == len
+                    && before.modified == modified
+                {
+                    contents.problems.push(Problem { path, what: before.what.clone() });
+                    contents.failed.insert(id, before.clone());
+                    continue;
+                }
                 if used >= budget {
                     contents.deferred += 1;
                     log.files.push(FileRead::deferred(name, path));
@@ -501,8 +555,9 @@ impl Folder<'_> {
                             .push(Problem { path, what: "holds other changes than its name says; not read".into() });
                     }
                     Ok((seg, raw_digest)) => {
-                        // Counted as it is read: the budget bounds what one round holds.
-                        used = used.saturating_add(seg.ops.len());
+                        // Counted as it is read, by its changes or its size, whichever weighs
+                        // more: the budget bounds what one round holds.
+                        used = used.saturating_add(seg.ops.len().max(seg.text_bytes / ROUND_BYTES_PER_CHANGE));
                         log.files.push(FileRead {
                             name,
                             path,
@@ -516,7 +571,16 @@ impl Folder<'_> {
                             deferred: false,
                         });
                     }
-                    Err(what) => contents.problems.push(Problem { path, what }),
+                    Err(what) => {
+                        // What it cost to find out counts against the round too.
+                        let (len, modified) = stamp.unwrap_or((0, 0));
+                        used = used.saturating_add(usize::try_from(len).unwrap_or(usize::MAX) / ROUND_BYTES_PER_CHANGE);
+                        // A file stamped ahead reads once this clock gets there: tried again.
+                        if stamp.is_some() && !what.contains("ahead of this machine's clock") {
+                            contents.failed.insert(id, Failed { len, modified, what: what.clone() });
+                        }
+                        contents.problems.push(Problem { path, what });
+                    }
                 }
             }
             log.files.sort_by(|a, b| (a.first, &a.digest).cmp(&(b.first, &b.digest)));

@@ -14,6 +14,9 @@ use crate::SyncError;
 
 /// The branch devcoach keeps the record on.
 pub const BRANCH: &str = "main";
+/// Every file of the clone is bytes to git: no end-of-line change, filter or merge driver,
+/// whatever a committed `.gitattributes` says.
+const ATTRIBUTES: &str = "* -text -eol -filter -diff -merge -ident -working-tree-encoding\n";
 const NETWORK: Duration = Duration::from_mins(2);
 const LOCAL: Duration = Duration::from_secs(30);
 const PUSH_TRIES: usize = 5;
@@ -268,7 +271,15 @@ impl Repo {
     /// Commits whatever is in the clone and not committed: this round's files, or what a sync
     /// killed between adding and committing left staged (a rebase refuses to start over it).
     pub fn commit_all(&self, message: &str) -> Result<(), SyncError> {
-        let out = git(Some(&self.dir), &["add", "--all", "."], LOCAL)?;
+        // Whoever can push may commit a `.gitattributes` (an end-of-line or filter rule would
+        // rewrite our files on the way in) or a `.gitignore` (our files would silently never be
+        // committed). The clone's own `info/attributes` outranks every `.gitattributes`, and a
+        // forced add takes ignored files too.
+        let info = self.dir.join(".git").join("info");
+        std::fs::create_dir_all(&info).map_err(|e| SyncError::Folder(format!("{}: {e}", info.display())))?;
+        devcoach_files::write(&info.join("attributes"), ATTRIBUTES.as_bytes(), devcoach_files::Overwrite::Replace)
+            .map_err(|e| SyncError::Folder(e.to_string()))?;
+        let out = git(Some(&self.dir), &["add", "--all", "--force", "."], LOCAL)?;
         if !out.ok {
             return Err(failed("adding the new files", &out));
         }

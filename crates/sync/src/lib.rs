@@ -212,12 +212,12 @@ fn gather(
     folder: &Folder<'_>,
     dir: &DataDir,
     recorded: &BTreeSet<(String, String)>,
-    known: &folder::KnownFiles,
-    budget: usize,
+    plan: &folder::ReadPlan<'_>,
     now_ms: i64,
     progress: &mut dyn FnMut(usize, usize),
 ) -> Result<(folder::Contents, BTreeSet<(String, String)>), SyncError> {
-    let mut contents = folder.read_new(now_ms, progress, known, budget)?;
+    let known = plan.known;
+    let mut contents = folder.read_new(now_ms, progress, known, plan.budget, plan.failed)?;
     let mut written_here = BTreeSet::new();
     for (kind, ids) in [("sent", copy_ids(dir, "sent")), ("kept", copy_ids(dir, "kept"))] {
         for id in ids {
@@ -248,6 +248,29 @@ fn gather(
     }
     contents.devices.retain(|_, log| !log.files.is_empty() || log.name.is_some());
     Ok((contents, written_here))
+}
+
+/// Whether the folder holds anything sealed for an encrypted folder: its key, or a device's
+/// `.age` file (listed, not read).
+fn holds_sealed(root: &std::path::Path) -> bool {
+    if std::fs::symlink_metadata(root.join(folder::KEY_FILE)).is_ok() {
+        return true;
+    }
+    let Ok(devices) = std::fs::read_dir(root.join(folder::DEVICES)) else { return false };
+    devices.flatten().any(|device| {
+        std::fs::read_dir(device.path())
+            .is_ok_and(|files| files.flatten().any(|f| f.file_name().to_string_lossy().ends_with(".age")))
+    })
+}
+
+/// The files that did not read when last tried, as the store remembers them.
+fn failed_files(store: &Store) -> folder::FailedFiles {
+    store
+        .sync_failed()
+        .unwrap_or_default()
+        .into_iter()
+        .map(|(device, name, len, modified, what)| ((device, name), folder::Failed { len, modified, what }))
+        .collect()
 }
 
 /// The files the store recorded by name, so a sync never reads them again.
@@ -470,6 +493,14 @@ pub fn init(store: &mut Store, dir: &DataDir, target: &str, options: &InitOption
             }
             Some(key)
         }
+        // A marker that says plain over a folder holding a sealed key: someone rewrote the
+        // marker, and joining would send this record in the clear.
+        Some(_) if holds_sealed(&root) => {
+            return Err(SyncError::Key(format!(
+                "{} says the folder is not encrypted, but the folder holds encrypted files: the marker was changed by someone else; nothing was set up and nothing was sent",
+                folder::MARKER
+            )));
+        }
         Some(_) if options.encrypt => {
             return Err(SyncError::Setup(
                 "this sync folder is not encrypted and other devices use it as it is; pick a new folder for an encrypted sync".into(),
@@ -661,13 +692,21 @@ fn sync_locked(
     // Every file this data folder wrote or applied goes back into the folder if it left it or
     // was cut short there (moved, evicted by a sync tool, an old copy of the folder restored):
     // same name, same bytes, so nothing forks and the others can still read it.
+    // Once a day the bytes are compared too, not only the sizes: a file swapped for other bytes
+    // of the same size (a disk, or the folder's writer) would otherwise keep every device that
+    // joins later from ever reading it.
+    let verified: Option<DateTime<Utc>> = store.sync_state()?.get("verified_at").and_then(|v| parse_timestamp(v).ok());
+    let thorough = verified.is_none_or(|at| now - at >= chrono::Duration::days(1) || at > now);
     for (kind, ids) in [("sent", copy_ids(dir, "sent")), ("kept", copy_ids(dir, "kept"))] {
         for id in ids {
             let copies = if kind == "sent" { sent_dir(dir, &id) } else { kept_dir(dir, &id) };
             let folder = Folder { root: opened.root.clone(), key: opened.key.as_ref(), sent: None };
             folder.clean_own(&id);
-            folder.restore_from(&id, &copies)?;
+            folder.restore_from(&id, &copies, thorough)?;
         }
+    }
+    if thorough {
+        store.set_sync_state(&[("verified_at", Some(&iso_ms(now)))], false)?;
     }
     // Round after round, each its own transaction, until every new file is applied: a round
     // reads at most SYNC_ROUND_CHANGES changes, so memory stays bounded whatever the folder holds,
@@ -718,7 +757,22 @@ fn round(
     let budget = if !ready && !recorded.is_empty() { usize::MAX } else { SYNC_ROUND_CHANGES };
     let mut device = opened.config.device.clone();
     let folder = Folder { root: opened.root.clone(), key: opened.key.as_ref(), sent: Some(sent_dir(dir, &device)) };
-    let (mut contents, written_here) = gather(&folder, dir, &recorded, &known, budget, now_ms, progress)?;
+    let (mut contents, written_here) = gather(
+        &folder,
+        dir,
+        &recorded,
+        &folder::ReadPlan { known: &known, failed: &failed_files(store), budget },
+        now_ms,
+        progress,
+    )?;
+    // What did not read is remembered as it lies, so the next sync (and status, and doctor)
+    // does not read it again until it changes.
+    let failed: Vec<_> = contents
+        .failed
+        .iter()
+        .map(|((device, name), f)| (device.clone(), name.clone(), f.len, f.modified, f.what.clone()))
+        .collect();
+    store.set_sync_failed(&failed)?;
     // A file is applied here when it is recorded, or when this data folder wrote it (a sync
     // killed after writing it and before committing: its changes came from this store).
     let applied_here = |id: &DeviceId, f: &folder::FileRead| {
@@ -852,8 +906,14 @@ pub fn status(store: &Store, dir: &DataDir) -> Result<Status, SyncError> {
             false
         }
     };
-    let (contents, written_here) =
-        gather(&folder, dir, &recorded, &known, SYNC_ROUND_CHANGES, Utc::now().timestamp_millis(), &mut |_, _| {})?;
+    let (contents, written_here) = gather(
+        &folder,
+        dir,
+        &recorded,
+        &folder::ReadPlan { known: &known, failed: &failed_files(store), budget: SYNC_ROUND_CHANGES },
+        Utc::now().timestamp_millis(),
+        &mut |_, _| {},
+    )?;
     problems.extend(contents.problems);
     let device = &opened.config.device;
     let mut devices = Vec::new();
@@ -949,7 +1009,9 @@ pub fn health(store: &Store, dir: &DataDir, now: DateTime<Utc>) -> Vec<(Health, 
             let folder = Folder { root: root.clone(), key: key.as_ref(), sent: None };
             // Files applied here are not read again; of the others, at most a round's worth.
             let known = store.sync_marks().map(|marks| known_files(&marks)).unwrap_or_default();
-            if let Ok(contents) = folder.read_new(now.timestamp_millis(), &mut |_, _| {}, &known, SYNC_ROUND_CHANGES)
+            let failed = failed_files(store);
+            if let Ok(contents) =
+                folder.read_new(now.timestamp_millis(), &mut |_, _| {}, &known, SYNC_ROUND_CHANGES, &failed)
                 && let Some(first) = contents.problems.first()
             {
                 let n = contents.problems.len();

@@ -63,6 +63,8 @@ pub struct Segment {
     pub ops: Vec<Op>,
     /// SHA-256 of the file's text, what the next file's `prev` names.
     pub digest: String,
+    /// The file's size unpacked: with the number of changes, what a round counts.
+    pub text_bytes: usize,
 }
 
 /// Why a file was not read. None of them changes anything: the file is left for a later sync.
@@ -167,6 +169,44 @@ pub fn split(ops: &[Op]) -> Vec<&[Op]> {
     runs
 }
 
+/// The most columns one change may carry (a record has a few dozen at most).
+const MAX_COLUMNS: usize = 128;
+
+/// Whether a change line has the shape a devcoach writes — the line, its clock, its key and its
+/// columns, each of those holding plain values — checked on the bytes before parsing, so a
+/// line of nested arrays (a few bytes of text, many times that once parsed) is refused
+/// without ever being built.
+fn flat(line: &[u8]) -> bool {
+    let (mut in_string, mut escaped) = (false, false);
+    let (mut depth, mut opened, mut colons) = (0usize, 0usize, 0usize);
+    for &b in line {
+        if in_string {
+            match (escaped, b) {
+                (true, _) => escaped = false,
+                (false, b'\\') => escaped = true,
+                (false, b'"') => in_string = false,
+                _ => {}
+            }
+            continue;
+        }
+        match b {
+            b'"' => in_string = true,
+            b'[' | b'{' => {
+                depth += 1;
+                opened += 1;
+            }
+            b']' | b'}' => depth = depth.saturating_sub(1),
+            b':' => colons += 1,
+            _ => {}
+        }
+        // The line's object, then `at` and `key` (arrays) and the change's columns (an object).
+        if depth > 2 || opened > 4 || colons > MAX_COLUMNS {
+            return false;
+        }
+    }
+    true
+}
+
 /// Reads a file written by [`encode`], checking every line against the header and the end
 /// line's digest.
 pub fn decode(bytes: &[u8]) -> Result<Segment, SegmentError> {
@@ -231,6 +271,9 @@ pub fn decode(bytes: &[u8]) -> Result<Segment, SegmentError> {
             }
             break;
         }
+        if !flat(line) {
+            return Err(damaged("a change holds a nested value or too many columns"));
+        }
         let line: Line =
             serde_json::from_slice(line).map_err(|e| SegmentError::Damaged(format!("change {expected}: {e}")))?;
         if line.seq != expected || line.seq > header.last {
@@ -260,7 +303,7 @@ pub fn decode(bytes: &[u8]) -> Result<Segment, SegmentError> {
         });
         expected += 1;
     }
-    Ok(Segment { header, ops, digest })
+    Ok(Segment { header, ops, digest, text_bytes: text.len() })
 }
 
 #[cfg(test)]
@@ -288,6 +331,30 @@ mod tests {
             op(6, "[\"l1\"]", Change::Add { column: "confidence".into(), delta: -2 }),
             op(7, "[\"l2\"]", Change::Delete {}),
         ]
+    }
+
+    /// A line of nested values (a few bytes that would take gigabytes once parsed) is refused
+    /// before it is parsed; a devcoach's own lines, strings full of brackets included, read.
+    #[test]
+    fn a_nested_value_is_refused_before_it_is_built() {
+        let device = DeviceId::new("ab12").expect("id");
+        let odd = "[[{{\\\"]]}}:::".repeat(50);
+        let fine = Op {
+            device: device.clone(),
+            seq: 1,
+            at: Hlc(1_000, 0),
+            table: "lessons".into(),
+            key: "[\"l1\"]".into(),
+            change: Change::Create([("title".to_owned(), json!(odd)), ("id".to_owned(), json!("l1"))].into()),
+        };
+        let header = Header::new(device.clone(), 1, 1, None, "x".into());
+        assert_eq!(decode(&encode(&header, std::slice::from_ref(&fine)).0).expect("reads").ops, vec![fine.clone()]);
+        let nested = Op { change: Change::Update([("title".to_owned(), json!([[0, 0], [0]]))].into()), ..fine.clone() };
+        let too_wide = Op { change: Change::Update((0..200).map(|i| (format!("c{i}"), json!(0))).collect()), ..fine };
+        for op in [nested, too_wide] {
+            let err = decode(&encode(&header, &[op]).0).expect_err("refused");
+            assert!(err.to_string().contains("nested value or too many columns"), "{err}");
+        }
     }
 
     /// A device with more to send than one file may hold writes several files, each of which

@@ -410,3 +410,108 @@ fn a_git_sync_killed_between_adding_and_committing_is_finished_by_the_next() {
         assert!(b.store.lesson(id).expect("read").is_some(), "{id} reached b");
     }
 }
+
+/// The learner (or an agent) writes the notebook while a sync runs, after the sync compared it
+/// and before it writes what another device sent: the learner's words stay, and go out with the
+/// next sync.
+#[test]
+fn a_notebook_written_during_a_sync_is_kept_and_sent_next() {
+    let (shared, _target, mut a, mut b) = pair();
+    a.sync_at(0);
+    b.sync_at(1);
+    b.dir.write_notebook("# From b\n").expect("b's notebook");
+    b.sync_at(2);
+    let config = devcoach_sync::config(&a.store).expect("config").expect("on");
+    let b_id = devcoach_sync::config(&b.store).expect("config").expect("on").device;
+    let folder = devcoach_sync::folder::Folder { root: shared.path().to_owned(), key: None, sent: None };
+    let contents = folder.read(t0().timestamp_millis(), &mut |_, _| {}).expect("read");
+    let incoming: Vec<Op> = contents.devices[&b_id].files.iter().flat_map(|f| f.ops.iter().cloned()).collect();
+    assert!(incoming.iter().any(|op| op.table == "documents"), "b's notebook is in the folder");
+    let notebook = a.dir.notebook_path();
+    let round = SyncRound {
+        device: &config.device,
+        next_seq: 1_000,
+        clock: Hlc(t0().timestamp_millis() + 150_000, 0),
+        now_ms: t0().timestamp_millis() + 150_000,
+        history: Vec::new(),
+        incoming,
+        marks: Vec::new(),
+        joining: false,
+        compare: true,
+    };
+    a.store
+        .sync_round(round, |_| {
+            // Between the comparison and the write: the learner saves the notebook.
+            std::fs::write(&notebook, "# Mine, written just now\n").expect("edit");
+            Ok(Vec::new())
+        })
+        .expect("round");
+    assert_eq!(std::fs::read_to_string(&notebook).expect("notebook"), "# Mine, written just now\n");
+    a.sync_at(3);
+    b.sync_at(4);
+    assert_eq!(b.dir.read_notebook().expect("b's"), "# Mine, written just now\n", "sent with the next sync");
+}
+
+/// A file that does not read is said again at each sync without being read again, until it
+/// changes (its size or its time): a folder of damaged files costs one read each, not one per
+/// sync, status and doctor.
+#[test]
+fn a_file_that_does_not_read_is_not_read_again_until_it_changes() {
+    let (shared, _target, mut a, mut b) = pair();
+    a.lesson("l1");
+    a.sync_at(0);
+    b.sync_at(1);
+    let dir = shared.path().join("devices").join("0badbadbadbadbad");
+    std::fs::create_dir_all(&dir).expect("dir");
+    let path = dir.join("000000000001-0123456789ab.dcs");
+    // gzip's magic, then bytes that do not inflate.
+    let damaged: Vec<u8> = [0x1f, 0x8b].into_iter().chain(std::iter::repeat_n(0x55, 4094)).collect();
+    std::fs::write(&path, &damaged).expect("damaged");
+    let what = |report: &devcoach_sync::SyncReport| {
+        report.problems.iter().find(|p| p.path == path).map(|p| p.what.clone()).expect("named")
+    };
+    let first = what(&b.sync_at(2));
+    assert!(first.contains("damaged"), "{first}");
+    // Other bytes, same size, same time: not read again, so what it said stands.
+    let modified = std::fs::metadata(&path).expect("meta").modified().expect("time");
+    std::fs::write(&path, vec![b'x'; damaged.len()]).expect("other bytes");
+    std::fs::File::options().write(true).open(&path).expect("open").set_modified(modified).expect("time");
+    assert_eq!(what(&b.sync_at(3)), first, "not read again");
+    let status = devcoach_sync::status(&b.store, &b.dir).expect("status");
+    assert!(status.problems.iter().any(|p| p.path == path && p.what == first), "{:?}", status.problems);
+    // Once it changes, it is read again.
+    std::fs::File::options()
+        .write(true)
+        .open(&path)
+        .expect("open")
+        .set_modified(modified + std::time::Duration::from_mins(1))
+        .expect("time");
+    let again = what(&b.sync_at(4));
+    assert!(again.contains("not a devcoach sync file"), "{again}");
+}
+
+/// A file every device applied is swapped in the folder for other bytes of the same size (a
+/// disk that zeroed it, or the folder's writer): within a day a device that holds a copy puts it
+/// back, so a device that joins later still gets everything.
+#[test]
+fn a_file_swapped_for_bytes_of_the_same_size_is_put_back_within_a_day() {
+    let (shared, target, mut a, mut b) = pair();
+    a.lesson("l1");
+    a.sync_at(0);
+    b.sync_at(1);
+    let swapped: Vec<_> =
+        files(shared.path()).into_iter().filter(|p| p.extension().is_some_and(|e| e == "dcs")).collect();
+    let before: Vec<Vec<u8>> = swapped.iter().map(|p| std::fs::read(p).expect("bytes")).collect();
+    for (path, bytes) in swapped.iter().zip(&before) {
+        std::fs::write(path, vec![0u8; bytes.len()]).expect("zeroed");
+    }
+    b.sync_at(2);
+    b.sync_at(24 * 60 + 5);
+    for (path, bytes) in swapped.iter().zip(&before) {
+        assert_eq!(&std::fs::read(path).expect("bytes"), bytes, "{} put back", path.display());
+    }
+    let mut c = Device::new();
+    c.init(&target);
+    c.sync_at(24 * 60 + 6);
+    assert_eq!(c.records(), a.records());
+}

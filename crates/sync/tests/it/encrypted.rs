@@ -75,3 +75,26 @@ fn a_plain_device_cannot_join_an_encrypted_folder_by_accident_nor_the_reverse() 
     let err = b.init_with(&target, &encrypted("pass")).expect_err("plain folder");
     assert!(err.to_string().contains("not encrypted"), "{err}");
 }
+
+/// Someone rewrites the marker of an encrypted folder to say plain: a new device does not join
+/// it, and nothing of its record reaches the folder in the clear.
+#[test]
+fn a_marker_rewritten_to_plain_does_not_make_a_newcomer_send_in_the_clear() {
+    let shared = tempfile::tempdir().expect("folder");
+    let target = shared.path().to_string_lossy().into_owned();
+    let mut a = Device::new();
+    a.init_with(&target, &encrypted("a long passphrase")).expect("encrypted");
+    a.lesson("l1");
+    a.sync_at(0);
+    std::fs::write(
+        shared.path().join("devcoach-sync.json"),
+        r#"{"format":"devcoach-sync","version":1,"encrypted":false}"#,
+    )
+    .expect("rewritten");
+    let before = crate::support::files(shared.path());
+    let mut b = Device::new();
+    b.lesson("secret");
+    let err = b.init_with(&target, &InitOptions::default()).expect_err("refused");
+    assert!(err.to_string().contains("changed by someone else"), "{err}");
+    assert_eq!(crate::support::files(shared.path()), before, "nothing written");
+}

@@ -451,3 +451,69 @@ fn the_checks_refuse_nothing_a_learner_writes_a_blank_share_name_included() {
     assert_eq!(b.store.settings().expect("settings").share_name, None);
     assert_eq!(a.records(), b.records());
 }
+
+/// A forged change keyed as one record whose row names another: no device stores it under
+/// either key, so a device that joins later agrees with the others.
+#[test]
+fn a_change_whose_row_names_another_record_is_refused_everywhere() {
+    use devcoach_core::sync::segment::Header;
+    use devcoach_core::sync::{Change, DeviceId, Hlc, Op};
+    let (shared, target, mut a, mut b) = pair();
+    a.lesson("real");
+    a.sync_at(0);
+    b.sync_at(1);
+    let mut row = a.records()["lessons"]["[\"real\"]"].clone();
+    row.insert("title".into(), "forged".into());
+    let forger = DeviceId::new("0badc0de0badc0df").expect("id");
+    let op = Op {
+        device: forger.clone(),
+        seq: 1,
+        at: Hlc((crate::support::t0() + chrono::Duration::minutes(2)).timestamp_millis(), 0),
+        table: "lessons".into(),
+        key: "[\"aaa\"]".into(),
+        change: Change::Create(row),
+    };
+    let folder = devcoach_sync::folder::Folder { root: shared.path().to_owned(), key: None, sent: None };
+    folder.write_segment(&Header::new(forger, 1, 1, None, "x".into()), &[op]).expect("write");
+    assert_eq!(a.sync_at(3).refused, 1);
+    let mut c = Device::new();
+    c.init(&target);
+    c.sync_at(4);
+    b.sync_at(5);
+    let title = |d: &Device| d.records()["lessons"]["[\"real\"]"]["title"].clone();
+    assert_ne!(title(&a), "forged");
+    assert_eq!(a.records(), b.records());
+    assert_eq!(a.records(), c.records(), "a device that joined later agrees");
+}
+
+/// Someone who can push commits a `.gitignore` that hides change files and a `.gitattributes`
+/// that rewrites line ends: devcoach's files are still committed, byte for byte, and travel.
+#[test]
+fn a_pushed_gitignore_or_gitattributes_changes_nothing_devcoach_commits() {
+    let remote = tempfile::tempdir().expect("remote");
+    let bare = remote.path().join("record.git");
+    crate::support::git(&["init", "--quiet", "--bare", &bare.to_string_lossy()]);
+    let target = format!("file://{}", bare.display());
+    let (mut a, mut b) = (Device::new(), Device::new());
+    a.init(&target);
+    a.lesson("one");
+    a.sync_at(0);
+    b.init(&target);
+    b.sync_at(1);
+    // The attacker's own clone, with both files pushed to the branch.
+    let theirs = remote.path().join("theirs");
+    crate::support::git(&["clone", "--quiet", "--branch", "main", &target, &theirs.to_string_lossy()]);
+    std::fs::write(theirs.join(".gitignore"), "*.dcs\n*.age\n").expect("ignore");
+    std::fs::write(theirs.join(".gitattributes"), "*.dcs text eol=crlf\n").expect("attributes");
+    let dir = theirs.to_string_lossy().into_owned();
+    crate::support::git(&["-C", &dir, "add", ".gitignore", ".gitattributes"]);
+    crate::support::git(&["-C", &dir, "-c", "user.email=x@y", "-c", "user.name=x", "commit", "--quiet", "-m", "x"]);
+    crate::support::git(&["-C", &dir, "push", "--quiet", "origin", "HEAD:main"]);
+    a.sync_at(2);
+    a.lesson("two");
+    assert!(a.sync_at(3).pushed, "the change file was committed and pushed");
+    let received = b.sync_at(4);
+    assert!(received.problems.is_empty(), "{:?}", received.problems);
+    assert!(b.store.lesson("two").expect("read").is_some(), "the lesson travelled");
+    assert_eq!(a.records(), b.records());
+}
