@@ -902,7 +902,10 @@ pub fn status(store: &Store, dir: &DataDir) -> Result<Status, SyncError> {
     let reachable = match check_marker(&opened) {
         Ok(()) => true,
         Err(e) => {
-            problems.push(Problem { path: opened.root.clone(), what: e.to_string() });
+            // Shown after the path: the message does not name it again.
+            let what = e.to_string();
+            let what = what.strip_prefix(&format!("{} ", opened.root.display())).map_or(what.clone(), str::to_owned);
+            problems.push(Problem { path: opened.root.clone(), what });
             false
         }
     };
