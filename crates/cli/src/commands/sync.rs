@@ -109,6 +109,13 @@ fn init(ctx: &Ctx, target: &str, encrypt: bool, name: Option<&str>, every: u32) 
         ),
         fit(ctx, "  ", &format!("This device: {} ({})", config.name, config.device)),
     ))?;
+    if report.already && (name.is_some() || (encrypt && !config.encrypted)) {
+        output::print(&fit(
+            ctx,
+            "  ",
+            "--encrypt and --name apply when sync is set up; to change them, run `devcoach sync off` first (and pick a new folder to encrypt).",
+        ))?;
+    }
     if !config.encrypted {
         output::print(&fit(
             ctx,

@@ -128,6 +128,13 @@ fn the_mistakes_people_make_get_a_clear_message_and_change_nothing() {
     assert!(String::from_utf8_lossy(&out.stderr).contains("at least 8 characters"));
     assert!(!env.tmp.path().join("enc2").exists(), "nothing was written for a refused passphrase");
     assert!(ok(&env, &["sync", "status"]).contains("Sync is off"));
+    // Setting up the same place again with other options says they were not applied.
+    let shared = env.tmp.path().join("shared");
+    let shared = shared.to_str().expect("utf-8");
+    ok(&env, &["sync", "init", shared]);
+    let again = ok(&env, &["sync", "init", shared, "--name", "other"]);
+    assert!(again.contains("Already set up") && again.contains("sync off` first"), "{again}");
+    assert!(!ok(&env, &["sync", "init", shared]).contains("sync off` first"), "no options, no note");
 }
 
 #[test]
