@@ -311,6 +311,7 @@ CREATE TABLE IF NOT EXISTS ext_sync_failed (
     len      INTEGER NOT NULL,
     modified INTEGER NOT NULL,
     what     TEXT NOT NULL,
+    retry_at INTEGER NOT NULL DEFAULT 0,
     app      TEXT NOT NULL,
     PRIMARY KEY (device, name)
 );

@@ -79,8 +79,9 @@ pub struct RoundOutcome {
     pub compared_all: bool,
 }
 
-/// A folder file that did not read: device, name, size, modification time (ns), why.
-pub type FailedFile = (String, String, u64, i64, String);
+/// A folder file that did not read: device, name, size, modification time (ns), why, and when
+/// to try it again even unchanged (ms, 0: never).
+pub type FailedFile = (String, String, u64, i64, String, i64);
 
 /// The state key saying the records hold every applied file's changes.
 const RECORDS_READY: &str = "records";
@@ -404,9 +405,17 @@ fn fold<'a>(conn: &Connection, ops: impl IntoIterator<Item = &'a Op>, affected: 
     let mut by_record: BTreeMap<(&'static str, &str), Vec<&Op>> = BTreeMap::new();
     for op in ops {
         // A table this build does not sync (a newer device's) has nowhere to go here.
-        if let Some(table) = synced(&op.table) {
-            by_record.entry((table.name, op.key.as_str())).or_default().push(op);
+        let Some(table) = synced(&op.table) else { continue };
+        // A change that sets a key column to another value than its key's (no devcoach makes
+        // one: a new key is a new record) would take the record away everywhere: dropped. (Not
+        // marked refused: that would stop this record's own changes from being sent.)
+        if let (Key::Columns(columns), Change::Create(fields) | Change::Update(fields)) = (table.key, &op.change) {
+            let key: Vec<Value> = serde_json::from_str(&op.key).unwrap_or_default();
+            if columns.iter().enumerate().any(|(i, c)| fields.get(*c).is_some_and(|v| key.get(i) != Some(v))) {
+                continue;
+            }
         }
+        by_record.entry((table.name, op.key.as_str())).or_default().push(op);
     }
     for ((name, key), ops) in by_record {
         let Some(table) = synced(name) else { continue };
@@ -1077,14 +1086,21 @@ impl Store {
     }
 
     /// The folder's files that did not read when last tried, as (device, name, size, modified,
-    /// why), by this build only (a newer build may read what this one could not).
+    /// why, retry), by this build only (a newer build may read what this one could not).
     pub fn sync_failed(&self) -> Result<Vec<FailedFile>> {
         let mut stmt = self
             .conn()
-            .prepare_cached("SELECT device, name, len, modified, what FROM ext_sync_failed WHERE app = ?1")?;
+            .prepare_cached("SELECT device, name, len, modified, what, retry_at FROM ext_sync_failed WHERE app = ?1")?;
         let rows = stmt
             .query_map([devcoach_core::APP_VERSION], |r| {
-                Ok((r.get(0)?, r.get(1)?, u64::try_from(r.get::<_, i64>(2)?).unwrap_or(0), r.get(3)?, r.get(4)?))
+                Ok((
+                    r.get(0)?,
+                    r.get(1)?,
+                    u64::try_from(r.get::<_, i64>(2)?).unwrap_or(0),
+                    r.get(3)?,
+                    r.get(4)?,
+                    r.get(5)?,
+                ))
             })?
             .collect::<rusqlite::Result<_>>()?;
         Ok(rows)
@@ -1095,15 +1111,17 @@ impl Store {
         self.write(|tx| {
             tx.execute("DELETE FROM ext_sync_failed", [])?;
             let mut insert = tx.prepare_cached(
-                "INSERT OR REPLACE INTO ext_sync_failed (device, name, len, modified, what, app) VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+                "INSERT OR REPLACE INTO ext_sync_failed (device, name, len, modified, what, retry_at, app) \
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
             )?;
-            for (device, name, len, modified, what) in failed {
+            for (device, name, len, modified, what, retry_at) in failed {
                 insert.execute(params![
                     device,
                     name,
                     i64::try_from(*len).unwrap_or(i64::MAX),
                     modified,
                     what,
+                    retry_at,
                     devcoach_core::APP_VERSION
                 ])?;
             }

@@ -108,7 +108,13 @@ pub struct Failed {
     pub len: u64,
     pub modified: i64,
     pub what: String,
+    /// When to try it again even unchanged (ms; 0: never): a file stamped ahead of this
+    /// clock may read later.
+    pub retry_at: i64,
 }
+
+/// How often a file stamped ahead of this machine's clock is tried again.
+const AHEAD_RETRY_MS: i64 = 60 * 60 * 1000;
 
 /// The files that did not read, by device id and file name.
 pub type FailedFiles = BTreeMap<(String, String), Failed>;
@@ -370,8 +376,15 @@ impl Folder<'_> {
             let ours = entry.metadata().map_or(0, |m| m.len());
             let stale = match std::fs::symlink_metadata(&target) {
                 Err(_) => true,
-                Ok(m) if m.is_file() && m.len() != ours => true,
-                Ok(m) if m.is_file() && thorough => {
+                // A link, a folder or a pipe where our file was: taken away (it is only removed,
+                // never followed) and the file put back.
+                Ok(m) if !m.is_file() => {
+                    let removed =
+                        if m.is_dir() { std::fs::remove_dir_all(&target) } else { std::fs::remove_file(&target) };
+                    removed.is_ok()
+                }
+                Ok(m) if m.len() != ours => true,
+                Ok(_) if thorough => {
                     let theirs = devcoach_files::read(&target, MAX_FILE_BYTES, Links::Refuse).ok();
                     let mine = devcoach_files::read(&entry.path(), MAX_FILE_BYTES, Links::Refuse).ok();
                     theirs.is_none() || theirs != mine
@@ -525,6 +538,7 @@ impl Folder<'_> {
                 if let (Some(before), Some((len, modified))) = (failed.get(&id), stamp)
                     && before.len == len
                     && before.modified == modified
+                    && (before.retry_at == 0 || now_ms < before.retry_at)
                 {
                     contents.problems.push(Problem { path, what: before.what.clone() });
                     contents.failed.insert(id, before.clone());
@@ -542,17 +556,25 @@ impl Folder<'_> {
                         name.get(13..25).is_some_and(|d| digest.starts_with(d))
                     }
                 };
+                // A file that did not read, or was refused once read: remembered as it lies and
+                // counted against the round by its size (what it cost to find out).
+                let mut refuse = |contents: &mut Contents, path: PathBuf, what: String, retry_at: i64| {
+                    let (len, modified) = stamp.unwrap_or((0, 0));
+                    used = used.saturating_add(usize::try_from(len).unwrap_or(usize::MAX) / ROUND_BYTES_PER_CHANGE);
+                    if stamp.is_some() {
+                        contents.failed.insert(id.clone(), Failed { len, modified, what: what.clone(), retry_at });
+                    }
+                    contents.problems.push(Problem { path, what });
+                };
                 match self.read_segment(&path, sealed, now_ms) {
-                    Ok((seg, _)) if seg.header.device != device => contents
-                        .problems
-                        .push(Problem { path, what: "names another device than its folder; not read".into() }),
+                    Ok((seg, _)) if seg.header.device != device => {
+                        refuse(&mut contents, path, "names another device than its folder; not read".into(), 0);
+                    }
                     Ok((seg, _))
                         if !named_for(&seg.digest)
                             || (!sealed && !name.starts_with(&format!("{:012}-", seg.header.first))) =>
                     {
-                        contents
-                            .problems
-                            .push(Problem { path, what: "holds other changes than its name says; not read".into() });
+                        refuse(&mut contents, path, "holds other changes than its name says; not read".into(), 0);
                     }
                     Ok((seg, raw_digest)) => {
                         // Counted as it is read, by its changes or its size, whichever weighs
@@ -572,14 +594,13 @@ impl Folder<'_> {
                         });
                     }
                     Err(what) => {
-                        // What it cost to find out counts against the round too.
-                        let (len, modified) = stamp.unwrap_or((0, 0));
-                        used = used.saturating_add(usize::try_from(len).unwrap_or(usize::MAX) / ROUND_BYTES_PER_CHANGE);
-                        // A file stamped ahead reads once this clock gets there: tried again.
-                        if stamp.is_some() && !what.contains("ahead of this machine's clock") {
-                            contents.failed.insert(id, Failed { len, modified, what: what.clone() });
-                        }
-                        contents.problems.push(Problem { path, what });
+                        // A file stamped ahead reads once this clock gets there: tried hourly.
+                        let retry_at = if what.contains("ahead of this machine's clock") {
+                            now_ms.saturating_add(AHEAD_RETRY_MS)
+                        } else {
+                            0
+                        };
+                        refuse(&mut contents, path, what, retry_at);
                     }
                 }
             }

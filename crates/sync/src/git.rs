@@ -198,11 +198,14 @@ impl Repo {
             check_local_remote(url)?;
         }
         let dir_text = dir.to_string_lossy();
-        let out = git(None, &["clone", "--quiet", "--", url, &dir_text], NETWORK)?;
+        // Nothing is checked out before the clone's own attributes are in place: a pushed
+        // `.gitattributes` would otherwise rewrite the files on their way into a new clone.
+        let out = git(None, &["clone", "--quiet", "--no-checkout", "--", url, &dir_text], NETWORK)?;
         if !out.ok {
             let _ = std::fs::remove_dir_all(dir);
             return Err(failed(&format!("cloning {url}"), &out));
         }
+        repo.write_attributes()?;
         // An empty repository, or one whose default branch is another: the record lives on `main`.
         if git(Some(dir), &["rev-parse", "--verify", "--quiet", &format!("refs/remotes/origin/{BRANCH}")], LOCAL)?.ok {
             let out = git(Some(dir), &["checkout", "--quiet", "-B", BRANCH, &format!("origin/{BRANCH}")], LOCAL)?;
@@ -268,6 +271,15 @@ impl Repo {
         Ok(())
     }
 
+    /// Makes every file of the clone bytes to git (`info/attributes` outranks any committed
+    /// `.gitattributes`).
+    fn write_attributes(&self) -> Result<(), SyncError> {
+        let info = self.dir.join(".git").join("info");
+        std::fs::create_dir_all(&info).map_err(|e| SyncError::Folder(format!("{}: {e}", info.display())))?;
+        devcoach_files::write(&info.join("attributes"), ATTRIBUTES.as_bytes(), devcoach_files::Overwrite::Replace)
+            .map_err(|e| SyncError::Folder(e.to_string()))
+    }
+
     /// Commits whatever is in the clone and not committed: this round's files, or what a sync
     /// killed between adding and committing left staged (a rebase refuses to start over it).
     pub fn commit_all(&self, message: &str) -> Result<(), SyncError> {
@@ -275,10 +287,7 @@ impl Repo {
         // rewrite our files on the way in) or a `.gitignore` (our files would silently never be
         // committed). The clone's own `info/attributes` outranks every `.gitattributes`, and a
         // forced add takes ignored files too.
-        let info = self.dir.join(".git").join("info");
-        std::fs::create_dir_all(&info).map_err(|e| SyncError::Folder(format!("{}: {e}", info.display())))?;
-        devcoach_files::write(&info.join("attributes"), ATTRIBUTES.as_bytes(), devcoach_files::Overwrite::Replace)
-            .map_err(|e| SyncError::Folder(e.to_string()))?;
+        self.write_attributes()?;
         let out = git(Some(&self.dir), &["add", "--all", "--force", "."], LOCAL)?;
         if !out.ok {
             return Err(failed("adding the new files", &out));

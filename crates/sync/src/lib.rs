@@ -269,7 +269,9 @@ fn failed_files(store: &Store) -> folder::FailedFiles {
         .sync_failed()
         .unwrap_or_default()
         .into_iter()
-        .map(|(device, name, len, modified, what)| ((device, name), folder::Failed { len, modified, what }))
+        .map(|(device, name, len, modified, what, retry_at)| {
+            ((device, name), folder::Failed { len, modified, what, retry_at })
+        })
         .collect()
 }
 
@@ -714,9 +716,10 @@ fn sync_locked(
     let named = loop {
         let read_before = report.read;
         report.rounds += 1;
-        let (more, named) = round(store, dir, &mut opened, &mut report, now, progress)?;
-        // Each round applies (and so knows) every file it read: one that read none is the last.
-        if !more || report.read == read_before {
+        let (more, named, tried_failures) = round(store, dir, &mut opened, &mut report, now, progress)?;
+        // Each round applies (and so knows) every file it read, and remembers every one that did
+        // not read: a round that did neither is the last.
+        if !more || (report.read == read_before && !tried_failures) {
             break named;
         }
     };
@@ -734,7 +737,8 @@ fn sync_locked(
 
 /// One round of a sync: reads the files not applied yet (up to a round's worth of changes),
 /// logs what changed here, applies everything, in one transaction. Returns whether files wait
-/// for another round, and whether this device's name file is in the folder.
+/// for another round, whether this device's name file is in the folder, and whether files that
+/// do not read were tried (and are remembered now).
 fn round(
     store: &mut Store,
     dir: &DataDir,
@@ -742,7 +746,7 @@ fn round(
     report: &mut SyncReport,
     now: DateTime<Utc>,
     progress: &mut dyn FnMut(usize, usize),
-) -> Result<(bool, bool), SyncError> {
+) -> Result<(bool, bool, bool), SyncError> {
     let now_ms = now.timestamp_millis();
     let marks = store.sync_marks()?;
     let recorded: BTreeSet<(String, String)> = marks.iter().map(|m| (m.device.clone(), m.digest.clone())).collect();
@@ -757,20 +761,23 @@ fn round(
     let budget = if !ready && !recorded.is_empty() { usize::MAX } else { SYNC_ROUND_CHANGES };
     let mut device = opened.config.device.clone();
     let folder = Folder { root: opened.root.clone(), key: opened.key.as_ref(), sent: Some(sent_dir(dir, &device)) };
+    let failed_before = failed_files(store);
     let (mut contents, written_here) = gather(
         &folder,
         dir,
         &recorded,
-        &folder::ReadPlan { known: &known, failed: &failed_files(store), budget },
+        &folder::ReadPlan { known: &known, failed: &failed_before, budget },
         now_ms,
         progress,
     )?;
+    // Files that did not read count as this round's work: the next round skips them.
+    let tried_failures = contents.failed != failed_before;
     // What did not read is remembered as it lies, so the next sync (and status, and doctor)
     // does not read it again until it changes.
     let failed: Vec<_> = contents
         .failed
         .iter()
-        .map(|((device, name), f)| (device.clone(), name.clone(), f.len, f.modified, f.what.clone()))
+        .map(|((device, name), f)| (device.clone(), name.clone(), f.len, f.modified, f.what.clone(), f.retry_at))
         .collect();
     store.set_sync_failed(&failed)?;
     // A file is applied here when it is recorded, or when this data folder wrote it (a sync
@@ -886,7 +893,7 @@ fn round(
         let seq = (next_seq + outcome.logged.len() as u64 - 1).to_string();
         store.set_sync_state(&[("seq", Some(&seq))], false)?;
     }
-    Ok((more, named))
+    Ok((more, named, tried_failures))
 }
 
 /// Where sync stands, read from the folder as it is here (no fetch).

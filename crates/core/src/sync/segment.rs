@@ -169,6 +169,9 @@ pub fn split(ops: &[Op]) -> Vec<&[Op]> {
     runs
 }
 
+/// The longest header line a devcoach writes is a few hundred bytes.
+const MAX_HEADER_BYTES: usize = 1024;
+
 /// The most columns one change may carry (a record has a few dozen at most).
 const MAX_COLUMNS: usize = 128;
 
@@ -231,6 +234,11 @@ pub fn decode(bytes: &[u8]) -> Result<Segment, SegmentError> {
         Some((start, line))
     });
     let (_, first) = lines.next().ok_or(SegmentError::Foreign)?;
+    // A header is a few short fields: a longer one (a huge value hidden in it, which the store
+    // would keep with the file's name) is refused before it is parsed.
+    if first.len() > MAX_HEADER_BYTES || !flat(first) {
+        return Err(damaged("its header is not one devcoach writes"));
+    }
     let probe: Value = serde_json::from_slice(first).map_err(|_| SegmentError::Foreign)?;
     if probe.get("format").and_then(Value::as_str) != Some(FORMAT) {
         return Err(SegmentError::Foreign);
@@ -333,6 +341,17 @@ mod tests {
         ]
     }
 
+    fn ops_one() -> Op {
+        Op {
+            device: DeviceId::new("ab12").expect("id"),
+            seq: 1,
+            at: Hlc(1_000, 0),
+            table: "lessons".into(),
+            key: "[\"l1\"]".into(),
+            change: Change::Delete {},
+        }
+    }
+
     /// A line of nested values (a few bytes that would take gigabytes once parsed) is refused
     /// before it is parsed; a devcoach's own lines, strings full of brackets included, read.
     #[test]
@@ -352,9 +371,15 @@ mod tests {
         let nested = Op { change: Change::Update([("title".to_owned(), json!([[0, 0], [0]]))].into()), ..fine.clone() };
         let too_wide = Op { change: Change::Update((0..200).map(|i| (format!("c{i}"), json!(0))).collect()), ..fine };
         for op in [nested, too_wide] {
-            let err = decode(&encode(&header, &[op]).0).expect_err("refused");
+            let err = decode(&encode(&header, std::slice::from_ref(&op)).0).expect_err("refused");
             assert!(err.to_string().contains("nested value or too many columns"), "{err}");
         }
+        // Nor in the header, which the store keeps with the file's name.
+        let mut long = Header::new(device, 1, 1, None, "x".repeat(2_000));
+        let one = ops_one();
+        assert!(decode(&encode(&long, std::slice::from_ref(&one)).0).is_err(), "a long header");
+        long.written_at = "x".into();
+        assert!(decode(&encode(&long, &[one]).0).is_ok());
     }
 
     /// A device with more to send than one file may hold writes several files, each of which

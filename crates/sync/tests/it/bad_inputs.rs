@@ -515,3 +515,68 @@ fn a_file_swapped_for_bytes_of_the_same_size_is_put_back_within_a_day() {
     c.sync_at(24 * 60 + 6);
     assert_eq!(c.records(), a.records());
 }
+
+/// A file every device applied is replaced by a link (or a folder): the next sync of a device
+/// that holds a copy takes it away without following it and puts the file back.
+#[cfg(unix)]
+#[test]
+fn a_file_replaced_by_a_link_or_a_folder_is_put_back() {
+    for kind in ["link", "folder"] {
+        let (shared, target, mut a, mut b) = pair();
+        a.lesson("l1");
+        a.sync_at(0);
+        b.sync_at(1);
+        let outside = tempfile::tempdir().expect("outside");
+        let bait = outside.path().join("bait");
+        std::fs::write(&bait, "not devcoach's").expect("bait");
+        let path =
+            files(shared.path()).into_iter().find(|p| p.extension().is_some_and(|e| e == "dcs")).expect("a file");
+        let bytes = std::fs::read(&path).expect("bytes");
+        std::fs::remove_file(&path).expect("gone");
+        if kind == "link" {
+            std::os::unix::fs::symlink(&bait, &path).expect("link");
+        } else {
+            std::fs::create_dir_all(path.join("inside")).expect("folder");
+        }
+        b.sync_at(2);
+        assert!(std::fs::symlink_metadata(&path).expect("there").is_file(), "{kind}: a file again");
+        assert_eq!(std::fs::read(&path).expect("bytes"), bytes, "{kind}");
+        assert_eq!(std::fs::read_to_string(&bait).expect("bait"), "not devcoach's", "{kind}: never followed");
+        let mut c = Device::new();
+        c.init(&target);
+        c.sync_at(3);
+        assert_eq!(c.records(), a.records(), "{kind}");
+    }
+}
+
+/// Large files that do not read (each worth a whole round) do not hold back a real change:
+/// the sync goes on, round after round, until every file was read or tried; the next sync tries
+/// none of them again.
+#[test]
+fn files_that_do_not_read_never_hold_back_a_real_change() {
+    let (shared, _target, mut a, mut b) = pair();
+    a.lesson("l1");
+    a.sync_at(0);
+    b.sync_at(1);
+    let mut noise = 0x9e37_79b9_7f4a_7c15_u64;
+    for i in 0..3 {
+        let dir = shared.path().join("devices").join(format!("000000000000000{i}"));
+        std::fs::create_dir_all(&dir).expect("dir");
+        let junk: Vec<u8> = (0..(20 << 20) / 8)
+            .flat_map(|_| {
+                noise ^= noise << 13;
+                noise ^= noise >> 7;
+                noise ^= noise << 17;
+                noise.to_le_bytes()
+            })
+            .collect();
+        std::fs::write(dir.join("000000000001-0123456789ab.dcs"), junk).expect("junk");
+    }
+    b.store.set_star("l1", true).expect("star");
+    b.sync_at(2);
+    let report = a.sync_at(3);
+    assert_eq!(report.problems.len(), 3, "{:?}", report.problems);
+    assert!(a.store.lesson("l1").expect("read").expect("there").starred, "the star arrived in the same sync");
+    let again = a.sync_at(4);
+    assert_eq!((again.read, again.rounds, again.problems.len()), (0, 1, 3), "named again, not read again");
+}

@@ -453,7 +453,7 @@ fn the_checks_refuse_nothing_a_learner_writes_a_blank_share_name_included() {
 }
 
 /// A forged change keyed as one record whose row names another: no device stores it under
-/// either key, so a device that joins later agrees with the others.
+/// either key (it is dropped as it is read), so a device that joins later agrees with the others.
 #[test]
 fn a_change_whose_row_names_another_record_is_refused_everywhere() {
     use devcoach_core::sync::segment::Header;
@@ -475,7 +475,8 @@ fn a_change_whose_row_names_another_record_is_refused_everywhere() {
     };
     let folder = devcoach_sync::folder::Folder { root: shared.path().to_owned(), key: None, sent: None };
     folder.write_segment(&Header::new(forger, 1, 1, None, "x".into()), &[op]).expect("write");
-    assert_eq!(a.sync_at(3).refused, 1);
+    a.sync_at(3);
+    assert!(a.store.lesson("aaa").expect("read").is_none(), "not stored under its key");
     let mut c = Device::new();
     c.init(&target);
     c.sync_at(4);
@@ -515,5 +516,45 @@ fn a_pushed_gitignore_or_gitattributes_changes_nothing_devcoach_commits() {
     let received = b.sync_at(4);
     assert!(received.problems.is_empty(), "{:?}", received.problems);
     assert!(b.store.lesson("two").expect("read").is_some(), "the lesson travelled");
+    assert_eq!(a.records(), b.records());
+    // A device that clones afterwards reads the files as they were committed.
+    let mut c = Device::new();
+    c.init(&target);
+    let joined = c.sync_at(5);
+    assert!(joined.problems.is_empty(), "{:?}", joined.problems);
+    assert_eq!(c.records(), a.records());
+}
+
+/// A forged update that sets a record's key column to another value does not take the record
+/// away on any device.
+#[test]
+fn an_update_that_moves_a_records_key_changes_nothing() {
+    use devcoach_core::sync::segment::Header;
+    use devcoach_core::sync::{Change, DeviceId, Hlc, Op};
+    let (shared, _target, mut a, mut b) = pair();
+    a.lesson("real");
+    a.sync_at(0);
+    b.sync_at(1);
+    let forger = DeviceId::new("0badc0de0badc0e0").expect("id");
+    let op = Op {
+        device: forger.clone(),
+        seq: 1,
+        at: Hlc((crate::support::t0() + chrono::Duration::minutes(2)).timestamp_millis(), 0),
+        table: "lessons".into(),
+        key: "[\"real\"]".into(),
+        change: Change::Update([("id".to_owned(), "forged-id".into())].into()),
+    };
+    let folder = devcoach_sync::folder::Folder { root: shared.path().to_owned(), key: None, sent: None };
+    folder.write_segment(&Header::new(forger, 1, 1, None, "x".into()), &[op]).expect("write");
+    a.sync_at(3);
+    b.sync_at(4);
+    for device in [&a, &b] {
+        assert!(device.store.lesson("real").expect("read").is_some(), "the lesson stays");
+    }
+    assert_eq!(a.records(), b.records());
+    // And its own changes still travel.
+    a.store.set_star("real", true).expect("star");
+    a.sync_at(5);
+    b.sync_at(6);
     assert_eq!(a.records(), b.records());
 }
