@@ -150,6 +150,21 @@ impl FileRead {
         }
     }
 
+    fn from_segment(name: String, path: PathBuf, seg: Segment, raw_digest: String) -> Self {
+        Self {
+            name,
+            path,
+            digest: seg.digest,
+            raw_digest,
+            first: seg.header.first,
+            last: seg.header.last,
+            written_at: seg.header.written_at,
+            ops: seg.ops,
+            known: false,
+            deferred: false,
+        }
+    }
+
     fn deferred(name: String, path: PathBuf) -> Self {
         Self {
             name,
@@ -424,18 +439,7 @@ impl Folder<'_> {
         }
         let sealed = parse_segment_name(&name)?;
         let (seg, raw_digest) = self.read_segment(path, sealed, now_ms).ok()?;
-        (seg.header.device == *device).then(|| FileRead {
-            name,
-            path: path.to_owned(),
-            digest: seg.digest,
-            raw_digest,
-            first: seg.header.first,
-            last: seg.header.last,
-            written_at: seg.header.written_at,
-            ops: seg.ops,
-            known: false,
-            deferred: false,
-        })
+        (seg.header.device == *device).then(|| FileRead::from_segment(name, path.to_owned(), seg, raw_digest))
     }
 
     /// Removes temporary files a killed sync of this device left (this device holds the sync
@@ -580,18 +584,7 @@ impl Folder<'_> {
                         // Counted as it is read, by its changes or its size, whichever weighs
                         // more: the budget bounds what one round holds.
                         used = used.saturating_add(seg.ops.len().max(seg.text_bytes / ROUND_BYTES_PER_CHANGE));
-                        log.files.push(FileRead {
-                            name,
-                            path,
-                            digest: seg.digest,
-                            raw_digest,
-                            first: seg.header.first,
-                            last: seg.header.last,
-                            written_at: seg.header.written_at,
-                            ops: seg.ops,
-                            known: false,
-                            deferred: false,
-                        });
+                        log.files.push(FileRead::from_segment(name, path, seg, raw_digest));
                     }
                     Err(what) => {
                         // A file stamped ahead reads once this clock gets there: tried hourly.
