@@ -74,9 +74,6 @@ pub struct RoundOutcome {
     /// Records from other devices this database could not take (a constraint, a missing column).
     pub refused: usize,
     pub clock: Hlc,
-    /// Every record was compared, not only those written since the last round (the first round,
-    /// or after the change tracking was missing).
-    pub compared_all: bool,
 }
 
 /// A folder file that did not read: device, name, size, modification time (ns), why, and when
@@ -978,7 +975,7 @@ impl Store {
                 tx.execute("DELETE FROM ext_sync_dirty", [])?;
                 tx.execute("DELETE FROM ext_sync_state WHERE key = ?1", [COMPARE_ALL])?;
             }
-            Ok(RoundOutcome { logged, written, refused, clock, compared_all: compare && all })
+            Ok(RoundOutcome { logged, written, refused, clock })
         })
     }
 

@@ -225,50 +225,16 @@ mod tests {
     use serde_json::json;
 
     use super::super::merge::merge;
+    use super::super::merge::tests::{histories, row};
     use super::super::tables::synced;
     use super::*;
-
-    fn row(pairs: &[(&str, Value)]) -> Row {
-        pairs.iter().map(|(k, v)| ((*k).to_owned(), v.clone())).collect()
-    }
-
-    /// Histories of three devices on a few topics: creations with and without a confidence,
-    /// moves, updates of the confidence and of another column, deletions.
-    fn histories() -> impl Strategy<Value = Vec<Op>> {
-        let change = prop_oneof![
-            (0..3i64).prop_map(|c| Change::Create(row(&[("topic", json!("t")), ("confidence", json!(c + 4))]))),
-            Just(Change::Create(row(&[("topic", json!("t"))]))),
-            (-3..4i64).prop_map(|d| Change::Add { column: "confidence".into(), delta: d }),
-            (-3..4i64).prop_map(|d| Change::Add { column: "confidence".into(), delta: d }),
-            (0..2i64).prop_map(|s| Change::Update(row(&[("updated_at", json!(s))]))),
-            (0..11i64).prop_map(|c| Change::Update(row(&[("confidence", json!(c))]))),
-            Just(Change::Delete {}),
-        ];
-        prop::collection::vec((0..3usize, 0..3usize, 0..40i64, change), 1..60).prop_map(|steps| {
-            let mut seqs = [0u64; 3];
-            steps
-                .into_iter()
-                .map(|(device, key, ms, change)| {
-                    seqs[device] += 1;
-                    Op {
-                        device: DeviceId::new(["a", "b", "c"][device]).expect("id"),
-                        seq: seqs[device],
-                        at: Hlc(ms, u32::try_from(seqs[device]).unwrap_or(0)),
-                        table: "knowledge".into(),
-                        key: format!("[\"k{key}\"]"),
-                        change,
-                    }
-                })
-                .collect()
-        })
-    }
 
     proptest! {
         /// Folding one change at a time, in any order and with repeats, leaves every record as
         /// `merge` of the whole set does; a round trip through the stored form changes nothing.
         #[test]
         fn folding_in_any_order_is_the_merge(
-            ops in histories(),
+            ops in histories(1..60),
             order in prop::collection::vec(any::<prop::sample::Index>(), 0..80),
             repeats in prop::collection::vec(any::<prop::sample::Index>(), 0..20),
             stored_at in any::<prop::sample::Index>(),
