@@ -61,6 +61,8 @@ pub enum SyncError {
 #[derive(Debug, Clone, Default)]
 pub struct InitOptions {
     pub encrypt: bool,
+    /// Given, it says an encrypted folder is expected: a plain one is refused (it may be an
+    /// encrypted folder stripped by its host).
     pub passphrase: Option<String>,
     /// The name other devices see (the host name when not given).
     pub name: Option<String>,
@@ -508,6 +510,19 @@ pub fn init(store: &mut Store, dir: &DataDir, target: &str, options: &InitOption
                 "this sync folder is not encrypted and other devices use it as it is; pick a new folder for an encrypted sync".into(),
             ));
         }
+        // A passphrase given for a folder that says plain: whoever gave it expects an encrypted
+        // folder, and one stripped of its key and sealed files looks exactly like this. Joining
+        // would send this record in the clear.
+        Some(_) if options.passphrase.is_some() => {
+            return Err(SyncError::Key(
+                "a passphrase was given, but this sync folder is not encrypted: if it was, someone removed its key and sealed files. Nothing was set up and nothing was sent; to join a plain folder, give no passphrase".into(),
+            ));
+        }
+        None if options.passphrase.is_some() && !options.encrypt => {
+            return Err(SyncError::Setup(
+                "a passphrase was given without --encrypt: add --encrypt to set up an encrypted sync, or give no passphrase for a plain one; nothing was set up".into(),
+            ));
+        }
         None if options.encrypt => {
             let passphrase = options.passphrase.as_deref().ok_or(SyncError::NeedPassphrase)?;
             let key = Key::generate();
@@ -839,7 +854,13 @@ fn round(
                 // Applied, but not (or not yet) in the store's records: the first sync of this
                 // build, an earlier build's mark without a name, or a file of ours a killed
                 // round wrote and did not record.
-                if !ready || !recorded.contains(&(id.to_string(), file.digest.clone())) {
+                let recorded_here = recorded.contains(&(id.to_string(), file.digest.clone()));
+                if *id == device && !recorded_here {
+                    // Left by a round that failed after writing it (and said nothing was
+                    // sent): its changes go out with this sync, so they count as sent now.
+                    report.logged += ops.len();
+                }
+                if !ready || !recorded_here {
                     history.extend(ops);
                 }
             } else {

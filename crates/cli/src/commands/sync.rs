@@ -78,6 +78,10 @@ fn init(ctx: &Ctx, target: &str, encrypt: bool, name: Option<&str>, every: u32) 
         InitOptions { encrypt, passphrase: None, name: name.map(|n| n.trim().to_owned()), every_minutes: Some(every) };
     if encrypt {
         options.passphrase = Some(checked_length(passphrase(true)?)?);
+    } else if let Some(p) = std::env::var(PASSPHRASE_ENV).ok().filter(|p| !p.is_empty()) {
+        // A passphrase set for this command expects an encrypted folder: one that says plain
+        // is refused rather than joined in the clear (its host may have stripped it).
+        options.passphrase = Some(p);
     }
     let report = loop {
         match devcoach_sync::init(&mut store, &ctx.dir, target, &options) {

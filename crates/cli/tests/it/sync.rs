@@ -135,6 +135,15 @@ fn the_mistakes_people_make_get_a_clear_message_and_change_nothing() {
     let again = ok(&env, &["sync", "init", shared, "--name", "other"]);
     assert!(again.contains("Already set up") && again.contains("sync off` first"), "{again}");
     assert!(!ok(&env, &["sync", "init", shared]).contains("sync off` first"), "no options, no note");
+    // A passphrase in the environment expects an encrypted folder: a plain one (perhaps an
+    // encrypted one its host stripped) is refused, not joined in the clear.
+    let other = Env::new();
+    let mut cmd = other.command();
+    cmd.env("DEVCOACH_SYNC_PASSPHRASE", "a long passphrase").args(["sync", "init", shared]);
+    let out = cmd.output().expect("ran");
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("not encrypted"), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(ok(&other, &["sync", "status"]).contains("Sync is off"));
 }
 
 #[test]

@@ -98,3 +98,40 @@ fn a_marker_rewritten_to_plain_does_not_make_a_newcomer_send_in_the_clear() {
     assert!(err.to_string().contains("changed by someone else"), "{err}");
     assert_eq!(crate::support::files(shared.path()), before, "nothing written");
 }
+
+/// The host strips an encrypted folder (its key and every sealed file gone, the marker set to
+/// plain). A newcomer who brings the passphrase expects encryption: refused, nothing sent.
+#[test]
+fn a_stripped_encrypted_folder_is_not_joined_in_the_clear_by_a_device_with_the_passphrase() {
+    let shared = tempfile::tempdir().expect("folder");
+    let target = shared.path().to_string_lossy().into_owned();
+    let mut a = Device::new();
+    a.init_with(&target, &encrypted("a long passphrase")).expect("encrypted");
+    a.lesson("l1");
+    a.sync_at(0);
+    for path in crate::support::files(shared.path()) {
+        if path.to_string_lossy().ends_with(".age") {
+            std::fs::remove_file(&path).expect("stripped");
+        }
+    }
+    std::fs::write(
+        shared.path().join("devcoach-sync.json"),
+        r#"{"format":"devcoach-sync","version":1,"encrypted":false}"#,
+    )
+    .expect("rewritten");
+    let before = crate::support::files(shared.path());
+    let mut b = Device::new();
+    b.lesson("secret");
+    let with_passphrase = InitOptions { passphrase: Some("a long passphrase".into()), ..InitOptions::default() };
+    let err = b.init_with(&target, &with_passphrase).expect_err("refused");
+    assert!(matches!(err, SyncError::Key(_)), "{err}");
+    assert!(err.to_string().contains("not encrypted"), "{err}");
+    assert!(devcoach_sync::config(&b.store).expect("config").is_none(), "nothing was set up");
+    assert_eq!(crate::support::files(shared.path()), before, "nothing written");
+
+    // A fresh folder with a passphrase but no --encrypt is a mistake too: said, not guessed.
+    let fresh = tempfile::tempdir().expect("fresh");
+    let err = b.init_with(&fresh.path().to_string_lossy(), &with_passphrase).expect_err("refused");
+    assert!(err.to_string().contains("--encrypt"), "{err}");
+    assert!(crate::support::files(fresh.path()).is_empty(), "nothing written");
+}
