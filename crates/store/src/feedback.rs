@@ -45,7 +45,22 @@ impl Store {
                 "UPDATE lessons SET feedback = ?1 WHERE id = ?2",
                 params![next.map(Feedback::as_str), lesson_id],
             )?;
-            let delta = confidence_delta(previous, next);
+            let mut delta = confidence_delta(previous, next);
+            if delta < 0 {
+                // Leaving `know` takes back what entering it moved, not one point regardless:
+                // at 10 it moved nothing, and a toggle must not leave the topic at 9.
+                let entered: Option<Option<i64>> = tx
+                    .query_row(
+                        "SELECT delta FROM ext_evidence WHERE lesson_id = ?1 AND cause = 'feedback' \
+                         AND detail = 'know' ORDER BY id DESC LIMIT 1",
+                        [lesson_id],
+                        |r| r.get(0),
+                    )
+                    .optional()?;
+                if let Some(Some(moved)) = entered {
+                    delta = -moved.clamp(0, 1);
+                }
+            }
             // The knowledge model reads every answer; the shared number keeps the original's rule.
             if next.is_none() && previous.is_some() {
                 crate::topic_model::withdraw_feedback(tx, &topic_id, lesson_id, now)?;
@@ -80,6 +95,11 @@ impl Store {
             } else {
                 let why = Because { cause: EvidenceCause::Feedback, lesson_id: Some(lesson_id), detail: Some(detail) };
                 Some(knowledge::apply_delta(tx, &topic_id, delta, &why, now)?)
+            };
+            // The move as it happened (0 at the edge of the scale), not as the rule asked.
+            let delta = match (before, confidence) {
+                (Some(b), Some(c)) => c - b,
+                _ => delta,
             };
             Ok(Some(FeedbackOutcome { topic_id, previous, delta, confidence_before: before, confidence }))
         })

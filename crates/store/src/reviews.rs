@@ -33,6 +33,110 @@ fn row_to_card(row: &Row<'_>) -> rusqlite::Result<ReviewCard> {
     })
 }
 
+/// A card's first grade of the day (`ext_review_replays`): the card before it, and its log row.
+struct Replay {
+    opened_at: DateTime<Utc>,
+    checked: bool,
+    log_id: i64,
+    memory: Option<devcoach_core::fsrs::Memory>,
+    due: String,
+    last_review: Option<String>,
+    reps: i64,
+    lapses: i64,
+}
+
+impl Replay {
+    /// The card as it stood before the day's first grade (its question and answer as now).
+    fn card_before(&self, now: &ReviewCard) -> ReviewCard {
+        ReviewCard {
+            memory: self.memory,
+            due: self.due.clone(),
+            last_review: self.last_review.clone(),
+            reps: self.reps,
+            lapses: self.lapses,
+            ..now.clone()
+        }
+    }
+
+    /// The grade standing on the day's log row.
+    fn grade(&self, conn: &Connection) -> rusqlite::Result<Option<Grade>> {
+        let number: Option<i64> = conn
+            .prepare_cached("SELECT grade FROM ext_review_log WHERE id = ?1")?
+            .query_row([self.log_id], |r| r.get(0))
+            .optional()?;
+        Ok(number.and_then(Grade::from_number))
+    }
+}
+
+fn load_replay(conn: &Connection, lesson_id: &str, now: DateTime<Utc>) -> rusqlite::Result<Option<Replay>> {
+    let row = conn
+        .prepare_cached(
+            "SELECT opened_at, checked, log_id, stability, difficulty, due, last_review, reps, lapses \
+             FROM ext_review_replays WHERE lesson_id = ?1 AND opened_at > ?2 AND opened_at <= ?3",
+        )?
+        .query_row(params![lesson_id, crate::topic_model::day_ago(now), iso_ms(now)], |r| {
+            let stability: Option<f64> = r.get(3)?;
+            let difficulty: Option<f64> = r.get(4)?;
+            Ok((
+                r.get::<_, String>(0)?,
+                Replay {
+                    opened_at: now,
+                    checked: r.get(1)?,
+                    log_id: r.get(2)?,
+                    memory: stability
+                        .zip(difficulty)
+                        .map(|(stability, difficulty)| devcoach_core::fsrs::Memory { stability, difficulty }),
+                    due: r.get(5)?,
+                    last_review: r.get(6)?,
+                    reps: r.get(7)?,
+                    lapses: r.get(8)?,
+                },
+            ))
+        })
+        .optional()?;
+    Ok(row.and_then(|(opened, replay)| {
+        devcoach_core::time::parse_timestamp(&opened).ok().map(|opened_at| Replay { opened_at, ..replay })
+    }))
+}
+
+fn save_replay(
+    conn: &Connection,
+    before: &ReviewCard,
+    replay: Option<&Replay>,
+    checked: bool,
+    log_id: i64,
+    now: DateTime<Utc>,
+) -> rusqlite::Result<()> {
+    match replay {
+        Some(r) => {
+            conn.prepare_cached("UPDATE ext_review_replays SET checked = ?2, log_id = ?3 WHERE lesson_id = ?1")?
+                .execute(params![before.lesson_id, r.checked || checked, log_id])?;
+        }
+        None => {
+            // Yesterday's rows of every card have served.
+            conn.prepare_cached("DELETE FROM ext_review_replays WHERE opened_at <= ?1 OR opened_at > ?2")?
+                .execute(params![crate::topic_model::day_ago(now), iso_ms(now)])?;
+            conn.prepare_cached(
+                "INSERT OR REPLACE INTO ext_review_replays (lesson_id, opened_at, checked, log_id, stability, difficulty, \
+                 due, last_review, reps, lapses) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
+            )?
+            .execute(params![
+                before.lesson_id,
+                iso_ms(now),
+                checked,
+                log_id,
+                before.memory.map(|m| m.stability),
+                before.memory.map(|m| m.difficulty),
+                before.due,
+                before.last_review,
+                before.reps,
+                before.lapses
+            ])?;
+        }
+    }
+    Ok(())
+}
+
 /// A card that is due, with what a reviewer needs to place it.
 #[derive(Debug, Clone, PartialEq)]
 pub struct DueReview {
@@ -345,28 +449,68 @@ impl Store {
                 }
             };
             let scheduler = read_review_settings(tx)?.scheduler();
-            let graded = review::grade(&scheduler, &card, grade, now);
-            let at = iso_ms(now);
-            let memory = graded.step.memory;
-            tx.prepare_cached(
-                "UPDATE ext_review_cards SET stability = ?2, difficulty = ?3, due = ?4, last_review = ?5, reps = ?6, lapses = ?7 \
-                 WHERE lesson_id = ?1",
-            )?
-            .execute(params![lesson_id, memory.stability, memory.difficulty, graded.due, at, graded.reps, graded.lapses])?;
-            tx.prepare_cached(
-                "INSERT INTO ext_review_log (lesson_id, grade, reviewed_at, elapsed_days, interval_days, retrievability, stability, difficulty) \
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
-            )?
-            .execute(params![
-                lesson_id,
-                grade.number(),
-                at,
-                graded.elapsed_days,
-                graded.step.interval,
-                card.memory.map(|_| graded.step.retrievability),
-                memory.stability,
-                memory.difficulty
-            ])?;
+            let checked = check.is_some();
+            // A card is reviewed once a day: a later grade that day replaces the first (the
+            // card regraded from where it stood before it, at that review's time, on the same
+            // log row), unless it is weaker (the learner's own grade after a checked one).
+            let replay = load_replay(tx, lesson_id, now)?;
+            let (base, reviewed, kept) = match &replay {
+                Some(r) => (r.card_before(&card), r.opened_at, !checked && r.checked),
+                None => (card.clone(), now, false),
+            };
+            let standing = match (&replay, kept) {
+                (Some(r), true) => r.grade(tx)?.unwrap_or(grade),
+                _ => grade,
+            };
+            let graded = review::grade(&scheduler, &base, standing, reviewed);
+            let at = iso_ms(reviewed);
+            if !kept {
+                let memory = graded.step.memory;
+                tx.prepare_cached(
+                    "UPDATE ext_review_cards SET stability = ?2, difficulty = ?3, due = ?4, last_review = ?5, reps = ?6, lapses = ?7 \
+                     WHERE lesson_id = ?1",
+                )?
+                .execute(params![lesson_id, memory.stability, memory.difficulty, graded.due, at, graded.reps, graded.lapses])?;
+                let values = params![
+                    lesson_id,
+                    grade.number(),
+                    at,
+                    graded.elapsed_days,
+                    graded.step.interval,
+                    base.memory.map(|_| graded.step.retrievability),
+                    memory.stability,
+                    memory.difficulty
+                ];
+                let replaced = match &replay {
+                    Some(r) => tx
+                        .prepare_cached(
+                            "UPDATE ext_review_log SET lesson_id = ?1, grade = ?2, reviewed_at = ?3, elapsed_days = ?4, \
+                             interval_days = ?5, retrievability = ?6, stability = ?7, difficulty = ?8 WHERE id = ?9",
+                        )?
+                        .execute(params![
+                            lesson_id,
+                            grade.number(),
+                            at,
+                            graded.elapsed_days,
+                            graded.step.interval,
+                            base.memory.map(|_| graded.step.retrievability),
+                            memory.stability,
+                            memory.difficulty,
+                            r.log_id
+                        ])?
+                        > 0,
+                    None => false,
+                };
+                if !replaced {
+                    tx.prepare_cached(
+                        "INSERT INTO ext_review_log (lesson_id, grade, reviewed_at, elapsed_days, interval_days, retrievability, stability, difficulty) \
+                         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
+                    )?
+                    .execute(values)?;
+                }
+                let log_id = if replaced { replay.as_ref().map_or(0, |r| r.log_id) } else { tx.last_insert_rowid() };
+                save_replay(tx, &base, replay.as_ref(), checked, log_id, now)?;
+            }
             if let Some(check) = check {
                 let rubric = CheckGrade::of_review(grade);
                 crate::checked::insert(tx, lesson_id, &lesson.topic_id, CheckKind::Review, rubric, check, &at)?;
@@ -386,7 +530,7 @@ impl Store {
             // A review answers a cue as a lesson does: pacing starts over.
             crate::cue_state::reset_nudge(tx)?;
             let card = load(tx)?.ok_or(rusqlite::Error::QueryReturnedNoRows)?;
-            Ok(Some(GradeOutcome { card, graded, grade, topic: lesson.topic_id }))
+            Ok(Some(GradeOutcome { card, graded, grade: standing, topic: lesson.topic_id }))
         })
     }
 

@@ -326,6 +326,29 @@ CREATE TABLE IF NOT EXISTS ext_sync_known (
 );
 ",
     },
+    Addition {
+        // Each review card's first grade of the day: the card as it stood before it, and the
+        // review log row it wrote. A later grade that day (a replay, a corrected misclick, the
+        // agent grading again) replaces that grade instead of reviewing the card once more, as
+        // the knowledge model's moves do. A day's working state of this machine: never synced,
+        // never in a backup.
+        name: "rs-10-review-replays",
+        sql: "
+CREATE TABLE IF NOT EXISTS ext_review_replays (
+    lesson_id   TEXT PRIMARY KEY,
+    opened_at   TEXT NOT NULL,
+    checked     INTEGER NOT NULL,
+    log_id      INTEGER NOT NULL,
+    stability   REAL,
+    difficulty  REAL,
+    due         TEXT NOT NULL,
+    last_review TEXT,
+    reps        INTEGER NOT NULL,
+    lapses      INTEGER NOT NULL
+);
+CREATE INDEX IF NOT EXISTS idx_ext_review_replays_opened ON ext_review_replays (opened_at);
+",
+    },
 ];
 
 pub(crate) fn user_version(conn: &Connection) -> rusqlite::Result<i64> {

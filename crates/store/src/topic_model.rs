@@ -86,7 +86,7 @@ pub(crate) fn observe(conn: &Connection, topic: &str, o: Observation, now: DateT
 }
 
 /// How long one item's move on the map lasts: the daily limit's rolling day.
-fn day_ago(now: DateTime<Utc>) -> String {
+pub(crate) fn day_ago(now: DateTime<Utc>) -> String {
     iso_ms(devcoach_core::rate_limit::day_window_start(now))
 }
 

@@ -18,9 +18,9 @@ use rusqlite::types::Value as Sql;
 use crate::{fresh, now};
 
 /// Tables that are pacing state of one machine, not the learner's record (as in the original),
-/// and the knowledge model's moves of the day.
-const NOT_BACKED_UP: [&str; 5] =
-    ["nudge_state", "cue_state", "schema_migrations", "sqlite_sequence", "ext_model_moves"];
+/// and the day's working state (the knowledge model's moves, each card's first grade).
+const NOT_BACKED_UP: [&str; 6] =
+    ["nudge_state", "cue_state", "schema_migrations", "sqlite_sequence", "ext_model_moves", "ext_review_replays"];
 /// `ext_settings` keys that are caches or pacing state, and the consent to read this machine's
 /// agent transcripts (given on each machine, never carried to another by a backup).
 const MACHINE_KEYS: [&str; 3] = ["cards_signature", "review_last_offer", "work_insights"];

@@ -293,6 +293,45 @@ proptest! {
     }
 }
 
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 500, ..ProptestConfig::default() })]
+
+    /// Feedback is a state: however it is set, changed and cleared, at any number on the map
+    /// (10 included, where `know` has no room to add one), clearing every answer puts the map
+    /// back where it started, and each reply's `delta` is the move that happened.
+    #[test]
+    fn feedback_set_and_cleared_leaves_the_map_where_it_was(
+        start in proptest::collection::vec(prop_oneof![Just(0i64), Just(10i64), 0i64..=10], TOPICS.len()),
+        choices in proptest::collection::vec(
+            (0..TOPICS.len() * LESSONS_PER_TOPIC, prop_oneof![
+                Just(None),
+                Just(Some(Feedback::Know)),
+                Just(Some(Feedback::Understood)),
+                Just(Some(Feedback::DontKnow))
+            ]),
+            1..16,
+        ),
+    ) {
+        let mut w = World::new(&start);
+        for (lesson, choice) in &choices {
+            let before = confidences(&w.store)[topic_of(*lesson)];
+            let outcome = w
+                .store
+                .record_feedback(&lesson_id(*lesson), FeedbackChoice(*choice), w.at)
+                .expect("feedback")
+                .expect("lesson");
+            let after = confidences(&w.store)[topic_of(*lesson)];
+            prop_assert_eq!(Some(outcome.delta), after.zip(before).map(|(a, b)| a - b), "{:?} {:?}", lesson, choice);
+            w.at += Duration::minutes(1);
+        }
+        for lesson in 0..TOPICS.len() * LESSONS_PER_TOPIC {
+            w.store.record_feedback(&lesson_id(lesson), FeedbackChoice(None), w.at).expect("clear");
+        }
+        let end: Vec<i64> = confidences(&w.store).into_iter().map(|c| c.expect("on the map")).collect();
+        prop_assert_eq!(end, start);
+    }
+}
+
 #[test]
 fn the_reported_grades_move_the_map_the_right_way() {
     // The three grades a learner reported (again raised 4 to 6 and lowered 7 to 3; one good
@@ -467,5 +506,30 @@ proptest! {
         let compat = confidence_delta(None, final_feedback);
         let moved = a.store.confidence("rust").expect("read").expect("on the map") - start - compat;
         prop_assert!(moved.abs() <= 1, "moved {} beside feedback's rule", moved);
+
+        // The card is reviewed once that day: as by its standing grade alone (the latest of the
+        // strongest kind), at the time of the day's first grade, with one row in the review log.
+        let grades: Vec<(u8, &Burst, DateTime<Utc>)> = events
+            .iter()
+            .zip(&sent_at)
+            .filter_map(|((e, _), at)| match e {
+                Burst::SelfGraded(_) | Burst::Checked(..) => Some((e.weight(), e, *at)),
+                _ => None,
+            })
+            .collect();
+        let card = |w: &World| {
+            w.store.all_review_cards().expect("cards").into_iter().find(|(c, _)| c.lesson_id == lesson_id(0)).map(|(c, _)| c)
+        };
+        let logged = a.store.review_log().expect("log").iter().filter(|r| r.lesson_id == lesson_id(0)).count();
+        if let Some(first) = grades.first() {
+            let standing = grades.iter().fold(first, |best, g| if g.0 >= best.0 { g } else { best });
+            let mut c = World::new(&[start, 5, 5]);
+            c.at = first.2;
+            c.send(standing.1);
+            prop_assert_eq!(card(&a), card(&c), "the card as graded {:?} alone", standing.1);
+            prop_assert_eq!(logged, 1, "one review of the card that day");
+        } else {
+            prop_assert_eq!(logged, 0);
+        }
     }
 }
