@@ -276,7 +276,8 @@ pub struct TopicCalibration {
     pub topic: String,
     /// Per claim, in [`Claim::ALL`] order.
     pub claims: [(Claim, ClaimTally); 3],
-    /// Checked answers on the topic, paired with a claim or not.
+    /// Checked answers on the topic, paired with a claim or not; a lesson's answers within a day
+    /// count as one (as the knowledge model counts them).
     pub checked_answers: usize,
     /// Mean of (what was claimed − what the check found) over the pairs: positive when the
     /// learner rates themselves above their answers.
@@ -314,7 +315,7 @@ impl TopicCalibration {
             .unwrap_or_default();
         match self.verdict {
             Verdict::NotEnough { pairs: 0 } => format!(
-                "{topic}: checked answers, but none yet after you said how well you knew it (lesson feedback or a rating) to compare them with"
+                "{topic}: checked answers, but none yet after you said how well you knew it (lesson feedback, or a review you graded yourself) to compare them with"
             ),
             Verdict::NotEnough { pairs } => {
                 format!(
@@ -422,14 +423,14 @@ pub fn calibrate(reports: &[SelfReport], answers: &[CheckedAnswer]) -> Vec<Topic
             counted.clear();
         }
         let Some(current) = out.last_mut() else { continue };
-        current.checked_answers += 1;
         // A lesson's checks within a day are one answer, as they are one move of the map: a
-        // replay cannot flag a learner, or clear them.
+        // replay cannot flag a learner, or clear them, nor add to the count shown.
         let day = Duration::days(1);
         if counted.get(answer.lesson_id.as_str()).is_some_and(|first| answer.at - *first < day) {
             continue;
         }
         counted.insert(answer.lesson_id.as_str(), answer.at);
+        current.checked_answers += 1;
         let window = Duration::days(CLAIM_WINDOW_DAYS);
         let latest = reports
             .iter()
@@ -626,7 +627,7 @@ mod tests {
             answers.push(CheckedAnswer { lesson_id: format!("other{i}"), ..answer("sql", CheckGrade::Correct, day) });
         }
         let c = &calibrate(&reports, &answers)[0];
-        assert_eq!((c.pairs(), c.checked_answers), (4, 8), "the replays are kept, and counted once");
+        assert_eq!((c.pairs(), c.checked_answers), (4, 4), "the replays count once");
         let once = calibrate(&reports, &answers[4..]);
         assert_eq!((c.z, c.bias), (once[0].z, once[0].bias), "as if the lesson had been answered once");
         // A day later the same lesson counts again.

@@ -38,8 +38,9 @@ pub struct BriefingOut {
     pub notebook: String,
     /// Where the notebook lives; read and write it with your file tools.
     pub notebook_path: String,
-    /// The knowledge model's reading now, for topics where it differs from the profile's number
-    /// (a topic not practised for a while fades): calibrate depth on `confidence_now`.
+    /// The knowledge model's reading now, for every topic on the map it has read (where it may
+    /// differ from the profile's number: a topic not practised for a while fades), with what it
+    /// rests on: calibrate depth on `confidence_now`.
     pub estimates: Vec<EstimateOut>,
     /// With the learner's consent (`work_insights`), how their agent sessions went over the
     /// last seven days, in one line ("mostly delegating this week (5 of 7 sessions)"); absent
@@ -155,7 +156,7 @@ pub fn briefing(ctx: &Ctx) -> Result<BriefingOut, ToolError> {
             .topic_estimates(now)
             .unwrap_or_default()
             .into_iter()
-            .filter(|e| profile.knowledge.iter().any(|k| k.topic == e.topic && k.confidence != e.confidence_now))
+            .filter(|e| profile.knowledge.iter().any(|k| k.topic == e.topic))
             .map(|e| EstimateOut {
                 topic: e.topic,
                 confidence_now: e.confidence_now,

@@ -366,17 +366,20 @@ pub(crate) fn coverage(lessons: &[LessonPoint], known: &HashMap<String, i64>, ro
     let covered = known.keys().filter(|t| taught.contains_key(t.as_str())).count();
     if topics.is_empty() {
         return (
-            empty("Each topic your lessons covered will get a bar here, beside how well you know it."),
+            empty("Each topic your lessons covered will get a bar here, beside your own number for it."),
             0,
             known.len(),
         );
     }
+    let more = topics.len().saturating_sub(rows);
     let shown: Vec<(&str, u32)> = topics.into_iter().take(rows).collect();
     let max = shown.iter().map(|(_, n)| *n).max().unwrap_or(1);
     let mut out = String::from(r#"<ol class="bars" aria-label="Lessons per topic, with confidence">"#);
     for (topic, n) in &shown {
         let (class, conf) = match known.get(*topic) {
-            Some(c) => ("own", format!("you know it {c}/10")),
+            // The learner's own number, not a verdict: the model's estimate and the calibration
+            // lines may say otherwise, on the same page.
+            Some(c) => ("own", format!("your number {c}/10")),
             None => ("shared", "not on your map".to_owned()),
         };
         let lessons = if *n == 1 { "1 lesson".to_owned() } else { format!("{n} lessons") };
@@ -389,6 +392,10 @@ pub(crate) fn coverage(lessons: &[LessonPoint], known: &HashMap<String, i64>, ro
         );
     }
     out.push_str("</ol>");
+    if more > 0 {
+        let topics = if more == 1 { "1 more topic".to_owned() } else { format!("{more} more topics") };
+        let _ = write!(out, r#"<p class="muted small">The {rows} most taught; {topics} with fewer lessons.</p>"#);
+    }
     (out, covered, known.len())
 }
 
@@ -803,7 +810,12 @@ mod tests {
         let known = HashMap::from([("rust".to_owned(), 6), ("go".to_owned(), 3)]);
         let (svg, covered, total) = coverage(&lessons, &known, 10);
         assert_eq!((covered, total), (1, 2));
-        assert!(svg.contains("1 lesson · you know it 6/10") && svg.contains("not on your map"), "{svg}");
+        assert!(svg.contains("1 lesson · your number 6/10") && svg.contains("not on your map"), "{svg}");
+        assert!(!svg.contains("more topic"), "all shown: {svg}");
+        // More topics than rows: the bars say how many are left out.
+        let (svg, _, _) = coverage(&lessons, &known, 1);
+        assert_eq!(svg.matches("<li>").count(), 1);
+        assert!(svg.contains("The 1 most taught; 1 more topic with fewer lessons."), "{svg}");
     }
 
     #[test]

@@ -45,7 +45,18 @@ struct EstimateRow {
     topic: String,
     confidence: i64,
     estimate: i64,
-    evidence: i64,
+    /// "2 checked · 1 your word · 1 other": the kinds of evidence it read, a lesson once a day.
+    rests_on: String,
+}
+
+fn rests_on(checked: i64, self_reported: i64, other: i64) -> String {
+    let parts: Vec<String> = [(checked, "checked"), (self_reported, "your word"), (other, "other")]
+        .into_iter()
+        .filter(|(n, _)| *n > 0)
+        // Each part kept on one line (a phone wraps between parts, not inside one).
+        .map(|(n, what)| format!("{n} {what}").replace(' ', "\u{a0}"))
+        .collect();
+    if parts.is_empty() { "–".to_owned() } else { parts.join(" · ") }
 }
 
 struct ReviewPlots {
@@ -164,7 +175,7 @@ fn render(s: &devcoach_store::Store, now: DateTime<Utc>) -> Result<String, WebEr
                 topic: e.topic,
                 confidence,
                 estimate: e.confidence_now,
-                evidence: e.evidence,
+                rests_on: rests_on(e.checked, e.self_reported, e.other),
             })
         })
         .collect();

@@ -91,6 +91,31 @@ fn with_course(s: &Server) -> String {
 }
 
 #[test]
+fn a_day_past_the_limit_says_so_instead_of_a_fraction() {
+    let s = Server::start(|dir| {
+        let mut store = devcoach_store::Store::open(dir).expect("store");
+        store.seed_demo(now()).expect("demo");
+        let limit = store.settings().expect("settings").max_per_day;
+        for i in 0..=limit {
+            let new = devcoach_core::lesson::NewLesson {
+                id: devcoach_core::ids::LessonId::new(format!("asked-{i}")).expect("id"),
+                topic_id: "rust".into(),
+                categories: vec!["rust".into()],
+                title: format!("Asked for {i}"),
+                level: devcoach_core::lesson::Level::Mid,
+                summary: "One the learner asked for.".into(),
+                body: "Body.".into(),
+                context: devcoach_core::lesson::LessonContext::default(),
+            };
+            store.put_lesson(&new.into_lesson(now() - chrono::Duration::minutes(i))).expect("lesson");
+        }
+    });
+    let page = s.get("/knowledge").text();
+    assert!(page.contains("today, past the daily"), "{page}");
+    assert!(!page.contains("<span class=\"stat-value\">4/3</span>"), "no fraction over 1");
+}
+
+#[test]
 fn courses_their_document_and_steps() {
     let s = Server::demo();
     assert!(s.get("/courses").text().contains("Cache expiry that never stampedes"), "the demo's course");
@@ -245,6 +270,16 @@ fn the_progress_page_draws_from_lessons_and_evidence() {
             && html.contains("Reviews per day")
     );
     assert!(html.contains("/10 now"), "confidence lines from the evidence log");
+    // What each estimate rests on, by kind, not one total that mixes a rating with answers.
+    assert!(
+        html.contains("<th scope=\"col\">Rests on</th>")
+            && html.contains("<td>3\u{a0}checked · 2\u{a0}your\u{a0}word · 1\u{a0}other</td>"),
+        "estimates with what they rest on: {html}"
+    );
+    assert!(
+        html.contains("your number ") && !html.contains("you know it "),
+        "the bars show the learner's number as theirs"
+    );
     assert!(Server::empty().get("/progress").text().contains("Nothing to plot yet."));
 }
 
