@@ -408,9 +408,25 @@ impl CalibrationReport {
 pub fn calibrate(reports: &[SelfReport], answers: &[CheckedAnswer]) -> Vec<TopicCalibration> {
     let mut answers: Vec<&CheckedAnswer> = answers.iter().collect();
     answers.sort_by(|a, b| a.topic.cmp(&b.topic).then(a.at.cmp(&b.at)));
+    // A lesson's checks within a day (from its first) are one answer, as they are one move of
+    // the map, and the latest of them is that answer, as the map reads it: a replay cannot flag
+    // a learner, or clear them, nor add to the count shown.
+    let day = Duration::days(1);
+    let mut keep = vec![true; answers.len()];
+    let mut open: std::collections::HashMap<(&str, &str), (DateTime<Utc>, usize)> = std::collections::HashMap::new();
+    for (i, a) in answers.iter().enumerate() {
+        match open.get_mut(&(a.topic.as_str(), a.lesson_id.as_str())) {
+            Some((first, standing)) if a.at - *first < day => {
+                keep[*standing] = false;
+                *standing = i;
+            }
+            _ => {
+                open.insert((a.topic.as_str(), a.lesson_id.as_str()), (a.at, i));
+            }
+        }
+    }
     let mut out: Vec<TopicCalibration> = Vec::new();
-    let mut counted: std::collections::HashMap<&str, DateTime<Utc>> = std::collections::HashMap::new();
-    for answer in answers {
+    for (answer, _) in answers.iter().zip(&keep).filter(|(_, k)| **k) {
         if out.last().is_none_or(|c| c.topic != answer.topic) {
             out.push(TopicCalibration {
                 topic: answer.topic.clone(),
@@ -420,16 +436,8 @@ pub fn calibrate(reports: &[SelfReport], answers: &[CheckedAnswer]) -> Vec<Topic
                 z: None,
                 verdict: Verdict::NotEnough { pairs: 0 },
             });
-            counted.clear();
         }
         let Some(current) = out.last_mut() else { continue };
-        // A lesson's checks within a day are one answer, as they are one move of the map: a
-        // replay cannot flag a learner, or clear them, nor add to the count shown.
-        let day = Duration::days(1);
-        if counted.get(answer.lesson_id.as_str()).is_some_and(|first| answer.at - *first < day) {
-            continue;
-        }
-        counted.insert(answer.lesson_id.as_str(), answer.at);
         current.checked_answers += 1;
         let window = Duration::days(CLAIM_WINDOW_DAYS);
         let latest = reports
@@ -633,5 +641,13 @@ mod tests {
         // A day later the same lesson counts again.
         answers.push(CheckedAnswer { at: at(2) + Duration::minutes(1), ..answer("sql", CheckGrade::Correct, 2) });
         assert_eq!(calibrate(&reports, &answers)[0].pairs(), 5);
+        // Within the day the latest answer is the one that counts, as on the map: a second
+        // explanation that got it right replaces the first that did not.
+        let corrected = [
+            answer("sql", CheckGrade::Wrong, 1),
+            CheckedAnswer { at: at(1) + Duration::minutes(30), ..answer("sql", CheckGrade::Correct, 1) },
+        ];
+        let c = &calibrate(&reports, &corrected)[0];
+        assert_eq!((c.claims[0].1.correct, c.claims[0].1.wrong, c.checked_answers), (1, 0, 1));
     }
 }

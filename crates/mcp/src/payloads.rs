@@ -160,8 +160,9 @@ pub fn briefing(ctx: &Ctx) -> Result<BriefingOut, ToolError> {
             .map(|e| EstimateOut {
                 topic: e.topic,
                 confidence_now: e.confidence_now,
-                known_now: e.known_now,
-                mastery: e.mastery,
+                // As `profile --json` gives them: three decimals say all a reader can use.
+                known_now: (e.known_now * 1000.0).round() / 1000.0,
+                mastery: (e.mastery * 1000.0).round() / 1000.0,
                 checked_answers: e.checked,
                 self_reports: e.self_reported,
                 other_evidence: e.other,

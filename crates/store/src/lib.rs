@@ -52,7 +52,7 @@ pub use knowledge::{Onboarding, OnboardingMode};
 pub use lessons::{Fields, ImportCounts, RowKey};
 pub use pacing::{Skipped, with_ask};
 pub use paths::DataDir;
-pub use reviews::{DueReview, GradeOutcome, ReviewRecord};
+pub use reviews::{CountsAs, DueReview, GradeOutcome, ReviewRecord};
 pub use schema::{ADDITIONS, SCHEMA_MIN_APP_VERSION, SCHEMA_VERSION};
 pub use sharing::ImportOutcome;
 pub use sync::{Mark, RoundOutcome, SyncRound};

@@ -152,8 +152,32 @@ pub struct DueReview {
 pub struct GradeOutcome {
     pub card: ReviewCard,
     pub graded: Graded,
+    /// The grade the card now stands on: the one given, or the day's checked grade that a
+    /// learner's own grade does not replace.
     pub grade: Grade,
     pub topic: String,
+    pub counts_as: CountsAs,
+}
+
+/// What a grade did to its card: a card is reviewed once a day.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CountsAs {
+    /// The card's review of the day.
+    Reviewed,
+    /// It replaced the day's earlier grade of the card (a correction, or the same again).
+    Replaced,
+    /// A learner's own grade after the day's checked one: the checked grade stands.
+    Kept,
+}
+
+impl CountsAs {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Reviewed => "reviewed",
+            Self::Replaced => "replaced",
+            Self::Kept => "kept",
+        }
+    }
 }
 
 /// One row of the review log.
@@ -530,7 +554,12 @@ impl Store {
             // A review answers a cue as a lesson does: pacing starts over.
             crate::cue_state::reset_nudge(tx)?;
             let card = load(tx)?.ok_or(rusqlite::Error::QueryReturnedNoRows)?;
-            Ok(Some(GradeOutcome { card, graded, grade: standing, topic: lesson.topic_id }))
+            let counts_as = match (&replay, kept) {
+                (None, _) => CountsAs::Reviewed,
+                (Some(_), false) => CountsAs::Replaced,
+                (Some(_), true) => CountsAs::Kept,
+            };
+            Ok(Some(GradeOutcome { card, graded, grade: standing, topic: lesson.topic_id, counts_as }))
         })
     }
 

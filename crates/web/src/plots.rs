@@ -394,7 +394,7 @@ pub(crate) fn coverage(lessons: &[LessonPoint], known: &HashMap<String, i64>, ro
     out.push_str("</ol>");
     if more > 0 {
         let topics = if more == 1 { "1 more topic".to_owned() } else { format!("{more} more topics") };
-        let _ = write!(out, r#"<p class="muted small">The {rows} most taught; {topics} with fewer lessons.</p>"#);
+        let _ = write!(out, r#"<p class="muted small">The {rows} most taught; {topics} not shown.</p>"#);
     }
     (out, covered, known.len())
 }
@@ -815,7 +815,7 @@ mod tests {
         // More topics than rows: the bars say how many are left out.
         let (svg, _, _) = coverage(&lessons, &known, 1);
         assert_eq!(svg.matches("<li>").count(), 1);
-        assert!(svg.contains("The 1 most taught; 1 more topic with fewer lessons."), "{svg}");
+        assert!(svg.contains("The 1 most taught; 1 more topic not shown."), "{svg}");
     }
 
     #[test]

@@ -6,7 +6,7 @@ use std::io::{BufRead, Write};
 
 use devcoach_core::fsrs::{Grade, Scheduler};
 use devcoach_core::review::{ReviewMix, ReviewSettings};
-use devcoach_store::{DueReview, GradeOutcome};
+use devcoach_store::{CountsAs, DueReview, GradeOutcome};
 use serde_json::json;
 
 use crate::cli::{ReviewArgs, ReviewCommand};
@@ -91,6 +91,7 @@ fn outcome_json(o: &GradeOutcome) -> serde_json::Value {
         "next_review_in_days": o.graded.step.interval, "due": o.card.due,
         "stability": o.graded.step.memory.stability, "difficulty": o.graded.step.memory.difficulty,
         "predicted_recall": (o.graded.reps > 1).then_some(o.graded.step.retrievability),
+        "counts_as": o.counts_as.as_str(),
     })
 }
 
@@ -108,12 +109,20 @@ fn grade(ctx: &Ctx, id: &str, raw: &str, json: bool) -> anyhow::Result<()> {
     if json {
         return output::json(&outcome_json(&outcome));
     }
-    output::print(&format!(
-        "{} Graded {}: back {}.",
-        ctx.term.out(Style::Green, "✓"),
-        g.as_str(),
-        next_in(outcome.graded.step.interval)
-    ))?;
+    let text = match outcome.counts_as {
+        CountsAs::Reviewed => format!("Graded {}: back {}.", g.as_str(), next_in(outcome.graded.step.interval)),
+        CountsAs::Replaced => format!(
+            "Graded {}, in place of today's earlier grade (a card is reviewed once a day): back {}.",
+            g.as_str(),
+            next_in(outcome.graded.step.interval)
+        ),
+        CountsAs::Kept => format!(
+            "Today's checked grade ({}) stands; your own grade changes nothing today. Back {}.",
+            outcome.grade.as_str(),
+            next_in(outcome.graded.step.interval)
+        ),
+    };
+    output::print(&format!("{} {text}", ctx.term.out(Style::Green, "✓")))?;
     Ok(())
 }
 

@@ -94,7 +94,11 @@ fn render(ctx: &Ctx, s: &Stats, settings: &Settings, next: &NextLesson) -> Strin
     [
         t.out(Style::Bold, "devcoach stats"),
         format!("{}{}{shared}", label("Lessons"), s.total_lessons),
-        format!("{}{} / {} max", label("Last 24 hours"), s.lessons_today, settings.max_per_day),
+        if s.lessons_today > settings.max_per_day {
+            format!("{}{}, past the daily {}", label("Last 24 hours"), s.lessons_today, settings.max_per_day)
+        } else {
+            format!("{}{} / {} max", label("Last 24 hours"), s.lessons_today, settings.max_per_day)
+        },
         format!("{}{}", label("Last 7 days"), s.lessons_this_week),
         format!("{}{next}", label("Next lesson")),
     ]

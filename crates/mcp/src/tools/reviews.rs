@@ -76,6 +76,10 @@ pub(crate) struct GradedOut {
     pub predicted_recall: Option<f64>,
     /// Whether this was recorded as a checked answer (stronger evidence than a self-grade).
     pub checked: bool,
+    /// A card is reviewed once a day: `reviewed` (its review of the day), `replaced` (it replaced
+    /// the day's earlier grade of this card), or `kept` (a self-grade after the day's checked
+    /// grade, which stands: the card did not change).
+    pub counts_as: String,
 }
 
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -158,6 +162,7 @@ pub(super) fn register(r: &mut Registry) {
                 difficulty: outcome.graded.step.memory.difficulty,
                 predicted_recall: (outcome.graded.reps > 1).then_some(outcome.graded.step.retrievability),
                 checked: check.is_some(),
+                counts_as: outcome.counts_as.as_str().into(),
             }
             .into())
         },

@@ -73,6 +73,31 @@ fn cards_come_with_lessons_and_follow_fsrs() {
 }
 
 #[test]
+fn a_card_is_reviewed_once_a_day_and_each_reply_says_how_a_grade_counted() {
+    use devcoach_store::CountsAs;
+    let (_t, mut store) = fresh();
+    store.log_lesson(new_lesson("l"), None, &GitContext::default(), now() - Duration::days(2)).expect("log");
+    let graded = |store: &mut Store, g, minutes| {
+        store.grade_review("l", g, now() + Duration::minutes(minutes)).expect("grade").expect("lesson")
+    };
+    let first = graded(&mut store, Grade::Good, 0);
+    assert_eq!(first.counts_as, CountsAs::Reviewed);
+    let again = graded(&mut store, Grade::Again, 1);
+    assert_eq!(again.counts_as, CountsAs::Replaced);
+    assert_eq!(again.graded.step, Scheduler::default().review(None, 0, Grade::Again), "as if graded again alone");
+    let check = devcoach_core::checked::Check::new("Keys expire together", None).expect("answer");
+    let checked = store.grade_checked_review("l", Grade::Hard, &check, now() + Duration::minutes(2)).expect("grade");
+    assert_eq!(checked.expect("lesson").counts_as, CountsAs::Replaced);
+    let own = graded(&mut store, Grade::Easy, 3);
+    assert_eq!((own.counts_as, own.grade), (CountsAs::Kept, Grade::Hard), "the checked grade stands");
+    assert_eq!(store.review_log().expect("log").len(), 1, "one review that day");
+    // The next day is another review.
+    let tomorrow = graded(&mut store, Grade::Good, 24 * 60 + 5);
+    assert_eq!(tomorrow.counts_as, CountsAs::Reviewed);
+    assert_eq!(store.review_log().expect("log").len(), 2);
+}
+
+#[test]
 fn review_settings_round_trip_and_shape_the_schedule() {
     let (_t, mut store) = fresh();
     assert_eq!(store.review_settings().expect("read"), ReviewSettings::default());

@@ -121,8 +121,10 @@ fn render(s: &devcoach_store::Store, now: DateTime<Utc>, notice: Option<String>)
         .into_iter()
         .filter_map(|c| {
             let mark = match c.verdict {
-                devcoach_core::checked::Verdict::Overrates => "you overrate it",
-                devcoach_core::checked::Verdict::Underrates => "you underrate it",
+                // About the learner's word against their checked answers, not the numbers beside
+                // it: said so, since the model's estimate may sit either side of the number.
+                devcoach_core::checked::Verdict::Overrates => "checks: you overrate it",
+                devcoach_core::checked::Verdict::Underrates => "checks: you underrate it",
                 _ => return None,
             };
             let line = c.line();

@@ -20,7 +20,8 @@ fn the_knowledge_map_and_its_edits() {
     assert!(page.contains("Next lesson:"), "rate limit state");
     // The demo learner said they knew rust three times and their checked answers disagreed.
     assert!(
-        page.contains(">you overrate it</span>") && page.contains("title=\"you tend to overrate rust: you said 95%")
+        page.contains(">checks: you overrate it</span>")
+            && page.contains("title=\"you tend to overrate rust: you said 95%")
     );
     let progress = s.get("/progress").text();
     assert!(
