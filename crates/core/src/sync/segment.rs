@@ -25,35 +25,69 @@ use super::hlc::Hlc;
 use super::op::{Change, DeviceId, Op};
 use crate::limits::{SYNC_FILE_CHANGES, SYNC_OP_BYTES, SYNC_SEGMENT_BYTES};
 
-/// The format this build writes and the newest it reads.
-pub const FORMAT_VERSION: u32 = 1;
+/// The newest format this build reads: 1, a run of a device's changes; 2, a part of a
+/// snapshot. A file of changes is still written as 1, so builds that know only 1 read it.
+pub const FORMAT_VERSION: u32 = 2;
+const CHANGES_VERSION: u32 = 1;
+const SNAPSHOT_VERSION: u32 = 2;
 const FORMAT: &str = "devcoach-sync";
+
+/// The most parts one snapshot may have (a record of a million lessons needs a few thousand).
+pub const MAX_SNAPSHOT_PARTS: u32 = 100_000;
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Header {
     pub format: String,
     pub version: u32,
     pub device: DeviceId,
+    /// The first and last sequence numbers in the file: every number between them in a file of
+    /// changes; in a snapshot's part, the changes it keeps, in order, with gaps.
     pub first: u64,
     pub last: u64,
     /// The digest of the device's previous file: a gap or a second writer shows as a break.
     pub prev: Option<String>,
     pub written_at: String,
     pub app: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub snapshot: Option<SnapshotPart>,
+}
+
+/// Which part of which snapshot a file is. A snapshot of a device's changes up to `upto` holds
+/// each of its changes numbered up to there that still counts (one a later change of any
+/// device's overrides is left out), unchanged, in `parts` files: once every part is in, the
+/// device's older files add nothing and may go.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+pub struct SnapshotPart {
+    pub upto: u64,
+    pub part: u32,
+    pub parts: u32,
 }
 
 impl Header {
     pub fn new(device: DeviceId, first: u64, last: u64, prev: Option<String>, written_at: String) -> Self {
         Self {
             format: FORMAT.to_owned(),
-            version: FORMAT_VERSION,
+            version: CHANGES_VERSION,
             device,
             first,
             last,
             prev,
             written_at,
             app: crate::APP_VERSION.to_owned(),
+            snapshot: None,
         }
+    }
+
+    /// The header of a snapshot's part holding changes numbered `first..=last` (some of them).
+    pub fn snapshot(
+        device: DeviceId,
+        first: u64,
+        last: u64,
+        prev: Option<String>,
+        written_at: String,
+        part: SnapshotPart,
+    ) -> Self {
+        Self { version: SNAPSHOT_VERSION, snapshot: Some(part), ..Self::new(device, first, last, prev, written_at) }
     }
 }
 
@@ -254,7 +288,22 @@ pub fn decode(bytes: &[u8]) -> Result<Segment, SegmentError> {
     if header.first == 0 || header.last < header.first {
         return Err(damaged("its header numbers no changes"));
     }
-    if header.last - header.first >= SYNC_FILE_CHANGES as u64 {
+    // A snapshot's part keeps some of the numbers of a range, in order; a file of changes every
+    // number of its range, one after another.
+    let snapshot = match (header.version, header.snapshot) {
+        (SNAPSHOT_VERSION, Some(part)) => {
+            if part.parts == 0 || part.parts > MAX_SNAPSHOT_PARTS || part.part == 0 || part.part > part.parts {
+                return Err(damaged("its header numbers its part of a snapshot wrongly"));
+            }
+            if header.last > part.upto {
+                return Err(damaged("its snapshot holds changes past its own end"));
+            }
+            true
+        }
+        (CHANGES_VERSION, None) => false,
+        _ => return Err(damaged("its header does not say what kind of file it is")),
+    };
+    if !snapshot && header.last - header.first >= SYNC_FILE_CHANGES as u64 {
         return Err(SegmentError::TooMany);
     }
     let mut ops = Vec::new();
@@ -271,7 +320,9 @@ pub fn decode(bytes: &[u8]) -> Result<Segment, SegmentError> {
             if end.end != hex(&Sha256::digest(&text[..start])) {
                 return Err(damaged("its digest does not match its contents"));
             }
-            if end.ops != ops.len() as u64 || expected != header.last + 1 {
+            let through = ops.last().map(|o: &Op| o.seq);
+            let whole = if snapshot { through == Some(header.last) } else { expected == header.last + 1 };
+            if end.ops != ops.len() as u64 || !whole {
                 return Err(damaged("it holds a different number of changes than it says"));
             }
             if start + line.len() + 1 != text.len() {
@@ -282,9 +333,13 @@ pub fn decode(bytes: &[u8]) -> Result<Segment, SegmentError> {
         if !flat(line) {
             return Err(damaged("a change holds a nested value or too many columns"));
         }
+        if ops.len() >= SYNC_FILE_CHANGES {
+            return Err(SegmentError::TooMany);
+        }
         let line: Line =
             serde_json::from_slice(line).map_err(|e| SegmentError::Damaged(format!("change {expected}: {e}")))?;
-        if line.seq != expected || line.seq > header.last {
+        let in_order = if snapshot && !ops.is_empty() { line.seq >= expected } else { line.seq == expected };
+        if !in_order || line.seq > header.last {
             return Err(damaged("its changes are out of sequence"));
         }
         if line.table.is_empty() || line.table.len() > 64 {
@@ -309,7 +364,7 @@ pub fn decode(bytes: &[u8]) -> Result<Segment, SegmentError> {
             key,
             change: line.change,
         });
-        expected += 1;
+        expected = line.seq + 1;
     }
     Ok(Segment { header, ops, digest, text_bytes: text.len() })
 }

@@ -213,6 +213,18 @@ impl RecordState {
         Some((row, touched))
     }
 
+    /// Whether the change stamped `at` still counts here: the latest deletion, a creation after
+    /// it, the latest creation or update, the latest set of a column, or a counter's move after
+    /// its column's latest set. A change that does not can never count again, whatever arrives
+    /// later (what overrode it is later still), so a device's snapshot leaves it out.
+    pub fn holds(&self, at: &Stamp) -> bool {
+        self.deleted.as_ref() == Some(at)
+            || self.touched.as_ref() == Some(at)
+            || self.creates.binary_search(at).is_ok()
+            || self.columns.values().any(|set| set.at == *at)
+            || self.moves.values().any(|moves| moves.binary_search_by(|(m, _)| m.cmp(at)).is_ok())
+    }
+
     /// Whether any change at all is held (a record that was deleted still is).
     pub fn is_empty(&self) -> bool {
         self.deleted.is_none() && self.creates.is_empty() && self.columns.is_empty() && self.moves.is_empty()
@@ -266,6 +278,51 @@ mod tests {
             let folded: BTreeMap<String, Row> =
                 states.iter().filter_map(|(k, s)| s.row().map(|(r, _)| (k.clone(), r))).collect();
             prop_assert_eq!(folded, reference);
+        }
+    }
+
+    proptest! {
+        /// A snapshot of device `a`'s changes, made from what a device has applied (every change
+        /// of `a`'s and some of the others'), keeps only `a`'s changes that still count there.
+        /// Folded with every other change, and with any of the dropped ones (a device that had
+        /// applied them before the snapshot), in any order, it gives the merge of everything.
+        #[test]
+        fn a_snapshot_of_what_still_counts_merges_as_the_whole_history(
+            ops in histories(1..60),
+            applied in prop::collection::vec(any::<bool>(), 60),
+            before in prop::collection::vec(any::<bool>(), 60),
+            order in prop::collection::vec(any::<prop::sample::Index>(), 0..80),
+        ) {
+            let knowledge = synced("knowledge").expect("knowledge");
+            let reference = merge(&ops).rows(knowledge);
+            let mine = |op: &Op| op.device.as_str() == "a";
+            let mut here: BTreeMap<String, RecordState> = BTreeMap::new();
+            for (i, op) in ops.iter().enumerate() {
+                if mine(op) || applied[i % applied.len()] {
+                    here.entry(op.key.clone()).or_default().fold(op);
+                }
+            }
+            let kept = |op: &Op| here.get(&op.key).is_some_and(|s| s.holds(&Stamp::of(op)));
+            let mut folded: Vec<&Op> = ops
+                .iter()
+                .enumerate()
+                .filter(|(i, op)| !mine(op) || kept(op) || before[i % before.len()])
+                .map(|(_, op)| op)
+                .collect();
+            for (i, pick) in order.iter().enumerate() {
+                if folded.is_empty() {
+                    break;
+                }
+                let len = folded.len();
+                folded.swap(i % len, pick.index(len));
+            }
+            let mut states: BTreeMap<String, RecordState> = BTreeMap::new();
+            for op in folded {
+                states.entry(op.key.clone()).or_default().fold(op);
+            }
+            let rows: BTreeMap<String, Row> =
+                states.iter().filter_map(|(k, s)| s.row().map(|(r, _)| (k.clone(), r))).collect();
+            prop_assert_eq!(rows, reference);
         }
     }
 

@@ -49,7 +49,7 @@ fn foreign_and_newer_files_are_left_alone_and_named() {
     std::fs::create_dir_all(&newer_dir).expect("dir");
     let mut gz = GzEncoder::new(Vec::new(), Compression::default());
     gz.write_all(
-        b"{\"format\":\"devcoach-sync\",\"version\":2,\"device\":\"0123456789abcdef\",\"first\":1,\"last\":1}\n",
+        b"{\"format\":\"devcoach-sync\",\"version\":3,\"device\":\"0123456789abcdef\",\"first\":1,\"last\":1}\n",
     )
     .expect("gz");
     std::fs::write(newer_dir.join("000000000001-abcdef012345.dcs"), gz.finish().expect("gz")).expect("newer");
