@@ -349,6 +349,9 @@ fn load(conn: &Connection, table: &str, key: &str) -> Result<Option<(RecordState
 
 /// Where the parent and one-per-value rules look a record up: its parent's key and its value.
 fn lookups(table: &SyncTable, state: &RecordState) -> (Option<RecordKey>, Option<String>) {
+    if table.parent.is_none() && table.unique.is_none() {
+        return (None, None);
+    }
     let Some((row, _)) = state.row() else { return (None, None) };
     let parent = table.parent.map(|(column, _)| parent_key(row.get(column).unwrap_or(&Value::Null)));
     let uniq = table.unique.map(|column| row.get(column).map(Value::to_string).unwrap_or_default());
@@ -366,7 +369,7 @@ fn save(conn: &Connection, table: &SyncTable, key: &str, state: &RecordState) ->
         table.name,
         key,
         serde_json::to_string(state).unwrap_or_default(),
-        state.row().is_some(),
+        state.exists(),
         parent,
         uniq
     ])?;
@@ -429,7 +432,7 @@ fn fold<'a>(conn: &Connection, ops: impl IntoIterator<Item = &'a Op>, affected: 
         }
         save(conn, table, key, &state)?;
         affected.keys.entry(table.name).or_default().insert(key.to_owned());
-        if before.row().is_some() != state.row().is_some() {
+        if before.exists() != state.exists() {
             affected.flipped.entry(table.name).or_default().insert(key.to_owned());
         }
     }
@@ -724,6 +727,15 @@ enum Todo {
 /// the next round does not read its absence as a local deletion.
 fn apply(conn: &Connection, affected: &BTreeMap<&'static str, BTreeSet<RecordKey>>) -> Result<(usize, usize)> {
     let (mut written, mut refused) = (0, 0);
+    // Nothing refused before: no note to clear for each record.
+    let any_refused: bool = conn.query_row("SELECT EXISTS (SELECT 1 FROM ext_sync_refused)", [], |r| r.get(0))?;
+    // Rows written here are this round's own (the notes they leave are cleared at its end): for
+    // a great many (a join's last round, a first sync), the triggers are set aside meanwhile
+    // rather than noting every row. Within the round's transaction, so never lost.
+    let many = affected.values().map(BTreeSet::len).sum::<usize>() > 4 * devcoach_core::limits::SYNC_ROUND_CHANGES;
+    if many {
+        drop_tracking(conn)?;
+    }
     for (table, typed) in typed_tables(conn)? {
         let Some(keys) = affected.get(table.name) else { continue };
         let columns: Vec<String> = typed.iter().map(|(c, _)| c.clone()).collect();
@@ -742,24 +754,45 @@ fn apply(conn: &Connection, affected: &BTreeMap<&'static str, BTreeSet<RecordKey
         // read again when written rather than held.
         let hold = keys.len() <= 2 * devcoach_core::limits::SYNC_ROUND_CHANGES;
         let mut todo: Vec<(&RecordKey, Todo)> = Vec::new();
+        // A record whose row names another key is refused where it can be seen.
+        let forged = |key: &str| -> Result<bool> {
+            let forged = load(conn, table.name, key)?
+                .and_then(|(state, _)| state.row().map(|(row, _)| key_of(table, &row) != *key))
+                .unwrap_or(false);
+            if forged {
+                conn.prepare_cached("INSERT OR IGNORE INTO ext_sync_refused (tbl, key) VALUES (?1, ?2)")?
+                    .execute([table.name, key])?;
+            }
+            Ok(forged)
+        };
+        // A table with no row yet (a join's first full round) has none to look up per record.
+        let empty: bool =
+            conn.query_row(&format!("SELECT NOT EXISTS (SELECT 1 FROM \"{}\")", table.name), [], |r| r.get(0))?;
         for key in keys {
-            conn.prepare_cached("DELETE FROM ext_sync_refused WHERE tbl = ?1 AND key = ?2")?
-                .execute([table.name, key.as_str()])?;
-            match (find_row(conn, table, &columns, key)?, live_row(conn, table, key)?) {
+            if any_refused {
+                conn.prepare_cached("DELETE FROM ext_sync_refused WHERE tbl = ?1 AND key = ?2")?
+                    .execute([table.name, key.as_str()])?;
+            }
+            let here = if empty { None } else { find_row(conn, table, &columns, key)? };
+            // Without a row here, a record that exists is to be added: when rows are not held,
+            // its state is read once, when it is written, not also now.
+            if here.is_none() && !hold {
+                if alive(conn, table.name, key)? {
+                    todo.push((key, Todo::Insert(None)));
+                } else if forged(key)? {
+                    refused += 1;
+                }
+                continue;
+            }
+            match (here, live_row(conn, table, key)?) {
                 (Some((rowid, _)), None) => todo.push((key, Todo::Remove(rowid))),
                 (Some((rowid, have)), Some(row)) if have != stored(&row) => {
                     todo.push((key, Todo::Update(rowid, hold.then_some((have, row)))));
                 }
                 (None, Some(row)) => todo.push((key, Todo::Insert(hold.then_some(row)))),
                 (None, None) => {
-                    // A record whose row names another key is refused where it can be seen.
-                    let forged = load(conn, table.name, key)?
-                        .and_then(|(state, _)| state.row().map(|(row, _)| key_of(table, &row) != *key))
-                        .unwrap_or(false);
-                    if forged {
+                    if forged(key)? {
                         refused += 1;
-                        conn.prepare_cached("INSERT OR IGNORE INTO ext_sync_refused (tbl, key) VALUES (?1, ?2)")?
-                            .execute([table.name, key.as_str()])?;
                     }
                 }
                 _ => {}
@@ -827,7 +860,12 @@ fn apply(conn: &Connection, affected: &BTreeMap<&'static str, BTreeSet<RecordKey
                 Some(row) => stored(row),
                 None => match live_row(conn, table, key)? {
                     Some(row) => stored(&row),
-                    None => continue,
+                    None => {
+                        if forged(key)? {
+                            refuse(key)?;
+                        }
+                        continue;
+                    }
                 },
             };
             if !fits(&row) || !valid(&row) {
@@ -837,7 +875,9 @@ fn apply(conn: &Connection, affected: &BTreeMap<&'static str, BTreeSet<RecordKey
             let names = row.keys().map(|c| format!("\"{c}\"")).collect::<Vec<_>>().join(", ");
             let marks = (1..=row.len()).map(|i| format!("?{i}")).collect::<Vec<_>>().join(", ");
             let sql = format!("INSERT INTO \"{}\" ({names}) VALUES ({marks})", table.name);
-            match conn.execute(&sql, params_from_iter(row.values().map(to_sql))) {
+            let inserted =
+                conn.prepare_cached(&sql).and_then(|mut s| s.execute(params_from_iter(row.values().map(to_sql))));
+            match inserted {
                 Ok(_) => {
                     written += 1;
                     if log {
@@ -848,6 +888,9 @@ fn apply(conn: &Connection, affected: &BTreeMap<&'static str, BTreeSet<RecordKey
                 Err(e) => return Err(e.into()),
             }
         }
+    }
+    if many {
+        ensure_tracking(conn)?;
     }
     Ok((written, refused))
 }

@@ -225,6 +225,11 @@ impl RecordState {
             || self.moves.values().any(|moves| moves.binary_search_by(|(m, _)| m.cmp(at)).is_ok())
     }
 
+    /// Whether the record exists: [`RecordState::row`] is `Some`, without building the row.
+    pub fn exists(&self) -> bool {
+        !self.creates.is_empty()
+    }
+
     /// Whether any change at all is held (a record that was deleted still is).
     pub fn is_empty(&self) -> bool {
         self.deleted.is_none() && self.creates.is_empty() && self.columns.is_empty() && self.moves.is_empty()
@@ -277,6 +282,9 @@ mod tests {
             }
             let folded: BTreeMap<String, Row> =
                 states.iter().filter_map(|(k, s)| s.row().map(|(r, _)| (k.clone(), r))).collect();
+            for state in states.values() {
+                prop_assert_eq!(state.exists(), state.row().is_some());
+            }
             prop_assert_eq!(folded, reference);
         }
     }

@@ -276,7 +276,9 @@ fn a_join_over_several_rounds_keeps_the_join_rules() {
     {
         let conn = raw(&a);
         let tx = conn.unchecked_transaction().expect("tx");
-        for i in 0..SYNC_ROUND_CHANGES * 2 {
+        // Enough that the join's last round writes rows by the thousand (with the triggers set
+        // aside meanwhile).
+        for i in 0..SYNC_ROUND_CHANGES * 5 {
             tx.execute(
                 "INSERT INTO knowledge (topic, confidence, updated_at) VALUES (?1, 3, '2026-11-01T10:00:00Z')",
                 [format!("topic_{i}")],
@@ -298,6 +300,14 @@ fn a_join_over_several_rounds_keeps_the_join_rules() {
     b.init(&target);
     let join = b.sync_at(1);
     assert!(join.rounds >= 2, "{join:?}");
+    let triggers: i64 = raw(&b)
+        .query_row(
+            "SELECT COUNT(*) FROM sqlite_master WHERE type = 'trigger' AND name LIKE 'ext_sync_dirty_%'",
+            [],
+            |r| r.get(0),
+        )
+        .expect("triggers");
+    assert!(triggers > 0, "the triggers set aside for the join's writes are back");
     a.sync_at(2);
     b.sync_at(3);
     assert_eq!(a.records(), b.records());
@@ -311,4 +321,11 @@ fn a_join_over_several_rounds_keeps_the_join_rules() {
     };
     assert_eq!(setting("max_per_day"), "7", "the folder's chosen setting wins");
     assert_eq!(setting("nudge_every"), "5", "the newcomer's chosen setting wins over the folder's default");
+    // Writes after the join are noted again: a direct edit on the newcomer travels.
+    raw(&b).execute("UPDATE knowledge SET confidence = 9 WHERE topic = 'topic_7'", []).expect("edit");
+    assert!(b.sync_at(4).logged > 0, "the edit was noted and sent");
+    a.sync_at(5);
+    let moved: i64 =
+        raw(&a).query_row("SELECT confidence FROM knowledge WHERE topic = 'topic_7'", [], |r| r.get(0)).expect("n");
+    assert_eq!(moved, 9);
 }
