@@ -790,11 +790,7 @@ fn apply(conn: &Connection, affected: &BTreeMap<&'static str, BTreeSet<RecordKey
                     todo.push((key, Todo::Update(rowid, hold.then_some((have, row)))));
                 }
                 (None, Some(row)) => todo.push((key, Todo::Insert(hold.then_some(row)))),
-                (None, None) => {
-                    if forged(key)? {
-                        refused += 1;
-                    }
-                }
+                (None, None) if forged(key)? => refused += 1,
                 _ => {}
             }
         }
