@@ -45,6 +45,10 @@ pub const SYNC_FILE_CHANGES: usize = 1_000;
 /// the next round of the same sync, each round its own transaction, so what a sync holds in
 /// memory is bounded whatever the folder holds.
 pub const SYNC_ROUND_CHANGES: usize = 2_000;
+
+/// How many changes waiting to be sent `sync status` counts before it says "more than": a
+/// store never synced holds its whole record waiting, and counting it would hold it all.
+pub const SYNC_PENDING_COUNTED: usize = 10_000;
 /// How far ahead of this machine's clock a change from another device may be stamped: further
 /// is a clock off or a forged file, and its file waits (unread, unapplied) until this machine's
 /// clock reaches it, so a forged stamp cannot outrank the changes made meanwhile.

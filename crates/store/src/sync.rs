@@ -74,6 +74,9 @@ pub struct RoundOutcome {
     /// Records from other devices this database could not take (a constraint, a missing column).
     pub refused: usize,
     pub clock: Hlc,
+    /// A comparison of everything stopped at a round's worth of changes: another round goes on
+    /// from where it stopped.
+    pub more: bool,
 }
 
 /// A folder file that did not read: device, name, size, modification time (ns), why, and when
@@ -85,6 +88,20 @@ const RECORDS_READY: &str = "records";
 /// The state key saying the next comparing round compares every record: the records were built
 /// afresh, or the triggers were missing for a while, so some writes may have gone unnoted.
 const COMPARE_ALL: &str = "compare_all";
+/// How far a comparison of everything has got (it runs a round's worth of changes at a time):
+/// the table, then the last rowid compared (its rows) or the last record key (records without
+/// a row), as JSON.
+const COMPARE_AT: &str = "compare_at";
+
+/// Where a comparison of everything stands.
+#[derive(Debug, Clone, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+struct CompareAt {
+    table: usize,
+    /// Past the table's rows: its records without a row are being compared.
+    records: bool,
+    rowid: i64,
+    key: String,
+}
 
 /// The synced tables this file has, with their columns.
 fn present_tables(conn: &Connection) -> Result<Vec<(&'static SyncTable, Vec<String>)>> {
@@ -590,10 +607,19 @@ fn drop_tracking(conn: &Connection) -> Result<()> {
 type Found =
     (Vec<(&'static str, RecordKey, Change)>, Vec<(&'static str, RecordKey, Option<i64>)>, BTreeMap<RecordKey, Row>);
 
-/// Every change made here since the records were last matched: every record compared when
-/// `all`, else only those the triggers noted. One record at a time, so what is held is the
-/// changes found, not the tables.
-fn local_changes(conn: &Connection, dir: &DataDir, all: bool, joining: bool) -> Result<Found> {
+/// Every change made here since the records were last matched: the records the triggers
+/// noted, and with `from` a comparison of every record going on from there until `budget`
+/// changes are found (then it says where it stopped; `None` once it is through). One record at
+/// a time, so what is held is the changes found, not the tables.
+fn local_changes(
+    conn: &Connection,
+    dir: &DataDir,
+    from: Option<CompareAt>,
+    joining: bool,
+    budget: usize,
+) -> Result<(Found, Option<CompareAt>)> {
+    let mut stopped: Option<CompareAt> = None;
+    let mut compared: BTreeSet<(&'static str, RecordKey)> = BTreeSet::new();
     let refused = refused_keys(conn)?;
     let keep = |table: &str, k: &str| !refused.contains(&(table.to_owned(), k.to_owned()));
     let mut changes = Vec::new();
@@ -605,10 +631,14 @@ fn local_changes(conn: &Connection, dir: &DataDir, all: bool, joining: bool) -> 
     let was_rows = if joining { BTreeMap::new() } else { live_documents(conn)? };
     let was: BTreeMap<&RecordKey, &Row> = was_rows.iter().filter(|(k, _)| keep(DOCUMENTS.name, k)).collect();
     changes.extend(diff(&DOCUMENTS, &was, &local).into_iter().map(|(k, c)| (DOCUMENTS.name, k, c)));
-    for (table, columns) in present_tables(conn)? {
+    for (index, (table, columns)) in present_tables(conn)?.into_iter().enumerate() {
         let log = table.key == Key::Content;
         // One record: its row here (if any) against what its record says the store held.
         let mut compare = |key: &str, here: Option<(i64, Row)>, changes: &mut Vec<_>| -> Result<()> {
+            // Once a round: a noted record the comparison of everything also reaches.
+            if !compared.insert((table.name, key.to_owned())) {
+                return Ok(());
+            }
             if log {
                 rids.push((table.name, key.to_owned(), here.as_ref().map(|(rowid, _)| *rowid)));
             }
@@ -625,33 +655,55 @@ fn local_changes(conn: &Connection, dir: &DataDir, all: bool, joining: bool) -> 
             changes.extend(diff(table, &was, &now).into_iter().map(|(k, c)| (table.name, k, c)));
             Ok(())
         };
-        if all {
-            let mut seen = BTreeSet::new();
-            let list = columns.iter().map(|c| format!("\"{c}\"")).collect::<Vec<_>>().join(", ");
-            let mut stmt = conn.prepare(&format!("SELECT rowid, {list} FROM \"{}\" ORDER BY rowid", table.name))?;
-            let mut rows = stmt.query([])?;
-            while let Some(r) = rows.next()? {
-                let mut row = Row::new();
-                for (i, column) in columns.iter().enumerate() {
-                    row.insert(column.clone(), to_json(r.get_ref(i + 1)?));
-                }
-                if is_local(table, &row) {
-                    continue;
-                }
-                let key = key_of(table, &row);
-                // A log row written twice is one record, compared once.
-                if seen.insert(key.clone()) {
-                    compare(&key, Some((r.get(0)?, row)), &mut changes)?;
+        if let Some(at) = from.as_ref().filter(|at| stopped.is_none() && index >= at.table) {
+            let start = if index == at.table { at.clone() } else { CompareAt { table: index, ..CompareAt::default() } };
+            if !start.records {
+                let list = columns.iter().map(|c| format!("\"{c}\"")).collect::<Vec<_>>().join(", ");
+                let mut stmt = conn.prepare(&format!(
+                    "SELECT rowid, {list} FROM \"{}\" WHERE rowid > ?1 ORDER BY rowid",
+                    table.name
+                ))?;
+                let mut rows = stmt.query([start.rowid])?;
+                while let Some(r) = rows.next()? {
+                    let rowid: i64 = r.get(0)?;
+                    if changes.len() >= budget {
+                        stopped =
+                            Some(CompareAt { table: index, records: false, rowid: rowid - 1, key: String::new() });
+                        break;
+                    }
+                    let mut row = Row::new();
+                    for (i, column) in columns.iter().enumerate() {
+                        row.insert(column.clone(), to_json(r.get_ref(i + 1)?));
+                    }
+                    if is_local(table, &row) {
+                        continue;
+                    }
+                    // A log row written twice is one record, compared once.
+                    compare(&key_of(table, &row), Some((rowid, row)), &mut changes)?;
                 }
             }
-            if !joining {
-                for key in record_keys(conn, table.name)? {
-                    if !seen.contains(&key) {
+            // The records whose row is gone, in key order (a joining device held nothing the
+            // folder knows of).
+            if stopped.is_none() && !joining {
+                let after = if start.records { start.key.clone() } else { String::new() };
+                let mut stmt = conn.prepare_cached(
+                    "SELECT key FROM ext_sync_records WHERE tbl = ?1 AND alive = 1 AND key > ?2 ORDER BY key",
+                )?;
+                let mut keys = stmt.query(params![table.name, after])?;
+                let mut last = after;
+                while let Some(r) = keys.next()? {
+                    let key: String = r.get(0)?;
+                    if changes.len() >= budget {
+                        // Resumed after the last key looked at, so this one comes first next.
+                        stopped = Some(CompareAt { table: index, records: true, rowid: 0, key: last });
+                        break;
+                    }
+                    if find_row(conn, table, &columns, &key)?.is_none() {
                         compare(&key, None, &mut changes)?;
                     }
+                    last = key;
                 }
             }
-            continue;
         }
         let mut stmt = conn.prepare_cached("SELECT ref FROM ext_sync_dirty WHERE tbl = ?1")?;
         let refs: Vec<String> = stmt.query_map([table.name], |r| r.get(0))?.collect::<rusqlite::Result<_>>()?;
@@ -675,7 +727,7 @@ fn local_changes(conn: &Connection, dir: &DataDir, all: bool, joining: bool) -> 
             compare(&key, here, &mut changes)?;
         }
     }
-    Ok((changes, rids, documents))
+    Ok(((changes, rids, documents), stopped))
 }
 
 /// Adds to `affected` what hangs from the records in it: the children of a record that came
@@ -940,18 +992,35 @@ impl Store {
             if !ready {
                 tx.execute("DELETE FROM ext_sync_records", [])?;
                 set_state(tx, COMPARE_ALL, "1")?;
+                tx.execute("DELETE FROM ext_sync_state WHERE key = ?1", [COMPARE_AT])?;
             }
             if !ensure_tracking(tx)? {
                 set_state(tx, COMPARE_ALL, "1")?;
+                tx.execute("DELETE FROM ext_sync_state WHERE key = ?1", [COMPARE_AT])?;
             }
             let all = state_value(tx, COMPARE_ALL)?.as_deref() == Some("1");
+            // A comparison of everything runs a round's worth of changes at a time, so what a
+            // round holds stays bounded (a first sync of a large record); writes noted before
+            // it starts are all in it, so their notes go.
+            let from: Option<CompareAt> = if all {
+                match state_value(tx, COMPARE_AT)?.and_then(|v| serde_json::from_str(&v).ok()) {
+                    Some(at) => Some(at),
+                    None => {
+                        tx.execute("DELETE FROM ext_sync_dirty", [])?;
+                        Some(CompareAt::default())
+                    }
+                }
+            } else {
+                None
+            };
             let mut affected = Affected::default();
             fold(tx, &history, &mut affected)?;
-            let (mut changes, rids, documents_seen) = if compare {
-                local_changes(tx, &dir, all, joining)?
+            let ((mut changes, rids, documents_seen), stopped) = if compare {
+                local_changes(tx, &dir, from, joining, devcoach_core::limits::SYNC_ROUND_CHANGES)?
             } else {
-                (Vec::new(), Vec::new(), BTreeMap::new())
+                ((Vec::new(), Vec::new(), BTreeMap::new()), None)
             };
+            let more = stopped.is_some();
             fold(tx, &incoming, &mut affected)?;
             if joining {
                 // Where the folder holds the record, the folder's wins; but a learner's own
@@ -991,7 +1060,7 @@ impl Store {
                 set_rid(tx, table, &key, rid)?;
             }
             let mut affected = with_dependents(tx, affected)?;
-            if compare && all {
+            if compare && all && !more {
                 // Every record, once: earlier rounds of a join only folded theirs, and after a
                 // comparison of everything any record may differ from its row.
                 for table in SYNCED {
@@ -1012,9 +1081,14 @@ impl Store {
             if compare {
                 // Every write noted so far is either logged above or this round's own.
                 tx.execute("DELETE FROM ext_sync_dirty", [])?;
-                tx.execute("DELETE FROM ext_sync_state WHERE key = ?1", [COMPARE_ALL])?;
+                match &stopped {
+                    Some(at) => set_state(tx, COMPARE_AT, &serde_json::to_string(at).unwrap_or_default())?,
+                    None => {
+                        tx.execute("DELETE FROM ext_sync_state WHERE key IN (?1, ?2)", [COMPARE_ALL, COMPARE_AT])?;
+                    }
+                }
             }
-            Ok(RoundOutcome { logged, written, refused, clock })
+            Ok(RoundOutcome { logged, written, refused, clock, more })
         })
     }
 
@@ -1026,7 +1100,18 @@ impl Store {
             return Ok(0);
         }
         let all = !tracking_complete(self.conn())? || state_value(self.conn(), COMPARE_ALL)?.as_deref() == Some("1");
-        Ok(local_changes(self.conn(), self.data_dir(), all, false)?.0.len())
+        // Counted up to a bound (then "more than"): a comparison of everything goes on from
+        // where the rounds got to.
+        let from = all.then(|| {
+            state_value(self.conn(), COMPARE_AT)
+                .ok()
+                .flatten()
+                .and_then(|v| serde_json::from_str(&v).ok())
+                .unwrap_or_default()
+        });
+        let ((changes, _, _), _) =
+            local_changes(self.conn(), self.data_dir(), from, false, devcoach_core::limits::SYNC_PENDING_COUNTED)?;
+        Ok(changes.len())
     }
 
     /// Whether the records hold every applied file's changes, so a round needs only new files.

@@ -731,10 +731,11 @@ fn sync_locked(
     let named = loop {
         let read_before = report.read;
         report.rounds += 1;
-        let (more, named, tried_failures) = round(store, dir, &mut opened, &mut report, now, progress)?;
+        let (more, named, tried_failures, comparing) = round(store, dir, &mut opened, &mut report, now, progress)?;
         // Each round applies (and so knows) every file it read, and remembers every one that did
-        // not read: a round that did neither is the last.
-        if !more || (report.read == read_before && !tried_failures) {
+        // not read: a round that did neither is the last, unless a comparison of everything
+        // this device holds goes on (a round's worth of changes at a time).
+        if !comparing && (!more || (report.read == read_before && !tried_failures)) {
             break named;
         }
     };
@@ -752,8 +753,9 @@ fn sync_locked(
 
 /// One round of a sync: reads the files not applied yet (up to a round's worth of changes),
 /// logs what changed here, applies everything, in one transaction. Returns whether files wait
-/// for another round, whether this device's name file is in the folder, and whether files that
-/// do not read were tried (and are remembered now).
+/// for another round, whether this device's name file is in the folder, whether files that
+/// do not read were tried (and are remembered now), and whether a comparison of everything
+/// goes on in the next round.
 fn round(
     store: &mut Store,
     dir: &DataDir,
@@ -761,7 +763,7 @@ fn round(
     report: &mut SyncReport,
     now: DateTime<Utc>,
     progress: &mut dyn FnMut(usize, usize),
-) -> Result<(bool, bool, bool), SyncError> {
+) -> Result<(bool, bool, bool, bool), SyncError> {
     let now_ms = now.timestamp_millis();
     let marks = store.sync_marks()?;
     let recorded: BTreeSet<(String, String)> = marks.iter().map(|m| (m.device.clone(), m.digest.clone())).collect();
@@ -914,7 +916,7 @@ fn round(
         let seq = (next_seq + outcome.logged.len() as u64 - 1).to_string();
         store.set_sync_state(&[("seq", Some(&seq))], false)?;
     }
-    Ok((more, named, tried_failures))
+    Ok((more, named, tried_failures, outcome.more))
 }
 
 /// Where sync stands, read from the folder as it is here (no fetch).

@@ -306,6 +306,9 @@ fn print_status(ctx: &Ctx, status: &Status) -> anyhow::Result<()> {
                 _ if status.joining => {
                     "Waiting to be sent: the first sync has not run yet (`devcoach sync`)".to_owned()
                 }
+                Some(n) if n >= devcoach_core::limits::SYNC_PENDING_COUNTED => {
+                    format!("Waiting to be sent: more than {n} changes")
+                }
                 Some(n) => format!("Waiting to be sent: {}", output::plural(n, "change")),
                 None => "Waiting to be sent: unknown while the sync folder is not there".to_owned(),
             },

@@ -329,3 +329,51 @@ fn a_join_over_several_rounds_keeps_the_join_rules() {
         raw(&a).query_row("SELECT confidence FROM knowledge WHERE topic = 'topic_7'", [], |r| r.get(0)).expect("n");
     assert_eq!(moved, 9);
 }
+
+/// A device's first sync of a large record compares it a round's worth of changes at a time,
+/// each round its own transaction; so does a comparison of everything later (a trigger
+/// dropped), and deletions found that way travel like any other.
+#[test]
+fn a_first_sync_compares_a_large_record_a_round_at_a_time() {
+    use devcoach_core::limits::SYNC_ROUND_CHANGES;
+    let (_shared, target, mut a, mut b) = pair();
+    let topics = SYNC_ROUND_CHANGES * 3 + 17;
+    {
+        let conn = raw(&a);
+        let tx = conn.unchecked_transaction().expect("tx");
+        for i in 0..topics {
+            tx.execute(
+                "INSERT INTO knowledge (topic, confidence, updated_at) VALUES (?1, 4, '2026-11-01T10:00:00Z')",
+                [format!("topic_{i}")],
+            )
+            .expect("topic");
+        }
+        tx.commit().expect("commit");
+    }
+    a.init(&target);
+    let first = a.sync_at(0);
+    assert!(first.rounds >= 4, "{first:?}");
+    assert!(first.logged >= topics, "{first:?}");
+    assert_eq!(a.sync_at(1).logged, 0, "everything was sent once");
+    b.init(&target);
+    b.sync_at(2);
+    assert_eq!(a.records(), b.records());
+
+    // Someone drops a trigger and deletes most topics behind sync's back: the next sync
+    // compares everything again, in rounds, and the deletions reach the other device.
+    raw(&a)
+        .execute_batch(
+            "DROP TRIGGER ext_sync_dirty_knowledge_d; DELETE FROM knowledge WHERE topic LIKE 'topic_%' AND rowid % 3 <> 0;",
+        )
+        .expect("behind its back");
+    let again = a.sync_at(3);
+    assert!(again.rounds >= 3, "{again:?}");
+    b.sync_at(4);
+    assert_eq!(a.records(), b.records());
+    let left = |d: &crate::support::Device| -> i64 {
+        raw(d).query_row("SELECT COUNT(*) FROM knowledge WHERE topic LIKE 'topic_%'", [], |r| r.get(0)).expect("n")
+    };
+    assert_eq!(left(&b), left(&a));
+    assert!(left(&b) < i64::try_from(topics).expect("n") / 2);
+    assert_eq!(a.sync_at(5).logged, 0, "and nothing is found twice");
+}
