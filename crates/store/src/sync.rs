@@ -614,7 +614,7 @@ type Found =
 fn local_changes(
     conn: &Connection,
     dir: &DataDir,
-    from: Option<CompareAt>,
+    from: Option<&CompareAt>,
     joining: bool,
     budget: usize,
 ) -> Result<(Found, Option<CompareAt>)> {
@@ -655,7 +655,7 @@ fn local_changes(
             changes.extend(diff(table, &was, &now).into_iter().map(|(k, c)| (table.name, k, c)));
             Ok(())
         };
-        if let Some(at) = from.as_ref().filter(|at| stopped.is_none() && index >= at.table) {
+        if let Some(at) = from.filter(|at| stopped.is_none() && index >= at.table) {
             let start = if index == at.table { at.clone() } else { CompareAt { table: index, ..CompareAt::default() } };
             if !start.records {
                 let list = columns.iter().map(|c| format!("\"{c}\"")).collect::<Vec<_>>().join(", ");
@@ -1016,7 +1016,7 @@ impl Store {
             let mut affected = Affected::default();
             fold(tx, &history, &mut affected)?;
             let ((mut changes, rids, documents_seen), stopped) = if compare {
-                local_changes(tx, &dir, from, joining, devcoach_core::limits::SYNC_ROUND_CHANGES)?
+                local_changes(tx, &dir, from.as_ref(), joining, devcoach_core::limits::SYNC_ROUND_CHANGES)?
             } else {
                 ((Vec::new(), Vec::new(), BTreeMap::new()), None)
             };
@@ -1102,15 +1102,20 @@ impl Store {
         let all = !tracking_complete(self.conn())? || state_value(self.conn(), COMPARE_ALL)?.as_deref() == Some("1");
         // Counted up to a bound (then "more than"): a comparison of everything goes on from
         // where the rounds got to.
-        let from = all.then(|| {
+        let from: Option<CompareAt> = all.then(|| {
             state_value(self.conn(), COMPARE_AT)
                 .ok()
                 .flatten()
                 .and_then(|v| serde_json::from_str(&v).ok())
                 .unwrap_or_default()
         });
-        let ((changes, _, _), _) =
-            local_changes(self.conn(), self.data_dir(), from, false, devcoach_core::limits::SYNC_PENDING_COUNTED)?;
+        let ((changes, _, _), _) = local_changes(
+            self.conn(),
+            self.data_dir(),
+            from.as_ref(),
+            false,
+            devcoach_core::limits::SYNC_PENDING_COUNTED,
+        )?;
         Ok(changes.len())
     }
 
