@@ -46,6 +46,15 @@ pub const SYNC_FILE_CHANGES: usize = 1_000;
 /// memory is bounded whatever the folder holds.
 pub const SYNC_ROUND_CHANGES: usize = 2_000;
 
+/// How many of its own files in the folder (beside its latest snapshot's parts) make a device
+/// write a new snapshot, at the least (or twice the parts of its latest, if more): the folder,
+/// and what a device that joins reads, grow with the record, not with its history.
+pub const SYNC_SNAPSHOT_AFTER_FILES: usize = 256;
+/// The most files of one device a sync lists: a device writes a snapshot long before this
+/// many (a record of a million lessons has a few thousand parts), so a folder holding more was
+/// filled by someone else; the rest are not looked at, and the sync says so.
+pub const SYNC_DEVICE_FILES: usize = 20_000;
+
 /// How many changes waiting to be sent `sync status` counts before it says "more than": a
 /// store never synced holds its whole record waiting, and counting it would hold it all.
 pub const SYNC_PENDING_COUNTED: usize = 10_000;

@@ -349,6 +349,22 @@ CREATE TABLE IF NOT EXISTS ext_review_replays (
 CREATE INDEX IF NOT EXISTS idx_ext_review_replays_opened ON ext_review_replays (opened_at);
 ",
     },
+    Addition {
+        // The parts of each device's snapshots applied or written here: once every part of a
+        // snapshot is in, that device's older files add nothing (never put back, their copies
+        // and records of them dropped). Sync's bookkeeping: never synced, never in a backup.
+        name: "rs-11-sync-snapshots",
+        sql: "
+CREATE TABLE IF NOT EXISTS ext_sync_snapshots (
+    device TEXT NOT NULL,
+    upto   INTEGER NOT NULL,
+    part   INTEGER NOT NULL,
+    parts  INTEGER NOT NULL,
+    name   TEXT NOT NULL,
+    PRIMARY KEY (device, upto, part)
+);
+",
+    },
 ];
 
 pub(crate) fn user_version(conn: &Connection) -> rusqlite::Result<i64> {

@@ -37,6 +37,8 @@ pub struct Mark {
     pub first: u64,
     pub last: u64,
     pub written_at: Option<String>,
+    /// The part of a snapshot the file is, if it is one.
+    pub snapshot: Option<devcoach_core::sync::segment::SnapshotPart>,
 }
 
 /// One round's inputs, read from the folder by the caller.
@@ -950,6 +952,18 @@ fn is_constraint(e: &rusqlite::Error) -> bool {
 fn write_mark(conn: &Connection, mark: &Mark) -> Result<()> {
     conn.prepare_cached("INSERT OR IGNORE INTO ext_sync_files (device, file) VALUES (?1, ?2)")?
         .execute([&mark.device, &mark.digest])?;
+    if let (Some(part), Some(name)) = (mark.snapshot, &mark.name) {
+        conn.prepare_cached(
+            "INSERT OR REPLACE INTO ext_sync_snapshots (device, upto, part, parts, name) VALUES (?1, ?2, ?3, ?4, ?5)",
+        )?
+        .execute(params![
+            mark.device,
+            i64::try_from(part.upto).unwrap_or(i64::MAX),
+            part.part,
+            part.parts,
+            name
+        ])?;
+    }
     if mark.name.is_none() {
         return Ok(());
     }
@@ -1175,7 +1189,7 @@ impl Store {
             if reset {
                 tx.execute_batch(
                     "DELETE FROM ext_sync_state; DELETE FROM ext_sync_files; DELETE FROM ext_sync_refused; \
-                     DELETE FROM ext_sync_records; DELETE FROM ext_sync_known; DELETE FROM ext_sync_failed;",
+                     DELETE FROM ext_sync_records; DELETE FROM ext_sync_known; DELETE FROM ext_sync_failed; DELETE FROM ext_sync_snapshots;",
                 )?;
             }
             for (key, value) in pairs {
@@ -1188,6 +1202,90 @@ impl Store {
             }
             Ok(())
         })
+    }
+
+    /// Records files written or read outside a round (a snapshot's parts), as applied.
+    pub fn sync_record_files(&mut self, marks: &[Mark]) -> Result<()> {
+        self.write(|tx| {
+            for mark in marks {
+                write_mark(tx, mark)?;
+            }
+            Ok(())
+        })
+    }
+
+    /// Per device, the newest snapshot every part of which is applied here: (its end, the
+    /// names of its parts). Files of that device numbered up to its end add nothing.
+    pub fn sync_snapshots(&self) -> Result<BTreeMap<String, (u64, BTreeSet<String>)>> {
+        let mut stmt = self
+            .conn()
+            .prepare_cached("SELECT device, upto, parts, name FROM ext_sync_snapshots ORDER BY device, upto")?;
+        let rows = stmt.query_map([], |r| {
+            Ok((r.get::<_, String>(0)?, r.get::<_, i64>(1)?, r.get::<_, i64>(2)?, r.get::<_, String>(3)?))
+        })?;
+        let mut parts: BTreeMap<(String, u64), (i64, BTreeSet<String>)> = BTreeMap::new();
+        for row in rows {
+            let (device, upto, count, name) = row?;
+            let entry = parts.entry((device, u64::try_from(upto).unwrap_or(0))).or_insert((count, BTreeSet::new()));
+            entry.1.insert(name);
+        }
+        let mut out = BTreeMap::new();
+        for ((device, upto), (count, names)) in parts {
+            if i64::try_from(names.len()).unwrap_or(i64::MAX) >= count {
+                out.insert(device, (upto, names));
+            }
+        }
+        Ok(out)
+    }
+
+    /// The names of the files of `device` applied here that a complete snapshot (ending at
+    /// `upto`, parts `keep`) supersedes.
+    pub fn sync_superseded(&self, device: &str, upto: u64, keep: &BTreeSet<String>) -> Result<Vec<String>> {
+        let mut stmt =
+            self.conn().prepare_cached("SELECT name FROM ext_sync_known WHERE device = ?1 AND last <= ?2")?;
+        let names: Vec<String> = stmt
+            .query_map(params![device, i64::try_from(upto).unwrap_or(i64::MAX)], |r| r.get(0))?
+            .collect::<rusqlite::Result<_>>()?;
+        Ok(names.into_iter().filter(|n| !keep.contains(n)).collect())
+    }
+
+    /// Forgets the files of `device` a complete snapshot (ending at `upto`, parts `keep`)
+    /// supersedes: they are never read, put back or counted again.
+    pub fn sync_forget_superseded(&mut self, device: &str, upto: u64, keep: &BTreeSet<String>) -> Result<()> {
+        let upto = i64::try_from(upto).unwrap_or(i64::MAX);
+        self.write(|tx| {
+            let mut stmt =
+                tx.prepare_cached("SELECT file, name FROM ext_sync_known WHERE device = ?1 AND last <= ?2")?;
+            let old: Vec<(String, String)> = stmt
+                .query_map(params![device, upto], |r| Ok((r.get(0)?, r.get(1)?)))?
+                .collect::<rusqlite::Result<_>>()?;
+            for (file, _) in old.iter().filter(|(_, name)| !keep.contains(name)) {
+                tx.execute("DELETE FROM ext_sync_known WHERE device = ?1 AND file = ?2", params![device, file])?;
+                tx.execute("DELETE FROM ext_sync_files WHERE device = ?1 AND file = ?2", params![device, file])?;
+            }
+            tx.execute("DELETE FROM ext_sync_snapshots WHERE device = ?1 AND upto < ?2", params![device, upto])?;
+            Ok(())
+        })
+    }
+
+    /// Of `ops` (one device's, as it logged them), which still count in the records here: a
+    /// snapshot keeps those and leaves the rest out.
+    pub fn sync_still_counting(&self, ops: &[Op]) -> Result<Vec<bool>> {
+        let mut out = Vec::with_capacity(ops.len());
+        let mut cache: Option<(String, String, Option<RecordState>)> = None;
+        for op in ops {
+            let fresh = cache.as_ref().is_none_or(|(t, k, _)| *t != op.table || *k != op.key);
+            if fresh {
+                let state = load(self.conn(), &op.table, &op.key)?.map(|(s, _)| s);
+                cache = Some((op.table.clone(), op.key.clone(), state));
+            }
+            let holds = cache
+                .as_ref()
+                .and_then(|(_, _, s)| s.as_ref())
+                .is_some_and(|s| s.holds(&devcoach_core::sync::state::Stamp::of(op)));
+            out.push(holds);
+        }
+        Ok(out)
     }
 
     /// The files of the shared folder applied here (every device's, this one's included).
@@ -1205,6 +1303,7 @@ impl Store {
                     first: r.get::<_, Option<i64>>(3)?.and_then(|v| u64::try_from(v).ok()).unwrap_or(0),
                     last: r.get::<_, Option<i64>>(4)?.and_then(|v| u64::try_from(v).ok()).unwrap_or(0),
                     written_at: r.get(5)?,
+                    snapshot: None,
                 })
             })?
             .collect::<rusqlite::Result<_>>()?;

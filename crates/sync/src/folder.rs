@@ -15,7 +15,7 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use devcoach_core::limits::SYNC_CLOCK_AHEAD_MS;
+use devcoach_core::limits::{SYNC_CLOCK_AHEAD_MS, SYNC_DEVICE_FILES};
 use devcoach_core::sync::segment::{self, Header, Segment, SegmentError};
 use devcoach_core::sync::{DeviceId, Op};
 use devcoach_files::{FileError, Links, Overwrite};
@@ -87,6 +87,8 @@ pub struct FileRead {
     pub known: bool,
     /// Not read this time (the round's changes were used up): only its name and path are set.
     pub deferred: bool,
+    /// The part of a snapshot it is, if it is one (read files only).
+    pub snapshot: Option<devcoach_core::sync::segment::SnapshotPart>,
 }
 
 /// A file applied here earlier, as the store recorded it.
@@ -147,6 +149,7 @@ impl FileRead {
             ops: Vec::new(),
             known: true,
             deferred: false,
+            snapshot: None,
         }
     }
 
@@ -159,6 +162,7 @@ impl FileRead {
             first: seg.header.first,
             last: seg.header.last,
             written_at: seg.header.written_at,
+            snapshot: seg.header.snapshot,
             ops: seg.ops,
             known: false,
             deferred: false,
@@ -177,6 +181,7 @@ impl FileRead {
             ops: Vec::new(),
             known: false,
             deferred: true,
+            snapshot: None,
         }
     }
 }
@@ -271,7 +276,7 @@ pub fn segment_name(first: u64, digest: &str, encrypted: bool) -> String {
 }
 
 /// Whether a name is one [`segment_name`] makes; and whether it is sealed.
-fn parse_segment_name(name: &str) -> Option<bool> {
+pub(crate) fn parse_segment_name(name: &str) -> Option<bool> {
     let hex = |s: &str| !s.is_empty() && s.bytes().all(|b| b.is_ascii_hexdigit() && !b.is_ascii_uppercase());
     if let Some(stem) = name.strip_suffix(".dcs.age") {
         return (stem.len() == 16 && hex(stem)).then_some(true);
@@ -442,6 +447,16 @@ impl Folder<'_> {
         (seg.header.device == *device).then(|| FileRead::from_segment(name, path.to_owned(), seg, raw_digest))
     }
 
+    /// Removes one of this device's files from its folder (one a snapshot superseded), without
+    /// following a link: a link or folder in its place is left alone.
+    pub fn remove_own(&self, device: &DeviceId, name: &str) {
+        let Ok(dir) = real_dir(&self.root, &[DEVICES, device.as_str()], false) else { return };
+        let path = dir.join(name);
+        if std::fs::symlink_metadata(&path).is_ok_and(|m| m.is_file()) {
+            let _ = std::fs::remove_file(path);
+        }
+    }
+
     /// Removes temporary files a killed sync of this device left (this device holds the sync
     /// lock, so none of them is being written).
     pub fn clean_own(&self, device: &DeviceId) {
@@ -504,7 +519,20 @@ impl Folder<'_> {
             };
             let mut files = Vec::new();
             let mut info = None;
+            let mut listed = 0usize;
             for file in std::fs::read_dir(&path).map_err(|e| err(&path, format!("cannot be read ({e})")))?.flatten() {
+                // A device writes a snapshot long before this many: a folder holding more was
+                // filled by someone else, and what is listed of it stays bounded.
+                listed += 1;
+                if listed > SYNC_DEVICE_FILES {
+                    contents.problems.push(Problem {
+                        path: path.clone(),
+                        what: format!(
+                            "holds more than {SYNC_DEVICE_FILES} files, more than a devcoach writes; only the first {SYNC_DEVICE_FILES} listed were looked at"
+                        ),
+                    });
+                    break;
+                }
                 let file_name = file.file_name().to_string_lossy().into_owned();
                 if file_name.starts_with('.') {
                     continue;

@@ -128,6 +128,8 @@ pub struct SyncReport {
     pub problems: Vec<Problem>,
     /// This data folder took a new device id this time (old, new, why).
     pub renamed: Option<(DeviceId, DeviceId, Renamed)>,
+    /// This device wrote a snapshot this time, superseding its older files.
+    pub snapshot: bool,
 }
 
 #[derive(Debug)]
@@ -706,7 +708,27 @@ fn sync_locked(
         repo.pull()?;
     }
     check_marker(&opened)?;
-    // Every file this data folder wrote or applied goes back into the folder if it left it or
+    // Round after round, each its own transaction, until every new file is applied: a round
+    // reads at most SYNC_ROUND_CHANGES changes, so memory stays bounded whatever the folder holds,
+    // and an agent's hook never waits behind more than one round.
+    let named = loop {
+        let read_before = report.read;
+        report.rounds += 1;
+        let (more, named, tried_failures, comparing) = round(store, dir, &mut opened, &mut report, now, progress)?;
+        // Each round applies (and so knows) every file it read, and remembers every one that did
+        // not read: a round that did neither is the last, unless a comparison of everything
+        // this device holds goes on (a round's worth of changes at a time).
+        if !comparing && (!more || (report.read == read_before && !tried_failures)) {
+            break named;
+        }
+    };
+    if write_snapshot(store, dir, &opened, now)? {
+        report.snapshot = true;
+    }
+    forget_superseded(store, dir, &opened)?;
+    // After the rounds, and after what snapshots superseded is forgotten (so a file a snapshot
+    // replaced is not put back):
+    // every file this data folder wrote or applied goes back into the folder if it left it or
     // was cut short there (moved, evicted by a sync tool, an old copy of the folder restored):
     // same name, same bytes, so nothing forks and the others can still read it.
     // Once a day the bytes are compared too, not only the sizes: a file swapped for other bytes
@@ -725,20 +747,6 @@ fn sync_locked(
     if thorough {
         store.set_sync_state(&[("verified_at", Some(&iso_ms(now)))], false)?;
     }
-    // Round after round, each its own transaction, until every new file is applied: a round
-    // reads at most SYNC_ROUND_CHANGES changes, so memory stays bounded whatever the folder holds,
-    // and an agent's hook never waits behind more than one round.
-    let named = loop {
-        let read_before = report.read;
-        report.rounds += 1;
-        let (more, named, tried_failures, comparing) = round(store, dir, &mut opened, &mut report, now, progress)?;
-        // Each round applies (and so knows) every file it read, and remembers every one that did
-        // not read: a round that did neither is the last, unless a comparison of everything
-        // this device holds goes on (a round's worth of changes at a time).
-        if !comparing && (!more || (report.read == read_before && !tried_failures)) {
-            break named;
-        }
-    };
     let device = opened.config.device.clone();
     let folder = Folder { root: opened.root.clone(), key: opened.key.as_ref(), sent: Some(sent_dir(dir, &device)) };
     if !named || report.renamed.is_some() {
@@ -749,6 +757,157 @@ fn sync_locked(
     }
     store.set_sync_state(&[("last_sync", Some(&iso_ms(now))), ("joining", None)], false)?;
     Ok(report)
+}
+
+/// Writes a snapshot of this device's changes once it has written enough files since its last
+/// one: every change of its own files that still counts in the records here, unchanged, in
+/// parts of at most a file's worth; then its older files add nothing ([`forget_superseded`]
+/// removes them). Own files are read one at a time, twice (to count the parts, then to write
+/// them), so memory stays at a file's worth. Whether one was written.
+fn write_snapshot(store: &mut Store, dir: &DataDir, opened: &Opened, now: DateTime<Utc>) -> Result<bool, SyncError> {
+    use devcoach_core::limits::{SYNC_FILE_CHANGES, SYNC_SEGMENT_BYTES, SYNC_SNAPSHOT_AFTER_FILES};
+    use devcoach_core::sync::segment::SnapshotPart;
+    let device = &opened.config.device;
+    let sent = sent_dir(dir, device);
+    let snaps = store.sync_snapshots()?;
+    let parts_now = snaps.get(device.as_str()).map(|(_, names)| names.clone()).unwrap_or_default();
+    let Ok(entries) = std::fs::read_dir(&sent) else { return Ok(false) };
+    let mut own: Vec<(u64, String, PathBuf)> = entries
+        .flatten()
+        .filter_map(|e| {
+            let name = e.file_name().to_string_lossy().into_owned();
+            folder::parse_segment_name(&name).is_some().then(|| (0, name, e.path()))
+        })
+        .collect();
+    let since = own.iter().filter(|(_, name, _)| !parts_now.contains(name)).count();
+    let after: usize = store
+        .sync_state()?
+        .get("snapshot_after")
+        .and_then(|v| v.parse().ok())
+        .unwrap_or_else(|| SYNC_SNAPSHOT_AFTER_FILES.max(2 * parts_now.len()));
+    if since < after.max(1) {
+        return Ok(false);
+    }
+    let folder = Folder { root: opened.root.clone(), key: opened.key.as_ref(), sent: Some(sent.clone()) };
+    let now_ms = now.timestamp_millis();
+    let none = folder::KnownFiles::new();
+    let read = |path: &std::path::Path| folder.read_copy(device, path, now_ms, &none);
+    // In the order the device numbered them (an earlier snapshot's parts first).
+    for file in &mut own {
+        file.0 = read(&file.2).map_or(u64::MAX, |f| f.first);
+    }
+    own.retain(|f| f.0 != u64::MAX);
+    own.sort();
+    // First pass: what each part will hold (changes, about half a file's bytes at most).
+    let (mut sizes, mut count, mut bytes, mut upto, mut prev) = (Vec::new(), 0usize, 0usize, 0u64, None);
+    for (_, _, path) in &own {
+        let Some(file) = read(path) else { continue };
+        upto = upto.max(file.last);
+        prev = Some(file.digest.clone());
+        let keep = store.sync_still_counting(&file.ops)?;
+        for (op, kept) in file.ops.iter().zip(keep) {
+            if !kept {
+                continue;
+            }
+            let size = serde_json::to_string(&op.change).map_or(0, |t| t.len()) + op.key.len() + 128;
+            if count > 0 && (count >= SYNC_FILE_CHANGES || bytes + size > SYNC_SEGMENT_BYTES / 2) {
+                sizes.push(count);
+                (count, bytes) = (0, 0);
+            }
+            count += 1;
+            bytes += size;
+        }
+    }
+    if count > 0 || sizes.is_empty() {
+        sizes.push(count);
+    }
+    let parts = u32::try_from(sizes.len()).unwrap_or(u32::MAX);
+    if upto == 0 || parts > devcoach_core::sync::segment::MAX_SNAPSHOT_PARTS {
+        return Ok(false);
+    }
+    // Second pass: the parts, each written (own copy first) as soon as it is full.
+    let encrypted = folder.key.is_some();
+    let mut marks = Vec::new();
+    let mut buffer: Vec<Op> = Vec::new();
+    let written = std::cell::Cell::new(0u32);
+    let mut flush = |buffer: &mut Vec<Op>, prev: &mut Option<String>| -> Result<(), SyncError> {
+        written.set(written.get() + 1);
+        let part = written.get();
+        // A part without a change (nothing of this device's still counts) names the end alone.
+        let (first, last) = match (buffer.first(), buffer.last()) {
+            (Some(f), Some(l)) => (f.seq, l.seq),
+            _ => (upto, upto),
+        };
+        let header = Header::snapshot(
+            device.clone(),
+            first,
+            last,
+            prev.clone(),
+            iso_ms(now),
+            SnapshotPart { upto, part, parts },
+        );
+        let digest = folder.write_segment(&header, buffer)?;
+        let name = folder::segment_name(first, &digest, encrypted);
+        marks.push(Mark {
+            device: device.to_string(),
+            digest: digest.clone(),
+            name: Some(name),
+            first,
+            last,
+            written_at: Some(iso_ms(now)),
+            snapshot: Some(SnapshotPart { upto, part, parts }),
+        });
+        *prev = Some(digest);
+        buffer.clear();
+        Ok(())
+    };
+    let mut sizes = sizes.into_iter();
+    let mut want = sizes.next().unwrap_or(0);
+    for (_, _, path) in &own {
+        let Some(file) = read(path) else { continue };
+        let keep = store.sync_still_counting(&file.ops)?;
+        for (op, kept) in file.ops.into_iter().zip(keep) {
+            if !kept {
+                continue;
+            }
+            buffer.push(op);
+            if buffer.len() >= want {
+                flush(&mut buffer, &mut prev)?;
+                want = sizes.next().unwrap_or(usize::MAX);
+            }
+        }
+    }
+    if written.get() < parts {
+        flush(&mut buffer, &mut prev)?;
+    }
+    store.sync_record_files(&marks)?;
+    Ok(true)
+}
+
+/// Drops what complete snapshots supersede: this data folder's copies of the older files (so
+/// they are never put back), the store's records of them (so they are not counted), and for
+/// this device's own snapshot the older files themselves from the folder.
+fn forget_superseded(store: &mut Store, dir: &DataDir, opened: &Opened) -> Result<(), SyncError> {
+    let device = &opened.config.device;
+    let folder = Folder { root: opened.root.clone(), key: opened.key.as_ref(), sent: None };
+    for (id, (upto, parts)) in store.sync_snapshots()? {
+        let Ok(id) = DeviceId::new(&id) else { continue };
+        let own = id == *device;
+        let gone = store.sync_superseded(id.as_str(), upto, &parts)?;
+        for name in &gone {
+            let copies = if own { sent_dir(dir, &id) } else { kept_dir(dir, &id) };
+            let _ = std::fs::remove_file(copies.join(name));
+            if own {
+                folder.remove_own(&id, name);
+            }
+        }
+        // This device's own records stay (a copy of an older file put back by another device
+        // is then known, not mistaken for another machine's); the others' go.
+        if !own && !gone.is_empty() {
+            store.sync_forget_superseded(id.as_str(), upto, &parts)?;
+        }
+    }
+    Ok(())
 }
 
 /// One round of a sync: reads the files not applied yet (up to a round's worth of changes),
@@ -834,6 +993,7 @@ fn round(
         first: file.first,
         last: file.last,
         written_at: Some(file.written_at.clone()),
+        snapshot: file.snapshot,
     };
     // The files this data folder wrote under the id, as (first, last, digest): one written there
     // by anyone else (forged, or a machine sharing the id) sets neither our numbers nor our chain.
@@ -904,6 +1064,7 @@ fn round(
                 first,
                 last,
                 written_at: Some(iso_ms(now)),
+                snapshot: None,
             });
             (first, prev) = (last + 1, Some(digest));
         }

@@ -321,7 +321,10 @@ pub fn decode(bytes: &[u8]) -> Result<Segment, SegmentError> {
                 return Err(damaged("its digest does not match its contents"));
             }
             let through = ops.last().map(|o: &Op| o.seq);
-            let whole = if snapshot { through == Some(header.last) } else { expected == header.last + 1 };
+            // A snapshot of a device none of whose changes still counts holds none: its one
+            // part names the snapshot's end alone.
+            let empty_part = ops.is_empty() && header.first == header.last;
+            let whole = if snapshot { through == Some(header.last) || empty_part } else { expected == header.last + 1 };
             if end.ops != ops.len() as u64 || !whole {
                 return Err(damaged("it holds a different number of changes than it says"));
             }
@@ -405,6 +408,33 @@ mod tests {
             key: "[\"l1\"]".into(),
             change: Change::Delete {},
         }
+    }
+
+    /// A snapshot's part keeps some of a range's numbers, in order, none past the snapshot's
+    /// end; a file of changes must keep them all; a part may hold none at all.
+    #[test]
+    fn a_snapshot_part_reads_with_gaps_and_nothing_else_does() {
+        let device = DeviceId::new("ab12").expect("id");
+        let all = ops(&device);
+        let kept = vec![all[0].clone(), all[2].clone()];
+        let part = SnapshotPart { upto: 9, part: 1, parts: 2 };
+        let header = Header::snapshot(device.clone(), 5, 7, None, "x".into(), part);
+        let read = decode(&encode(&header, &kept).0).expect("a part with a gap");
+        assert_eq!((read.ops, read.header.snapshot), (kept.clone(), Some(part)));
+        // The same gap in a file of changes is refused.
+        assert!(decode(&encode(&Header::new(device.clone(), 5, 7, None, "x".into()), &kept).0).is_err());
+        // Out of order, past its end, a part numbered wrongly, or a snapshot without version 2.
+        let backwards = vec![all[2].clone(), all[0].clone()];
+        assert!(decode(&encode(&header, &backwards).0).is_err());
+        let past = Header::snapshot(device.clone(), 5, 7, None, "x".into(), SnapshotPart { upto: 6, ..part });
+        assert!(decode(&encode(&past, &kept).0).is_err());
+        let wrong = Header::snapshot(device.clone(), 5, 7, None, "x".into(), SnapshotPart { part: 3, ..part });
+        assert!(decode(&encode(&wrong, &kept).0).is_err());
+        let old_kind = Header { version: 1, ..header.clone() };
+        assert!(decode(&encode(&old_kind, &kept).0).is_err());
+        // Nothing of the device's still counts: one empty part names the end.
+        let empty = Header::snapshot(device, 9, 9, None, "x".into(), SnapshotPart { upto: 9, part: 1, parts: 1 });
+        assert!(decode(&encode(&empty, &[]).0).expect("empty part").ops.is_empty());
     }
 
     /// A line of nested values (a few bytes that would take gigabytes once parsed) is refused

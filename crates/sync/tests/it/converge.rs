@@ -201,6 +201,11 @@ proptest! {
         for d in &mut devices {
             d.init(&target);
         }
+        // The first device writes a snapshot every two files, superseding its history while
+        // the others are still reading it.
+        rusqlite::Connection::open(devices[0].dir.db_path())
+            .and_then(|c| c.execute("INSERT INTO ext_sync_state (key, value) VALUES ('snapshot_after', '2')", []))
+            .expect("snapshot_after");
         for (i, (who, step, n)) in steps.into_iter().enumerate() {
             let minute = i64::try_from(i).unwrap_or(0);
             if step == 6 {
@@ -225,6 +230,11 @@ proptest! {
         let records = devices[0].records();
         // Every table the tests care about was compared.
         prop_assert!(SYNCED.iter().all(|t| records.contains_key(t.name)));
+        // A device that joins now, from the snapshots and what followed them, ends alike too.
+        let mut late = Device::new();
+        late.init(&target);
+        late.sync_at(3 * 24 * 60 + 50);
+        prop_assert_eq!(&records, &late.records());
     }
 }
 

@@ -8,4 +8,5 @@ mod converge;
 mod encrypted;
 mod hostile;
 mod incremental;
+mod snapshots;
 mod support;

@@ -1,0 +1,148 @@
+//! Snapshots: a device that has written enough files writes its changes that still count as
+//! one snapshot and takes its older files away, so neither the folder nor a join grows with
+//! the history; every device, whatever it had read before, ends with the same record.
+
+use std::collections::BTreeSet;
+
+use rusqlite::Connection;
+
+use crate::support::{Device, files, pair, t0};
+
+fn raw(device: &Device) -> Connection {
+    Connection::open(device.dir.db_path()).expect("raw open")
+}
+
+/// This device's files in the folder.
+fn own_files(shared: &std::path::Path, device: &Device) -> BTreeSet<String> {
+    let id = devcoach_sync::config(&device.store).expect("config").expect("on").device;
+    files(&shared.join("devices").join(id.as_str()))
+        .into_iter()
+        .filter_map(|p| p.file_name().map(|n| n.to_string_lossy().into_owned()))
+        .filter(|n| n.contains(".dcs"))
+        .collect()
+}
+
+#[test]
+fn a_snapshot_replaces_a_devices_history_and_every_device_still_agrees() {
+    let (shared, target, mut a, mut b) = pair();
+    a.init(&target);
+    b.init(&target);
+    let mut minute = 0;
+    let mut tick = || {
+        minute += 1;
+        minute
+    };
+    for i in 0..4 {
+        a.lesson(&format!("l{i}"));
+        a.sync_at(tick());
+    }
+    // b reads the first half of a's history, then goes away.
+    b.sync_at(tick());
+    for i in 0..3 {
+        // Stars set and cleared, a topic moved up and down, a lesson deleted: most of these
+        // changes are overridden by later ones.
+        a.store.set_star("l0", i % 2 == 0).expect("star");
+        a.store.update_knowledge("rust", if i % 2 == 0 { 2 } else { -1 }, t0()).expect("move");
+        a.sync_at(tick());
+    }
+    assert!(a.store.delete_lesson("l1").expect("delete"));
+    a.lesson("l9");
+    let before = own_files(shared.path(), &a).len();
+    assert!(before >= 7, "{before}");
+    // Small, so this history of a few syncs is enough for a snapshot.
+    raw(&a).execute("INSERT INTO ext_sync_state (key, value) VALUES ('snapshot_after', '6')", []).expect("after");
+    let report = a.sync_at(tick());
+    assert!(report.snapshot, "{report:?}");
+    let after = own_files(shared.path(), &a);
+    assert!(after.len() < before, "the older files went: {before} → {}", after.len());
+    assert_eq!(after.len(), 1, "one part holds what still counts: {after:?}");
+
+    // b, which had read part of the history, and c, which joins now, end where a is.
+    b.sync_at(tick());
+    let mut c = Device::new();
+    c.init(&target);
+    let join = c.sync_at(tick());
+    let others = own_files(shared.path(), &b).len();
+    assert_eq!(join.read, after.len() + others, "a join reads a's snapshot, not its history: {join:?}");
+    a.sync_at(tick());
+    b.sync_at(tick());
+    assert_eq!(a.records(), b.records());
+    assert_eq!(a.records(), c.records());
+    assert!(c.store.lesson("l1").expect("read").is_none() && c.store.lesson("l9").expect("read").is_some());
+
+    // b's copies of a's older files are gone, so nothing puts them back; the folder stays as a
+    // left it after more syncs of everyone.
+    let a_id = devcoach_sync::config(&a.store).expect("config").expect("on").device;
+    let kept = b.dir.root().join("sync").join("kept").join(a_id.as_str());
+    let copies: BTreeSet<String> =
+        files(&kept).into_iter().filter_map(|p| p.file_name().map(|n| n.to_string_lossy().into_owned())).collect();
+    assert!(copies.is_subset(&after), "only the snapshot is kept: {copies:?}");
+    b.sync_at(tick());
+    c.sync_at(tick());
+    assert_eq!(own_files(shared.path(), &a), after);
+
+    // a goes on writing after its snapshot, and a later device still agrees.
+    a.lesson("l10");
+    a.sync_at(tick());
+    let mut d = Device::new();
+    d.init(&target);
+    d.sync_at(tick());
+    assert_eq!(a.records(), d.records());
+}
+
+/// The same in an encrypted folder: the parts are sealed and tagged like every file, and read
+/// back by a device that joins.
+#[test]
+fn a_snapshot_in_an_encrypted_folder_is_sealed_and_read() {
+    let shared = tempfile::tempdir().expect("folder");
+    let target = shared.path().to_string_lossy().into_owned();
+    let options = devcoach_sync::InitOptions {
+        encrypt: true,
+        passphrase: Some("a long passphrase".into()),
+        ..devcoach_sync::InitOptions::default()
+    };
+    let mut a = Device::new();
+    a.init_with(&target, &options).expect("encrypted");
+    for i in 0..5 {
+        a.lesson(&format!("secret-{i}"));
+        a.sync_at(i);
+    }
+    raw(&a).execute("INSERT INTO ext_sync_state (key, value) VALUES ('snapshot_after', '3')", []).expect("after");
+    a.store.set_star("secret-0", true).expect("star");
+    assert!(a.sync_at(10).snapshot);
+    for path in files(shared.path()) {
+        let text = String::from_utf8_lossy(&std::fs::read(&path).expect("read")).into_owned();
+        assert!(!text.contains("secret-"), "{} is readable", path.display());
+    }
+    let mut b = Device::new();
+    b.init_with(&target, &options).expect("joins");
+    b.sync_at(11);
+    assert_eq!(a.records(), b.records());
+}
+
+/// A device folder stuffed with more files than any devcoach writes is looked at only up to
+/// the cap, and the sync says so; the other devices' changes still arrive.
+#[test]
+fn a_device_folder_with_too_many_files_is_looked_at_only_up_to_the_cap() {
+    use devcoach_core::limits::SYNC_DEVICE_FILES;
+    let (shared, target, mut a, mut b) = pair();
+    a.init(&target);
+    b.init(&target);
+    a.lesson("real");
+    a.sync_at(0);
+    let flood = shared.path().join("devices").join("feedfacefeedface");
+    std::fs::create_dir_all(&flood).expect("dir");
+    for i in 0..=SYNC_DEVICE_FILES {
+        std::fs::write(flood.join(format!("{i:012}-000000000000.dcs")), b"").expect("file");
+    }
+    let report = b.sync_at(1);
+    assert!(b.store.lesson("real").expect("read").is_some(), "a's lesson arrived");
+    assert!(
+        report
+            .problems
+            .iter()
+            .any(|p| p.path == flood && p.what.contains(&format!("more than {SYNC_DEVICE_FILES} files"))),
+        "{:?}",
+        report.problems.iter().map(|p| &p.what).collect::<Vec<_>>()
+    );
+}
