@@ -127,7 +127,13 @@ pub struct ReadPlan<'a> {
     pub known: &'a KnownFiles,
     pub failed: &'a FailedFiles,
     pub budget: usize,
+    /// Per device, its newest complete snapshot: (its end, its parts' names). A plain file of
+    /// that device numbered from before the end, and not a part, adds nothing: not read.
+    pub superseded: &'a Superseded,
 }
+
+/// Per device id, its newest complete snapshot's end and parts.
+pub type Superseded = BTreeMap<String, (u64, std::collections::BTreeSet<String>)>;
 
 /// A file's size and modification time, as [`Failed`] keeps them.
 fn stamp_of(path: &Path) -> Option<(u64, i64)> {
@@ -473,7 +479,12 @@ impl Folder<'_> {
     /// a newer devcoach, stamped far in the future) is named in a problem and waits for a later
     /// sync; the others are read whatever their order. `now_ms` is this machine's clock.
     pub fn read(&self, now_ms: i64, progress: &mut dyn FnMut(usize, usize)) -> Result<Contents, SyncError> {
-        self.read_new(now_ms, progress, &KnownFiles::new(), usize::MAX, &FailedFiles::new())
+        let (known, failed, superseded) = (KnownFiles::new(), FailedFiles::new(), Superseded::new());
+        self.read_new(
+            now_ms,
+            progress,
+            &ReadPlan { known: &known, failed: &failed, budget: usize::MAX, superseded: &superseded },
+        )
     }
 
     /// Reads every device's files but those `known` names (applied here earlier): a known file
@@ -484,10 +495,9 @@ impl Folder<'_> {
         &self,
         now_ms: i64,
         progress: &mut dyn FnMut(usize, usize),
-        known: &KnownFiles,
-        budget: usize,
-        failed: &FailedFiles,
+        plan: &ReadPlan<'_>,
     ) -> Result<Contents, SyncError> {
+        let (known, budget, failed, superseded) = (plan.known, plan.budget, plan.failed, plan.superseded);
         let mut used = 0usize;
         let mut contents = Contents::default();
         let devices_dir = self.root.join(DEVICES);
@@ -540,7 +550,19 @@ impl Folder<'_> {
                 if file_name == "device.json" || file_name == "device.json.age" {
                     info = Some(file.path());
                 } else if let Some(sealed) = parse_segment_name(&file_name) {
-                    files.push((file_name, sealed, file.path()));
+                    // A plain file a complete snapshot of its device replaced (its name says
+                    // where it starts): left for its device to take away, never read again.
+                    let replaced = !sealed
+                        && superseded.get(device.as_str()).is_some_and(|(upto, parts)| {
+                            !parts.contains(&file_name)
+                                && file_name
+                                    .get(..12)
+                                    .and_then(|n| n.parse::<u64>().ok())
+                                    .is_some_and(|first| first <= *upto)
+                        });
+                    if !replaced {
+                        files.push((file_name, sealed, file.path()));
+                    }
                 } else {
                     contents
                         .problems

@@ -221,7 +221,7 @@ fn gather(
     progress: &mut dyn FnMut(usize, usize),
 ) -> Result<(folder::Contents, BTreeSet<(String, String)>), SyncError> {
     let known = plan.known;
-    let mut contents = folder.read_new(now_ms, progress, known, plan.budget, plan.failed)?;
+    let mut contents = folder.read_new(now_ms, progress, plan)?;
     let mut written_here = BTreeSet::new();
     for (kind, ids) in [("sent", copy_ids(dir, "sent")), ("kept", copy_ids(dir, "kept"))] {
         for id in ids {
@@ -769,7 +769,7 @@ fn write_snapshot(store: &mut Store, dir: &DataDir, opened: &Opened, now: DateTi
     use devcoach_core::sync::segment::SnapshotPart;
     let device = &opened.config.device;
     let sent = sent_dir(dir, device);
-    let snaps = store.sync_snapshots()?;
+    let snaps = honored_snapshots(store, dir, device)?;
     let parts_now = snaps.get(device.as_str()).map(|(_, names)| names.clone()).unwrap_or_default();
     let Ok(entries) = std::fs::read_dir(&sent) else { return Ok(false) };
     let mut own: Vec<(u64, String, PathBuf)> = entries
@@ -884,13 +884,25 @@ fn write_snapshot(store: &mut Store, dir: &DataDir, opened: &Opened, now: DateTi
     Ok(true)
 }
 
+/// The complete snapshots this data folder goes by: every device's, but under this device's
+/// own id only one it wrote itself (every part among its own copies): in a plain folder anyone
+/// can write one in its name, and its own copies are what puts its files back.
+fn honored_snapshots(store: &Store, dir: &DataDir, device: &DeviceId) -> Result<folder::Superseded, SyncError> {
+    let mut snaps = store.sync_snapshots()?;
+    let sent = sent_dir(dir, device);
+    if snaps.get(device.as_str()).is_some_and(|(_, parts)| !parts.iter().all(|name| sent.join(name).is_file())) {
+        snaps.remove(device.as_str());
+    }
+    Ok(snaps)
+}
+
 /// Drops what complete snapshots supersede: this data folder's copies of the older files (so
 /// they are never put back), the store's records of them (so they are not counted), and for
 /// this device's own snapshot the older files themselves from the folder.
 fn forget_superseded(store: &mut Store, dir: &DataDir, opened: &Opened) -> Result<(), SyncError> {
     let device = &opened.config.device;
     let folder = Folder { root: opened.root.clone(), key: opened.key.as_ref(), sent: None };
-    for (id, (upto, parts)) in store.sync_snapshots()? {
+    for (id, (upto, parts)) in honored_snapshots(store, dir, device)? {
         let Ok(id) = DeviceId::new(&id) else { continue };
         let own = id == *device;
         let gone = store.sync_superseded(id.as_str(), upto, &parts)?;
@@ -942,7 +954,12 @@ fn round(
         &folder,
         dir,
         &recorded,
-        &folder::ReadPlan { known: &known, failed: &failed_before, budget },
+        &folder::ReadPlan {
+            known: &known,
+            failed: &failed_before,
+            budget,
+            superseded: &honored_snapshots(store, dir, &opened.config.device)?,
+        },
         now_ms,
         progress,
     )?;
@@ -1104,7 +1121,12 @@ pub fn status(store: &Store, dir: &DataDir) -> Result<Status, SyncError> {
         &folder,
         dir,
         &recorded,
-        &folder::ReadPlan { known: &known, failed: &failed_files(store), budget: SYNC_ROUND_CHANGES },
+        &folder::ReadPlan {
+            known: &known,
+            failed: &failed_files(store),
+            budget: SYNC_ROUND_CHANGES,
+            superseded: &honored_snapshots(store, dir, &opened.config.device)?,
+        },
         Utc::now().timestamp_millis(),
         &mut |_, _| {},
     )?;
@@ -1204,8 +1226,14 @@ pub fn health(store: &Store, dir: &DataDir, now: DateTime<Utc>) -> Vec<(Health, 
             // Files applied here are not read again; of the others, at most a round's worth.
             let known = store.sync_marks().map(|marks| known_files(&marks)).unwrap_or_default();
             let failed = failed_files(store);
-            if let Ok(contents) =
-                folder.read_new(now.timestamp_millis(), &mut |_, _| {}, &known, SYNC_ROUND_CHANGES, &failed)
+            let superseded = honored_snapshots(store, dir, &config.device).unwrap_or_default();
+            let plan = folder::ReadPlan {
+                known: &known,
+                failed: &failed,
+                budget: SYNC_ROUND_CHANGES,
+                superseded: &superseded,
+            };
+            if let Ok(contents) = folder.read_new(now.timestamp_millis(), &mut |_, _| {}, &plan)
                 && let Some(first) = contents.problems.first()
             {
                 let n = contents.problems.len();

@@ -146,3 +146,45 @@ fn a_device_folder_with_too_many_files_is_looked_at_only_up_to_the_cap() {
         report.problems.iter().map(|p| &p.what).collect::<Vec<_>>()
     );
 }
+
+/// In a plain folder anyone can write a snapshot in a device's name. One forged under a
+/// device's own id takes nothing of its away: its files stay, and its copies put them back.
+#[test]
+fn a_snapshot_forged_in_a_devices_name_takes_none_of_its_files() {
+    use devcoach_core::sync::segment::{Header, SnapshotPart};
+    let (shared, target, mut a, mut b) = pair();
+    a.init(&target);
+    b.init(&target);
+    for i in 0..3 {
+        a.lesson(&format!("l{i}"));
+        a.sync_at(i);
+    }
+    let before = own_files(shared.path(), &a);
+    let id = devcoach_sync::config(&a.store).expect("config").expect("on").device;
+    // One part, claiming to supersede everything a ever wrote, holding nothing.
+    let folder = devcoach_sync::folder::Folder { root: shared.path().to_owned(), key: None, sent: None };
+    let part = SnapshotPart { upto: 1_000_000, part: 1, parts: 1 };
+    let header = Header::snapshot(id.clone(), 1_000_000, 1_000_000, None, "2026-12-01T09:00:00.000Z".into(), part);
+    folder.write_segment(&header, &[]).expect("forged");
+    // a took a new id within the week (so it keeps this one, and reads the forged part as its
+    // own id's).
+    raw(&a)
+        .execute(
+            "INSERT OR REPLACE INTO ext_sync_state (key, value) VALUES ('renamed_at', '2026-12-01T08:00:00.000Z')",
+            [],
+        )
+        .expect("renamed_at");
+    a.sync_at(10);
+    assert_eq!(devcoach_sync::config(&a.store).expect("config").expect("on").device, id, "a kept its id");
+    b.sync_at(11);
+    a.sync_at(12);
+    let after: BTreeSet<String> = files(&shared.path().join("devices").join(id.as_str()))
+        .into_iter()
+        .filter_map(|p| p.file_name().map(|n| n.to_string_lossy().into_owned()))
+        .collect();
+    assert!(before.is_subset(&after), "a's files are all still there: {before:?} {after:?}");
+    let mut c = Device::new();
+    c.init(&target);
+    c.sync_at(13);
+    assert!((0..3).all(|i| c.store.lesson(&format!("l{i}")).expect("read").is_some()), "a newcomer gets a's lessons");
+}
