@@ -361,7 +361,7 @@ CREATE TABLE IF NOT EXISTS ext_sync_snapshots (
     part   INTEGER NOT NULL,
     parts  INTEGER NOT NULL,
     name   TEXT NOT NULL,
-    PRIMARY KEY (device, upto, part)
+    PRIMARY KEY (device, upto, part, name)
 );
 ",
     },

@@ -41,6 +41,31 @@ pub struct Mark {
     pub snapshot: Option<devcoach_core::sync::segment::SnapshotPart>,
 }
 
+/// A snapshot of one device's, as the parts applied here tell it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SnapshotSeen {
+    pub upto: u64,
+    pub parts: u32,
+    /// (part number, file name) of each part applied here.
+    pub names: Vec<(u32, String)>,
+}
+
+impl SnapshotSeen {
+    /// Whether every part is here, counting only the names `ours` accepts (a device's own
+    /// snapshot counts only with parts it wrote itself).
+    pub fn complete(&self, ours: impl Fn(&str) -> bool) -> Option<BTreeSet<String>> {
+        let mut numbers = BTreeSet::new();
+        let mut names = BTreeSet::new();
+        for (part, name) in &self.names {
+            if ours(name) {
+                numbers.insert(*part);
+                names.insert(name.clone());
+            }
+        }
+        (u32::try_from(numbers.len()).unwrap_or(u32::MAX) >= self.parts && self.parts > 0).then_some(names)
+    }
+}
+
 /// One round's inputs, read from the folder by the caller.
 pub struct SyncRound<'a> {
     pub device: &'a DeviceId,
@@ -954,7 +979,7 @@ fn write_mark(conn: &Connection, mark: &Mark) -> Result<()> {
         .execute([&mark.device, &mark.digest])?;
     if let (Some(part), Some(name)) = (mark.snapshot, &mark.name) {
         conn.prepare_cached(
-            "INSERT OR REPLACE INTO ext_sync_snapshots (device, upto, part, parts, name) VALUES (?1, ?2, ?3, ?4, ?5)",
+            "INSERT OR IGNORE INTO ext_sync_snapshots (device, upto, part, parts, name) VALUES (?1, ?2, ?3, ?4, ?5)",
         )?
         .execute(params![
             mark.device,
@@ -1214,25 +1239,34 @@ impl Store {
         })
     }
 
-    /// Per device, the newest snapshot every part of which is applied here: (its end, the
-    /// names of its parts). Files of that device numbered up to its end add nothing.
-    pub fn sync_snapshots(&self) -> Result<BTreeMap<String, (u64, BTreeSet<String>)>> {
-        let mut stmt = self
-            .conn()
-            .prepare_cached("SELECT device, upto, parts, name FROM ext_sync_snapshots ORDER BY device, upto")?;
+    /// Per device, every snapshot of which a part is applied here: its end, how many parts it
+    /// says it has, and each part's name by number (a part number may come with several names
+    /// in a plain folder, where anyone can write one), newest first.
+    pub fn sync_snapshots(&self) -> Result<BTreeMap<String, Vec<SnapshotSeen>>> {
+        let mut stmt = self.conn().prepare_cached(
+            "SELECT device, upto, parts, part, name FROM ext_sync_snapshots ORDER BY device, upto DESC, part",
+        )?;
         let rows = stmt.query_map([], |r| {
-            Ok((r.get::<_, String>(0)?, r.get::<_, i64>(1)?, r.get::<_, i64>(2)?, r.get::<_, String>(3)?))
+            Ok((
+                r.get::<_, String>(0)?,
+                r.get::<_, i64>(1)?,
+                r.get::<_, i64>(2)?,
+                r.get::<_, i64>(3)?,
+                r.get::<_, String>(4)?,
+            ))
         })?;
-        let mut parts: BTreeMap<(String, u64), (i64, BTreeSet<String>)> = BTreeMap::new();
+        let mut out: BTreeMap<String, Vec<SnapshotSeen>> = BTreeMap::new();
         for row in rows {
-            let (device, upto, count, name) = row?;
-            let entry = parts.entry((device, u64::try_from(upto).unwrap_or(0))).or_insert((count, BTreeSet::new()));
-            entry.1.insert(name);
-        }
-        let mut out = BTreeMap::new();
-        for ((device, upto), (count, names)) in parts {
-            if i64::try_from(names.len()).unwrap_or(i64::MAX) >= count {
-                out.insert(device, (upto, names));
+            let (device, upto, parts, part, name) = row?;
+            let (upto, parts, part) = (
+                u64::try_from(upto).unwrap_or(0),
+                u32::try_from(parts).unwrap_or(u32::MAX),
+                u32::try_from(part).unwrap_or(0),
+            );
+            let seen = out.entry(device).or_default();
+            match seen.last_mut() {
+                Some(s) if s.upto == upto && s.parts == parts => s.names.push((part, name)),
+                _ => seen.push(SnapshotSeen { upto, parts, names: vec![(part, name)] }),
             }
         }
         Ok(out)
@@ -1247,25 +1281,6 @@ impl Store {
             .query_map(params![device, i64::try_from(upto).unwrap_or(i64::MAX)], |r| r.get(0))?
             .collect::<rusqlite::Result<_>>()?;
         Ok(names.into_iter().filter(|n| !keep.contains(n)).collect())
-    }
-
-    /// Forgets the files of `device` a complete snapshot (ending at `upto`, parts `keep`)
-    /// supersedes: they are never read, put back or counted again.
-    pub fn sync_forget_superseded(&mut self, device: &str, upto: u64, keep: &BTreeSet<String>) -> Result<()> {
-        let upto = i64::try_from(upto).unwrap_or(i64::MAX);
-        self.write(|tx| {
-            let mut stmt =
-                tx.prepare_cached("SELECT file, name FROM ext_sync_known WHERE device = ?1 AND last <= ?2")?;
-            let old: Vec<(String, String)> = stmt
-                .query_map(params![device, upto], |r| Ok((r.get(0)?, r.get(1)?)))?
-                .collect::<rusqlite::Result<_>>()?;
-            for (file, _) in old.iter().filter(|(_, name)| !keep.contains(name)) {
-                tx.execute("DELETE FROM ext_sync_known WHERE device = ?1 AND file = ?2", params![device, file])?;
-                tx.execute("DELETE FROM ext_sync_files WHERE device = ?1 AND file = ?2", params![device, file])?;
-            }
-            tx.execute("DELETE FROM ext_sync_snapshots WHERE device = ?1 AND upto < ?2", params![device, upto])?;
-            Ok(())
-        })
     }
 
     /// Of `ops` (one device's, as it logged them), which still count in the records here: a

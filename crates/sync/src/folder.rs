@@ -127,9 +127,9 @@ pub struct ReadPlan<'a> {
     pub known: &'a KnownFiles,
     pub failed: &'a FailedFiles,
     pub budget: usize,
-    /// Per device, its newest complete snapshot: (its end, its parts' names). A plain file of
-    /// that device numbered from before the end, and not a part, adds nothing: not read.
-    pub superseded: &'a Superseded,
+    /// Whether a file stamped ahead of this clock is tried again once its hour is up (`sync`);
+    /// `sync status` and `doctor` only say it again.
+    pub retry: bool,
 }
 
 /// Per device id, its newest complete snapshot's end and parts.
@@ -479,12 +479,8 @@ impl Folder<'_> {
     /// a newer devcoach, stamped far in the future) is named in a problem and waits for a later
     /// sync; the others are read whatever their order. `now_ms` is this machine's clock.
     pub fn read(&self, now_ms: i64, progress: &mut dyn FnMut(usize, usize)) -> Result<Contents, SyncError> {
-        let (known, failed, superseded) = (KnownFiles::new(), FailedFiles::new(), Superseded::new());
-        self.read_new(
-            now_ms,
-            progress,
-            &ReadPlan { known: &known, failed: &failed, budget: usize::MAX, superseded: &superseded },
-        )
+        let (known, failed) = (KnownFiles::new(), FailedFiles::new());
+        self.read_new(now_ms, progress, &ReadPlan { known: &known, failed: &failed, budget: usize::MAX, retry: true })
     }
 
     /// Reads every device's files but those `known` names (applied here earlier): a known file
@@ -497,7 +493,7 @@ impl Folder<'_> {
         progress: &mut dyn FnMut(usize, usize),
         plan: &ReadPlan<'_>,
     ) -> Result<Contents, SyncError> {
-        let (known, budget, failed, superseded) = (plan.known, plan.budget, plan.failed, plan.superseded);
+        let (known, budget, failed, retry) = (plan.known, plan.budget, plan.failed, plan.retry);
         let mut used = 0usize;
         let mut contents = Contents::default();
         let devices_dir = self.root.join(DEVICES);
@@ -550,19 +546,7 @@ impl Folder<'_> {
                 if file_name == "device.json" || file_name == "device.json.age" {
                     info = Some(file.path());
                 } else if let Some(sealed) = parse_segment_name(&file_name) {
-                    // A plain file a complete snapshot of its device replaced (its name says
-                    // where it starts): left for its device to take away, never read again.
-                    let replaced = !sealed
-                        && superseded.get(device.as_str()).is_some_and(|(upto, parts)| {
-                            !parts.contains(&file_name)
-                                && file_name
-                                    .get(..12)
-                                    .and_then(|n| n.parse::<u64>().ok())
-                                    .is_some_and(|first| first <= *upto)
-                        });
-                    if !replaced {
-                        files.push((file_name, sealed, file.path()));
-                    }
+                    files.push((file_name, sealed, file.path()));
                 } else {
                     contents
                         .problems
@@ -592,7 +576,7 @@ impl Folder<'_> {
                 if let (Some(before), Some((len, modified))) = (failed.get(&id), stamp)
                     && before.len == len
                     && before.modified == modified
-                    && (before.retry_at == 0 || now_ms < before.retry_at)
+                    && (before.retry_at == 0 || now_ms < before.retry_at || !retry)
                 {
                     contents.problems.push(Problem { path, what: before.what.clone() });
                     contents.failed.insert(id, before.clone());

@@ -227,13 +227,20 @@ fn gather(
         for id in ids {
             let copies = if kind == "sent" { sent_dir(dir, &id) } else { kept_dir(dir, &id) };
             let Ok(entries) = std::fs::read_dir(&copies) else { continue };
+            // The names the folder listed for this device, looked up once per copy (a device
+            // folder may hold thousands).
+            let listed: std::collections::HashSet<String> = contents
+                .devices
+                .get(&id)
+                .map(|log| log.files.iter().map(|f| f.name.clone()).collect())
+                .unwrap_or_default();
             for entry in entries.flatten() {
                 let name = entry.file_name().to_string_lossy().into_owned();
                 if kind == "sent" {
                     written_here.insert((id.to_string(), name.clone()));
                 }
                 let log = contents.devices.entry(id.clone()).or_default();
-                if log.files.iter().any(|f| f.name == name) {
+                if listed.contains(&name) {
                     continue;
                 }
                 if let Some(file) = folder.read_copy(&id, &entry.path(), now_ms, known)
@@ -741,7 +748,18 @@ fn sync_locked(
             let copies = if kind == "sent" { sent_dir(dir, &id) } else { kept_dir(dir, &id) };
             let folder = Folder { root: opened.root.clone(), key: opened.key.as_ref(), sent: None };
             folder.clean_own(&id);
-            folder.restore_from(&id, &copies, thorough)?;
+            match folder.restore_from(&id, &copies, thorough) {
+                Ok(_) => {}
+                // Another device's folder replaced by a link (or unwritable) is that device's
+                // problem to report, not a reason for this sync to fail.
+                Err(e) if id != opened.config.device => {
+                    report.problems.push(Problem {
+                        path: opened.root.join(folder::DEVICES).join(id.as_str()),
+                        what: e.to_string(),
+                    });
+                }
+                Err(e) => return Err(e),
+            }
         }
     }
     if thorough {
@@ -884,39 +902,38 @@ fn write_snapshot(store: &mut Store, dir: &DataDir, opened: &Opened, now: DateTi
     Ok(true)
 }
 
-/// The complete snapshots this data folder goes by: every device's, but under this device's
-/// own id only one it wrote itself (every part among its own copies): in a plain folder anyone
-/// can write one in its name, and its own copies are what puts its files back.
+/// The complete snapshots this data folder goes by, the newest per device: under this
+/// device's own id only one it wrote itself (every part among its own copies), since in a plain
+/// folder anyone can write one in its name and its own copies are what puts its files back.
 fn honored_snapshots(store: &Store, dir: &DataDir, device: &DeviceId) -> Result<folder::Superseded, SyncError> {
-    let mut snaps = store.sync_snapshots()?;
     let sent = sent_dir(dir, device);
-    if snaps.get(device.as_str()).is_some_and(|(_, parts)| !parts.iter().all(|name| sent.join(name).is_file())) {
-        snaps.remove(device.as_str());
+    let mut out = folder::Superseded::new();
+    for (id, seen) in store.sync_snapshots()? {
+        let own = id == device.as_str();
+        let ours = |name: &str| !own || sent.join(name).is_file();
+        if let Some((upto, names)) = seen.iter().find_map(|s| s.complete(ours).map(|names| (s.upto, names))) {
+            out.insert(id, (upto, names));
+        }
     }
-    Ok(snaps)
+    Ok(out)
 }
 
 /// Drops what complete snapshots supersede: this data folder's copies of the older files (so
-/// they are never put back), the store's records of them (so they are not counted), and for
-/// this device's own snapshot the older files themselves from the folder.
+/// they are never put back) and, for this device's own snapshot, the older files themselves
+/// from the folder. What the store knows of them stays, so such a file put back by someone is
+/// known and never read again.
 fn forget_superseded(store: &mut Store, dir: &DataDir, opened: &Opened) -> Result<(), SyncError> {
     let device = &opened.config.device;
     let folder = Folder { root: opened.root.clone(), key: opened.key.as_ref(), sent: None };
     for (id, (upto, parts)) in honored_snapshots(store, dir, device)? {
         let Ok(id) = DeviceId::new(&id) else { continue };
         let own = id == *device;
-        let gone = store.sync_superseded(id.as_str(), upto, &parts)?;
-        for name in &gone {
+        for name in store.sync_superseded(id.as_str(), upto, &parts)? {
             let copies = if own { sent_dir(dir, &id) } else { kept_dir(dir, &id) };
-            let _ = std::fs::remove_file(copies.join(name));
+            let _ = std::fs::remove_file(copies.join(&name));
             if own {
-                folder.remove_own(&id, name);
+                folder.remove_own(&id, &name);
             }
-        }
-        // This device's own records stay (a copy of an older file put back by another device
-        // is then known, not mistaken for another machine's); the others' go.
-        if !own && !gone.is_empty() {
-            store.sync_forget_superseded(id.as_str(), upto, &parts)?;
         }
     }
     Ok(())
@@ -954,12 +971,7 @@ fn round(
         &folder,
         dir,
         &recorded,
-        &folder::ReadPlan {
-            known: &known,
-            failed: &failed_before,
-            budget,
-            superseded: &honored_snapshots(store, dir, &opened.config.device)?,
-        },
+        &folder::ReadPlan { known: &known, failed: &failed_before, budget, retry: true },
         now_ms,
         progress,
     )?;
@@ -1121,12 +1133,7 @@ pub fn status(store: &Store, dir: &DataDir) -> Result<Status, SyncError> {
         &folder,
         dir,
         &recorded,
-        &folder::ReadPlan {
-            known: &known,
-            failed: &failed_files(store),
-            budget: SYNC_ROUND_CHANGES,
-            superseded: &honored_snapshots(store, dir, &opened.config.device)?,
-        },
+        &folder::ReadPlan { known: &known, failed: &failed_files(store), budget: SYNC_ROUND_CHANGES, retry: false },
         Utc::now().timestamp_millis(),
         &mut |_, _| {},
     )?;
@@ -1226,13 +1233,7 @@ pub fn health(store: &Store, dir: &DataDir, now: DateTime<Utc>) -> Vec<(Health, 
             // Files applied here are not read again; of the others, at most a round's worth.
             let known = store.sync_marks().map(|marks| known_files(&marks)).unwrap_or_default();
             let failed = failed_files(store);
-            let superseded = honored_snapshots(store, dir, &config.device).unwrap_or_default();
-            let plan = folder::ReadPlan {
-                known: &known,
-                failed: &failed,
-                budget: SYNC_ROUND_CHANGES,
-                superseded: &superseded,
-            };
+            let plan = folder::ReadPlan { known: &known, failed: &failed, budget: SYNC_ROUND_CHANGES, retry: false };
             if let Ok(contents) = folder.read_new(now.timestamp_millis(), &mut |_, _| {}, &plan)
                 && let Some(first) = contents.problems.first()
             {

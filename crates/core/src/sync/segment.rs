@@ -123,6 +123,8 @@ pub enum SegmentError {
 /// The latest clock reading a change may carry (the year 9999), and the most one change may move
 /// a counter (the map's numbers are 0–10; the sum of every device's moves stays far below this).
 const MAX_CLOCK_MS: i64 = 253_402_300_799_999;
+/// The highest sequence number a file may carry (what the store keeps as a signed integer).
+const MAX_SEQ: u64 = i64::MAX as u64;
 const MAX_DELTA: u64 = 1_000_000;
 
 #[derive(Serialize, Deserialize)]
@@ -285,7 +287,9 @@ pub fn decode(bytes: &[u8]) -> Result<Segment, SegmentError> {
     }
     let header: Header =
         serde_json::from_value(probe).map_err(|e| SegmentError::Damaged(format!("its header: {e}")))?;
-    if header.first == 0 || header.last < header.first {
+    // Numbers past what a store keeps (a signed 64-bit integer) are no numbers a devcoach
+    // writes: refused before any arithmetic on them.
+    if header.first == 0 || header.last < header.first || header.last > MAX_SEQ {
         return Err(damaged("its header numbers no changes"));
     }
     // A snapshot's part keeps some of the numbers of a range, in order; a file of changes every
@@ -295,7 +299,7 @@ pub fn decode(bytes: &[u8]) -> Result<Segment, SegmentError> {
             if part.parts == 0 || part.parts > MAX_SNAPSHOT_PARTS || part.part == 0 || part.part > part.parts {
                 return Err(damaged("its header numbers its part of a snapshot wrongly"));
             }
-            if header.last > part.upto {
+            if header.last > part.upto || part.upto > MAX_SEQ {
                 return Err(damaged("its snapshot holds changes past its own end"));
             }
             true
@@ -342,7 +346,7 @@ pub fn decode(bytes: &[u8]) -> Result<Segment, SegmentError> {
         let line: Line =
             serde_json::from_slice(line).map_err(|e| SegmentError::Damaged(format!("change {expected}: {e}")))?;
         let in_order = if snapshot && !ops.is_empty() { line.seq >= expected } else { line.seq == expected };
-        if !in_order || line.seq > header.last {
+        if !in_order || line.seq > header.last || line.seq > MAX_SEQ {
             return Err(damaged("its changes are out of sequence"));
         }
         if line.table.is_empty() || line.table.len() > 64 {
@@ -432,6 +436,20 @@ mod tests {
         assert!(decode(&encode(&wrong, &kept).0).is_err());
         let old_kind = Header { version: 1, ..header.clone() };
         assert!(decode(&encode(&old_kind, &kept).0).is_err());
+        // Numbers past what a store keeps are refused before any arithmetic on them.
+        let huge = Op { seq: u64::MAX, ..all[0].clone() };
+        let far = Header::snapshot(
+            device.clone(),
+            u64::MAX,
+            u64::MAX,
+            None,
+            "x".into(),
+            SnapshotPart { upto: u64::MAX, part: 1, parts: 1 },
+        );
+        assert!(decode(&encode(&far, std::slice::from_ref(&huge)).0).is_err());
+        assert!(
+            decode(&encode(&Header::new(device.clone(), u64::MAX, u64::MAX, None, "x".into()), &[huge]).0).is_err()
+        );
         // Nothing of the device's still counts: one empty part names the end.
         let empty = Header::snapshot(device, 9, 9, None, "x".into(), SnapshotPart { upto: 9, part: 1, parts: 1 });
         assert!(decode(&encode(&empty, &[]).0).expect("empty part").ops.is_empty());

@@ -88,6 +88,24 @@ fn a_snapshot_replaces_a_devices_history_and_every_device_still_agrees() {
     d.init(&target);
     d.sync_at(tick());
     assert_eq!(a.records(), d.records());
+
+    // A second snapshot (its parts numbered from the start again) while b is away: b, which
+    // went by the first, still reads it and ends where a is.
+    for i in 0..4 {
+        a.store.set_star("l9", i % 2 == 0).expect("star");
+        a.lesson(&format!("m{i}"));
+        a.sync_at(tick());
+    }
+    raw(&a).execute("UPDATE ext_sync_state SET value = '3' WHERE key = 'snapshot_after'", []).expect("after");
+    a.store.set_star("l10", true).expect("star");
+    assert!(a.sync_at(tick()).snapshot, "a second snapshot");
+    b.sync_at(tick());
+    b.sync_at(tick());
+    assert_eq!(a.records(), b.records());
+    let mut e = Device::new();
+    e.init(&target);
+    e.sync_at(tick());
+    assert_eq!(a.records(), e.records());
 }
 
 /// The same in an encrypted folder: the parts are sealed and tagged like every file, and read
@@ -176,6 +194,7 @@ fn a_snapshot_forged_in_a_devices_name_takes_none_of_its_files() {
         .expect("renamed_at");
     a.sync_at(10);
     assert_eq!(devcoach_sync::config(&a.store).expect("config").expect("on").device, id, "a kept its id");
+
     b.sync_at(11);
     a.sync_at(12);
     let after: BTreeSet<String> = files(&shared.path().join("devices").join(id.as_str()))
@@ -187,4 +206,37 @@ fn a_snapshot_forged_in_a_devices_name_takes_none_of_its_files() {
     c.init(&target);
     c.sync_at(13);
     assert!((0..3).all(|i| c.store.lesson(&format!("l{i}")).expect("read").is_some()), "a newcomer gets a's lessons");
+    // Nor does it make a write a snapshot at every sync: its own real one stands beside it.
+    raw(&a)
+        .execute("INSERT OR REPLACE INTO ext_sync_state (key, value) VALUES ('snapshot_after', '4')", [])
+        .expect("after");
+    a.lesson("l3");
+    let snapshots = (0..6).filter(|i| a.sync_at(20 + i).snapshot).count();
+    assert!(snapshots <= 1, "{snapshots} snapshots in six syncs with nothing new");
+    b.sync_at(30);
+    c.sync_at(31);
+    assert_eq!(a.records(), c.records());
+    assert_eq!(a.records(), b.records());
+}
+
+/// Another device's folder replaced by a link: the copies of its files are not put back through
+/// it, and this device's sync goes on (the problem is named).
+#[cfg(unix)]
+#[test]
+fn another_devices_folder_replaced_by_a_link_does_not_stop_a_sync() {
+    let (shared, target, mut a, mut b) = pair();
+    a.init(&target);
+    b.init(&target);
+    a.lesson("l1");
+    a.sync_at(0);
+    b.sync_at(1);
+    let a_id = devcoach_sync::config(&a.store).expect("config").expect("on").device;
+    let a_dir = shared.path().join("devices").join(a_id.as_str());
+    let elsewhere = tempfile::tempdir().expect("elsewhere");
+    std::fs::remove_dir_all(&a_dir).expect("removed");
+    std::os::unix::fs::symlink(elsewhere.path(), &a_dir).expect("link");
+    b.lesson("l2");
+    let report = b.sync_at(2);
+    assert!(report.logged > 0, "b's own change went out: {report:?}");
+    assert!(std::fs::read_dir(elsewhere.path()).expect("dir").next().is_none(), "nothing written through the link");
 }
