@@ -811,22 +811,32 @@ fn write_snapshot(store: &mut Store, dir: &DataDir, opened: &Opened, now: DateTi
     let none = folder::KnownFiles::new();
     let read = |path: &std::path::Path| folder.read_copy(device, path, now_ms, &none);
     // In the order the device numbered them (an earlier snapshot's parts first).
+    // A copy of its own that does not read leaves a snapshot out: it would leave that file's
+    // changes out too, and then take the file away.
     for file in &mut own {
-        file.0 = read(&file.2).map_or(u64::MAX, |f| f.first);
+        match read(&file.2) {
+            Some(f) => file.0 = f.first,
+            None => return Ok(false),
+        }
     }
-    own.retain(|f| f.0 != u64::MAX);
     own.sort();
     // First pass: what each part will hold (changes, about half a file's bytes at most).
-    let (mut sizes, mut count, mut bytes, mut upto, mut prev) = (Vec::new(), 0usize, 0usize, 0u64, None);
+    // Each change once, in its number's order: own files may overlap (the parts of an earlier
+    // snapshot, or of one a failed sync left half written, beside the files they replaced);
+    // read by where they start, a change numbered at or below the last one taken is already
+    // in (a part holds every change of its range that still counted when it was written).
+    let (mut sizes, mut count, mut bytes, mut upto, mut prev, mut through) =
+        (Vec::new(), 0usize, 0usize, 0u64, None, 0u64);
     for (_, _, path) in &own {
-        let Some(file) = read(path) else { continue };
+        let Some(file) = read(path) else { return Ok(false) };
         upto = upto.max(file.last);
         prev = Some(file.digest.clone());
         let keep = store.sync_still_counting(&file.ops)?;
         for (op, kept) in file.ops.iter().zip(keep) {
-            if !kept {
+            if !kept || op.seq <= through {
                 continue;
             }
+            through = op.seq;
             let size = serde_json::to_string(&op.change).map_or(0, |t| t.len()) + op.key.len() + 128;
             if count > 0 && (count >= SYNC_FILE_CHANGES || bytes + size > SYNC_SEGMENT_BYTES / 2) {
                 sizes.push(count);
@@ -881,13 +891,15 @@ fn write_snapshot(store: &mut Store, dir: &DataDir, opened: &Opened, now: DateTi
     };
     let mut sizes = sizes.into_iter();
     let mut want = sizes.next().unwrap_or(0);
+    let mut through = 0u64;
     for (_, _, path) in &own {
-        let Some(file) = read(path) else { continue };
+        let Some(file) = read(path) else { return Ok(false) };
         let keep = store.sync_still_counting(&file.ops)?;
         for (op, kept) in file.ops.into_iter().zip(keep) {
-            if !kept {
+            if !kept || op.seq <= through {
                 continue;
             }
+            through = op.seq;
             buffer.push(op);
             if buffer.len() >= want {
                 flush(&mut buffer, &mut prev)?;
@@ -897,6 +909,21 @@ fn write_snapshot(store: &mut Store, dir: &DataDir, opened: &Opened, now: DateTi
     }
     if written.get() < parts {
         flush(&mut buffer, &mut prev)?;
+    }
+    // Every part reads back as written before the snapshot counts (and the older files go): a
+    // part that did not would take their changes with it.
+    let sent_copies = sent_dir(dir, device);
+    let whole = marks.iter().all(|m| {
+        m.name.as_ref().is_some_and(|name| {
+            read(&sent_copies.join(name)).is_some_and(|f| f.digest == m.digest && f.snapshot == m.snapshot)
+        })
+    });
+    if !whole {
+        for name in marks.iter().filter_map(|m| m.name.as_ref()) {
+            let _ = std::fs::remove_file(sent_copies.join(name));
+            folder.remove_own(device, name);
+        }
+        return Ok(false);
     }
     store.sync_record_files(&marks)?;
     Ok(true)
@@ -1046,7 +1073,7 @@ fn round(
                 // build, an earlier build's mark without a name, or a file of ours a killed
                 // round wrote and did not record.
                 let recorded_here = recorded.contains(&(id.to_string(), file.digest.clone()));
-                if *id == device && !recorded_here {
+                if *id == device && !recorded_here && file.snapshot.is_none() {
                     // Left by a round that failed after writing it (and said nothing was
                     // sent): its changes go out with this sync, so they count as sent now.
                     report.logged += ops.len();

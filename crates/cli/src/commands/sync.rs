@@ -226,10 +226,21 @@ fn print_report(ctx: &Ctx, report: &SyncReport) -> anyhow::Result<()> {
     Ok(())
 }
 
+/// The most problems printed one by one: a folder someone filled with junk can hold thousands
+/// (`--json` lists them all).
+const PROBLEMS_SHOWN: usize = 10;
+
 fn print_problems(ctx: &Ctx, problems: &[devcoach_sync::folder::Problem]) {
-    for p in problems {
+    for p in problems.iter().take(PROBLEMS_SHOWN) {
         let line = format!("{} {}", p.path.display(), p.what);
         output::note(&output::wrap_indented(&line, ctx.term.width, &ctx.term.err(Style::Yellow, "! "), "  "));
+    }
+    if problems.len() > PROBLEMS_SHOWN {
+        let more = format!(
+            "and {} more like these (`devcoach sync status --json` lists them all)",
+            problems.len() - PROBLEMS_SHOWN
+        );
+        output::note(&output::wrap_indented(&more, ctx.term.width, &ctx.term.err(Style::Yellow, "! "), "  "));
     }
 }
 

@@ -286,3 +286,22 @@ fn a_fifo_or_a_link_in_the_folder_is_never_followed_or_waited_on() {
 fn dir_has_segments(dir: &Path) -> bool {
     std::fs::read_dir(dir).is_ok_and(|e| e.flatten().any(|f| f.file_name().to_string_lossy().ends_with(".dcs")))
 }
+
+/// A folder someone filled with junk names ten of its problems and counts the rest, instead of
+/// printing thousands of lines; `--json` lists them all.
+#[test]
+fn a_folder_full_of_junk_is_summed_up_not_listed_line_by_line() {
+    let env = Env::demo();
+    let shared = env.tmp.path().join("shared");
+    ok(&env, &["sync", "init", shared.to_str().expect("utf-8")]);
+    let device = std::fs::read_dir(shared.join("devices")).expect("devices").flatten().next().expect("ours").path();
+    for i in 0..12 {
+        std::fs::write(device.join(format!("junk-{i}.txt")), "x").expect("junk");
+    }
+    let out = env.run(&["sync", "status"]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(err.matches("left alone").count(), 10, "{err}");
+    assert!(err.contains("and 2 more like these"), "{err}");
+    let json: serde_json::Value = serde_json::from_slice(&env.run(&["sync", "status", "--json"]).stdout).expect("json");
+    assert_eq!(json["problems"].as_array().map(Vec::len), Some(12));
+}

@@ -240,3 +240,56 @@ fn another_devices_folder_replaced_by_a_link_does_not_stop_a_sync() {
     assert!(report.logged > 0, "b's own change went out: {report:?}");
     assert!(std::fs::read_dir(elsewhere.path()).expect("dir").next().is_none(), "nothing written through the link");
 }
+
+/// A sync killed while it wrote a snapshot leaves half of it (a part among the device's own
+/// copies and in the folder, never recorded). The next snapshot holds each change once, every
+/// part reads, and a device that joins afterwards still gets everything.
+#[test]
+fn a_snapshot_left_half_written_is_followed_by_one_that_reads() {
+    use devcoach_core::sync::segment::{Header, SnapshotPart};
+    let (shared, target, mut a, mut b) = pair();
+    a.init(&target);
+    b.init(&target);
+    for i in 0..4 {
+        a.lesson(&format!("l{i}"));
+        a.sync_at(i);
+    }
+    b.sync_at(5);
+    let id = devcoach_sync::config(&a.store).expect("config").expect("on").device;
+    let sent = a.dir.root().join("sync").join("sent").join(id.as_str());
+    let folder = devcoach_sync::folder::Folder { root: shared.path().to_owned(), key: None, sent: Some(sent.clone()) };
+    let contents = folder.read(t0().timestamp_millis() + 3_600_000, &mut |_, _| {}).expect("read");
+    let log = &contents.devices[&id];
+    let upto = log.last();
+    let half: Vec<_> = log.files.iter().flat_map(|f| f.ops.iter().cloned()).take(3).collect();
+    let (first, last) = (half[0].seq, half[half.len() - 1].seq);
+    let header = Header::snapshot(
+        id.clone(),
+        first,
+        last,
+        None,
+        "2026-12-01T09:10:00.000Z".into(),
+        SnapshotPart { upto, part: 1, parts: 2 },
+    );
+    folder.write_segment(&header, &half).expect("the half that was written");
+    // a goes on, and writes a real snapshot over it.
+    raw(&a)
+        .execute("INSERT OR REPLACE INTO ext_sync_state (key, value) VALUES ('snapshot_after', '3')", [])
+        .expect("after");
+    let mut wrote = false;
+    for i in 0..4 {
+        a.store.set_star("l1", i % 2 == 0).expect("star");
+        wrote |= a.sync_at(10 + i).snapshot;
+    }
+    assert!(wrote, "a snapshot was written");
+    b.sync_at(20);
+    let mut c = Device::new();
+    c.init(&target);
+    let join = c.sync_at(21);
+    assert!(join.problems.is_empty(), "every file reads: {:?}", join.problems);
+    a.sync_at(22);
+    b.sync_at(23);
+    assert_eq!(a.records(), b.records());
+    assert_eq!(a.records(), c.records());
+    assert!((0..4).all(|i| c.store.lesson(&format!("l{i}")).expect("read").is_some()));
+}
