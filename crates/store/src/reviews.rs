@@ -495,15 +495,16 @@ impl Store {
                      WHERE lesson_id = ?1",
                 )?
                 .execute(params![lesson_id, memory.stability, memory.difficulty, graded.due, at, graded.reps, graded.lapses])?;
-                let values = params![
-                    lesson_id,
-                    grade.number(),
-                    at,
-                    graded.elapsed_days,
-                    graded.step.interval,
-                    base.memory.map(|_| graded.step.retrievability),
-                    memory.stability,
-                    memory.difficulty
+                let retrievability = base.memory.map(|_| graded.step.retrievability);
+                let values: [&dyn rusqlite::ToSql; 8] = [
+                    &lesson_id,
+                    &grade.number(),
+                    &at,
+                    &graded.elapsed_days,
+                    &graded.step.interval,
+                    &retrievability,
+                    &memory.stability,
+                    &memory.difficulty,
                 ];
                 let replaced = match &replay {
                     Some(r) => tx
@@ -511,17 +512,9 @@ impl Store {
                             "UPDATE ext_review_log SET lesson_id = ?1, grade = ?2, reviewed_at = ?3, elapsed_days = ?4, \
                              interval_days = ?5, retrievability = ?6, stability = ?7, difficulty = ?8 WHERE id = ?9",
                         )?
-                        .execute(params![
-                            lesson_id,
-                            grade.number(),
-                            at,
-                            graded.elapsed_days,
-                            graded.step.interval,
-                            base.memory.map(|_| graded.step.retrievability),
-                            memory.stability,
-                            memory.difficulty,
-                            r.log_id
-                        ])?
+                        .execute(rusqlite::params_from_iter(
+                            values.iter().copied().chain(std::iter::once(&r.log_id as &dyn rusqlite::ToSql)),
+                        ))?
                         > 0,
                     None => false,
                 };
@@ -530,7 +523,7 @@ impl Store {
                         "INSERT INTO ext_review_log (lesson_id, grade, reviewed_at, elapsed_days, interval_days, retrievability, stability, difficulty) \
                          VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
                     )?
-                    .execute(values)?;
+                    .execute(&values[..])?;
                 }
                 let log_id = if replaced { replay.as_ref().map_or(0, |r| r.log_id) } else { tx.last_insert_rowid() };
                 save_replay(tx, &base, replay.as_ref(), checked, log_id, now)?;

@@ -777,6 +777,19 @@ fn sync_locked(
     Ok(report)
 }
 
+/// How the store records a file this device wrote with `header`.
+fn written_mark(header: &Header, digest: &str, encrypted: bool) -> Mark {
+    Mark {
+        device: header.device.to_string(),
+        digest: digest.to_owned(),
+        name: Some(folder::segment_name(header.first, digest, encrypted)),
+        first: header.first,
+        last: header.last,
+        written_at: Some(header.written_at.clone()),
+        snapshot: header.snapshot,
+    }
+}
+
 /// Writes a snapshot of this device's changes once it has written enough files since its last
 /// one: every change of its own files that still counts in the records here, unchanged, in
 /// parts of at most a file's worth; then its older files add nothing ([`forget_superseded`]
@@ -875,16 +888,7 @@ fn write_snapshot(store: &mut Store, dir: &DataDir, opened: &Opened, now: DateTi
             SnapshotPart { upto, part, parts },
         );
         let digest = folder.write_segment(&header, buffer)?;
-        let name = folder::segment_name(first, &digest, encrypted);
-        marks.push(Mark {
-            device: device.to_string(),
-            digest: digest.clone(),
-            name: Some(name),
-            first,
-            last,
-            written_at: Some(iso_ms(now)),
-            snapshot: Some(SnapshotPart { upto, part, parts }),
-        });
+        marks.push(written_mark(&header, &digest, encrypted));
         *prev = Some(digest);
         buffer.clear();
         Ok(())
@@ -1112,16 +1116,7 @@ fn round(
             let digest = folder
                 .write_segment(&header, run)
                 .map_err(|e| format!("writing this device's changes failed; nothing was applied — {e}"))?;
-            let name = folder::segment_name(first, &digest, encrypted);
-            marks.push(Mark {
-                device: device.to_string(),
-                digest: digest.clone(),
-                name: Some(name),
-                first,
-                last,
-                written_at: Some(iso_ms(now)),
-                snapshot: None,
-            });
+            marks.push(written_mark(&header, &digest, encrypted));
             (first, prev) = (last + 1, Some(digest));
         }
         Ok(marks)
