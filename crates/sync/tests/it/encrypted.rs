@@ -76,16 +76,22 @@ fn a_plain_device_cannot_join_an_encrypted_folder_by_accident_nor_the_reverse() 
     assert!(err.to_string().contains("not encrypted"), "{err}");
 }
 
-/// Someone rewrites the marker of an encrypted folder to say plain: a new device does not join
-/// it, and nothing of its record reaches the folder in the clear.
-#[test]
-fn a_marker_rewritten_to_plain_does_not_make_a_newcomer_send_in_the_clear() {
+/// An encrypted folder `a` set up and synced a lesson into (the folder, its target, `a`).
+fn encrypted_folder_with_a_lesson() -> (tempfile::TempDir, String, Device) {
     let shared = tempfile::tempdir().expect("folder");
     let target = shared.path().to_string_lossy().into_owned();
     let mut a = Device::new();
     a.init_with(&target, &encrypted("a long passphrase")).expect("encrypted");
     a.lesson("l1");
     a.sync_at(0);
+    (shared, target, a)
+}
+
+/// Someone rewrites the marker of an encrypted folder to say plain: a new device does not join
+/// it, and nothing of its record reaches the folder in the clear.
+#[test]
+fn a_marker_rewritten_to_plain_does_not_make_a_newcomer_send_in_the_clear() {
+    let (shared, target, _a) = encrypted_folder_with_a_lesson();
     std::fs::write(
         shared.path().join("devcoach-sync.json"),
         r#"{"format":"devcoach-sync","version":1,"encrypted":false}"#,
@@ -103,12 +109,7 @@ fn a_marker_rewritten_to_plain_does_not_make_a_newcomer_send_in_the_clear() {
 /// plain). A newcomer who brings the passphrase expects encryption: refused, nothing sent.
 #[test]
 fn a_stripped_encrypted_folder_is_not_joined_in_the_clear_by_a_device_with_the_passphrase() {
-    let shared = tempfile::tempdir().expect("folder");
-    let target = shared.path().to_string_lossy().into_owned();
-    let mut a = Device::new();
-    a.init_with(&target, &encrypted("a long passphrase")).expect("encrypted");
-    a.lesson("l1");
-    a.sync_at(0);
+    let (shared, target, _a) = encrypted_folder_with_a_lesson();
     for path in crate::support::files(shared.path()) {
         if path.to_string_lossy().ends_with(".age") {
             std::fs::remove_file(&path).expect("stripped");

@@ -20,7 +20,8 @@ pub(crate) struct TopicRow {
     pub estimate: Option<i64>,
     /// A short calibration mark ("you overrate") and its whole line, once there are enough
     /// checked answers to say either way.
-    pub verdict: Option<(&'static str, String)>,
+    /// The badge, its class (`over` or `under`) and the calibration line behind it.
+    pub verdict: Option<(&'static str, &'static str, String)>,
 }
 
 pub(crate) struct GroupView {
@@ -115,7 +116,7 @@ fn render(s: &devcoach_store::Store, now: DateTime<Utc>, notice: Option<String>)
     let estimates: std::collections::HashMap<String, i64> =
         s.topic_estimates(now).unwrap_or_default().into_iter().map(|e| (e.topic, e.confidence_now)).collect();
     // Our table; absent from a database only the TypeScript build has written.
-    let verdicts: std::collections::HashMap<String, (&'static str, String)> = s
+    let verdicts: std::collections::HashMap<String, (&'static str, &'static str, String)> = s
         .calibration()
         .unwrap_or_default()
         .into_iter()
@@ -123,12 +124,12 @@ fn render(s: &devcoach_store::Store, now: DateTime<Utc>, notice: Option<String>)
             let mark = match c.verdict {
                 // About the learner's word against their checked answers, not the numbers beside
                 // it: said so, since the model's estimate may sit either side of the number.
-                devcoach_core::checked::Verdict::Overrates => "checks: you overrate it",
-                devcoach_core::checked::Verdict::Underrates => "checks: you underrate it",
+                devcoach_core::checked::Verdict::Overrates => ("checks: you overrate it", "over"),
+                devcoach_core::checked::Verdict::Underrates => ("checks: you underrate it", "under"),
                 _ => return None,
             };
             let line = c.line();
-            Some((c.topic, (mark, line)))
+            Some((c.topic, (mark.0, mark.1, line)))
         })
         .collect();
     let mut entries = profile.knowledge.clone();
