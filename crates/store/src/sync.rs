@@ -13,6 +13,7 @@
 //! A crash between writing the log and committing loses nothing: the logged changes count as
 //! applied (they came from this store), so they are never logged twice.
 
+use std::borrow::Cow;
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write as _;
 
@@ -20,8 +21,8 @@ use devcoach_core::course::{CourseId, MAX_COURSE_DOCUMENT_BYTES};
 use devcoach_core::sync::merge::bound;
 use devcoach_core::sync::op::record_key;
 use devcoach_core::sync::tables::{DOCUMENTS, Key, is_seed, synced};
-use devcoach_core::sync::{Change, DeviceId, Hlc, Op, RecordKey, RecordState, Row, SYNCED, SyncTable, diff};
-use rusqlite::types::{Value as Sql, ValueRef};
+use devcoach_core::sync::{Change, DeviceId, Hlc, Op, RecordKey, RecordState, Row, SYNCED, SyncTable, diff, state};
+use rusqlite::types::{ToSqlOutput, Value as Sql, ValueRef};
 use rusqlite::{Connection, OptionalExtension, params, params_from_iter};
 use serde_json::Value;
 
@@ -183,6 +184,14 @@ fn to_sql(value: &Value) -> Sql {
         Value::Number(n) => n.as_i64().map_or_else(|| Sql::Real(n.as_f64().unwrap_or(0.0)), Sql::Integer),
         Value::String(s) => Sql::Text(s.clone()),
         other => Sql::Text(other.to_string()),
+    }
+}
+
+/// A value as a statement's parameter, its text borrowed rather than copied.
+fn sql_ref(value: &Value) -> ToSqlOutput<'_> {
+    match value {
+        Value::String(s) => ToSqlOutput::Borrowed(ValueRef::Text(s.as_bytes())),
+        other => ToSqlOutput::Owned(to_sql(other)),
     }
 }
 
@@ -384,11 +393,20 @@ fn row_at(conn: &Connection, table: &SyncTable, columns: &[String], rowid: i64) 
 
 /// A record's merge state and the rowid it was last matched at.
 fn load(conn: &Connection, table: &str, key: &str) -> Result<Option<(RecordState, Option<i64>)>> {
-    let found: Option<(String, Option<i64>)> = conn
+    Ok(conn
         .prepare_cached("SELECT state, rid FROM ext_sync_records WHERE tbl = ?1 AND key = ?2")?
-        .query_row([table, key], |r| Ok((r.get(0)?, r.get(1)?)))
-        .optional()?;
-    Ok(found.map(|(state, rid)| (serde_json::from_str(&state).unwrap_or_default(), rid)))
+        .query_row([table, key], |r| Ok((read_state(r.get_ref(0)?), r.get(1)?)))
+        .optional()?)
+}
+
+/// A kept state: packed (what this build writes) or JSON text (what earlier builds wrote). A
+/// damaged one reads as a record with no change at all, as it always has.
+fn read_state(stored: ValueRef<'_>) -> RecordState {
+    match stored {
+        ValueRef::Blob(bytes) => state::packed::decode(bytes).unwrap_or_default(),
+        ValueRef::Text(text) => serde_json::from_slice(text).unwrap_or_default(),
+        _ => RecordState::default(),
+    }
 }
 
 /// Where the parent and one-per-value rules look a record up: its parent's key and its value.
@@ -409,14 +427,7 @@ fn save(conn: &Connection, table: &SyncTable, key: &str, state: &RecordState) ->
          ON CONFLICT (tbl, key) DO UPDATE SET state = excluded.state, alive = excluded.alive, \
          parent = excluded.parent, uniq = excluded.uniq",
     )?
-    .execute(params![
-        table.name,
-        key,
-        serde_json::to_string(state).unwrap_or_default(),
-        state.exists(),
-        parent,
-        uniq
-    ])?;
+    .execute(params![table.name, key, state::packed::encode(state), state.exists(), parent, uniq])?;
     Ok(())
 }
 
@@ -445,8 +456,8 @@ struct Affected {
 
 /// Folds `ops` into the records they change, noting every record whose merge moved (and, for
 /// the one-per-value rule, the other records of the value it left).
-fn fold<'a>(conn: &Connection, ops: impl IntoIterator<Item = &'a Op>, affected: &mut Affected) -> Result<()> {
-    let mut by_record: BTreeMap<(&'static str, &str), Vec<&Op>> = BTreeMap::new();
+fn fold<'a>(conn: &Connection, ops: impl IntoIterator<Item = Cow<'a, Op>>, affected: &mut Affected) -> Result<()> {
+    let mut by_record: BTreeMap<(&'static str, RecordKey), Vec<Cow<'a, Op>>> = BTreeMap::new();
     for op in ops {
         // A table this build does not sync (a newer device's) has nowhere to go here.
         let Some(table) = synced(&op.table) else { continue };
@@ -459,14 +470,17 @@ fn fold<'a>(conn: &Connection, ops: impl IntoIterator<Item = &'a Op>, affected: 
                 continue;
             }
         }
-        by_record.entry((table.name, op.key.as_str())).or_default().push(op);
+        by_record.entry((table.name, op.key.clone())).or_default().push(op);
     }
     for ((name, key), ops) in by_record {
         let Some(table) = synced(name) else { continue };
-        let mut state = load(conn, name, key)?.map(|(s, _)| s).unwrap_or_default();
+        let mut state = load(conn, name, &key)?.map(|(s, _)| s).unwrap_or_default();
         let before = state.clone();
         for op in ops {
-            state.fold(op);
+            match op {
+                Cow::Borrowed(op) => state.fold(op),
+                Cow::Owned(op) => state.fold_owned(op),
+            }
         }
         if state == before {
             continue;
@@ -474,11 +488,11 @@ fn fold<'a>(conn: &Connection, ops: impl IntoIterator<Item = &'a Op>, affected: 
         if let (_, Some(value)) = lookups(table, &before) {
             note_value_group(conn, table, &value, affected)?;
         }
-        save(conn, table, key, &state)?;
-        affected.keys.entry(table.name).or_default().insert(key.to_owned());
+        save(conn, table, &key, &state)?;
         if before.exists() != state.exists() {
-            affected.flipped.entry(table.name).or_default().insert(key.to_owned());
+            affected.flipped.entry(table.name).or_default().insert(key.clone());
         }
+        affected.keys.entry(table.name).or_default().insert(key);
     }
     Ok(())
 }
@@ -498,7 +512,7 @@ fn note_value_group(conn: &Connection, table: &'static SyncTable, value: &str, a
 /// this machine keeps to itself, its parent exists, and it wins its value.
 fn live_row(conn: &Connection, table: &SyncTable, key: &str) -> Result<Option<Row>> {
     let Some((state, _)) = load(conn, table.name, key)? else { return Ok(None) };
-    let Some((row, stamp)) = state.row() else { return Ok(None) };
+    let Some((row, stamp)) = state.into_row() else { return Ok(None) };
     // A record exists only under its own key: a change keyed one way whose row names another
     // record (forged) would otherwise land on that record, and devices would differ over it.
     if is_local(table, &row) || key_of(table, &row) != key {
@@ -514,13 +528,13 @@ fn live_row(conn: &Connection, table: &SyncTable, key: &str) -> Result<Option<Ro
         let value = row.get(column).map(Value::to_string).unwrap_or_default();
         let mut stmt =
             conn.prepare_cached("SELECT key, state FROM ext_sync_records WHERE tbl = ?1 AND uniq = ?2 AND key <> ?3")?;
-        let others = stmt
-            .query_map([table.name, value.as_str(), key], |r| Ok((r.get::<_, String>(0)?, r.get::<_, String>(1)?)))?;
+        let others = stmt.query_map([table.name, value.as_str(), key], |r| {
+            Ok((r.get::<_, String>(0)?, read_state(r.get_ref(1)?)))
+        })?;
         for other in others {
             let (other_key, other_state) = other?;
-            let other_state: RecordState = serde_json::from_str(&other_state).unwrap_or_default();
             if let Some((_, other_stamp)) = other_state.row()
-                && (other_stamp, other_key.as_str()) > (stamp, key)
+                && (other_stamp, other_key.as_str()) > (&stamp, key)
             {
                 return Ok(None);
             }
@@ -818,67 +832,112 @@ fn apply(conn: &Connection, affected: &BTreeMap<&'static str, BTreeSet<RecordKey
     for (table, typed) in typed_tables(conn)? {
         let Some(keys) = affected.get(table.name) else { continue };
         let columns: Vec<String> = typed.iter().map(|(c, _)| c.clone()).collect();
+        let known: std::collections::HashSet<&str> = columns.iter().map(String::as_str).collect();
         let log = table.key == Key::Content;
         // One record as this file stores it: its own columns, counters within their range.
-        let stored = |row: &Row| -> Row {
-            let mut row: Row =
-                row.iter().filter(|(c, _)| columns.contains(c)).map(|(c, v)| (c.clone(), v.clone())).collect();
+        let stored = |mut row: Row| -> Row {
+            row.retain(|c, _| known.contains(c.as_str()));
             bound(table, &mut row);
             row
         };
-        // What each record needs (a round's worth of records: what a round reads is bounded):
-        // removals first (a unique index may name a record's new place), then changes, then
-        // additions.
-        // More records than a round reads (a first sync, a join's last round): the rows are
-        // read again when written rather than held.
-        let hold = keys.len() <= 2 * devcoach_core::limits::SYNC_ROUND_CHANGES;
-        let mut todo: Vec<(&RecordKey, Todo)> = Vec::new();
+        let fits = |row: &Row| {
+            row.iter().all(|(c, v)| typed.iter().find(|(name, _)| name == c).is_some_and(|(_, t)| fits_type(t, v)))
+        };
+        // What every other door would refuse (a range, a size, a timestamp, a name rule) is
+        // refused here too, whichever device sent it.
+        let valid = |row: &Row| devcoach_core::records::check(table.name, row).is_ok();
         // A record whose row names another key is refused where it can be seen.
         let forged = |key: &str| -> Result<bool> {
-            let forged = load(conn, table.name, key)?
+            Ok(load(conn, table.name, key)?
                 .and_then(|(state, _)| state.row().map(|(row, _)| key_of(table, &row) != *key))
-                .unwrap_or(false);
-            if forged {
-                conn.prepare_cached("INSERT OR IGNORE INTO ext_sync_refused (tbl, key) VALUES (?1, ?2)")?
-                    .execute([table.name, key])?;
-            }
-            Ok(forged)
+                .unwrap_or(false))
         };
-        // A table with no row yet (a join's first full round) has none to look up per record.
-        let empty: bool =
-            conn.query_row(&format!("SELECT NOT EXISTS (SELECT 1 FROM \"{}\")", table.name), [], |r| r.get(0))?;
-        for key in keys {
-            if any_refused {
-                conn.prepare_cached("DELETE FROM ext_sync_refused WHERE tbl = ?1 AND key = ?2")?
-                    .execute([table.name, key.as_str()])?;
-            }
-            let here = if empty { None } else { find_row(conn, table, &columns, key)? };
-            // Without a row here, a record that exists is to be added: when rows are not held,
-            // its state is read once, when it is written, not also now.
-            if here.is_none() && !hold {
-                if alive(conn, table.name, key)? {
-                    todo.push((key, Todo::Insert(None)));
-                } else if forged(key)? {
-                    refused += 1;
-                }
-                continue;
-            }
-            match (here, live_row(conn, table, key)?) {
-                (Some((rowid, _)), None) => todo.push((key, Todo::Remove(rowid))),
-                (Some((rowid, have)), Some(row)) if have != stored(&row) => {
-                    todo.push((key, Todo::Update(rowid, hold.then_some((have, row)))));
-                }
-                (None, Some(row)) => todo.push((key, Todo::Insert(hold.then_some(row)))),
-                (None, None) if forged(key)? => refused += 1,
-                _ => {}
-            }
-        }
         let mut refuse = |key: &str| -> Result<()> {
             refused += 1;
             conn.prepare_cached("INSERT OR IGNORE INTO ext_sync_refused (tbl, key) VALUES (?1, ?2)")?
                 .execute([table.name, key])?;
             Ok(())
         };
+        // Adds a record's row; `false` when this file refuses it. Rows of one table mostly
+        // carry the same columns: the statement is built again only when they differ.
+        let mut insert_sql: Option<(Vec<String>, String)> = None;
+        let mut insert = |key: &str, row: Row| -> Result<bool> {
+            let row = stored(row);
+            if !fits(&row) || !valid(&row) {
+                return Ok(false);
+            }
+            let same = insert_sql
+                .as_ref()
+                .is_some_and(|(names, _)| names.iter().map(String::as_str).eq(row.keys().map(String::as_str)));
+            if !same {
+                let names = row.keys().map(|c| format!("\"{c}\"")).collect::<Vec<_>>().join(", ");
+                let marks = (1..=row.len()).map(|i| format!("?{i}")).collect::<Vec<_>>().join(", ");
+                let sql = format!("INSERT INTO \"{}\" ({names}) VALUES ({marks})", table.name);
+                insert_sql = Some((row.keys().cloned().collect(), sql));
+            }
+            let Some((_, sql)) = &insert_sql else { return Ok(false) };
+            match conn.prepare_cached(sql).and_then(|mut s| s.execute(params_from_iter(row.values().map(sql_ref)))) {
+                Ok(_) => {
+                    if log {
+                        set_rid(conn, table.name, key, Some(conn.last_insert_rowid()))?;
+                    }
+                    Ok(true)
+                }
+                Err(e) if is_constraint(&e) => Ok(false),
+                Err(e) => Err(e.into()),
+            }
+        };
+        // A table with no row yet (a join's last round, a first restore of the record) has
+        // nothing to remove or change and none to look up per record: each row is added as
+        // its record is read.
+        let empty: bool =
+            conn.query_row(&format!("SELECT NOT EXISTS (SELECT 1 FROM \"{}\")", table.name), [], |r| r.get(0))?;
+        // What each record needs (a round's worth of records: what a round reads is bounded):
+        // removals first (a unique index may name a record's new place), then changes, then
+        // additions. More records than a round reads (a first sync, a join's last round): the
+        // rows are read again when written rather than held.
+        let hold = keys.len() <= 2 * devcoach_core::limits::SYNC_ROUND_CHANGES;
+        let mut todo: Vec<(&RecordKey, Todo)> = Vec::new();
+        for key in keys {
+            if any_refused {
+                conn.prepare_cached("DELETE FROM ext_sync_refused WHERE tbl = ?1 AND key = ?2")?
+                    .execute([table.name, key.as_str()])?;
+            }
+            if empty {
+                match live_row(conn, table, key)? {
+                    Some(row) => {
+                        if insert(key, row)? {
+                            written += 1;
+                        } else {
+                            refuse(key)?;
+                        }
+                    }
+                    None if forged(key)? => refuse(key)?,
+                    None => {}
+                }
+                continue;
+            }
+            let here = find_row(conn, table, &columns, key)?;
+            // Without a row here, a record that exists is to be added: when rows are not held,
+            // its state is read once, when it is written, not also now.
+            if here.is_none() && !hold {
+                if alive(conn, table.name, key)? {
+                    todo.push((key, Todo::Insert(None)));
+                } else if forged(key)? {
+                    refuse(key)?;
+                }
+                continue;
+            }
+            match (here, live_row(conn, table, key)?) {
+                (Some((rowid, _)), None) => todo.push((key, Todo::Remove(rowid))),
+                (Some((rowid, have)), Some(row)) if have != stored(row.clone()) => {
+                    todo.push((key, Todo::Update(rowid, hold.then_some((have, row)))));
+                }
+                (None, Some(row)) => todo.push((key, Todo::Insert(hold.then_some(row)))),
+                (None, None) if forged(key)? => refuse(key)?,
+                _ => {}
+            }
+        }
         let delete = format!("DELETE FROM \"{}\" WHERE rowid = ?1", table.name);
         for (key, what) in &todo {
             let Todo::Remove(rowid) = what else { continue };
@@ -892,18 +951,12 @@ fn apply(conn: &Connection, affected: &BTreeMap<&'static str, BTreeSet<RecordKey
                 set_rid(conn, table.name, key, None)?;
             }
         }
-        let fits = |row: &Row| {
-            row.iter().all(|(c, v)| typed.iter().find(|(name, _)| name == c).is_some_and(|(_, t)| fits_type(t, v)))
-        };
-        // What every other door would refuse (a range, a size, a timestamp, a name rule) is
-        // refused here too, whichever device sent it.
-        let valid = |row: &Row| devcoach_core::records::check(table.name, row).is_ok();
         for (key, what) in &todo {
             let Todo::Update(rowid, held) = what else { continue };
             let (have, row) = match held {
-                Some((have, row)) => (have.clone(), stored(row)),
+                Some((have, row)) => (have.clone(), stored(row.clone())),
                 None => match (find_row(conn, table, &columns, key)?, live_row(conn, table, key)?) {
-                    (Some((_, have)), Some(row)) => (have, stored(&row)),
+                    (Some((_, have)), Some(row)) => (have, stored(row)),
                     _ => continue,
                 },
             };
@@ -929,12 +982,12 @@ fn apply(conn: &Connection, affected: &BTreeMap<&'static str, BTreeSet<RecordKey
                 Err(e) => return Err(e.into()),
             }
         }
-        for (key, what) in &todo {
+        for (key, what) in todo {
             let Todo::Insert(held) = what else { continue };
             let row = match held {
-                Some(row) => stored(row),
+                Some(row) => row,
                 None => match live_row(conn, table, key)? {
-                    Some(row) => stored(&row),
+                    Some(row) => row,
                     None => {
                         if forged(key)? {
                             refuse(key)?;
@@ -943,24 +996,10 @@ fn apply(conn: &Connection, affected: &BTreeMap<&'static str, BTreeSet<RecordKey
                     }
                 },
             };
-            if !fits(&row) || !valid(&row) {
+            if insert(key, row)? {
+                written += 1;
+            } else {
                 refuse(key)?;
-                continue;
-            }
-            let names = row.keys().map(|c| format!("\"{c}\"")).collect::<Vec<_>>().join(", ");
-            let marks = (1..=row.len()).map(|i| format!("?{i}")).collect::<Vec<_>>().join(", ");
-            let sql = format!("INSERT INTO \"{}\" ({names}) VALUES ({marks})", table.name);
-            let inserted =
-                conn.prepare_cached(&sql).and_then(|mut s| s.execute(params_from_iter(row.values().map(to_sql))));
-            match inserted {
-                Ok(_) => {
-                    written += 1;
-                    if log {
-                        set_rid(conn, table.name, key, Some(conn.last_insert_rowid()))?;
-                    }
-                }
-                Err(e) if is_constraint(&e) => refuse(key)?,
-                Err(e) => return Err(e.into()),
             }
         }
     }
@@ -1053,14 +1092,14 @@ impl Store {
                 None
             };
             let mut affected = Affected::default();
-            fold(tx, &history, &mut affected)?;
+            fold(tx, history.into_iter().map(Cow::Owned), &mut affected)?;
             let ((mut changes, rids, documents_seen), stopped) = if compare {
                 local_changes(tx, &dir, from.as_ref(), joining, devcoach_core::limits::SYNC_ROUND_CHANGES)?
             } else {
                 ((Vec::new(), Vec::new(), BTreeMap::new()), None)
             };
             let more = stopped.is_some();
-            fold(tx, &incoming, &mut affected)?;
+            fold(tx, incoming.into_iter().map(Cow::Owned), &mut affected)?;
             if joining {
                 // Where the folder holds the record, the folder's wins; but a learner's own
                 // setting wins over a fresh install's default, whichever came first.
@@ -1093,7 +1132,7 @@ impl Store {
                 logged.push(Op { device: device.clone(), seq, at, table: table.to_owned(), key, change });
             }
             let own = log(&logged).map_err(StoreError::SyncLog)?;
-            fold(tx, &logged, &mut affected)?;
+            fold(tx, logged.iter().map(Cow::Borrowed), &mut affected)?;
             // Where each log row compared here lies, now that a new one has its record.
             for (table, key, rid) in rids {
                 set_rid(tx, table, &key, rid)?;

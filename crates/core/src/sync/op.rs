@@ -17,9 +17,14 @@ pub type Row = BTreeMap<String, Value>;
 pub type RecordKey = String;
 
 /// A device's id: made once per data directory, lowercase letters, digits and dashes.
-#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
-#[serde(try_from = "String", into = "String")]
-pub struct DeviceId(String);
+///
+/// Held inline rather than as a `String`: every stamp of every merged column names its device,
+/// and a join copies stamps hundreds of thousands of times.
+#[derive(Clone)]
+pub struct DeviceId {
+    len: u8,
+    bytes: [u8; DEVICE_ID_CHARS],
+}
 
 /// The most characters a device id may have.
 pub const DEVICE_ID_CHARS: usize = 32;
@@ -29,16 +34,76 @@ impl DeviceId {
         let ok = !raw.is_empty()
             && raw.len() <= DEVICE_ID_CHARS
             && raw.bytes().all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-');
-        if ok { Ok(Self(raw.to_owned())) } else { Err(format!("{raw:?} is not a device id")) }
+        if !ok {
+            return Err(format!("{raw:?} is not a device id"));
+        }
+        let mut bytes = [0u8; DEVICE_ID_CHARS];
+        bytes[..raw.len()].copy_from_slice(raw.as_bytes());
+        Ok(Self { len: u8::try_from(raw.len()).unwrap_or(0), bytes })
     }
 
     /// A device id from random bytes (the caller draws them: this crate does no I/O).
     pub fn from_random(bytes: [u8; 8]) -> Self {
-        Self(super::segment::hex(&bytes))
+        Self::new(&super::segment::hex(&bytes)).unwrap_or_else(|_| unreachable!("hex digits make a device id"))
     }
 
     pub fn as_str(&self) -> &str {
-        &self.0
+        // Only ASCII is ever stored (checked in `new`).
+        std::str::from_utf8(&self.bytes[..usize::from(self.len)]).unwrap_or_default()
+    }
+}
+
+impl PartialEq for DeviceId {
+    fn eq(&self, other: &Self) -> bool {
+        self.as_str() == other.as_str()
+    }
+}
+
+impl Eq for DeviceId {}
+
+impl PartialOrd for DeviceId {
+    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl Ord for DeviceId {
+    fn cmp(&self, other: &Self) -> std::cmp::Ordering {
+        self.as_str().cmp(other.as_str())
+    }
+}
+
+impl std::hash::Hash for DeviceId {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        self.as_str().hash(state);
+    }
+}
+
+impl fmt::Debug for DeviceId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_tuple("DeviceId").field(&self.as_str()).finish()
+    }
+}
+
+impl Serialize for DeviceId {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_str(self.as_str())
+    }
+}
+
+impl<'de> Deserialize<'de> for DeviceId {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct Visit;
+        impl serde::de::Visitor<'_> for Visit {
+            type Value = DeviceId;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a device id")
+            }
+            fn visit_str<E: serde::de::Error>(self, raw: &str) -> Result<DeviceId, E> {
+                DeviceId::new(raw).map_err(E::custom)
+            }
+        }
+        deserializer.deserialize_str(Visit)
     }
 }
 
@@ -51,13 +116,13 @@ impl TryFrom<String> for DeviceId {
 
 impl From<DeviceId> for String {
     fn from(id: DeviceId) -> Self {
-        id.0
+        id.as_str().to_owned()
     }
 }
 
 impl fmt::Display for DeviceId {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.0)
+        f.write_str(self.as_str())
     }
 }
 
