@@ -3,7 +3,8 @@
 # folder), a device sets sync up, makes a history of 30 small syncs, a second device joins, and
 # then: a sync with nothing new, 10,000 new lessons sent and received, `sync status`; beside it,
 # a restore of the same record into an empty store (what a join is compared with). Wall time and
-# peak resident memory of each command. Figures go to docs/PERFORMANCE.md and docs/SYNC.md.
+# peak resident memory of each command; and how long an agent's stop hook takes while the join
+# holds the database. Figures go to docs/PERFORMANCE.md and docs/SYNC.md.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 cargo build --profile dist -q -p devcoach
@@ -28,8 +29,34 @@ quiet() {
   env HOME="$dir" DEVCOACH_DIR="$dir/data" "$BIN" "$@" >/dev/null
 }
 
-echo "| lessons | first sync (logs all) | join | restore of the same record | nothing new | send 10,000 new | receive 10,000 new | status | folder |"
-echo "|---|---|---|---|---|---|---|---|---|"
+STOP=$PWD/tests/fixtures/ts-0.9.5/hooks/stop-payload.json
+
+# The slowest of ten stop hooks run one after another while a join is under way, in ms.
+hook_during_join() {
+  local dir=$1 shared=$2 joiner=$3
+  env HOME="$joiner" DEVCOACH_DIR="$joiner/data" "$BIN" sync init "$shared" >/dev/null &
+  local pid=$!
+  python3 - "$BIN" "$dir" "$STOP" "$pid" <<'PY' >"$WORK/hook"
+import os, subprocess, sys, time
+binary, home, stop, pid = sys.argv[1], sys.argv[2], open(sys.argv[3], "rb").read(), int(sys.argv[4])
+env = dict(os.environ, HOME=home, DEVCOACH_DIR=home + "/data")
+time.sleep(0.2)
+worst = 0.0
+for _ in range(10):
+    try:
+        os.kill(pid, 0)
+    except OSError:
+        break
+    t = time.perf_counter()
+    subprocess.run([binary, "stop-hook"], input=stop, env=env, stdout=subprocess.DEVNULL, check=True)
+    worst = max(worst, time.perf_counter() - t)
+print(f"{worst * 1000:.0f} ms")
+PY
+  wait "$pid"
+}
+
+echo "| lessons | first sync (logs all) | join | restore of the same record | nothing new | send 10,000 new | receive 10,000 new | status | folder | stop hook during a join |"
+echo "|---|---|---|---|---|---|---|---|---|---|"
 for n in $SIZES; do
   a=$WORK/$n-a b=$WORK/$n-b c=$WORK/$n-c shared=$WORK/$n-shared
   mkdir -p "$a" "$b" "$c"
@@ -42,6 +69,9 @@ for n in $SIZES; do
     quiet "$a" sync
   done
   measure "$b" sync init "$shared"; join=$(cat "$WORK/last")
+  # A third device joins while an agent on it stops, ten times, against the store being joined.
+  mkdir -p "$WORK/$n-d"
+  hook_during_join "$WORK/$n-d" "$shared" "$WORK/$n-d"; hook=$(cat "$WORK/hook")
   quiet "$a" backup "$WORK/$n.zip"
   measure "$c" restore "$WORK/$n.zip"; restore=$(cat "$WORK/last")
   measure "$a" sync; nothing=$(cat "$WORK/last")
@@ -50,6 +80,6 @@ for n in $SIZES; do
   measure "$b" sync; receive=$(cat "$WORK/last")
   measure "$b" sync status; status=$(cat "$WORK/last")
   size="$(du -sh --apparent-size "$shared" | cut -f1), $(find "$shared" -type f | wc -l) files"
-  echo "| $n | $first | $join | $restore | $nothing | $send | $receive | $status | $size |"
-  rm -rf "$a" "$b" "$c" "$shared" "$WORK/$n.zip"
+  echo "| $n | $first | $join | $restore | $nothing | $send | $receive | $status | $size | $hook |"
+  rm -rf "$a" "$b" "$c" "$WORK/$n-d" "$shared" "$WORK/$n.zip"
 done

@@ -35,6 +35,11 @@ pub const CHECK_ANSWER_CHARS: usize = 2_000;
 pub const CHECK_MISSING_CHARS: usize = 500;
 /// A hook payload read from stdin.
 pub const HOOK_PAYLOAD_BYTES: usize = 16 * 1024 * 1024;
+/// Stops kept waiting, each a small file, while another process holds the database (a hook
+/// never waits for it): past this many, a stop is not counted.
+pub const WAITING_STOPS: usize = 256;
+/// One waiting stop's file.
+pub const WAITING_STOP_BYTES: usize = 1024;
 /// A sync file once unpacked, and one change within it (a lesson at its largest fits).
 pub const SYNC_SEGMENT_BYTES: usize = 32 * 1024 * 1024;
 pub const SYNC_OP_BYTES: usize = 4 * 1024 * 1024;

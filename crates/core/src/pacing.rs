@@ -313,6 +313,21 @@ pub fn evaluate<S: PacingState>(
     })
 }
 
+/// Counts a stop that could not be decided when it happened (the database was held by another
+/// process, a sync most likely): it moves the counter as [`evaluate`] would have, and nothing
+/// else. No cue was shown and no onboarding asked, so neither is recorded; a count it brings to
+/// the cue is answered by the next stop.
+pub fn count_stop<S: PacingState>(state: &mut S, session: &SessionId, plan_mode: bool) -> Result<(), S::Error> {
+    if plan_mode || !state.is_onboarded()? || state.has_active_course()? {
+        return Ok(());
+    }
+    let settings = state.settings()?;
+    if settings.nudge_every > 0 {
+        state.bump(session, settings.nudge_scope)?;
+    }
+    Ok(())
+}
+
 /// A read-only forecast of the next eligible stop.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct CueForecast {

@@ -56,8 +56,8 @@ fn wait_for_locks(conn: &mut Connection) -> rusqlite::Result<()> {
 }
 
 /// Starts an IMMEDIATE transaction, retrying while another writer holds the lock.
-fn begin_immediate(conn: &Connection) -> rusqlite::Result<Transaction<'_>> {
-    let deadline = std::time::Instant::now() + WRITE_LOCK_PATIENCE;
+fn begin_immediate(conn: &Connection, patience: Duration) -> rusqlite::Result<Transaction<'_>> {
+    let deadline = std::time::Instant::now() + patience;
     let mut attempt: u32 = 0;
     loop {
         match Transaction::new_unchecked(conn, TransactionBehavior::Immediate) {
@@ -85,6 +85,8 @@ pub struct Store {
     compat: Option<Compat>,
     /// Opened for reading only: writes are refused before they reach SQLite.
     read_only: bool,
+    /// How long this connection waits for another process's lock.
+    patience: Duration,
 }
 
 /// What a database file says about itself, read without creating or changing it.
@@ -103,7 +105,7 @@ impl Store {
         std::fs::create_dir_all(dir.root())
             .map_err(|e| StoreError::io("cannot create the data directory", dir.root(), e))?;
         dir.has_database()?;
-        Self::open_at(dir, Utc::now())
+        Self::open_at(dir, Utc::now(), None)
     }
 
     /// Opens the database only if it exists (hooks and `doctor` must never create it).
@@ -111,14 +113,28 @@ impl Store {
         if !dir.has_database()? {
             return Ok(None);
         }
-        Self::open_at(dir, Utc::now()).map(Some)
+        Self::open_at(dir, Utc::now(), None).map(Some)
     }
 
-    fn open_at(dir: &DataDir, now: DateTime<Utc>) -> Result<Self> {
+    /// As [`Store::open_existing`], for a caller that must not wait (a hook at an agent's stop):
+    /// every read and write gives up after `patience` while another process holds the database,
+    /// with [`StoreError::Busy`].
+    pub fn open_existing_briefly(dir: &DataDir, patience: Duration) -> Result<Option<Self>> {
+        if !dir.has_database()? {
+            return Ok(None);
+        }
+        Self::open_at(dir, Utc::now(), Some(patience)).map(Some)
+    }
+
+    fn open_at(dir: &DataDir, now: DateTime<Utc>, brief: Option<Duration>) -> Result<Self> {
         let path = dir.db_path();
         let corrupt = |e: rusqlite::Error| classify(e, &path);
         let mut conn = Connection::open(&path).map_err(corrupt)?;
-        wait_for_locks(&mut conn).map_err(corrupt)?;
+        match brief {
+            Some(patience) => conn.busy_timeout(patience).map_err(corrupt)?,
+            None => wait_for_locks(&mut conn).map_err(corrupt)?,
+        }
+        let patience = brief.unwrap_or(WRITE_LOCK_PATIENCE);
         conn.pragma_update(None, "mmap_size", 64 * 1024 * 1024).map_err(corrupt)?;
         // Sync writes every synced table by statements built per table and column set: more
         // than rusqlite's default 16 stay prepared.
@@ -130,7 +146,7 @@ impl Store {
         }
         let now_ms = devcoach_core::time::iso_ms(now);
         if stamp < SCHEMA_VERSION || additions_pending {
-            let tx = begin_immediate(&conn).map_err(corrupt)?;
+            let tx = begin_immediate(&conn, patience).map_err(corrupt)?;
             // Another process may have upgraded the file while we waited for the lock.
             let stamp = schema::user_version(&tx)?;
             if stamp > SCHEMA_VERSION {
@@ -144,7 +160,7 @@ impl Store {
             schema::apply_additions(&tx, &now_ms).map_err(|e| reclassify(e, &path))?;
             tx.commit()?;
         }
-        Ok(Self { conn, dir: dir.clone(), compat: None, read_only: false })
+        Ok(Self { conn, dir: dir.clone(), compat: None, read_only: false, patience })
     }
 
     /// Opens an existing database for reading only (doctor): nothing is upgraded, created or
@@ -182,7 +198,7 @@ impl Store {
             upgraded_by: setting_value(&conn, "schema_app_version"),
             min_app: setting_value(&conn, "schema_min_app_version"),
         };
-        Ok(Self { conn, dir: dir.clone(), compat: Some(compat), read_only: true })
+        Ok(Self { conn, dir: dir.clone(), compat: Some(compat), read_only: true, patience: WRITE_LOCK_PATIENCE })
     }
 
     /// Reads a database's stamp without creating, locking for write, or changing it.
@@ -240,7 +256,7 @@ impl Store {
 
     pub(crate) fn write<T>(&mut self, f: impl FnOnce(&Transaction<'_>) -> Result<T>) -> Result<T> {
         self.check_writable()?;
-        let tx = begin_immediate(&self.conn)?;
+        let tx = begin_immediate(&self.conn, self.patience)?;
         // A newer devcoach may have upgraded the file since this connection opened it (a long
         // running server, a kept connection): the stamp is read under the write lock, every time.
         let stamp = schema::user_version(&tx)?;
@@ -282,7 +298,7 @@ fn classify(e: rusqlite::Error, path: &std::path::Path) -> StoreError {
         Some(ErrorCode::NotADatabase | ErrorCode::DatabaseCorrupt) => {
             StoreError::Corrupt { path: path.to_owned(), reason: e.to_string() }
         }
-        _ => StoreError::Sqlite(e),
+        _ => StoreError::from(e),
     }
 }
 

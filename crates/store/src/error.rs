@@ -65,6 +65,11 @@ pub enum StoreError {
         "the database cannot be written (a read-only file, folder or disk, or no permission); nothing was saved — check the permissions of the devcoach data folder"
     )]
     NotWritable,
+    /// Another process held the database longer than this caller waits (a sync, most likely).
+    #[error(
+        "the database is busy with another devcoach (a sync, most likely); nothing was changed — try again in a moment"
+    )]
+    Busy,
     #[error("database error: {0}")]
     Sqlite(rusqlite::Error),
     #[error(transparent)]
@@ -96,6 +101,7 @@ impl From<rusqlite::Error> for StoreError {
             Some(ErrorCode::DiskFull) => Self::DiskFull,
             Some(ErrorCode::SystemIoFailure) => Self::WriteFailed,
             Some(ErrorCode::ReadOnly | ErrorCode::PermissionDenied) => Self::NotWritable,
+            Some(ErrorCode::DatabaseBusy | ErrorCode::DatabaseLocked) => Self::Busy,
             _ => Self::Sqlite(e),
         }
     }

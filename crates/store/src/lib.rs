@@ -35,6 +35,7 @@ mod stats;
 mod sync;
 mod teaching;
 mod topic_model;
+mod waiting;
 mod work;
 
 pub use backup::safety::{SafetyKind, is_safety_backup_name, take_safety_backup};
@@ -57,6 +58,7 @@ pub use schema::{ADDITIONS, SCHEMA_MIN_APP_VERSION, SCHEMA_VERSION};
 pub use sharing::ImportOutcome;
 pub use sync::{Mark, RoundOutcome, SnapshotSeen, SyncRound};
 pub use topic_model::TopicEstimate;
+pub use waiting::leave_stop;
 pub use work::{WorkSession, WorkWeek};
 
 pub type Result<T, E = StoreError> = std::result::Result<T, E>;

@@ -240,7 +240,10 @@ impl Store {
         work: Option<&crate::WorkSession<'_>>,
         now: DateTime<Utc>,
     ) -> Result<CueDecision> {
-        self.write(|tx| {
+        let dir = self.data_dir().clone();
+        let (decision, taken) = self.write(|tx| {
+            // Stops left waiting while another process held the database came first.
+            let taken = crate::waiting::count(tx, &dir, now)?;
             if let Some(w) = work {
                 crate::work::record(tx, w, now)?;
             }
@@ -252,8 +255,10 @@ impl Store {
                 let kind = if d.review_due.is_some() { "review" } else { "lesson" };
                 crate::settings::write_setting(tx, HELD_CUE_FOR, &format!("{kind} {}", session.as_str()))?;
             }
-            Ok(d)
-        })
+            Ok((d, taken))
+        })?;
+        crate::waiting::forget(&dir, &taken);
+        Ok(decision)
     }
 
     /// Forecasts the next stop without changing anything (doctor, the prompt hook).

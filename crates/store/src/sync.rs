@@ -822,15 +822,18 @@ fn apply(conn: &Connection, affected: &BTreeMap<&'static str, BTreeSet<RecordKey
     let (mut written, mut refused) = (0, 0);
     // Nothing refused before: no note to clear for each record.
     let any_refused: bool = conn.query_row("SELECT EXISTS (SELECT 1 FROM ext_sync_refused)", [], |r| r.get(0))?;
-    // Rows written here are this round's own (the notes they leave are cleared at its end): for
-    // a great many (a join's last round, a first sync), the triggers are set aside meanwhile
-    // rather than noting every row. Within the round's transaction, so never lost.
-    let many = affected.values().map(BTreeSet::len).sum::<usize>() > 4 * devcoach_core::limits::SYNC_ROUND_CHANGES;
-    if many {
-        drop_tracking(conn)?;
-    }
+    // Rows written here are this round's own (the notes they leave are cleared at its end): a
+    // table with many to write (a join's last round, a first sync) has its triggers set aside
+    // meanwhile rather than note every row. Within the round's transaction, so never lost.
+    let mut set_aside = false;
     for (table, typed) in typed_tables(conn)? {
         let Some(keys) = affected.get(table.name) else { continue };
+        if keys.len() > devcoach_core::limits::SYNC_ROUND_CHANGES / 4 {
+            for (suffix, _) in TRIGGER_EVENTS {
+                conn.execute_batch(&format!("DROP TRIGGER IF EXISTS \"ext_sync_dirty_{}_{suffix}\"", table.name))?;
+            }
+            set_aside = true;
+        }
         let columns: Vec<String> = typed.iter().map(|(c, _)| c.clone()).collect();
         let known: std::collections::HashSet<&str> = columns.iter().map(String::as_str).collect();
         let log = table.key == Key::Content;
@@ -1003,7 +1006,7 @@ fn apply(conn: &Connection, affected: &BTreeMap<&'static str, BTreeSet<RecordKey
             }
         }
     }
-    if many {
+    if set_aside {
         ensure_tracking(conn)?;
     }
     Ok((written, refused))

@@ -684,6 +684,8 @@ pub fn sync(
     let result = sync_locked(store, dir, now, progress);
     let error = result.as_ref().err().map(ToString::to_string);
     let _ = store.set_sync_state(&[("last_error", error.as_deref())], false);
+    // Stops a hook left while this sync held the database are counted now, not at the next stop.
+    let _ = store.count_waiting_stops(now);
     result
 }
 

@@ -39,6 +39,7 @@ impl IntoResponse for WebError {
             )
                 .into_response(),
             Self::Store(e) if e.is_invalid_input() => (StatusCode::BAD_REQUEST, e.to_string()).into_response(),
+            Self::Store(e @ StoreError::Busy) => (StatusCode::SERVICE_UNAVAILABLE, e.to_string()).into_response(),
             Self::Setting(e) => (StatusCode::BAD_REQUEST, e.to_string()).into_response(),
             Self::Store(_) | Self::Internal(_) => {
                 (StatusCode::INTERNAL_SERVER_ERROR, "Internal Server Error").into_response()

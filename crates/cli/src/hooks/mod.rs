@@ -12,7 +12,7 @@ use std::io::{IsTerminal, Read, Write};
 use chrono::{DateTime, Utc};
 use devcoach_core::SessionId;
 pub use devcoach_core::hook_payload::Payload;
-use devcoach_store::{DataDir, Store};
+use devcoach_store::{DataDir, Store, StoreError};
 use serde_json::{Value, json};
 
 use self::texts::Client;
@@ -143,7 +143,8 @@ pub fn decide(hook: Hook, p: &Payload, dir: &DataDir, now: DateTime<Utc>) -> Out
         }
         let mut store = match open(dir) {
             Ok(store) => store,
-            Err(why) => return Outcome::Silent(why),
+            Err(Unopened::Busy) => return silent(BUSY),
+            Err(Unopened::Quiet(why)) => return Outcome::Silent(why),
         };
         match store.take_held_cue(&session, now) {
             Ok(Some(held)) => {
@@ -201,7 +202,11 @@ pub fn decide(hook: Hook, p: &Payload, dir: &DataDir, now: DateTime<Utc>) -> Out
     }
     let mut store = match open(dir) {
         Ok(store) => store,
-        Err(why) => return Outcome::Silent(why),
+        Err(Unopened::Busy) if matches!(hook, Hook::Stop(_) | Hook::LessonReady) => {
+            return leave(dir, &session, p.plan_mode, now);
+        }
+        Err(Unopened::Busy) => return silent(BUSY),
+        Err(Unopened::Quiet(why)) => return Outcome::Silent(why),
     };
     // An ask noted before the database existed: the database remembers it from now on.
     if let Ok(Some(noted)) =
@@ -250,6 +255,9 @@ pub fn decide(hook: Hook, p: &Payload, dir: &DataDir, now: DateTime<Utc>) -> Out
         },
         Ok(d) if d.needs_onboarding && hook != Hook::LessonReady => onboarding(client),
         Ok(d) => Outcome::Silent(reasons::decision(&d.reason)),
+        Err(StoreError::Busy) if matches!(hook, Hook::Stop(_) | Hook::LessonReady) => {
+            leave(dir, &session, p.plan_mode, now)
+        }
         Err(e) => silent(&format!("cue check failed: {e}")),
     }
 }
@@ -291,16 +299,42 @@ fn cursor_has_its_own() -> bool {
         .is_ok_and(|places| crate::agents::hooks_wired(&places, crate::agents::Agent::Cursor))
 }
 
+/// How long a hook waits for another process's hold on the database (a sync writes in rounds
+/// that can hold it for seconds): past this, a stop is left to be counted later and the hook
+/// stays quiet, so an agent's stop never waits behind a sync.
+const PATIENCE: std::time::Duration = std::time::Duration::from_millis(20);
+
+/// The database was held by another process for longer than [`PATIENCE`].
+const BUSY: &str = "database busy (another devcoach is writing, a sync most likely)";
+
+/// Why a hook has no database to work with.
+enum Unopened {
+    /// Held by another process past [`PATIENCE`].
+    Busy,
+    Quiet(String),
+}
+
 /// Opens an existing, writable-schema database, or says why the hook stays quiet.
-fn open(dir: &DataDir) -> Result<Store, String> {
-    match Store::open_existing(dir) {
+fn open(dir: &DataDir) -> Result<Store, Unopened> {
+    match Store::open_existing_briefly(dir, PATIENCE) {
         Ok(Some(store)) if store.compat().is_some() => {
-            Err("database belongs to a newer devcoach (read-only): staying quiet".into())
+            Err(Unopened::Quiet("database belongs to a newer devcoach (read-only): staying quiet".into()))
         }
         Ok(Some(store)) => Ok(store),
-        Ok(None) => Err("no database".into()),
-        Err(e) => Err(format!("database unusable: {e}")),
+        Ok(None) => Err(Unopened::Quiet("no database".into())),
+        Err(StoreError::Busy) => Err(Unopened::Busy),
+        Err(e) => Err(Unopened::Quiet(format!("database unusable: {e}"))),
     }
+}
+
+/// A stop that could not have the database: left to be counted by the next stop or when the
+/// sync ends, and no cue this time.
+fn leave(dir: &DataDir, session: &SessionId, plan_mode: bool, now: DateTime<Utc>) -> Outcome {
+    Outcome::Silent(match devcoach_store::leave_stop(dir, session, plan_mode, now) {
+        Ok(true) => format!("{BUSY}: this stop is counted when it is free, no cue this time"),
+        Ok(false) => format!("{BUSY}: too many stops wait already, this one is not counted"),
+        Err(e) => format!("{BUSY}: the stop could not be kept for later ({e})"),
+    })
 }
 
 /// The clock: `DEVCOACH_NOW` pins it (tests, demos), otherwise the system time.

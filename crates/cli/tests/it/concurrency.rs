@@ -105,6 +105,10 @@ fn sixteen_concurrent_stop_hooks_all_land() {
             assert!(out.stdout.is_empty() && out.stderr.is_empty(), "{out:?}");
         }
     }
+    // A hook that could not have the database within its patience left its stop waiting: the
+    // next stop counts those, then its own.
+    let last = env.command().arg("stop-hook").write_stdin(payload).output().expect("hook ran");
+    assert!(last.status.success() && last.stdout.is_empty());
     let conn = rusqlite::Connection::open(env.data().join("coaching.db")).expect("raw");
     let count: i64 = conn
         .query_row(
@@ -113,5 +117,45 @@ fn sixteen_concurrent_stop_hooks_all_land() {
             |r| r.get(0),
         )
         .expect("counter");
-    assert_eq!(count, i64::try_from(HOOKS * ROUNDS).expect("fits"), "a bump was lost");
+    assert_eq!(count, i64::try_from(HOOKS * ROUNDS + 1).expect("fits"), "a bump was lost");
+}
+
+/// A stop while another process holds the database (a sync's round): the hook does not wait
+/// for it. It answers nothing, leaves the stop waiting, and the next stop counts both.
+#[test]
+fn a_stop_never_waits_behind_a_held_database() {
+    let env = Env::new();
+    assert!(env.run(&["knowledge-add", "rust"]).status.success());
+    assert!(env.run(&["set", "nudge_every", "1000"]).status.success());
+    let db = env.data().join("coaching.db");
+    let payload = std::fs::read(crate::fixtures().join("ts-0.9.5/hooks/stop-payload.json")).expect("payload");
+    let holder = rusqlite::Connection::open(&db).expect("raw");
+    // Exclusive: in the rollback journal no other process may even read until it ends.
+    holder.execute_batch("BEGIN EXCLUSIVE").expect("held");
+    let out = env
+        .command()
+        .arg("stop-hook")
+        .env("DEVCOACH_HOOK_DEBUG", "1")
+        .write_stdin(payload.clone())
+        .output()
+        .expect("ran");
+    assert_eq!(out.status.code(), Some(0));
+    assert!(out.stdout.is_empty() && out.stderr.is_empty(), "{out:?}");
+    // Finished while the database is still held: the stop waits beside it.
+    let waiting = std::fs::read_dir(env.data().join("ext-stops-waiting")).expect("a stop waits").count();
+    assert_eq!(waiting, 1);
+    let log = std::fs::read_to_string(env.data().join("hook.log")).expect("trace");
+    assert!(log.contains("database busy") && log.contains("counted when it is free"), "{log}");
+    holder.execute_batch("COMMIT").expect("released");
+    let out = env.command().arg("stop-hook").write_stdin(payload).output().expect("ran");
+    assert!(out.status.success());
+    let count: i64 = holder
+        .query_row(
+            "SELECT interactions FROM nudge_state WHERE session_id = '3f2b9c1e-8a7d-4e2b-9c11-5d6e7f8a9b0c'",
+            [],
+            |r| r.get(0),
+        )
+        .expect("counter");
+    assert_eq!(count, 2, "the stop that waited is counted, once");
+    assert_eq!(std::fs::read_dir(env.data().join("ext-stops-waiting")).expect("folder").count(), 0);
 }

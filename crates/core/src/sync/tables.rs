@@ -109,6 +109,7 @@ pub const SYNCED: &[SyncTable] = &[
             "onboarding_postponed",
             "review_last_offer",
             "cards_signature",
+            "stops_counted",
         ],
         ..table("ext_settings", &["key"])
     },

@@ -139,6 +139,7 @@ fn failure(name: &str, err: &ToolError) -> CallToolResult {
         ToolError::Store(devcoach_store::StoreError::SchemaTooNew(c)) => {
             format!("{name} failed: {c}")
         }
+        ToolError::Store(e @ devcoach_store::StoreError::Busy) => format!("{name} failed: {e}"),
         ToolError::Store(e) => format!(
             "{name} failed: {e}. The devcoach database could not be used; run `devcoach doctor` in a terminal to see why."
         ),

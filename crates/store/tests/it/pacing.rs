@@ -263,3 +263,66 @@ fn an_unanswered_cue_is_carried_once() {
     store.skip_lesson("not now", now()).expect("skip");
     assert!(!take(&mut store, "a"));
 }
+
+/// A stop a hook could not count (another process held the database) waits in the data folder
+/// and is counted, as the stop it was, by the next stop; nothing is counted twice.
+#[test]
+fn stops_left_waiting_are_counted_once_by_the_next_stop() {
+    let (tmp, mut store) = onboarded(100);
+    let dir = devcoach_store::DataDir::new(tmp.path());
+    for minute in 0..3 {
+        assert!(devcoach_store::leave_stop(&dir, &s("a"), false, now() + Duration::minutes(minute)).expect("left"));
+    }
+    // A stop in plan mode is never counted, left or not.
+    assert!(devcoach_store::leave_stop(&dir, &s("a"), true, now()).expect("left"));
+    assert_eq!(reason(&mut store, "a"), paced(4, 100, false));
+    assert_eq!(std::fs::read_dir(tmp.path().join("ext-stops-waiting")).expect("folder").count(), 0);
+    assert_eq!(reason(&mut store, "a"), paced(5, 100, false));
+    // The end of a sync counts them too, without a stop of its own.
+    assert!(devcoach_store::leave_stop(&dir, &s("b"), false, now()).expect("left"));
+    assert_eq!(store.count_waiting_stops(now()).expect("counted"), 1);
+    assert_eq!(store.count_waiting_stops(now()).expect("nothing"), 0);
+    assert_eq!(reason(&mut store, "b"), Reason::Paced(at(2, 100, false, 7, 100)));
+}
+
+/// A process that dies after the count committed, before the files went: the next count
+/// removes them without counting them again. What is not a stop is removed uncounted.
+#[test]
+fn a_count_that_died_before_forgetting_counts_nothing_twice() {
+    let (tmp, mut store) = onboarded(100);
+    let dir = devcoach_store::DataDir::new(tmp.path());
+    let folder = tmp.path().join("ext-stops-waiting");
+    assert!(devcoach_store::leave_stop(&dir, &s("a"), false, now()).expect("left"));
+    assert!(devcoach_store::leave_stop(&dir, &s("a"), false, now()).expect("left"));
+    let kept: Vec<_> = std::fs::read_dir(&folder)
+        .expect("folder")
+        .map(|e| {
+            let path = e.expect("entry").path();
+            (path.clone(), std::fs::read(&path).expect("bytes"))
+        })
+        .collect();
+    assert_eq!(store.count_waiting_stops(now()).expect("counted"), 2);
+    // Put back as if the removal never happened.
+    for (path, bytes) in &kept {
+        std::fs::write(path, bytes).expect("put back");
+    }
+    std::fs::write(folder.join("9-junk.stop"), b"not a stop").expect("junk");
+    std::fs::create_dir(folder.join("8-folder.stop")).expect("a folder");
+    #[cfg(unix)]
+    std::os::unix::fs::symlink(tmp.path().join("coaching.db"), folder.join("7-link.stop")).expect("a link");
+    assert_eq!(reason(&mut store, "a"), paced(3, 100, false), "the two put back were counted again");
+    assert_eq!(std::fs::read_dir(&folder).expect("folder").count(), 0, "junk stays");
+    assert!(tmp.path().join("coaching.db").is_file(), "a link is removed, never followed");
+}
+
+/// What waits is bounded: past the cap a stop is not kept (and says so).
+#[test]
+fn waiting_stops_are_bounded() {
+    let (tmp, _store) = onboarded(100);
+    let dir = devcoach_store::DataDir::new(tmp.path());
+    for i in 0..devcoach_core::limits::WAITING_STOPS {
+        let at = now() + Duration::milliseconds(i64::try_from(i).expect("small"));
+        assert!(devcoach_store::leave_stop(&dir, &s("a"), false, at).expect("left"));
+    }
+    assert!(!devcoach_store::leave_stop(&dir, &s("a"), false, now()).expect("refused, not failed"));
+}

@@ -1,0 +1,131 @@
+//! Stops a hook could not count because another process held the database.
+//!
+//! A sync writes in rounds, each one transaction; a hook at an agent's stop must not wait behind
+//! one (a join's last round holds the database for seconds at 100,000 lessons). A hook that
+//! cannot have the database within a few milliseconds leaves the stop here, one small file
+//! each, and stays quiet; the next stop, or the end of the sync, counts what waits, in its own
+//! transaction, as the stops they were.
+//!
+//! Each file is written whole under a new name (never appended to, so a reader never meets half
+//! of one). Counting and forgetting cannot be one step: the names counted are noted in the same
+//! transaction that counts them, and the files are removed after it commits, so a process that
+//! dies between the two never counts a stop twice. What lies here is bounded
+//! ([`WAITING_STOPS`] files of [`WAITING_STOP_BYTES`]); a `.stop` entry that is not a stop
+//! this build wrote (a link, a folder, other bytes) is removed without being counted.
+
+use chrono::{DateTime, Utc};
+use devcoach_core::ids::SessionId;
+use devcoach_core::limits::{WAITING_STOP_BYTES, WAITING_STOPS};
+use devcoach_core::pacing;
+use rusqlite::Connection;
+use serde::{Deserialize, Serialize};
+
+use crate::pacing::SqlPacing;
+use crate::{DataDir, Result, Store, StoreError};
+
+/// The names the last count took (ours, kept on this machine): see the module's comment.
+pub(crate) const COUNTED: &str = "stops_counted";
+
+/// The folder the waiting stops lie in.
+const FOLDER: &str = "ext-stops-waiting";
+
+#[derive(Serialize, Deserialize)]
+struct Waiting {
+    session: String,
+    plan_mode: bool,
+    at: String,
+}
+
+fn folder(dir: &DataDir) -> std::path::PathBuf {
+    dir.root().join(FOLDER)
+}
+
+/// Leaves a stop to be counted later. `Ok(false)` when too many already wait (it is not kept).
+pub fn leave_stop(dir: &DataDir, session: &SessionId, plan_mode: bool, now: DateTime<Utc>) -> Result<bool> {
+    let folder = folder(dir);
+    match std::fs::symlink_metadata(&folder) {
+        Err(e) if e.kind() != std::io::ErrorKind::NotFound => return Err(StoreError::io("cannot read", &folder, e)),
+        _ => {}
+    }
+    if names(dir).len() >= WAITING_STOPS {
+        return Ok(false);
+    }
+    let stop = Waiting { session: session.as_str().to_owned(), plan_mode, at: devcoach_core::time::iso_ms(now) };
+    let bytes = serde_json::to_vec(&stop).unwrap_or_default();
+    // Unique without a random source: the time to the nanosecond, and this process.
+    let nanos = now.timestamp_nanos_opt().unwrap_or_default();
+    let stamp = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.subsec_nanos());
+    let name = format!("{nanos:020}-{}-{stamp:09}.stop", std::process::id());
+    devcoach_files::write_below(dir.root(), &[FOLDER], &name, &bytes, devcoach_files::Overwrite::Never)?;
+    Ok(true)
+}
+
+/// The waiting stops' names, oldest first, at most [`WAITING_STOPS`] of them (a stop being
+/// written lies under a hidden name until it is whole, and is not one yet).
+fn names(dir: &DataDir) -> Vec<String> {
+    let Ok(entries) = std::fs::read_dir(folder(dir)) else { return Vec::new() };
+    let mut names: Vec<String> = entries
+        .take(WAITING_STOPS * 4)
+        .filter_map(|e| e.ok()?.file_name().into_string().ok())
+        .filter(|name| std::path::Path::new(name).extension().is_some_and(|e| e == "stop") && !name.starts_with('.'))
+        .collect();
+    names.sort();
+    names.truncate(WAITING_STOPS);
+    names
+}
+
+/// Counts the waiting stops inside `tx` and notes their names; returns the names to remove once
+/// `tx` has committed.
+pub(crate) fn count(tx: &Connection, dir: &DataDir, now: DateTime<Utc>) -> Result<Vec<String>> {
+    let names = names(dir);
+    if names.is_empty() {
+        return Ok(names);
+    }
+    let before = crate::settings::read_setting(tx, COUNTED)?.unwrap_or_default();
+    let counted_before: Vec<&str> = before.split(' ').collect();
+    for name in &names {
+        if counted_before.contains(&name.as_str()) {
+            continue;
+        }
+        let path = folder(dir).join(name);
+        let Ok(bytes) = devcoach_files::read(&path, WAITING_STOP_BYTES as u64, devcoach_files::Links::Refuse) else {
+            continue;
+        };
+        let Ok(stop) = serde_json::from_slice::<Waiting>(&bytes) else { continue };
+        let Ok(at) = devcoach_core::time::parse_timestamp(&stop.at) else { continue };
+        // Never later than the count itself (a clock set back, a pinned one).
+        let at = at.min(now);
+        let session = SessionId::from_payload(Some(&stop.session));
+        pacing::count_stop(&mut SqlPacing { conn: tx, now: at }, &session, stop.plan_mode)?;
+    }
+    crate::settings::write_setting(tx, COUNTED, &names.join(" "))?;
+    Ok(names)
+}
+
+/// Removes what a committed count took (or what is no stop at all).
+pub(crate) fn forget(dir: &DataDir, names: &[String]) {
+    let folder = folder(dir);
+    for name in names {
+        let path = folder.join(name);
+        // A link or a folder put here is removed as the entry it is, never followed.
+        let _ = match std::fs::symlink_metadata(&path) {
+            Ok(m) if m.is_dir() => std::fs::remove_dir_all(&path),
+            Ok(_) => std::fs::remove_file(&path),
+            Err(_) => Ok(()),
+        };
+    }
+}
+
+impl Store {
+    /// Counts the stops left waiting while another process held the database (the end of a
+    /// sync calls it; every stop hook does it first).
+    pub fn count_waiting_stops(&mut self, now: DateTime<Utc>) -> Result<usize> {
+        let dir = self.data_dir().clone();
+        if names(&dir).is_empty() {
+            return Ok(0);
+        }
+        let taken = self.write(|tx| count(tx, &dir, now))?;
+        forget(&dir, &taken);
+        Ok(taken.len())
+    }
+}
