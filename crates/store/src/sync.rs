@@ -658,8 +658,9 @@ fn local_changes(
     from: Option<&CompareAt>,
     joining: bool,
     budget: usize,
-) -> Result<(Found, Option<CompareAt>)> {
+) -> Result<Local> {
     let mut stopped: Option<CompareAt> = None;
+    let (mut consumed, mut dirty_left) = (Vec::new(), false);
     let mut compared: BTreeSet<(&'static str, RecordKey)> = BTreeSet::new();
     let refused = refused_keys(conn)?;
     let keep = |table: &str, k: &str| !refused.contains(&(table.to_owned(), k.to_owned()));
@@ -746,10 +747,24 @@ fn local_changes(
                 }
             }
         }
-        let mut stmt = conn.prepare_cached("SELECT ref FROM ext_sync_dirty WHERE tbl = ?1")?;
-        let refs: Vec<String> = stmt.query_map([table.name], |r| r.get(0))?.collect::<rusqlite::Result<_>>()?;
+        // The records written here since the last round, a round's worth at a time: a bulk
+        // write (an import, a script) of any size is logged over several rounds.
+        if stopped.is_some() || changes.len() >= budget {
+            dirty_left |= has_dirty(conn, table.name)?;
+            continue;
+        }
+        let room = budget - changes.len();
+        let mut stmt = conn.prepare_cached("SELECT ref FROM ext_sync_dirty WHERE tbl = ?1 LIMIT ?2")?;
+        let mut refs: Vec<String> = stmt
+            .query_map(params![table.name, i64::try_from(room + 1).unwrap_or(i64::MAX)], |r| r.get(0))?
+            .collect::<rusqlite::Result<_>>()?;
+        if refs.len() > room {
+            refs.truncate(room);
+            dirty_left = true;
+        }
         let mut candidates = BTreeSet::new();
         for raw in refs {
+            consumed.push((table.name, raw.clone()));
             if !log {
                 candidates.extend(canonical_key(&raw));
                 continue;
@@ -768,7 +783,25 @@ fn local_changes(
             compare(&key, here, &mut changes)?;
         }
     }
-    Ok(((changes, rids, documents), stopped))
+    Ok(Local { found: (changes, rids, documents), stopped, consumed, dirty_left })
+}
+
+/// Whether any write to `table` is noted and not yet compared.
+fn has_dirty(conn: &Connection, table: &str) -> Result<bool> {
+    Ok(conn
+        .prepare_cached("SELECT EXISTS (SELECT 1 FROM ext_sync_dirty WHERE tbl = ?1)")?
+        .query_row([table], |r| r.get(0))?)
+}
+
+/// What a round's look at this store found.
+struct Local {
+    found: Found,
+    /// Where a comparison of everything got to, when it stopped at the round's budget.
+    stopped: Option<CompareAt>,
+    /// The notes of writes this look compared (to go once the round commits).
+    consumed: Vec<(&'static str, String)>,
+    /// Notes of writes left for the next round (past the round's budget).
+    dirty_left: bool,
 }
 
 /// Adds to `affected` what hangs from the records in it: the children of a record that came
@@ -818,17 +851,23 @@ enum Todo {
 /// Makes the rows of `affected` what their records say: removals first (a unique index may name
 /// a record's new place), then changes, then additions. A record this file refuses is noted, so
 /// the next round does not read its absence as a local deletion.
-fn apply(conn: &Connection, affected: &BTreeMap<&'static str, BTreeSet<RecordKey>>) -> Result<(usize, usize)> {
+fn apply(
+    conn: &Connection,
+    affected: &BTreeMap<&'static str, BTreeSet<RecordKey>>,
+    notes_wait: bool,
+) -> Result<(usize, usize)> {
     let (mut written, mut refused) = (0, 0);
     // Nothing refused before: no note to clear for each record.
     let any_refused: bool = conn.query_row("SELECT EXISTS (SELECT 1 FROM ext_sync_refused)", [], |r| r.get(0))?;
     // Rows written here are this round's own (the notes they leave are cleared at its end): a
     // table with many to write (a join's last round, a first sync) has its triggers set aside
-    // meanwhile rather than note every row. Within the round's transaction, so never lost.
+    // meanwhile rather than note every row; and every table does when notes of other writes
+    // wait for the next round (they stay, so this round must leave none). Within the round's
+    // transaction, so never lost.
     let mut set_aside = false;
     for (table, typed) in typed_tables(conn)? {
         let Some(keys) = affected.get(table.name) else { continue };
-        if keys.len() > devcoach_core::limits::SYNC_ROUND_CHANGES / 4 {
+        if notes_wait || keys.len() > devcoach_core::limits::SYNC_ROUND_CHANGES / 4 {
             for (suffix, _) in TRIGGER_EVENTS {
                 conn.execute_batch(&format!("DROP TRIGGER IF EXISTS \"ext_sync_dirty_{}_{suffix}\"", table.name))?;
             }
@@ -890,7 +929,7 @@ fn apply(conn: &Connection, affected: &BTreeMap<&'static str, BTreeSet<RecordKey
                 Err(e) => Err(e.into()),
             }
         };
-        // A table with no row yet (a join's last round, a first restore of the record) has
+        // A table with no row yet (what a join's last round meets) has
         // nothing to remove or change and none to look up per record: each row is added as
         // its record is read.
         let empty: bool =
@@ -1096,12 +1135,22 @@ impl Store {
             };
             let mut affected = Affected::default();
             fold(tx, history.into_iter().map(Cow::Owned), &mut affected)?;
-            let ((mut changes, rids, documents_seen), stopped) = if compare {
+            let Local { found: (mut changes, rids, documents_seen), stopped, consumed, dirty_left } = if compare {
                 local_changes(tx, &dir, from.as_ref(), joining, devcoach_core::limits::SYNC_ROUND_CHANGES)?
             } else {
-                ((Vec::new(), Vec::new(), BTreeMap::new()), None)
+                Local {
+                    found: (Vec::new(), Vec::new(), BTreeMap::new()),
+                    stopped: None,
+                    consumed: Vec::new(),
+                    dirty_left: false,
+                }
             };
-            let more = stopped.is_some();
+            // The notes compared here go with this round; the rest wait for the next.
+            for (table, raw) in &consumed {
+                tx.prepare_cached("DELETE FROM ext_sync_dirty WHERE tbl = ?1 AND ref = ?2")?
+                    .execute([*table, raw.as_str()])?;
+            }
+            let more = stopped.is_some() || dirty_left;
             fold(tx, incoming.into_iter().map(Cow::Owned), &mut affected)?;
             if joining {
                 // Where the folder holds the record, the folder's wins; but a learner's own
@@ -1148,7 +1197,7 @@ impl Store {
                     affected.entry(table.name).or_default().extend(record_keys(tx, table.name)?);
                 }
             }
-            let (mut written, mut refused) = if compare { apply(tx, &affected)? } else { (0, 0) };
+            let (mut written, mut refused) = if compare { apply(tx, &affected, dirty_left)? } else { (0, 0) };
             if compare {
                 let (documents, refused_documents) = apply_documents(tx, &dir, &live_documents(tx)?, &documents_seen)?;
                 written += documents;
@@ -1160,8 +1209,11 @@ impl Store {
             set_state(tx, "clock", &serde_json::to_string(&clock).unwrap_or_default())?;
             set_state(tx, RECORDS_READY, "1")?;
             if compare {
-                // Every write noted so far is either logged above or this round's own.
-                tx.execute("DELETE FROM ext_sync_dirty", [])?;
+                // Every write noted so far is either logged above or this round's own (unless
+                // some wait for the next round: then this round's own left none).
+                if !dirty_left {
+                    tx.execute("DELETE FROM ext_sync_dirty", [])?;
+                }
                 match &stopped {
                     Some(at) => set_state(tx, COMPARE_AT, &serde_json::to_string(at).unwrap_or_default())?,
                     None => {
@@ -1190,14 +1242,14 @@ impl Store {
                 .and_then(|v| serde_json::from_str(&v).ok())
                 .unwrap_or_default()
         });
-        let ((changes, _, _), _) = local_changes(
+        let local = local_changes(
             self.conn(),
             self.data_dir(),
             from.as_ref(),
             false,
             devcoach_core::limits::SYNC_PENDING_COUNTED,
         )?;
-        Ok(changes.len())
+        Ok(local.found.0.len())
     }
 
     /// Whether the records hold every applied file's changes, so a round needs only new files.

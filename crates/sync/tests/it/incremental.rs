@@ -169,14 +169,33 @@ fn a_large_batch_travels_in_several_files_and_is_applied_in_rounds() {
         }
         tx.commit().expect("commit");
     }
+    // Meanwhile the other device changed something: received in the same sync, while b's own
+    // writes are logged a round's worth at a time (none of them lost to the writes it applies).
+    raw(&a)
+        .execute(
+            "INSERT INTO knowledge (topic, confidence, updated_at) VALUES ('from_a', 7, '2026-11-01T10:00:00Z')",
+            [],
+        )
+        .expect("a's topic");
+    a.sync_at(2);
     let before = files(shared.path()).len();
-    let sent = b.sync_at(2);
+    let sent = b.sync_at(3);
     assert_eq!(sent.logged, n);
-    assert_eq!(files(shared.path()).len() - before, n.div_ceil(SYNC_FILE_CHANGES), "one file per {SYNC_FILE_CHANGES}");
-    let received = a.sync_at(3);
+    assert!(
+        sent.rounds >= n.div_ceil(SYNC_ROUND_CHANGES),
+        "its writes are compared a round's worth at a time: {sent:?}"
+    );
+    assert_eq!(sent.received, 1);
+    let new_files = files(shared.path()).len() - before;
+    assert!(new_files >= n.div_ceil(SYNC_FILE_CHANGES), "one file per {SYNC_FILE_CHANGES} at most: {new_files}");
+    let received = a.sync_at(4);
     assert_eq!(received.received, n);
     assert!(received.rounds >= 2, "{received:?}");
     assert_eq!(a.records(), b.records());
+    // Nothing noted is left over, and nothing more to send.
+    assert_eq!(b.sync_at(5).logged, 0);
+    let left: i64 = raw(&b).query_row("SELECT COUNT(*) FROM ext_sync_dirty", [], |r| r.get(0)).expect("notes");
+    assert_eq!(left, 0);
 }
 
 /// A flood of files from a device nobody knows (anyone who can write a plain folder): `status`
