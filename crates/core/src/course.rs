@@ -6,8 +6,6 @@ use thiserror::Error;
 
 use crate::share::slug::slugify;
 
-/// The most bytes a course document may have.
-pub const MAX_COURSE_DOCUMENT_BYTES: u64 = 2 * 1024 * 1024;
 /// The document's file name inside its course folder.
 pub const COURSE_DOCUMENT_NAME: &str = "index.html";
 

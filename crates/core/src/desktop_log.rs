@@ -14,6 +14,8 @@
 //! any shape costs no more than its length; the caller bounds that length
 //! (`limits::DESKTOP_LOG_TAIL_BYTES`).
 
+use crate::limits;
+
 /// How many of the server's own stderr lines a [`Run`] keeps (the last ones).
 pub const SAID_LINES: usize = 3;
 /// How many characters of each of those lines are kept.
@@ -24,9 +26,6 @@ pub const KEPT_ARGS: usize = 64;
 pub const KEPT_PATHS: usize = 256;
 /// How many characters of each argument, PATH entry, command and failed program are kept.
 pub const ITEM_CHARS: usize = 1024;
-/// How much of a program's start [`interpreter_of`] looks at: what Linux reads for a `#!` line
-/// (BINPRM_BUF_SIZE), so a longer line would not run there either.
-pub const SHEBANG_BYTES: usize = 256;
 
 /// How far into a line `spawn <program> <CODE>` is looked for, past the word `spawn`.
 const SPAWN_WINDOW: usize = 1024;
@@ -93,10 +92,10 @@ pub fn last_run(text: &str) -> Option<Run> {
 }
 
 /// The interpreter named by a program's first line, if it starts with `#!`: `#!/bin/bash`,
-/// `#!/usr/bin/env node`, `#!/usr/bin/env -S node --flag`. Only the first [`SHEBANG_BYTES`]
+/// `#!/usr/bin/env node`, `#!/usr/bin/env -S node --flag`. Only the first [`limits::SHEBANG_BYTES`]
 /// are looked at.
 pub fn interpreter_of(head: &[u8]) -> Option<Interpreter> {
-    let head = head.get(..SHEBANG_BYTES).unwrap_or(head);
+    let head = head.get(..limits::SHEBANG_BYTES).unwrap_or(head);
     let rest = head.strip_prefix(b"#!")?;
     let end = rest.iter().position(|&b| b == b'\n').unwrap_or(rest.len());
     let line = String::from_utf8_lossy(rest.get(..end).unwrap_or(rest));
@@ -771,7 +770,7 @@ mod tests {
         assert_eq!(interpreter_of(b""), None);
         // Past the bytes a kernel reads, nothing counts.
         let mut long = b"#!".to_vec();
-        long.extend(std::iter::repeat_n(b' ', SHEBANG_BYTES));
+        long.extend(std::iter::repeat_n(b' ', limits::SHEBANG_BYTES));
         long.extend(b"/bin/sh\n");
         assert_eq!(interpreter_of(&long), None);
         assert_eq!(interpreter_of(b"#!/opt/\xff\xfe/node\n"), it("/opt/\u{fffd}\u{fffd}/node", false));

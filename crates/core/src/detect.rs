@@ -15,8 +15,6 @@ pub const SNAPSHOT_SUBDIRS: [&str; 3] = [".github/workflows", "kubernetes", "k8s
 /// Files whose text the rules read (only when present).
 pub const SNAPSHOT_TEXT_FILES: [&str; 5] =
     ["package.json", "requirements.txt", "requirements-dev.txt", "requirements/base.txt", "pyproject.toml"];
-/// The most text read from any one manifest.
-pub const MAX_MANIFEST_BYTES: usize = 256 * 1024;
 
 /// What a folder holds, as far as detection cares.
 #[derive(Debug, Clone, Default)]

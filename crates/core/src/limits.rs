@@ -1,8 +1,10 @@
-//! Every size limit on outside input, in one table. The front ends (CLI, MCP, dashboard, hooks,
-//! restore, practice) reach them through the functions that enforce them (`knowledge::topic_id`,
-//! `knowledge::new_group_name`, `SessionId::from_payload`, `settings::normalize_share_name`, the
-//! MCP argument checks), never as literals of their own. Counts are characters unless the name
-//! says bytes.
+//! Every cap on outside input, in one table: what an agent, a hook payload, a share code, a
+//! backup, a synced folder, a model, a form or a pasted file may bring, and how much of a file
+//! on this machine devcoach reads. Each is defined here once and used from here (the rules that
+//! enforce them: `knowledge::topic_id`, `SessionId::from_payload`, `records::check`, restore,
+//! the segment reader, the MCP argument check…); `tests/it/limits_table.rs` fails on a cap
+//! defined anywhere else and on one here that nothing uses. Counts are characters unless the
+//! name says bytes.
 
 /// A knowledge-map topic id.
 pub const TOPIC_CHARS: usize = 100;
@@ -70,3 +72,94 @@ pub const SYNC_CLOCK_AHEAD_MS: i64 = 5 * 60 * 1000;
 /// How much of the end of Claude Desktop's log of devcoach's server `doctor` reads: many starts'
 /// worth, of which only the last counts.
 pub const DESKTOP_LOG_TAIL_BYTES: usize = 256 * 1024;
+
+// Read from the agents' side and from stdin.
+
+/// The note a stop leaves before any database exists: fifty asks of a bounded session id each.
+pub const ONBOARDING_NOTE_BYTES: u64 = 32 * 1024;
+/// What `practice check` reads from stdin.
+pub const PRACTICE_CHECK_BYTES: u64 = 4 * 1024 * 1024;
+/// A transcript the stop hook reads for work insights; a longer one is left alone (the hook must
+/// stay quick).
+pub const TRANSCRIPT_BYTES: u64 = 32 * 1024 * 1024;
+/// How much of a program's start `doctor` looks at for a `#!` line: what Linux reads
+/// (BINPRM_BUF_SIZE), so a longer line would not run there either.
+pub const SHEBANG_BYTES: usize = 256;
+/// An agent's config or shell history file read by the look at the machine.
+pub const HISTORY_FILE_BYTES: u64 = 64 * 1024 * 1024;
+/// The entries read from one folder when detecting a project's stack.
+pub const STACK_DIR_ENTRIES: usize = 4096;
+
+// Shared lessons.
+
+/// What `import` reads from stdin, a file or the clipboard.
+pub const IMPORT_BYTES: u64 = 16 * 1024 * 1024;
+/// The payload part of a share code.
+pub const SHARE_CODE_CHARS: usize = 64_000;
+/// The JSON a share code may inflate to.
+pub const SHARE_DECODED_BYTES: usize = 256 * 1024;
+
+// Sync: what another device (or whoever can write the folder) writes.
+
+/// A file of the folder, before decryption and unpacking.
+pub const SYNC_FILE_BYTES: u64 = 128 * 1024 * 1024;
+/// A file's header line (a devcoach writes a few hundred bytes).
+pub const SYNC_HEADER_BYTES: usize = 1024;
+/// The columns one change may carry (a record has a few dozen at most).
+pub const SYNC_COLUMNS: usize = 128;
+/// How far one change may move a counter (further than any record holds).
+pub const SYNC_DELTA: u64 = 1_000_000;
+/// The parts one snapshot may have (a record of a million lessons needs a few thousand).
+pub const SYNC_SNAPSHOT_PARTS: u32 = 100_000;
+/// A device id.
+pub const DEVICE_ID_CHARS: usize = 32;
+
+// Backups restored or merged (`restore`, the dashboard's upload).
+
+/// The backup file.
+pub const BACKUP_BYTES: u64 = 128 * 1024 * 1024;
+/// What the whole backup may inflate to.
+pub const BACKUP_INFLATED_BYTES: u64 = 512 * 1024 * 1024;
+/// What the lessons entry may inflate to (read one lesson at a time, so this bounds time, not
+/// memory).
+pub const BACKUP_LESSONS_BYTES: u64 = 256 * 1024 * 1024;
+/// The entries a backup may list.
+pub const BACKUP_ENTRIES: u64 = 20_000;
+/// One element of an array (a lesson, a log row).
+pub const BACKUP_ELEMENT_BYTES: u64 = 4 * 1024 * 1024;
+/// A whole-object entry (settings, knowledge, courses): parsed whole, so it is kept small.
+pub const BACKUP_OBJECT_BYTES: u64 = 2 * 1024 * 1024;
+/// One practice session log carried in a backup.
+pub const BACKUP_PRACTICE_FILE_BYTES: u64 = 16 * 1024 * 1024;
+
+// Other files and replies.
+
+/// The coaching notebook (the agent keeps it short; a runaway file is an error).
+pub const NOTEBOOK_BYTES: u64 = 8 * 1024 * 1024;
+/// A model's reply (the practice coach's backends).
+pub const MODEL_REPLY_BYTES: u64 = 8 * 1024 * 1024;
+/// An upload to the dashboard (a backup ZIP, a lessons export).
+pub const UPLOAD_BYTES: usize = 64 * 1024 * 1024;
+
+// The other doors: MCP, the dashboard's forms, the practice coach, the files a project holds.
+
+/// An MCP request line (a 10 MB argument still fits, and is refused by the tool).
+pub const MCP_LINE_BYTES: usize = 16 * 1024 * 1024;
+/// A tool's arguments, serialised. Real calls are a few KiB; a lesson body or a pasted share
+/// code stays far below this.
+pub const MCP_ARGUMENT_BYTES: usize = 1024 * 1024;
+/// The lessons one undo on the dashboard names (a page of the table holds fewer).
+pub const UNDO_IDS: usize = 200;
+/// A course document (from the agent, a backup or sync).
+pub const COURSE_DOCUMENT_BYTES: u64 = 2 * 1024 * 1024;
+/// A practice problem's statement file.
+pub const PROBLEM_BYTES: usize = 256 * 1024;
+/// What a reader takes of a practice session log (a session is far smaller; a larger file is
+/// cut there), and of one line of it (longer lines are skipped, not loaded).
+pub const PRACTICE_LOG_BYTES: u64 = 64 * 1024 * 1024;
+pub const PRACTICE_LOG_LINE_BYTES: usize = 1 << 20;
+/// What is read of any one project manifest when detecting a stack.
+pub const MANIFEST_BYTES: usize = 256 * 1024;
+/// How deep quotes and lists of a lesson's markdown are laid out in a terminal; deeper ones at
+/// this depth, so a body of ten thousand `>` costs what a short one does per line.
+pub const MARKDOWN_DEPTH: usize = 6;

@@ -1,17 +1,13 @@
 //! Review cards: one recall question per lesson, scheduled with FSRS so what was taught is
 //! asked again just before it would be forgotten.
 
+use crate::limits;
 use chrono::{DateTime, Duration, Utc};
 use thiserror::Error;
 
 use crate::Lesson;
 use crate::fsrs::{Grade, Memory, Scheduler, Step};
 use crate::time::{iso_ms, parse_timestamp};
-
-/// Longest question, in characters.
-pub const MAX_QUESTION_CHARS: usize = 500;
-/// Longest expected answer, in characters.
-pub const MAX_ANSWER_CHARS: usize = 2_000;
 
 #[derive(Debug, Clone, PartialEq, Eq, Error)]
 pub enum ReviewError {
@@ -64,8 +60,8 @@ impl CardText {
             Ok(text.to_owned())
         };
         Ok(Self {
-            question: check("question", question, MAX_QUESTION_CHARS)?,
-            answer: check("answer", answer, MAX_ANSWER_CHARS)?,
+            question: check("question", question, limits::QUESTION_CHARS)?,
+            answer: check("answer", answer, limits::ANSWER_CHARS)?,
         })
     }
 
@@ -88,7 +84,7 @@ impl CardText {
             .map(str::trim)
             .find(|t| !t.is_empty())
             .unwrap_or("(no summary)");
-        Self { question: truncate(&question, MAX_QUESTION_CHARS), answer: truncate(answer, MAX_ANSWER_CHARS) }
+        Self { question: truncate(&question, limits::QUESTION_CHARS), answer: truncate(answer, limits::ANSWER_CHARS) }
     }
 
     pub fn question(&self) -> &str {
@@ -271,7 +267,7 @@ mod tests {
         let bare = CardText::derived(&lesson("", ""));
         assert!(bare.question().contains("redis") && !bare.answer().is_empty());
         let long = CardText::derived(&lesson("t", &"é".repeat(3000)));
-        assert_eq!(long.answer().chars().count(), MAX_ANSWER_CHARS);
+        assert_eq!(long.answer().chars().count(), limits::ANSWER_CHARS);
     }
 
     #[test]

@@ -1,13 +1,11 @@
 //! Settings: the seven keys every build shares, their defaults, how stored strings are read
 //! back, and the one validator every front end uses before writing.
 
+use crate::limits;
 use std::fmt;
 
 use serde::Serialize;
 use thiserror::Error;
-
-/// Longest sender name a share may carry.
-pub const SHARE_NAME_MAX: usize = 80;
 
 /// The rows a fresh database is seeded with (`INSERT OR IGNORE`, so existing values win).
 pub const DEFAULTS: [(&str, &str); 7] = [
@@ -158,9 +156,9 @@ impl Settings {
     }
 }
 
-/// Trims a sender name and cuts it to [`SHARE_NAME_MAX`] characters; empty means unset.
+/// Trims a sender name and cuts it to [`limits::SHARE_NAME_CHARS`] characters; empty means unset.
 pub fn normalize_share_name(raw: &str) -> Option<String> {
-    let cut: String = raw.trim().chars().take(SHARE_NAME_MAX).collect();
+    let cut: String = raw.trim().chars().take(limits::SHARE_NAME_CHARS).collect();
     let cut = cut.trim_end().to_owned();
     (!cut.is_empty()).then_some(cut)
 }
@@ -266,7 +264,7 @@ pub enum SettingError {
     OutOfRange { key: SettingKey, min: i64, max: i64 },
     #[error("nudge_scope must be 'session' or 'global'")]
     BadScope,
-    #[error("share_name must be at most {SHARE_NAME_MAX} characters")]
+    #[error("share_name must be at most {} characters", limits::SHARE_NAME_CHARS)]
     ShareNameTooLong,
     #[error("ui_theme must be 'system', 'dark' or 'light'")]
     BadTheme,
@@ -317,7 +315,7 @@ impl SettingUpdate {
                 _ => return Err(SettingError::BadScope),
             },
             SettingKey::ShareName => {
-                if value.trim().chars().count() > SHARE_NAME_MAX {
+                if value.trim().chars().count() > limits::SHARE_NAME_CHARS {
                     return Err(SettingError::ShareNameTooLong);
                 }
                 normalize_share_name(value).unwrap_or_default()

@@ -6,6 +6,7 @@
 //! which get no answer, dropped. A line too long to be a request gets an error instead of being
 //! discarded. Output lines from the server and these errors never interleave.
 
+use devcoach_core::limits;
 use std::sync::Arc;
 
 use rmcp::model::ClientJsonRpcMessage;
@@ -13,9 +14,6 @@ use serde::de::{Deserializer as _, IgnoredAny, MapAccess, Visitor};
 use serde_json::Value;
 use tokio::io::{AsyncBufRead, AsyncBufReadExt, AsyncRead, AsyncWrite, AsyncWriteExt, BufReader};
 use tokio::sync::Mutex;
-
-/// The longest request line accepted (a 10 MB argument still fits, and is refused by the tool).
-pub const MAX_LINE_BYTES: usize = 16 * 1024 * 1024;
 
 const PARSE_ERROR: i64 = -32700;
 const INVALID_REQUEST: i64 = -32600;
@@ -164,7 +162,7 @@ pub async fn pump_input<W: AsyncWrite + Unpin>(
     let mut buf = Vec::new();
     let mut initialized = false;
     loop {
-        let reply: Option<Vec<u8>> = match read_line(&mut reader, &mut buf, MAX_LINE_BYTES).await? {
+        let reply: Option<Vec<u8>> = match read_line(&mut reader, &mut buf, limits::MCP_LINE_BYTES).await? {
             Line::Eof => break,
             Line::TooLong => {
                 Some(error_line(&Value::Null, INVALID_REQUEST, "Invalid request: the message is larger than 16 MiB"))
@@ -321,7 +319,7 @@ mod tests {
 
     #[tokio::test(flavor = "current_thread")]
     async fn oversized_lines_are_refused_and_skipped() {
-        let mut input = vec![b'"'; MAX_LINE_BYTES + 10];
+        let mut input = vec![b'"'; limits::MCP_LINE_BYTES + 10];
         input.extend_from_slice(format!("\"\n{INIT}\n").as_bytes());
         let (fwd, ans) = run(&input).await;
         assert_eq!(fwd, format!("{INIT}\n").as_bytes());

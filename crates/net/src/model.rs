@@ -3,12 +3,10 @@
 //! `fetch`, loopback is the expected target here: the address comes from the user's settings,
 //! never from a message.
 
+use devcoach_core::limits;
 use std::time::Duration;
 
 use serde_json::Value;
-
-/// The most a model's reply may hold.
-const MAX_REPLY: u64 = 8 * 1024 * 1024;
 
 #[derive(Debug, thiserror::Error, PartialEq, Eq)]
 pub enum ModelHttpError {
@@ -64,7 +62,7 @@ fn read_json(mut response: ureq::http::Response<ureq::Body>) -> Result<Value, Mo
     let bytes = response
         .body_mut()
         .with_config()
-        .limit(MAX_REPLY)
+        .limit(limits::MODEL_REPLY_BYTES)
         .read_to_vec()
         .map_err(|e| ModelHttpError::BadReply(e.to_string()))?;
     if !(200..300).contains(&status) {

@@ -3,6 +3,7 @@
 //! the `start` line carries the schema version. Readers skip unknown events and ignore unknown
 //! fields, so a newer writer never breaks an older reader.
 
+use devcoach_core::limits;
 use std::io::{BufRead, Read, Write};
 use std::path::{Path, PathBuf};
 
@@ -17,12 +18,6 @@ pub const LOG_VAR: &str = "DEVCOACH_PRACTICE_LOG";
 /// The `end` reason of a session the learner says they solved (`/done`, `practice_end` with
 /// `solved`). Any other end leaves the session unfinished, to be resumed.
 pub const SOLVED: &str = "solved";
-
-/// The most of a log a reader takes (a session is far smaller; a larger file is cut there).
-const MAX_LOG_BYTES: u64 = 64 * 1024 * 1024;
-
-/// The most a reader takes from one line; longer lines are skipped, not loaded.
-const MAX_LINE: usize = 1 << 20;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -235,7 +230,7 @@ pub fn read(path: &Path) -> Result<Vec<Stamped>, LogError> {
             other => std::io::Error::other(other.to_string()),
         },
     })?;
-    Ok(read_from(std::io::BufReader::new(file.take(MAX_LOG_BYTES))))
+    Ok(read_from(std::io::BufReader::new(file.take(limits::PRACTICE_LOG_BYTES))))
 }
 
 pub fn read_from(mut reader: impl BufRead) -> Vec<Stamped> {
@@ -243,11 +238,11 @@ pub fn read_from(mut reader: impl BufRead) -> Vec<Stamped> {
     let mut line = Vec::new();
     loop {
         line.clear();
-        match Read::by_ref(&mut reader).take(MAX_LINE as u64 + 1).read_until(b'\n', &mut line) {
+        match Read::by_ref(&mut reader).take(limits::PRACTICE_LOG_LINE_BYTES as u64 + 1).read_until(b'\n', &mut line) {
             Ok(0) | Err(_) => break,
             Ok(_) => {}
         }
-        if line.len() > MAX_LINE && !line.ends_with(b"\n") {
+        if line.len() > limits::PRACTICE_LOG_LINE_BYTES && !line.ends_with(b"\n") {
             // Skip the rest of an oversized line without holding it.
             let _ = reader.skip_until(b'\n');
             continue;
@@ -317,7 +312,7 @@ mod tests {
     #[test]
     fn an_oversized_line_is_skipped_and_the_next_one_read() {
         let mut data = b"{\"ts\":\"t\",\"event\":\"held\",\"why\":\"".to_vec();
-        data.extend(std::iter::repeat_n(b'x', MAX_LINE + 10));
+        data.extend(std::iter::repeat_n(b'x', limits::PRACTICE_LOG_LINE_BYTES + 10));
         data.extend_from_slice(b"\"}\n{\"ts\":\"u\",\"event\":\"reveal\"}\n");
         let events = read_from(data.as_slice());
         assert_eq!(events, vec![Stamped { ts: "u".into(), event: Event::Reveal {} }]);

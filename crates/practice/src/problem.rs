@@ -2,8 +2,7 @@
 //! hints). The shipped problems, a `--problem FILE` and the cached LeetCode problems all read
 //! through here.
 
-/// The most a problem file may hold.
-pub const MAX_PROBLEM_BYTES: usize = 256 * 1024;
+use devcoach_core::limits;
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Problem {
@@ -20,7 +19,7 @@ pub struct Problem {
 
 #[derive(Debug, thiserror::Error, PartialEq, Eq)]
 pub enum ProblemError {
-    #[error("the problem file is {0} bytes; the limit is {MAX_PROBLEM_BYTES}")]
+    #[error("the problem file is {0} bytes; the limit is {limit}", limit = limits::PROBLEM_BYTES)]
     TooLarge(usize),
     #[error("the problem has no statement")]
     Empty,
@@ -36,7 +35,7 @@ impl Problem {
     /// Reads a problem file. Without front matter the whole text is the statement and the slug
     /// comes from `fallback_slug`.
     pub fn parse(text: &str, fallback_slug: &str) -> Result<Self, ProblemError> {
-        if text.len() > MAX_PROBLEM_BYTES {
+        if text.len() > limits::PROBLEM_BYTES {
             return Err(ProblemError::TooLarge(text.len()));
         }
         let text = text.strip_prefix('\u{feff}').unwrap_or(text).replace("\r\n", "\n");
@@ -155,7 +154,7 @@ mod tests {
             Err(ProblemError::BadLine(2, "not a pair".into()))
         );
         assert_eq!(Problem::parse("   ", "s"), Err(ProblemError::Empty));
-        assert!(matches!(Problem::parse(&"x".repeat(MAX_PROBLEM_BYTES + 1), "s"), Err(ProblemError::TooLarge(_))));
+        assert!(matches!(Problem::parse(&"x".repeat(limits::PROBLEM_BYTES + 1), "s"), Err(ProblemError::TooLarge(_))));
     }
 }
 

@@ -5,6 +5,7 @@
 //! active projects, and the short auto-memory file Claude Code keeps per project. Any failure
 //! gives an empty scan: onboarding then simply asks instead.
 
+use devcoach_core::limits;
 use std::collections::{BTreeMap, BTreeSet, HashMap, VecDeque};
 use std::io::{BufRead, BufReader, Read};
 use std::path::{Path, PathBuf};
@@ -26,8 +27,6 @@ pub const MEMORY_EXCERPT_CHARS: usize = 1200;
 pub const DEEP_SCAN_SOFT_LIMIT: usize = 8;
 /// Most candidates a deep-scan preview lists.
 pub const MAX_WINDOW_CANDIDATES: usize = 50;
-/// The most bytes read from the config or the history file.
-const MAX_FILE_BYTES: u64 = 64 * 1024 * 1024;
 
 const SKIPPED_DIRS: [&str; 13] = [
     "node_modules",
@@ -133,7 +132,7 @@ struct Known {
 fn read_capped(path: &Path) -> Option<Vec<u8>> {
     let file = std::fs::File::open(path).ok()?;
     let mut buf = Vec::new();
-    file.take(MAX_FILE_BYTES).read_to_end(&mut buf).ok()?;
+    file.take(limits::HISTORY_FILE_BYTES).read_to_end(&mut buf).ok()?;
     Some(buf)
 }
 
@@ -173,7 +172,7 @@ fn history_activity(home: &ClaudeHome) -> HashMap<String, Activity> {
     let Ok(file) = std::fs::File::open(home.history()) else {
         return out;
     };
-    for line in BufReader::new(file.take(MAX_FILE_BYTES)).split(b'\n').map_while(Result::ok) {
+    for line in BufReader::new(file.take(limits::HISTORY_FILE_BYTES)).split(b'\n').map_while(Result::ok) {
         let Ok(parsed) = serde_json::from_slice::<Line>(&line) else {
             continue;
         };

@@ -12,17 +12,16 @@ pub mod child;
 pub mod history;
 pub mod transcript;
 
+use devcoach_core::limits;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::Duration;
 
-use devcoach_core::detect::{self, DirSnapshot, MAX_MANIFEST_BYTES, SNAPSHOT_SUBDIRS, SNAPSHOT_TEXT_FILES, Stack};
+use devcoach_core::detect::{self, DirSnapshot, SNAPSHOT_SUBDIRS, SNAPSHOT_TEXT_FILES, Stack};
 use devcoach_core::git::{GitAnswers, GitContext};
 
 /// How long one `git` command may take before it is abandoned.
 pub const GIT_TIMEOUT: Duration = Duration::from_secs(3);
-/// The most entries read from one folder when detecting a stack.
-const MAX_DIR_ENTRIES: usize = 4096;
 
 /// The git context of `folder` (the agent's working directory). Never fails: what cannot be
 /// read is `None`.
@@ -164,7 +163,7 @@ fn run_git(folder: &Path, args: &[&str]) -> Option<String> {
 
 fn list_names(dir: &Path) -> Option<Vec<String>> {
     let entries = std::fs::read_dir(dir).ok()?;
-    Some(entries.take(MAX_DIR_ENTRIES).filter_map(|e| e.ok()?.file_name().into_string().ok()).collect())
+    Some(entries.take(limits::STACK_DIR_ENTRIES).filter_map(|e| e.ok()?.file_name().into_string().ok()).collect())
 }
 
 fn read_capped(path: &Path) -> Option<String> {
@@ -174,7 +173,7 @@ fn read_capped(path: &Path) -> Option<String> {
         return None;
     }
     let mut buf = Vec::new();
-    file.take(MAX_MANIFEST_BYTES as u64).read_to_end(&mut buf).ok()?;
+    file.take(limits::MANIFEST_BYTES as u64).read_to_end(&mut buf).ok()?;
     Some(String::from_utf8_lossy(&buf).into_owned())
 }
 

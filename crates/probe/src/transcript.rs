@@ -1,12 +1,10 @@
 //! An agent's session transcript, read for the work patterns (only when the learner turned
 //! `work_insights` on): counts come out, the text stays here.
 
+use devcoach_core::limits;
 use std::path::Path;
 
 use devcoach_core::work_patterns::{self, Signals};
-
-/// The largest transcript read; a longer one is left alone (the hook must stay quick).
-pub const MAX_TRANSCRIPT_BYTES: u64 = 32 * 1024 * 1024;
 
 /// The session's counts, or `None` when the transcript cannot be read as a regular file within
 /// the limit (a FIFO or device is refused without blocking).
@@ -15,6 +13,6 @@ pub fn work_signals(path: &Path) -> Option<Signals> {
     if !std::fs::metadata(path).is_ok_and(|m| m.is_file()) {
         return None;
     }
-    let bytes = devcoach_files::read(path, MAX_TRANSCRIPT_BYTES, devcoach_files::Links::Follow).ok()?;
+    let bytes = devcoach_files::read(path, limits::TRANSCRIPT_BYTES, devcoach_files::Links::Follow).ok()?;
     Some(work_patterns::signals(&bytes))
 }

@@ -1,13 +1,13 @@
 //! Courses: rows in `courses`/`course_steps`, and each course's document on disk
 //! (`<data>/courses/<id>/index.html`, written by the agent with its own file tools).
 
+use devcoach_core::limits;
 use std::path::PathBuf;
 
 use chrono::{DateTime, Utc};
 use devcoach_core::course::{
-    COURSE_DOCUMENT_NAME, Course, CourseError, CourseId, CourseStatus, CourseStep, MAX_COURSE_DOCUMENT_BYTES,
-    Prerequisite, StepKind, StepStatus, check_anchor, document_has_anchor, prerequisites_from_column,
-    prerequisites_to_column,
+    COURSE_DOCUMENT_NAME, Course, CourseError, CourseId, CourseStatus, CourseStep, Prerequisite, StepKind, StepStatus,
+    check_anchor, document_has_anchor, prerequisites_from_column, prerequisites_to_column,
 };
 use devcoach_core::highlighter::{self, Bundle};
 use devcoach_core::time::iso_ms;
@@ -58,7 +58,7 @@ impl DataDir {
         }
         let path = self.course_document_path(id);
         match std::fs::symlink_metadata(&path) {
-            Ok(m) if m.file_type().is_file() && m.len() <= MAX_COURSE_DOCUMENT_BYTES => Ok(Some(path)),
+            Ok(m) if m.file_type().is_file() && m.len() <= limits::COURSE_DOCUMENT_BYTES => Ok(Some(path)),
             Ok(_) => Err(CourseError::BadDocument(path.display().to_string()).into()),
             Err(_) => Ok(None),
         }
@@ -68,7 +68,7 @@ impl DataDir {
     pub fn read_course_document(&self, id: &CourseId) -> Result<Option<String>> {
         let Some(path) = self.course_document(id)? else { return Ok(None) };
         // Checked again while opening (a link swapped in since is refused) and read bounded.
-        let bytes = devcoach_files::read(&path, MAX_COURSE_DOCUMENT_BYTES, devcoach_files::Links::Refuse)?;
+        let bytes = devcoach_files::read(&path, limits::COURSE_DOCUMENT_BYTES, devcoach_files::Links::Refuse)?;
         Ok(Some(String::from_utf8_lossy(&bytes).into_owned()))
     }
 
@@ -76,7 +76,7 @@ impl DataDir {
     pub fn ensure_highlighter(&self, id: &CourseId) -> Result<bool> {
         let Some(html) = self.read_course_document(id)? else { return Ok(false) };
         let Some(filled) = highlighter::fill(&html, HIGHLIGHTER) else { return Ok(false) };
-        if filled.len() as u64 > MAX_COURSE_DOCUMENT_BYTES {
+        if filled.len() as u64 > limits::COURSE_DOCUMENT_BYTES {
             return Ok(false);
         }
         let path = self.course_document_path(id);

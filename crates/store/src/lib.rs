@@ -40,8 +40,7 @@ mod work;
 
 pub use backup::safety::{SafetyKind, is_safety_backup_name, take_safety_backup};
 pub use backup::{
-    BackupError, BackupSummary, MAX_BACKUP_BYTES, RestoreOutcome, Scope, restore_file, restore_file_scoped,
-    write_backup_file,
+    BackupError, BackupSummary, RestoreOutcome, Scope, restore_file, restore_file_scoped, write_backup_file,
 };
 pub use checked::ExplainBackOutcome;
 pub use connection::{Compat, Peek, Store};

@@ -4,19 +4,17 @@
 use crate::Result;
 use crate::error::StoreError;
 use crate::paths::DataDir;
+use devcoach_core::limits;
 
 /// What `complete_onboarding` writes when no notebook exists yet, so the briefing never reports
 /// a profile without a notebook.
 pub const NOTEBOOK_PLACEHOLDER: &str = "# devcoach — Coaching Notebook\n";
 
-/// The most of a notebook devcoach reads (the agent keeps it short; a runaway file is an error).
-pub const MAX_NOTEBOOK_BYTES: u64 = 8 * 1024 * 1024;
-
 impl DataDir {
     /// The notebook text, empty when there is none.
     pub fn read_notebook(&self) -> Result<String> {
         let path = self.notebook_path();
-        let bytes = devcoach_files::read_optional(&path, MAX_NOTEBOOK_BYTES, devcoach_files::Links::Follow)?;
+        let bytes = devcoach_files::read_optional(&path, limits::NOTEBOOK_BYTES, devcoach_files::Links::Follow)?;
         Ok(bytes.map(|b| String::from_utf8_lossy(&b).into_owned()).unwrap_or_default())
     }
 

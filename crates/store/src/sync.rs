@@ -13,11 +13,12 @@
 //! A crash between writing the log and committing loses nothing: the logged changes count as
 //! applied (they came from this store), so they are never logged twice.
 
+use devcoach_core::limits;
 use std::borrow::Cow;
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write as _;
 
-use devcoach_core::course::{CourseId, MAX_COURSE_DOCUMENT_BYTES};
+use devcoach_core::course::CourseId;
 use devcoach_core::sync::merge::bound;
 use devcoach_core::sync::op::record_key;
 use devcoach_core::sync::tables::{DOCUMENTS, Key, is_seed, synced};
@@ -253,7 +254,7 @@ fn read_documents(conn: &Connection, dir: &DataDir) -> Result<BTreeMap<RecordKey
     for id in ids.iter().filter_map(|id| CourseId::parse(id).ok()) {
         // A document that is not a safe regular file is left out, as the dashboard leaves it.
         if let Ok(Some(path)) = dir.course_document(&id)
-            && let Ok(bytes) = devcoach_files::read(&path, MAX_COURSE_DOCUMENT_BYTES, devcoach_files::Links::Refuse)
+            && let Ok(bytes) = devcoach_files::read(&path, limits::COURSE_DOCUMENT_BYTES, devcoach_files::Links::Refuse)
         {
             add(format!("course:{}", id.as_str()), String::from_utf8_lossy(&bytes).into_owned());
         }
@@ -307,7 +308,7 @@ fn apply_documents(
             refuse(key)?;
             continue;
         };
-        let cap = if name == "notebook" { crate::notebook::MAX_NOTEBOOK_BYTES } else { MAX_COURSE_DOCUMENT_BYTES };
+        let cap = if name == "notebook" { limits::NOTEBOOK_BYTES } else { limits::COURSE_DOCUMENT_BYTES };
         let Some(path) = document_path(dir, name).filter(|_| text.len() as u64 <= cap) else {
             refuse(key)?;
             continue;
@@ -867,7 +868,7 @@ fn apply(
     let mut set_aside = false;
     for (table, typed) in typed_tables(conn)? {
         let Some(keys) = affected.get(table.name) else { continue };
-        if notes_wait || keys.len() > devcoach_core::limits::SYNC_ROUND_CHANGES / 4 {
+        if notes_wait || keys.len() > limits::SYNC_ROUND_CHANGES / 4 {
             for (suffix, _) in TRIGGER_EVENTS {
                 conn.execute_batch(&format!("DROP TRIGGER IF EXISTS \"ext_sync_dirty_{}_{suffix}\"", table.name))?;
             }
@@ -938,7 +939,7 @@ fn apply(
         // removals first (a unique index may name a record's new place), then changes, then
         // additions. More records than a round reads (a first sync, a join's last round): the
         // rows are read again when written rather than held.
-        let hold = keys.len() <= 2 * devcoach_core::limits::SYNC_ROUND_CHANGES;
+        let hold = keys.len() <= 2 * limits::SYNC_ROUND_CHANGES;
         let mut todo: Vec<(&RecordKey, Todo)> = Vec::new();
         for key in keys {
             if any_refused {
@@ -1136,7 +1137,7 @@ impl Store {
             let mut affected = Affected::default();
             fold(tx, history.into_iter().map(Cow::Owned), &mut affected)?;
             let Local { found: (mut changes, rids, documents_seen), stopped, consumed, dirty_left } = if compare {
-                local_changes(tx, &dir, from.as_ref(), joining, devcoach_core::limits::SYNC_ROUND_CHANGES)?
+                local_changes(tx, &dir, from.as_ref(), joining, limits::SYNC_ROUND_CHANGES)?
             } else {
                 Local {
                     found: (Vec::new(), Vec::new(), BTreeMap::new()),
@@ -1242,13 +1243,7 @@ impl Store {
                 .and_then(|v| serde_json::from_str(&v).ok())
                 .unwrap_or_default()
         });
-        let local = local_changes(
-            self.conn(),
-            self.data_dir(),
-            from.as_ref(),
-            false,
-            devcoach_core::limits::SYNC_PENDING_COUNTED,
-        )?;
+        let local = local_changes(self.conn(), self.data_dir(), from.as_ref(), false, limits::SYNC_PENDING_COUNTED)?;
         Ok(local.found.0.len())
     }
 

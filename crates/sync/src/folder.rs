@@ -12,13 +12,14 @@
 //! Files are written under a hidden temporary name and renamed into place; hidden names are
 //! never read.
 
+use devcoach_core::limits;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use devcoach_core::limits::{SYNC_CLOCK_AHEAD_MS, SYNC_DEVICE_FILES};
 use devcoach_core::sync::segment::{self, Header, Segment, SegmentError};
 use devcoach_core::sync::{DeviceId, Op};
 use devcoach_files::{FileError, Links, Overwrite};
+use limits::{SYNC_CLOCK_AHEAD_MS, SYNC_DEVICE_FILES};
 use serde::{Deserialize, Serialize};
 
 use crate::SyncError;
@@ -30,8 +31,6 @@ pub const DEVICES: &str = "devices";
 const MARKER_FORMAT: &str = "devcoach-sync";
 /// The folder layout this build writes and the newest it reads.
 pub const LAYOUT_VERSION: u32 = 1;
-/// The most a file of the folder may take (before decryption and unpacking).
-const MAX_FILE_BYTES: u64 = 128 * 1024 * 1024;
 /// How many unpacked bytes count as one change of a round's budget: a round reads about 16 MiB
 /// of text at most, whatever its files' changes hold.
 const ROUND_BYTES_PER_CHANGE: usize = 8 * 1024;
@@ -411,14 +410,14 @@ impl Folder<'_> {
                 }
                 Ok(m) if m.len() != ours => true,
                 Ok(_) if thorough => {
-                    let theirs = devcoach_files::read(&target, MAX_FILE_BYTES, Links::Refuse).ok();
-                    let mine = devcoach_files::read(&entry.path(), MAX_FILE_BYTES, Links::Refuse).ok();
+                    let theirs = devcoach_files::read(&target, limits::SYNC_FILE_BYTES, Links::Refuse).ok();
+                    let mine = devcoach_files::read(&entry.path(), limits::SYNC_FILE_BYTES, Links::Refuse).ok();
                     theirs.is_none() || theirs != mine
                 }
                 Ok(_) => false,
             };
             if stale {
-                let bytes = devcoach_files::read(&entry.path(), MAX_FILE_BYTES, Links::Refuse)
+                let bytes = devcoach_files::read(&entry.path(), limits::SYNC_FILE_BYTES, Links::Refuse)
                     .map_err(|e| err(&entry.path(), e))?;
                 self.write_own(device, &name, &bytes)?;
                 restored += 1;
@@ -436,7 +435,9 @@ impl Folder<'_> {
         }
         // Read again without following a link, and kept only if it is still the file that was
         // applied: a file swapped for a link (or other bytes) since is never copied in.
-        let Ok(bytes) = devcoach_files::read(&file.path, MAX_FILE_BYTES, Links::Refuse) else { return };
+        let Ok(bytes) = devcoach_files::read(&file.path, limits::SYNC_FILE_BYTES, Links::Refuse) else {
+            return;
+        };
         if raw_digest(&bytes) == file.raw_digest {
             let _ = write_new(&target, &bytes);
         }
@@ -654,13 +655,13 @@ impl Folder<'_> {
     fn read_segment(&self, path: &Path, sealed: bool, now_ms: i64) -> Result<(Segment, String), String> {
         // Refused by its size before a byte is read (a huge file would otherwise be read up to
         // the cap first).
-        if std::fs::symlink_metadata(path).is_ok_and(|m| m.is_file() && m.len() > MAX_FILE_BYTES) {
-            return Err(format!("is larger than a sync file can be ({} MiB); not read", MAX_FILE_BYTES >> 20));
+        if std::fs::symlink_metadata(path).is_ok_and(|m| m.is_file() && m.len() > limits::SYNC_FILE_BYTES) {
+            return Err(format!("is larger than a sync file can be ({} MiB); not read", limits::SYNC_FILE_BYTES >> 20));
         }
-        let bytes = devcoach_files::read(path, MAX_FILE_BYTES, Links::Refuse).map_err(|e| match e {
+        let bytes = devcoach_files::read(path, limits::SYNC_FILE_BYTES, Links::Refuse).map_err(|e| match e {
             FileError::NotRegular { kind, .. } => format!("is {kind}; not read"),
             FileError::TooLarge { .. } => {
-                format!("is larger than a sync file can be ({} MiB); not read", MAX_FILE_BYTES >> 20)
+                format!("is larger than a sync file can be ({} MiB); not read", limits::SYNC_FILE_BYTES >> 20)
             }
             other => format!("could not be read ({other})"),
         })?;

@@ -12,16 +12,17 @@ pub mod crypt;
 pub mod folder;
 pub mod git;
 
+use devcoach_core::limits;
 use std::collections::BTreeSet;
 use std::fs::File;
 use std::path::PathBuf;
 
 use chrono::{DateTime, Utc};
-use devcoach_core::limits::SYNC_ROUND_CHANGES;
 use devcoach_core::sync::segment::Header;
 use devcoach_core::sync::{DeviceId, Hlc, Op};
 use devcoach_core::time::{iso_ms, parse_timestamp};
 use devcoach_store::{DataDir, Mark, Store, StoreError, SyncRound};
+use limits::SYNC_ROUND_CHANGES;
 
 use crate::crypt::Key;
 use crate::folder::{DeviceInfo, Folder, Marker, Problem};
@@ -798,8 +799,8 @@ fn written_mark(header: &Header, digest: &str, encrypted: bool) -> Mark {
 /// removes them). Own files are read one at a time, twice (to count the parts, then to write
 /// them), so memory stays at a file's worth. Whether one was written.
 fn write_snapshot(store: &mut Store, dir: &DataDir, opened: &Opened, now: DateTime<Utc>) -> Result<bool, SyncError> {
-    use devcoach_core::limits::{SYNC_FILE_CHANGES, SYNC_SEGMENT_BYTES, SYNC_SNAPSHOT_AFTER_FILES};
     use devcoach_core::sync::segment::SnapshotPart;
+    use limits::{SYNC_FILE_CHANGES, SYNC_SEGMENT_BYTES, SYNC_SNAPSHOT_AFTER_FILES};
     let device = &opened.config.device;
     let sent = sent_dir(dir, device);
     let snaps = honored_snapshots(store, dir, device)?;
@@ -865,7 +866,7 @@ fn write_snapshot(store: &mut Store, dir: &DataDir, opened: &Opened, now: DateTi
         sizes.push(count);
     }
     let parts = u32::try_from(sizes.len()).unwrap_or(u32::MAX);
-    if upto == 0 || parts > devcoach_core::sync::segment::MAX_SNAPSHOT_PARTS {
+    if upto == 0 || parts > limits::SYNC_SNAPSHOT_PARTS {
         return Ok(false);
     }
     // Second pass: the parts, each written (own copy first) as soon as it is full.

@@ -388,7 +388,7 @@ const DESKTOP_FIX: &str = "run `devcoach install --claude-desktop --force` (it w
 /// How many folders of Desktop's PATH a finding shows.
 const PATH_SHOWN: usize = 12;
 const DESKTOP_LOG_BYTES: u64 = limits::DESKTOP_LOG_TAIL_BYTES as u64;
-const SHEBANG_BYTES: u64 = desktop_log::SHEBANG_BYTES as u64;
+const SHEBANG_BYTES: u64 = limits::SHEBANG_BYTES as u64;
 
 fn claude_desktop(inputs: &Inputs<'_>) -> Section {
     let places = inputs.places;

@@ -1,5 +1,6 @@
 //! `practice`: the detectors on stdin (`check`), the session report and the shipped problems.
 
+use devcoach_core::limits;
 use std::io::Read;
 use std::path::{Path, PathBuf};
 
@@ -11,9 +12,6 @@ use crate::cli::{CheckCommand, PracticeArgs, PracticeCommand};
 use crate::context::Ctx;
 use crate::failure::invalid;
 use crate::output;
-
-/// The most `check` reads from stdin.
-const MAX_INPUT: u64 = 4 * 1024 * 1024;
 
 pub fn run(ctx: &Ctx, args: PracticeArgs) -> anyhow::Result<()> {
     match args.command {
@@ -45,9 +43,12 @@ pub fn run(ctx: &Ctx, args: PracticeArgs) -> anyhow::Result<()> {
 
 fn stdin_text() -> anyhow::Result<String> {
     let mut bytes = Vec::new();
-    std::io::stdin().take(MAX_INPUT + 1).read_to_end(&mut bytes)?;
-    if bytes.len() as u64 > MAX_INPUT {
-        return Err(invalid(format!("the input is over {} MiB; check a shorter text", MAX_INPUT >> 20)));
+    std::io::stdin().take(limits::PRACTICE_CHECK_BYTES + 1).read_to_end(&mut bytes)?;
+    if bytes.len() as u64 > limits::PRACTICE_CHECK_BYTES {
+        return Err(invalid(format!(
+            "the input is over {} MiB; check a shorter text",
+            limits::PRACTICE_CHECK_BYTES >> 20
+        )));
     }
     String::from_utf8(bytes).map_err(|_| invalid("the input is not UTF-8 text"))
 }
@@ -115,7 +116,7 @@ fn run_check(check: CheckCommand) -> anyhow::Result<()> {
 
 fn read_limited(path: &Path) -> anyhow::Result<String> {
     // Bounded while reading; a pipe or device is refused without blocking.
-    Ok(devcoach_files::read_to_string(path, MAX_INPUT, devcoach_files::Links::Follow)?)
+    Ok(devcoach_files::read_to_string(path, limits::PRACTICE_CHECK_BYTES, devcoach_files::Links::Follow)?)
 }
 
 /// Every session log under the data directory, oldest first (file names start with the date).

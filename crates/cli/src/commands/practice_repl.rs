@@ -1,6 +1,7 @@
 //! `devcoach practice <problem>`: the print-mode REPL. Each message goes through the session
 //! (gate, judge, coach, detectors, log) and only what passed is printed.
 
+use devcoach_core::limits;
 use std::io::BufRead;
 use std::time::Duration;
 
@@ -32,7 +33,7 @@ const JUDGE_TIMEOUT: Duration = Duration::from_mins(1);
 fn load_problem(ctx: &Ctx, args: &PracticeArgs) -> anyhow::Result<Problem> {
     if let Some(path) = &args.problem_file {
         // A pipe or device is refused without blocking; a file is read up to the limit only.
-        let limit = devcoach_practice::problem::MAX_PROBLEM_BYTES as u64;
+        let limit = limits::PROBLEM_BYTES as u64;
         let text = devcoach_files::read_to_string(path, limit, devcoach_files::Links::Follow)?;
         let slug = path.file_stem().map_or_else(|| "problem".to_owned(), |s| s.to_string_lossy().into_owned());
         return Problem::parse(&text, &slug).map_err(|e| invalid(format!("{}: {e}", path.display())));
@@ -53,7 +54,7 @@ fn load_problem(ctx: &Ctx, args: &PracticeArgs) -> anyhow::Result<Problem> {
     };
     // LeetCode problems are fetched once and kept beside the session logs.
     let cached = devcoach_core::layout::practice_problems(ctx.dir.root()).join(format!("{slug}.md"));
-    let limit = devcoach_practice::problem::MAX_PROBLEM_BYTES as u64;
+    let limit = limits::PROBLEM_BYTES as u64;
     if let Ok(text) = devcoach_files::read_to_string(&cached, limit, devcoach_files::Links::Refuse) {
         return Problem::parse(&text, &slug).map_err(|e| invalid(format!("{}: {e}", cached.display())));
     }

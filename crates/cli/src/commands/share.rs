@@ -1,5 +1,6 @@
 //! `share` and `import`.
 
+use devcoach_core::limits;
 use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -16,9 +17,6 @@ use crate::cli::ShareArgs;
 use crate::context::Ctx;
 use crate::failure::{UserError, invalid, usage};
 use crate::output::{self, Style};
-
-/// The most text read from stdin, a file or the clipboard.
-const MAX_IMPORT_BYTES: u64 = 16 * 1024 * 1024;
 
 pub fn share(ctx: &Ctx, a: &ShareArgs) -> anyhow::Result<()> {
     if a.by.is_some() && a.anonymous {
@@ -44,9 +42,8 @@ pub fn share(ctx: &Ctx, a: &ShareArgs) -> anyhow::Result<()> {
     if let Some(name) = a.by.as_deref().map(str::trim).filter(|n| !n.is_empty())
         && settings.share_name.is_none()
     {
-        let update = SettingUpdate::new(SettingKey::ShareName, name).map_err(|_| {
-            usage(format!("--by takes a name of at most {} characters", devcoach_core::settings::SHARE_NAME_MAX))
-        })?;
+        let update = SettingUpdate::new(SettingKey::ShareName, name)
+            .map_err(|_| usage(format!("--by takes a name of at most {} characters", limits::SHARE_NAME_CHARS)))?;
         store.apply_setting(&update)?;
         output::note(&ctx.term.err(
             Style::Dim,
@@ -93,7 +90,7 @@ pub fn share(ctx: &Ctx, a: &ShareArgs) -> anyhow::Result<()> {
 fn run_clipboard(program: &str, args: &[&str]) -> Option<String> {
     let mut cmd = Command::new(program);
     cmd.args(args);
-    let limits = probe::child::Limits { output_cap: MAX_IMPORT_BYTES, ..probe::child::Limits::default() };
+    let limits = probe::child::Limits { output_cap: limits::IMPORT_BYTES, ..probe::child::Limits::default() };
     let done = probe::child::run(cmd, limits).ok().filter(|d| d.status.success())?;
     (!done.stdout.trim().is_empty()).then_some(done.stdout)
 }
@@ -112,8 +109,8 @@ fn clipboard() -> Option<String> {
 
 fn read_capped(reader: impl Read, what: &str) -> anyhow::Result<String> {
     let mut buf = Vec::new();
-    reader.take(MAX_IMPORT_BYTES + 1).read_to_end(&mut buf)?;
-    if buf.len() as u64 > MAX_IMPORT_BYTES {
+    reader.take(limits::IMPORT_BYTES + 1).read_to_end(&mut buf)?;
+    if buf.len() as u64 > limits::IMPORT_BYTES {
         return Err(invalid(format!("{what} is larger than 16 MiB; that is not a lesson")));
     }
     Ok(String::from_utf8_lossy(&buf).into_owned())
@@ -169,7 +166,7 @@ fn source_text(source: Option<&str>) -> anyhow::Result<String> {
         }
         // Anything at that path is read as a file: a pipe or folder there is an error, not text.
         Some(s) if std::fs::symlink_metadata(s).is_ok() => {
-            let bytes = devcoach_files::read(Path::new(s), MAX_IMPORT_BYTES, devcoach_files::Links::Follow)?;
+            let bytes = devcoach_files::read(Path::new(s), limits::IMPORT_BYTES, devcoach_files::Links::Follow)?;
             Ok(String::from_utf8_lossy(&bytes).into_owned())
         }
         Some(s) => Ok(s.to_owned()),

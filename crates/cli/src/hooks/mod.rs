@@ -7,6 +7,7 @@ pub mod practice;
 pub mod reasons;
 pub mod texts;
 
+use devcoach_core::limits;
 use std::io::{IsTerminal, Read, Write};
 
 use chrono::{DateTime, Utc};
@@ -64,7 +65,7 @@ impl Hook {
 }
 
 /// The most input read from stdin (a Stop payload carries the last reply, which can be long).
-const MAX_INPUT: u64 = devcoach_core::limits::HOOK_PAYLOAD_BYTES as u64;
+const MAX_INPUT: u64 = limits::HOOK_PAYLOAD_BYTES as u64;
 
 /// Reads the payload from stdin unless it is a terminal (a hook run by hand must never wait).
 /// `None` for a payload larger than the limit: read in part, it could lose the re-entry flag,
@@ -209,9 +210,11 @@ pub fn decide(hook: Hook, p: &Payload, dir: &DataDir, now: DateTime<Utc>) -> Out
         Err(Unopened::Quiet(why)) => return Outcome::Silent(why),
     };
     // An ask noted before the database existed: the database remembers it from now on.
-    if let Ok(Some(noted)) =
-        devcoach_files::read_optional(&dir.onboarding_asked_path(), NOTE_BYTES, devcoach_files::Links::Refuse)
-        && store.adopt_onboarding_ask(&String::from_utf8_lossy(&noted)).is_ok()
+    if let Ok(Some(noted)) = devcoach_files::read_optional(
+        &dir.onboarding_asked_path(),
+        limits::ONBOARDING_NOTE_BYTES,
+        devcoach_files::Links::Refuse,
+    ) && store.adopt_onboarding_ask(&String::from_utf8_lossy(&noted)).is_ok()
     {
         let _ = std::fs::remove_file(dir.onboarding_asked_path());
     }
@@ -264,9 +267,11 @@ pub fn decide(hook: Hook, p: &Payload, dir: &DataDir, now: DateTime<Utc>) -> Out
 
 /// The sessions stops asked for onboarding in, before any database existed.
 fn asked_before_a_database(dir: &DataDir) -> Vec<String> {
-    let Ok(Some(bytes)) =
-        devcoach_files::read_optional(&dir.onboarding_asked_path(), NOTE_BYTES, devcoach_files::Links::Refuse)
-    else {
+    let Ok(Some(bytes)) = devcoach_files::read_optional(
+        &dir.onboarding_asked_path(),
+        limits::ONBOARDING_NOTE_BYTES,
+        devcoach_files::Links::Refuse,
+    ) else {
         return Vec::new();
     };
     String::from_utf8_lossy(&bytes)
@@ -275,16 +280,17 @@ fn asked_before_a_database(dir: &DataDir) -> Vec<String> {
         .collect()
 }
 
-/// The note's cap: fifty asks of a bounded session id each.
-const NOTE_BYTES: u64 = 32 * 1024;
-
 /// Notes this ask (a failure to is not a failure of the hook: it only asks again).
 fn note_ask_before_a_database(dir: &DataDir, session: &SessionId, now: DateTime<Utc>) {
-    let kept = devcoach_files::read_optional(&dir.onboarding_asked_path(), NOTE_BYTES, devcoach_files::Links::Refuse)
-        .ok()
-        .flatten()
-        .map(|b| String::from_utf8_lossy(&b).into_owned())
-        .unwrap_or_default();
+    let kept = devcoach_files::read_optional(
+        &dir.onboarding_asked_path(),
+        limits::ONBOARDING_NOTE_BYTES,
+        devcoach_files::Links::Refuse,
+    )
+    .ok()
+    .flatten()
+    .map(|b| String::from_utf8_lossy(&b).into_owned())
+    .unwrap_or_default();
     let text = devcoach_store::with_ask(&kept, &format!("{} {}", devcoach_core::time::iso_ms(now), session.as_str()));
     if std::fs::create_dir_all(dir.root()).is_ok() {
         let _ =

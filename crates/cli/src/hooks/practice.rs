@@ -3,6 +3,7 @@
 //! so they return at once unless a practice session exported `DEVCOACH_PRACTICE_LOG`; they never
 //! open the database.
 
+use devcoach_core::limits;
 use std::io::{IsTerminal, Read};
 
 use chrono::{SecondsFormat, Utc};
@@ -10,8 +11,6 @@ use devcoach_practice::Toolbox;
 use devcoach_practice::guard::{GuardDecision, PromptDecision, check, on_prompt};
 use devcoach_practice::log::{self, Event, Writer};
 use serde_json::{Value, json};
-
-const MAX_INPUT: u64 = 16 * 1024 * 1024;
 
 /// The finished reply in a Stop payload: Claude Code and Codex send `last_assistant_message`,
 /// Gemini CLI `prompt_response`.
@@ -91,7 +90,7 @@ pub fn run(hook: PracticeHook) {
             return;
         }
         let mut buf = Vec::new();
-        let _ = stdin.lock().take(MAX_INPUT).read_to_end(&mut buf);
+        let _ = stdin.lock().take(limits::HOOK_PAYLOAD_BYTES as u64).read_to_end(&mut buf);
         let Ok(payload) = serde_json::from_slice::<Value>(&buf) else { return };
         let ts = crate::context::pinned_now()
             .and_then(Result::ok)

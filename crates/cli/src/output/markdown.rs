@@ -6,13 +6,10 @@
 //! terminal door only lets through links whose target is this machine's dashboard, so a link's
 //! destination is always visible rather than hidden behind its words.
 
+use devcoach_core::limits;
 use pulldown_cmark::{Event, HeadingLevel, Options, Parser, Tag, TagEnd};
 
 use super::style::{self, Style};
-
-/// Deeper quotes and lists are laid out at this depth: the indentation is bounded, so a body of
-/// ten thousand `>` costs what a short one does per line.
-const MAX_DEPTH: usize = 6;
 
 /// `markdown` laid out for a terminal `width` columns wide; styled when `color`.
 pub fn render(markdown: &str, width: usize, color: bool) -> String {
@@ -208,11 +205,11 @@ impl Renderer {
     }
 
     /// What every line of the current block starts with: quote bars and list indentation, each
-    /// at most [`MAX_DEPTH`] deep.
+    /// at most [`limits::MARKDOWN_DEPTH`] deep.
     fn prefix(&self) -> String {
         let bar = if self.color { "│ " } else { "> " };
-        let quote = Style::Dim.paint(&bar.repeat(self.quotes.min(MAX_DEPTH)), self.color);
-        format!("{quote}{}", "   ".repeat(self.lists.len().saturating_sub(1).min(MAX_DEPTH)))
+        let quote = Style::Dim.paint(&bar.repeat(self.quotes.min(limits::MARKDOWN_DEPTH)), self.color);
+        format!("{quote}{}", "   ".repeat(self.lists.len().saturating_sub(1).min(limits::MARKDOWN_DEPTH)))
     }
 
     /// Writes the current block's text, wrapped, with its prefix (and a pending bullet).

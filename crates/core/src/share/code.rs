@@ -1,6 +1,7 @@
 //! The share code: `devcoach:lesson:1:` + unpadded base64url of the raw-deflated JSON payload.
 //! Browsers decode it with `DecompressionStream("deflate-raw")`.
 
+use crate::limits;
 use std::io::{Read, Write};
 
 use base64::Engine as _;
@@ -13,10 +14,6 @@ use super::ShareError;
 use super::payload::SharedLesson;
 
 pub const PREFIX: &str = "devcoach:lesson:";
-/// The longest payload part accepted.
-pub const MAX_CODE_CHARS: usize = 64_000;
-/// The most JSON a code may inflate to.
-pub const MAX_DECODED_BYTES: usize = 256 * 1024;
 /// Inflate in slices this small, so a bomb is stopped as soon as it passes the budget.
 const INFLATE_SLICE: usize = 512;
 
@@ -51,11 +48,11 @@ pub fn decode_code(text: &str) -> Result<SharedLesson, ShareError> {
     if version.trim_start_matches('0') != "1" {
         return Err(ShareError::NewerFormat(version.trim_start_matches('0').to_owned()));
     }
-    if payload.len() > MAX_CODE_CHARS {
+    if payload.len() > limits::SHARE_CODE_CHARS {
         return Err(ShareError::TooLarge);
     }
     let raw = URL_SAFE_NO_PAD_INDIFFERENT.decode(payload).map_err(|_| ShareError::Damaged)?;
-    let json = inflate_bounded(&raw, MAX_DECODED_BYTES)?;
+    let json = inflate_bounded(&raw, limits::SHARE_DECODED_BYTES)?;
     let value: serde_json::Value = serde_json::from_slice(&json).map_err(|_| ShareError::Damaged)?;
     SharedLesson::from_json(&value)
 }
@@ -132,7 +129,7 @@ mod tests {
         assert_eq!(decode_code("devcoach:lesson:1:"), Err(ShareError::NotACode));
         assert_eq!(decode_code("devcoach:lesson:2:abc"), Err(ShareError::NewerFormat("2".into())));
         assert_eq!(
-            decode_code(&format!("devcoach:lesson:1:{}", "A".repeat(MAX_CODE_CHARS + 1))),
+            decode_code(&format!("devcoach:lesson:1:{}", "A".repeat(limits::SHARE_CODE_CHARS + 1))),
             Err(ShareError::TooLarge)
         );
         assert_eq!(decode_code("devcoach:lesson:1:A"), Err(ShareError::Damaged));
@@ -146,7 +143,7 @@ mod tests {
         enc.write_all(&vec![b' '; 40 * 1024 * 1024]).expect("write");
         let bomb = enc.finish().expect("finish");
         let code = format!("{PREFIX}1:{}", URL_SAFE_NO_PAD.encode(&bomb));
-        assert!(code.len() < MAX_CODE_CHARS);
+        assert!(code.len() < limits::SHARE_CODE_CHARS);
         assert_eq!(decode_code(&code), Err(ShareError::TooLarge));
     }
 

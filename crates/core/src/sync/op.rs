@@ -1,5 +1,6 @@
 //! A change to one record, as a device logs it.
 
+use crate::limits;
 use std::collections::BTreeMap;
 use std::fmt;
 
@@ -23,21 +24,18 @@ pub type RecordKey = String;
 #[derive(Clone)]
 pub struct DeviceId {
     len: u8,
-    bytes: [u8; DEVICE_ID_CHARS],
+    bytes: [u8; limits::DEVICE_ID_CHARS],
 }
-
-/// The most characters a device id may have.
-pub const DEVICE_ID_CHARS: usize = 32;
 
 impl DeviceId {
     pub fn new(raw: &str) -> Result<Self, String> {
         let ok = !raw.is_empty()
-            && raw.len() <= DEVICE_ID_CHARS
+            && raw.len() <= limits::DEVICE_ID_CHARS
             && raw.bytes().all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-');
         if !ok {
             return Err(format!("{raw:?} is not a device id"));
         }
-        let mut bytes = [0u8; DEVICE_ID_CHARS];
+        let mut bytes = [0u8; limits::DEVICE_ID_CHARS];
         bytes[..raw.len()].copy_from_slice(raw.as_bytes());
         Ok(Self { len: u8::try_from(raw.len()).unwrap_or(0), bytes })
     }

@@ -11,6 +11,7 @@
 //! {"end":"5e…","ops":3}
 //! ```
 
+use crate::limits;
 use std::io::{Read, Write};
 
 use flate2::Compression;
@@ -23,7 +24,7 @@ use thiserror::Error;
 
 use super::hlc::Hlc;
 use super::op::{Change, DeviceId, Op};
-use crate::limits::{SYNC_FILE_CHANGES, SYNC_OP_BYTES, SYNC_SEGMENT_BYTES};
+use limits::{SYNC_FILE_CHANGES, SYNC_OP_BYTES, SYNC_SEGMENT_BYTES};
 
 /// The newest format this build reads: 1, a run of a device's changes; 2, a part of a
 /// snapshot. A file of changes is still written as 1, so builds that know only 1 read it.
@@ -31,9 +32,6 @@ pub const FORMAT_VERSION: u32 = 2;
 const CHANGES_VERSION: u32 = 1;
 const SNAPSHOT_VERSION: u32 = 2;
 const FORMAT: &str = "devcoach-sync";
-
-/// The most parts one snapshot may have (a record of a million lessons needs a few thousand).
-pub const MAX_SNAPSHOT_PARTS: u32 = 100_000;
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Header {
@@ -125,7 +123,6 @@ pub enum SegmentError {
 const MAX_CLOCK_MS: i64 = 253_402_300_799_999;
 /// The highest sequence number a file may carry (what the store keeps as a signed integer).
 const MAX_SEQ: u64 = i64::MAX as u64;
-const MAX_DELTA: u64 = 1_000_000;
 
 #[derive(Serialize)]
 struct Line {
@@ -284,12 +281,6 @@ pub fn split(ops: &[Op]) -> Vec<&[Op]> {
     runs
 }
 
-/// The longest header line a devcoach writes is a few hundred bytes.
-const MAX_HEADER_BYTES: usize = 1024;
-
-/// The most columns one change may carry (a record has a few dozen at most).
-const MAX_COLUMNS: usize = 128;
-
 /// Whether a change line has the shape a devcoach writes — the line, its clock, its key and its
 /// columns, each of those holding plain values — checked on the bytes before parsing, so a
 /// line of nested arrays (a few bytes of text, many times that once parsed) is refused
@@ -318,7 +309,7 @@ fn flat(line: &[u8]) -> bool {
             _ => {}
         }
         // The line's object, then `at` and `key` (arrays) and the change's columns (an object).
-        if depth > 2 || opened > 4 || colons > MAX_COLUMNS {
+        if depth > 2 || opened > 4 || colons > limits::SYNC_COLUMNS {
             return false;
         }
     }
@@ -351,7 +342,7 @@ pub fn decode(bytes: &[u8]) -> Result<Segment, SegmentError> {
     let (_, first) = lines.next().ok_or(SegmentError::Foreign)?;
     // A header is a few short fields: a longer one (a huge value hidden in it, which the store
     // would keep with the file's name) is refused before it is parsed.
-    if first.len() > MAX_HEADER_BYTES || !flat(first) {
+    if first.len() > limits::SYNC_HEADER_BYTES || !flat(first) {
         return Err(damaged("its header is not one devcoach writes"));
     }
     let probe: Value = serde_json::from_slice(first).map_err(|_| SegmentError::Foreign)?;
@@ -375,7 +366,7 @@ pub fn decode(bytes: &[u8]) -> Result<Segment, SegmentError> {
     // number of its range, one after another.
     let snapshot = match (header.version, header.snapshot) {
         (SNAPSHOT_VERSION, Some(part)) => {
-            if part.parts == 0 || part.parts > MAX_SNAPSHOT_PARTS || part.part == 0 || part.part > part.parts {
+            if part.parts == 0 || part.parts > limits::SYNC_SNAPSHOT_PARTS || part.part == 0 || part.part > part.parts {
                 return Err(damaged("its header numbers its part of a snapshot wrongly"));
             }
             if header.last > part.upto || part.upto > MAX_SEQ {
@@ -437,7 +428,7 @@ pub fn decode(bytes: &[u8]) -> Result<Segment, SegmentError> {
             return Err(damaged("a change's clock is out of range"));
         }
         if let Change::Add { delta, .. } = &line.change
-            && delta.unsigned_abs() > MAX_DELTA
+            && delta.unsigned_abs() > limits::SYNC_DELTA
         {
             return Err(damaged("a change moves a counter further than any record holds"));
         }

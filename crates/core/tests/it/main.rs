@@ -5,6 +5,7 @@ mod calibration_sim;
 mod fsrs_fit;
 mod fsrs_reference;
 mod knowledge_sim;
+mod limits_table;
 mod share_browser;
 mod share_fixtures;
 mod share_props;

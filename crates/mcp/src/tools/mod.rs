@@ -15,6 +15,7 @@ mod settings;
 mod share;
 mod ui;
 
+use devcoach_core::limits;
 use std::sync::Arc;
 
 use rmcp::model::{CallToolResult, ContentBlock, JsonObject, Tool, ToolAnnotations};
@@ -25,10 +26,6 @@ use serde::de::DeserializeOwned;
 use serde_json::Value;
 
 use crate::ctx::{Ctx, ToolError};
-
-/// The largest arguments a tool accepts, serialised. Real calls are a few KiB; a lesson body or
-/// a pasted share code stays far below this.
-pub const MAX_ARGUMENT_BYTES: usize = 1024 * 1024;
 
 /// The annotations of a tool (all four are always set, so no client falls back to a default).
 #[derive(Debug, Clone, Copy)]
@@ -150,9 +147,10 @@ fn failure(name: &str, err: &ToolError) -> CallToolResult {
 /// Reads a tool's arguments; the error is the message to return.
 fn parse<P: DeserializeOwned>(name: &str, args: Value) -> Result<P, String> {
     let size = serde_json::to_vec(&args).map_or(usize::MAX, |v| v.len());
-    if size > MAX_ARGUMENT_BYTES {
+    if size > limits::MCP_ARGUMENT_BYTES {
         return Err(format!(
-            "{name} failed: the arguments are {size} bytes; the limit is {MAX_ARGUMENT_BYTES}. Send shorter text."
+            "{name} failed: the arguments are {size} bytes; the limit is {limit}. Send shorter text.",
+            limit = limits::MCP_ARGUMENT_BYTES
         ));
     }
     let args = if args.is_null() { Value::Object(JsonObject::new()) } else { args };

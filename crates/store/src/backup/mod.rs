@@ -16,6 +16,7 @@ mod archive;
 pub mod safety;
 mod tables;
 
+use devcoach_core::limits;
 use std::cell::Cell;
 use std::collections::HashMap;
 use std::io::{self, Cursor, Read, Seek, Write};
@@ -23,7 +24,7 @@ use std::path::{Path, PathBuf};
 use std::rc::Rc;
 
 use chrono::{DateTime, Utc};
-use devcoach_core::course::{CourseId, MAX_COURSE_DOCUMENT_BYTES, prerequisites_to_column};
+use devcoach_core::course::{CourseId, prerequisites_to_column};
 use devcoach_core::evidence::EvidenceCause;
 use devcoach_core::highlighter;
 use devcoach_core::knowledge::{self, GroupTarget, OTHER_GROUP};
@@ -41,7 +42,6 @@ use crate::courses::{CourseFilter, HIGHLIGHTER};
 use crate::error::StoreError;
 use crate::knowledge::{Because, write_confidence};
 use crate::lessons::insert_if_absent;
-use crate::notebook::MAX_NOTEBOOK_BYTES;
 use crate::{DataDir, Fields, Result, Store};
 
 pub const SETTINGS_ENTRY: &str = "settings.json";
@@ -61,22 +61,6 @@ const HISTORY_ENTRY: &str = "practice/history.txt";
 
 /// The format of our entries this build writes and reads.
 const EXT_FORMAT: i64 = 1;
-
-/// The most bytes a backup file may have.
-pub const MAX_BACKUP_BYTES: u64 = 128 * 1024 * 1024;
-/// The most a whole backup may inflate to.
-pub const MAX_TOTAL_INFLATED: u64 = 512 * 1024 * 1024;
-/// The most the lessons entry may inflate to (read one lesson at a time, so this bounds time,
-/// not memory).
-pub const MAX_LESSONS_BYTES: u64 = 256 * 1024 * 1024;
-/// The most entries a backup may list.
-pub const MAX_ENTRIES: u64 = 20_000;
-/// The most one element of an array (a lesson, a log row) may take.
-pub const MAX_ELEMENT_BYTES: u64 = 4 * 1024 * 1024;
-/// The most a whole-object entry (settings, knowledge, courses) may take: parsed whole, so it
-/// is kept small.
-const MAX_OBJECT_BYTES: u64 = 2 * 1024 * 1024;
-const MAX_PRACTICE_FILE_BYTES: u64 = 16 * 1024 * 1024;
 
 /// Why a backup could not be restored. Nothing was changed.
 #[derive(Debug, thiserror::Error)]
@@ -284,7 +268,8 @@ impl Store {
         });
         w.entry(KNOWLEDGE_ENTRY, &pretty(&knowledge))?;
         (summary.topics, summary.groups) = (profile.knowledge.len(), profile.groups.len());
-        if let Some(text) = devcoach_files::read_optional(&dir.notebook_path(), MAX_NOTEBOOK_BYTES, Links::Follow)? {
+        if let Some(text) = devcoach_files::read_optional(&dir.notebook_path(), limits::NOTEBOOK_BYTES, Links::Follow)?
+        {
             w.entry(NOTEBOOK_ENTRY, &text)?;
             summary.notebook = true;
         }
@@ -323,7 +308,7 @@ impl Store {
             summary.rows.push((table.name, n));
         }
         for (name, path) in practice_files(&dir) {
-            let bytes = devcoach_files::read(&path, MAX_PRACTICE_FILE_BYTES, Links::Refuse)?;
+            let bytes = devcoach_files::read(&path, limits::BACKUP_PRACTICE_FILE_BYTES, Links::Refuse)?;
             w.entry(&name, &bytes)?;
             summary.practice_files += 1;
         }
@@ -359,7 +344,7 @@ impl Store {
     ) -> Result<RestoreOutcome> {
         let not_a_zip = |e: &dyn std::fmt::Display| BackupError::NotAZip(e.to_string());
         let declared = archive::declared_entries(&mut source).map_err(|e| not_a_zip(&e))?;
-        if declared.is_some_and(|n| n > MAX_ENTRIES) {
+        if declared.is_some_and(|n| n > limits::BACKUP_ENTRIES) {
             return Err(BackupError::TooLarge.into());
         }
         let zip = zip::ZipArchive::new(source).map_err(|e| not_a_zip(&e))?;
@@ -371,7 +356,8 @@ impl Store {
         }
         let (start, parsed) = (zip.central_directory_start(), zip.len() as u64);
         let mut source = zip.into_inner();
-        let stored = archive::central_headers(&mut source, start, MAX_ENTRIES + 1).map_err(|e| not_a_zip(&e))?;
+        let stored =
+            archive::central_headers(&mut source, start, limits::BACKUP_ENTRIES + 1).map_err(|e| not_a_zip(&e))?;
         if stored > parsed {
             return Err(BackupError::Duplicate("an entry name".into()).into());
         }
@@ -408,7 +394,7 @@ impl Store {
         let courses = reader.object(COURSES_ENTRY)?;
         let ext_settings = reader.object(EXT_SETTINGS_ENTRY)?;
         let ext_knowledge = reader.object(EXT_KNOWLEDGE_ENTRY)?;
-        let notebook = reader.bytes(NOTEBOOK_ENTRY, MAX_NOTEBOOK_BYTES)?;
+        let notebook = reader.bytes(NOTEBOOK_ENTRY, limits::NOTEBOOK_BYTES)?;
         if settings.is_none()
             && !index.contains_key(LESSONS_ENTRY)
             && knowledge.is_none()
@@ -504,17 +490,19 @@ impl Store {
                 if !known || std::fs::symlink_metadata(&target).is_ok() {
                     continue;
                 }
-                let Some(bytes) = reader.bytes(name, MAX_COURSE_DOCUMENT_BYTES)? else { continue };
+                let Some(bytes) = reader.bytes(name, limits::COURSE_DOCUMENT_BYTES)? else { continue };
                 let html = String::from_utf8_lossy(&bytes).into_owned();
                 let html = highlighter::fill(&html, HIGHLIGHTER)
-                    .filter(|f| f.len() as u64 <= MAX_COURSE_DOCUMENT_BYTES)
+                    .filter(|f| f.len() as u64 <= limits::COURSE_DOCUMENT_BYTES)
                     .unwrap_or(html);
                 let folder = dir.course_dir(&id);
                 std::fs::create_dir_all(&folder)
                     .map_err(|e| StoreError::io("cannot create the course folder", &folder, e))?;
                 devcoach_files::write(&target, html.as_bytes(), Overwrite::Never)?;
             } else if name.starts_with("practice/") {
-                let Some(bytes) = reader.bytes(name, MAX_PRACTICE_FILE_BYTES)? else { continue };
+                let Some(bytes) = reader.bytes(name, limits::BACKUP_PRACTICE_FILE_BYTES)? else {
+                    continue;
+                };
                 if restore_practice_file(&dir, name, &bytes)? {
                     out.practice_files += 1;
                 }
@@ -536,19 +524,19 @@ fn entry_cap(name: &str) -> Option<u64> {
     }
     match name {
         SETTINGS_ENTRY | MANIFEST_ENTRY | EXT_SETTINGS_ENTRY => Some(64 * 1024),
-        KNOWLEDGE_ENTRY | COURSES_ENTRY | EXT_KNOWLEDGE_ENTRY => Some(MAX_OBJECT_BYTES),
-        LESSONS_ENTRY => Some(MAX_LESSONS_BYTES),
-        NOTEBOOK_ENTRY => Some(MAX_NOTEBOOK_BYTES),
-        HISTORY_ENTRY => Some(MAX_PRACTICE_FILE_BYTES),
+        KNOWLEDGE_ENTRY | COURSES_ENTRY | EXT_KNOWLEDGE_ENTRY => Some(limits::BACKUP_OBJECT_BYTES),
+        LESSONS_ENTRY => Some(limits::BACKUP_LESSONS_BYTES),
+        NOTEBOOK_ENTRY => Some(limits::NOTEBOOK_BYTES),
+        HISTORY_ENTRY => Some(limits::BACKUP_PRACTICE_FILE_BYTES),
         _ => {
             if let Some(file) = name.strip_prefix(SESSIONS_PREFIX) {
-                return practice_name_ok(file, ".jsonl").then_some(MAX_PRACTICE_FILE_BYTES);
+                return practice_name_ok(file, ".jsonl").then_some(limits::BACKUP_PRACTICE_FILE_BYTES);
             }
             if let Some(file) = name.strip_prefix(PROBLEMS_PREFIX) {
-                return practice_name_ok(file, ".md").then_some(MAX_PRACTICE_FILE_BYTES);
+                return practice_name_ok(file, ".md").then_some(limits::BACKUP_PRACTICE_FILE_BYTES);
             }
             let id = name.strip_prefix("courses/")?.strip_suffix("/index.html")?;
-            CourseId::parse(id).ok().map(|_| MAX_COURSE_DOCUMENT_BYTES)
+            CourseId::parse(id).ok().map(|_| limits::COURSE_DOCUMENT_BYTES)
         }
     }
 }
@@ -565,14 +553,14 @@ impl<R: Read + Seek> EntryReader<'_, R> {
         let Some(&i) = self.index.get(name) else { return Ok(None) };
         let cap = entry_cap(name).unwrap_or(0);
         let entry = self.zip.by_index(i).map_err(|e| BackupError::NotAZip(e.to_string()))?;
-        Ok(Some(Metered::new(entry, cap, element_cap, Rc::clone(&self.total), MAX_TOTAL_INFLATED)))
+        Ok(Some(Metered::new(entry, cap, element_cap, Rc::clone(&self.total), limits::BACKUP_INFLATED_BYTES)))
     }
 
     fn over(name: &str, over: Option<Over>) -> Option<StoreError> {
         let cap = entry_cap(name).unwrap_or(0);
         over.map(|o| match o {
             Over::Entry => BackupError::EntryTooLarge(name.to_owned(), cap).into(),
-            Over::Element => BackupError::ItemTooLarge(name.to_owned(), MAX_ELEMENT_BYTES).into(),
+            Over::Element => BackupError::ItemTooLarge(name.to_owned(), limits::BACKUP_ELEMENT_BYTES).into(),
             Over::Total => BackupError::TooLarge.into(),
         })
     }
@@ -614,7 +602,7 @@ impl<R: Read + Seek> EntryReader<'_, R> {
 
     /// Hands each element of a JSON array entry to `f`; `None` when the entry is absent.
     fn array(&mut self, name: &str, f: impl FnMut(Value) -> Result<()>) -> Result<Option<Shape>> {
-        let Some(reader) = self.metered(name, MAX_ELEMENT_BYTES)? else { return Ok(None) };
+        let Some(reader) = self.metered(name, limits::BACKUP_ELEMENT_BYTES)? else { return Ok(None) };
         let over = Rc::clone(&reader.over);
         match archive::each_element(reader, f) {
             Ok(shape) => Ok(Some(shape)),
@@ -671,7 +659,7 @@ fn restore_review_settings(conn: &Connection, s: &Value) -> Result<()> {
 /// was one and it differs) as `learning-state.<time>.md`. Returns where it was kept.
 fn replace_notebook(dir: &DataDir, text: &str, now: DateTime<Utc>) -> Result<Option<PathBuf>> {
     let path = dir.notebook_path();
-    let previous = devcoach_files::read_optional(&path, MAX_NOTEBOOK_BYTES, Links::Follow)?;
+    let previous = devcoach_files::read_optional(&path, limits::NOTEBOOK_BYTES, Links::Follow)?;
     let kept = match previous {
         Some(old) if old != text.as_bytes() && !old.is_empty() => {
             let stamp = now.format("%Y%m%dT%H%M%SZ");
@@ -698,7 +686,7 @@ fn restore_practice_file(dir: &DataDir, name: &str, bytes: &[u8]) -> Result<bool
     let path = devcoach_core::layout::practice(dir.root()).join(relative);
     let Some(folder) = path.parent() else { return Ok(false) };
     std::fs::create_dir_all(folder).map_err(|e| StoreError::io("cannot create the practice folder", folder, e))?;
-    let existing = devcoach_files::read_optional(&path, MAX_PRACTICE_FILE_BYTES, Links::Refuse)?;
+    let existing = devcoach_files::read_optional(&path, limits::BACKUP_PRACTICE_FILE_BYTES, Links::Refuse)?;
     match existing {
         None => {
             devcoach_files::write(&path, bytes, Overwrite::Never)?;
@@ -729,7 +717,7 @@ fn restore_practice_file(dir: &DataDir, name: &str, bytes: &[u8]) -> Result<bool
             for n in 1..1000 {
                 let suffix = if n == 1 { String::new() } else { format!("-{n}") };
                 let beside = folder.join(format!("{stem}.restored{suffix}.jsonl"));
-                match devcoach_files::read_optional(&beside, MAX_PRACTICE_FILE_BYTES, Links::Refuse)? {
+                match devcoach_files::read_optional(&beside, limits::BACKUP_PRACTICE_FILE_BYTES, Links::Refuse)? {
                     Some(same) if same == bytes => return Ok(false),
                     Some(_) => {}
                     None => {
@@ -818,7 +806,7 @@ pub enum Scope<'a> {
     Profile,
 }
 
-/// Restores the backup file at `path` (a regular file, at most [`MAX_BACKUP_BYTES`]).
+/// Restores the backup file at `path` (a regular file, at most [`limits::BACKUP_BYTES`]).
 pub fn restore_file(store: &mut Store, path: &Path, now: DateTime<Utc>) -> Result<RestoreOutcome> {
     restore_file_scoped(store, path, now, Scope::All)
 }
@@ -832,8 +820,8 @@ pub fn restore_file_scoped(
 ) -> Result<RestoreOutcome> {
     let file = devcoach_files::open(path, Links::Follow)?;
     let len = file.metadata().map_err(|e| StoreError::io("cannot read", path, e))?.len();
-    if len > MAX_BACKUP_BYTES {
-        return Err(devcoach_files::FileError::TooLarge { path: path.to_owned(), limit: MAX_BACKUP_BYTES }.into());
+    if len > limits::BACKUP_BYTES {
+        return Err(devcoach_files::FileError::TooLarge { path: path.to_owned(), limit: limits::BACKUP_BYTES }.into());
     }
     store.restore_scoped(file, now, scope)
 }

@@ -1,5 +1,6 @@
 //! Courses: the list, a course's page with its steps, and the course document, served sandboxed.
 
+use devcoach_core::limits;
 use std::collections::HashMap;
 
 use askama::Template;
@@ -163,8 +164,7 @@ pub(crate) async fn document(State(state): State<SharedState>, Path(id): Path<St
     let dir = state.dir.clone();
     let bytes = tokio::task::spawn_blocking(move || -> Option<Vec<u8>> {
         let path = dir.course_document(&course_id).ok().flatten()?;
-        devcoach_files::read(&path, devcoach_core::course::MAX_COURSE_DOCUMENT_BYTES, devcoach_files::Links::Refuse)
-            .ok()
+        devcoach_files::read(&path, limits::COURSE_DOCUMENT_BYTES, devcoach_files::Links::Refuse).ok()
     })
     .await
     .map_err(|e| WebError::Internal(e.to_string()))?

@@ -1,6 +1,7 @@
 //! The lessons list, a lesson, and what can be done to lessons: star, feedback, delete, share,
 //! export and import.
 
+use devcoach_core::limits;
 use std::collections::HashMap;
 
 use askama::Template;
@@ -258,9 +259,6 @@ pub(crate) struct UndoBanner {
     pub form: Option<(String, Vec<String>)>,
 }
 
-/// The most lessons one undo names (a page of the table holds fewer).
-const MAX_UNDO_IDS: usize = 200;
-
 impl UndoBanner {
     fn from_query(pairs: &[(String, String)]) -> Option<Self> {
         let get = |key: &str| pairs.iter().find(|(k, _)| k == key).map(|(_, v)| v.as_str());
@@ -275,7 +273,7 @@ impl UndoBanner {
         let deleted = get("deleted").and_then(|n| n.parse::<usize>().ok())?;
         let backup = get("undo").filter(|b| devcoach_store::is_safety_backup_name(b, SafetyKind::Delete))?;
         let ids: Vec<String> =
-            pairs.iter().filter(|(k, _)| k == "undo_id").map(|(_, v)| v.clone()).take(MAX_UNDO_IDS).collect();
+            pairs.iter().filter(|(k, _)| k == "undo_id").map(|(_, v)| v.clone()).take(limits::UNDO_IDS).collect();
         let text = if deleted == 1 { "Deleted 1 lesson.".to_owned() } else { format!("Deleted {deleted} lessons.") };
         Some(Self { text, form: (!ids.is_empty()).then(|| (backup.to_owned(), ids)) })
     }
@@ -503,8 +501,8 @@ pub(crate) async fn feedback(State(state): State<SharedState>, Path(id): Path<St
 /// delete` does), and goes back to the page with the undo form.
 pub(crate) async fn delete(State(state): State<SharedState>, form: Fields) -> WebResult {
     let ids: Vec<String> = form.all("id").map(str::to_owned).collect();
-    if ids.len() > MAX_UNDO_IDS {
-        return Err(WebError::BadRequest(format!("at most {MAX_UNDO_IDS} lessons at once")));
+    if ids.len() > limits::UNDO_IDS {
+        return Err(WebError::BadRequest(format!("at most {} lessons at once", limits::UNDO_IDS)));
     }
     let next = form.get("next").map(str::to_owned);
     if ids.is_empty() {
@@ -533,7 +531,7 @@ pub(crate) async fn undo_delete(State(state): State<SharedState>, form: Fields) 
     if !devcoach_store::is_safety_backup_name(&name, SafetyKind::Delete) {
         return Err(WebError::BadRequest("that is not a backup devcoach took before a delete".into()));
     }
-    let ids: Vec<String> = form.all("id").map(str::to_owned).take(MAX_UNDO_IDS).collect();
+    let ids: Vec<String> = form.all("id").map(str::to_owned).take(limits::UNDO_IDS).collect();
     let next = form.get("next").map(str::to_owned);
     let path = state.dir.backups_dir().join(&name);
     if !path.is_file() {

@@ -13,13 +13,11 @@ use axum::extract::DefaultBodyLimit;
 use axum::http::header;
 use axum::response::{IntoResponse, Redirect, Response};
 use axum::routing::{get, post};
+use devcoach_core::limits;
 
 use crate::error::WebError;
 use crate::guard;
 use crate::state::SharedState;
-
-/// Uploads (a backup ZIP, a lessons export) may be this large.
-const UPLOAD_LIMIT: usize = 64 * 1024 * 1024;
 
 pub(crate) fn router(state: SharedState) -> Router {
     Router::new()
@@ -38,7 +36,7 @@ pub(crate) fn router(state: SharedState) -> Router {
         .route("/lessons/export", get(lessons::export))
         .route(
             "/lessons/import",
-            get(lessons::preview).post(lessons::import).layer(DefaultBodyLimit::max(UPLOAD_LIMIT)),
+            get(lessons::preview).post(lessons::import).layer(DefaultBodyLimit::max(limits::UPLOAD_BYTES)),
         )
         .route("/lessons", get(lessons::list))
         .route("/lessons/delete", post(lessons::delete))
@@ -57,7 +55,7 @@ pub(crate) fn router(state: SharedState) -> Router {
         .route("/reviews/settings", post(reviews::settings))
         .route("/reviews/{id}/grade", post(reviews::grade))
         .route("/settings/export", get(settings::export))
-        .route("/settings/import", post(settings::import).layer(DefaultBodyLimit::max(UPLOAD_LIMIT)))
+        .route("/settings/import", post(settings::import).layer(DefaultBodyLimit::max(limits::UPLOAD_BYTES)))
         .route("/settings/notebook/download", get(settings::notebook_download))
         .route("/settings/notebook", post(settings::notebook_save))
         .route("/settings/sync", post(settings::sync_now))
