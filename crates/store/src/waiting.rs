@@ -10,8 +10,10 @@
 //! of one). Counting and forgetting cannot be one step: the names counted are noted in the same
 //! transaction that counts them, and the files are removed after it commits, so a process that
 //! dies between the two never counts a stop twice. What lies here is bounded
-//! ([`WAITING_STOPS`] files of [`WAITING_STOP_BYTES`]); a `.stop` entry that is not a stop
-//! this build wrote (a link, a folder, other bytes) is removed without being counted.
+//! ([`WAITING_STOPS`] files of [`WAITING_STOP_BYTES`], a few more when many hooks leave one at
+//! the same moment); what is not a stop this build wrote (a link, a folder, other bytes, other
+//! names, a temporary file a killed hook left) is removed without being counted, and a folder
+//! that is itself a link is neither read nor written through.
 
 use chrono::{DateTime, Utc};
 use devcoach_core::ids::SessionId;
@@ -60,24 +62,47 @@ pub fn leave_stop(dir: &DataDir, session: &SessionId, plan_mode: bool, now: Date
     Ok(true)
 }
 
-/// The waiting stops' names, oldest first, at most [`WAITING_STOPS`] of them (a stop being
-/// written lies under a hidden name until it is whole, and is not one yet).
+/// The folder's entries, looked at up to a bound: the stops (oldest first, at most
+/// [`WAITING_STOPS`]) and what is no stop (to go). A stop still being written lies under a
+/// hidden temporary name and is left alone for a minute; one left behind by a killed hook goes
+/// after that. A folder that is a link (or no folder) holds nothing: it is never followed.
+fn look(dir: &DataDir) -> (Vec<String>, Vec<String>) {
+    let folder = folder(dir);
+    let real = std::fs::symlink_metadata(&folder).is_ok_and(|m| m.is_dir());
+    let Some(entries) = real.then(|| std::fs::read_dir(&folder).ok()).flatten() else {
+        return (Vec::new(), Vec::new());
+    };
+    let (mut stops, mut junk) = (Vec::new(), Vec::new());
+    for entry in entries.take(WAITING_STOPS * 16).flatten() {
+        let Ok(name) = entry.file_name().into_string() else { continue };
+        let hidden = name.starts_with('.');
+        if !hidden && std::path::Path::new(&name).extension().is_some_and(|e| e == "stop") {
+            stops.push(name);
+        } else if !hidden
+            || entry
+                .metadata()
+                .ok()
+                .and_then(|m| m.modified().ok())
+                .and_then(|t| t.elapsed().ok())
+                .is_some_and(|age| age > std::time::Duration::from_mins(1))
+        {
+            junk.push(name);
+        }
+    }
+    stops.sort();
+    stops.truncate(WAITING_STOPS);
+    (stops, junk)
+}
+
 fn names(dir: &DataDir) -> Vec<String> {
-    let Ok(entries) = std::fs::read_dir(folder(dir)) else { return Vec::new() };
-    let mut names: Vec<String> = entries
-        .take(WAITING_STOPS * 4)
-        .filter_map(|e| e.ok()?.file_name().into_string().ok())
-        .filter(|name| std::path::Path::new(name).extension().is_some_and(|e| e == "stop") && !name.starts_with('.'))
-        .collect();
-    names.sort();
-    names.truncate(WAITING_STOPS);
-    names
+    look(dir).0
 }
 
 /// Counts the waiting stops inside `tx` and notes their names; returns the names to remove once
 /// `tx` has committed.
 pub(crate) fn count(tx: &Connection, dir: &DataDir, now: DateTime<Utc>) -> Result<Vec<String>> {
-    let names = names(dir);
+    let (names, junk) = look(dir);
+    forget(dir, &junk);
     if names.is_empty() {
         return Ok(names);
     }
@@ -105,6 +130,9 @@ pub(crate) fn count(tx: &Connection, dir: &DataDir, now: DateTime<Utc>) -> Resul
 /// Removes what a committed count took (or what is no stop at all).
 pub(crate) fn forget(dir: &DataDir, names: &[String]) {
     let folder = folder(dir);
+    if !std::fs::symlink_metadata(&folder).is_ok_and(|m| m.is_dir()) {
+        return;
+    }
     for name in names {
         let path = folder.join(name);
         // A link or a folder put here is removed as the entry it is, never followed.
@@ -121,7 +149,9 @@ impl Store {
     /// sync calls it; every stop hook does it first).
     pub fn count_waiting_stops(&mut self, now: DateTime<Utc>) -> Result<usize> {
         let dir = self.data_dir().clone();
-        if names(&dir).is_empty() {
+        let (stops, junk) = look(&dir);
+        forget(&dir, &junk);
+        if stops.is_empty() {
             return Ok(0);
         }
         let taken = self.write(|tx| count(tx, &dir, now))?;

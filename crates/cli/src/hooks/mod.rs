@@ -362,7 +362,9 @@ fn trace(dir: &DataDir, hook: Hook, session: Option<&str>, message: &str, now: D
     // A regular file only: a pipe or device named hook.log must never block the hook.
     if let Ok(mut f) = devcoach_files::open_append(&path) {
         let short: String = session.map_or_else(|| "-".to_owned(), |s| s.chars().take(8).collect());
-        let _ = writeln!(f, "{} {} {short} {message}", devcoach_core::time::iso_ms(now), hook.name());
+        // One write of the whole line: hooks of several agents append at the same moment.
+        let line = format!("{} {} {short} {message}\n", devcoach_core::time::iso_ms(now), hook.name());
+        let _ = f.write_all(line.as_bytes());
     }
 }
 

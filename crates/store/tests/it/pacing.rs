@@ -326,3 +326,47 @@ fn waiting_stops_are_bounded() {
     }
     assert!(!devcoach_store::leave_stop(&dir, &s("a"), false, now()).expect("refused, not failed"));
 }
+
+/// The waiting folder replaced by a link to somewhere else: nothing there is read, counted or
+/// removed. Junk of every other name, and temporary files a killed hook left, go; the stops
+/// among thousands of them are all counted.
+#[test]
+fn the_waiting_folder_is_never_followed_and_junk_never_hides_a_stop() {
+    let (tmp, mut store) = onboarded(100);
+    let dir = devcoach_store::DataDir::new(tmp.path());
+    let folder = tmp.path().join("ext-stops-waiting");
+    #[cfg(unix)]
+    {
+        let victim = tempfile::tempdir().expect("victim");
+        std::fs::create_dir(victim.path().join("project.stop")).expect("a folder");
+        std::fs::write(victim.path().join("project.stop/notes.txt"), b"precious").expect("notes");
+        std::fs::write(
+            victim.path().join("valid.stop"),
+            br#"{"session":"victim","plan_mode":false,"at":"2026-12-02T10:00:00.000Z"}"#,
+        )
+        .expect("a stop elsewhere");
+        std::os::unix::fs::symlink(victim.path(), &folder).expect("link");
+        assert!(devcoach_store::leave_stop(&dir, &s("a"), false, now()).is_err(), "never written through");
+        assert_eq!(reason(&mut store, "a"), paced(1, 100, false));
+        assert_eq!(
+            reason(&mut store, "victim"),
+            Reason::Paced(at(1, 100, false, 2, 100)),
+            "the stop elsewhere was not counted"
+        );
+        assert!(victim.path().join("project.stop/notes.txt").is_file() && victim.path().join("valid.stop").is_file());
+        std::fs::remove_file(&folder).expect("unlink");
+    }
+    std::fs::create_dir(&folder).expect("folder");
+    for i in 0..2_000 {
+        std::fs::write(folder.join(format!("junk-{i:05}.txt")), b"x").expect("junk");
+    }
+    let temp = folder.join(".0001-1-2.stop.1-0.devcoach-tmp");
+    let file = std::fs::File::create(&temp).expect("a killed hook's temporary file");
+    file.set_modified(std::time::SystemTime::now() - std::time::Duration::from_hours(1)).expect("old");
+    drop(file);
+    for minute in 0..3 {
+        assert!(devcoach_store::leave_stop(&dir, &s("b"), false, now() + Duration::minutes(minute)).expect("left"));
+    }
+    assert_eq!(store.count_waiting_stops(now() + Duration::minutes(5)).expect("counted"), 3);
+    assert_eq!(std::fs::read_dir(&folder).expect("folder").count(), 0, "junk and the old temporary file go");
+}
