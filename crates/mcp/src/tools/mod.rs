@@ -137,6 +137,8 @@ fn failure(name: &str, err: &ToolError) -> CallToolResult {
             format!("{name} failed: {c}")
         }
         ToolError::Store(e @ devcoach_store::StoreError::Busy) => format!("{name} failed: {e}"),
+        // What the caller sent, refused by a rule: theirs to change, nothing wrong with the file.
+        ToolError::Store(e) if e.is_invalid_input() => format!("{name} failed: {e}"),
         ToolError::Store(e) => format!(
             "{name} failed: {e}. The devcoach database could not be used; run `devcoach doctor` in a terminal to see why."
         ),

@@ -52,3 +52,14 @@ fn open_ui_without_a_launcher_says_where_to_start_one() {
     let out_of_range = Demo::text(&demo.call("open_ui", json!({"port": 80})));
     assert!(out_of_range.contains("out of valid range"), "{out_of_range}");
 }
+
+/// A value the rules refuse is the agent's to fix: the answer says what is wrong, and does not
+/// send the learner to `doctor` as if the database had failed.
+#[test]
+fn a_refused_value_is_not_a_broken_database() {
+    let demo = Demo::new();
+    let result = demo.call("add_group", json!({"name": "Other"}));
+    let text = Demo::text(&result);
+    assert_eq!(result["isError"], true, "{result}");
+    assert!(text.contains("reserved") && !text.contains("doctor"), "{text}");
+}
