@@ -308,12 +308,24 @@ impl AtomicFile {
 
     /// Flushes the bytes to disk and moves the file into place. The target is checked once more
     /// first: something other than a regular file appearing there meanwhile is not replaced.
-    pub fn commit(mut self) -> Result<()> {
+    pub fn commit(self) -> Result<()> {
+        self.finish(true)
+    }
+
+    /// As [`AtomicFile::commit`], without waiting for the disk: for a copy that is checked
+    /// whenever it is read, whose loss in a power cut costs nothing but itself.
+    pub fn commit_unflushed(self) -> Result<()> {
+        self.finish(false)
+    }
+
+    fn finish(mut self, flush: bool) -> Result<()> {
         let file = self
             .file
             .take()
             .ok_or_else(|| FileError::io("write", &self.target, io::Error::other("committed twice")))?;
-        file.sync_all().map_err(|e| FileError::io("write", &self.target, e))?;
+        if flush {
+            file.sync_all().map_err(|e| FileError::io("write", &self.target, e))?;
+        }
         drop(file);
         let existing = check_target(&self.target)?;
         if self.overwrite == Overwrite::Never {
@@ -375,6 +387,14 @@ pub fn write(path: &Path, bytes: &[u8], overwrite: Overwrite) -> Result<()> {
     let mut file = AtomicFile::create(path, overwrite)?;
     file.write_all(bytes).map_err(|e| FileError::io("write", path, e))?;
     file.commit()
+}
+
+/// As [`write`], without waiting for the disk (see [`AtomicFile::commit_unflushed`]): whole or
+/// absent to every reader while the machine runs, but a power cut may leave it cut short.
+pub fn write_unflushed(path: &Path, bytes: &[u8], overwrite: Overwrite) -> Result<()> {
+    let mut file = AtomicFile::create(path, overwrite)?;
+    file.write_all(bytes).map_err(|e| FileError::io("write", path, e))?;
+    file.commit_unflushed()
 }
 
 /// Writes `bytes` as `root/<dirs…>/<name>` without ever passing through a link below `root`

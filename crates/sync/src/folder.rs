@@ -416,7 +416,10 @@ impl Folder<'_> {
                 }
                 Ok(_) => false,
             };
-            if stale {
+            // Only a copy that reads whole goes back (checked as any file of the folder is read):
+            // a copy a disk or a power cut damaged must not replace what the folder holds.
+            let sealed = parse_segment_name(&name).unwrap_or(false);
+            if stale && self.read_segment(&entry.path(), sealed, i64::MAX).is_ok() {
                 let bytes = devcoach_files::read(&entry.path(), limits::SYNC_FILE_BYTES, Links::Refuse)
                     .map_err(|e| err(&entry.path(), e))?;
                 self.write_own(device, &name, &bytes)?;
@@ -438,8 +441,11 @@ impl Folder<'_> {
         let Ok(bytes) = devcoach_files::read(&file.path, limits::SYNC_FILE_BYTES, Links::Refuse) else {
             return;
         };
-        if raw_digest(&bytes) == file.raw_digest {
-            let _ = write_new(&target, &bytes);
+        // Not waited for on disk (a flush per file was a sixth of a small join): a copy is put
+        // back or read only once it reads whole, so one cut short by a power cut costs nothing
+        // but itself.
+        if raw_digest(&bytes) == file.raw_digest && std::fs::create_dir_all(copies).is_ok() {
+            let _ = devcoach_files::write_unflushed(&target, &bytes, Overwrite::Replace);
         }
     }
 

@@ -584,3 +584,29 @@ fn files_that_do_not_read_never_hold_back_a_real_change() {
     let again = a.sync_at(4);
     assert_eq!((again.read, again.rounds, again.problems.len()), (0, 1, 3), "named again, not read again");
 }
+
+/// A device's copy of another's file cut short (a power cut: copies are not waited for on disk)
+/// while the folder lost the file: the damaged copy is never put back in its place, and the
+/// device that wrote the file puts its own back.
+#[test]
+fn a_copy_cut_short_is_never_put_back() {
+    let (shared, target, mut a, mut b) = pair();
+    a.lesson("l1");
+    a.sync_at(0);
+    b.sync_at(1);
+    let file = own_files(shared.path(), &a).pop().expect("a's file");
+    let name = file.file_name().expect("name").to_owned();
+    let a_id = devcoach_sync::config(&a.store).expect("config").expect("on").device;
+    let copy = b.dir.root().join("sync").join("kept").join(a_id.as_str()).join(&name);
+    let whole = std::fs::read(&copy).expect("b keeps a copy");
+    std::fs::write(&copy, &whole[..whole.len() / 2]).expect("cut short");
+    std::fs::remove_file(&file).expect("the folder loses it");
+    b.sync_at(2);
+    assert!(!file.exists(), "b's damaged copy was put back");
+    a.sync_at(3);
+    assert_eq!(std::fs::read(&file).expect("a puts its own back"), whole);
+    let mut c = Device::new();
+    c.init(&target);
+    c.sync_at(4);
+    assert_eq!(c.records(), a.records());
+}
