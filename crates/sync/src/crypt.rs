@@ -142,12 +142,26 @@ impl Key {
         // gigabytes would otherwise take them, and then blame the passphrase). Older builds
         // tuned the cost to the machine; two steps of slack keep their folders opening.
         identity.set_max_work_factor(SEAL_WORK_FACTOR + 2);
-        let plain = age::decrypt(&identity, sealed).map_err(|e| match e {
+        // Not an age file, or one changed since it was written: no passphrase would open it.
+        let damaged = || {
+            SyncError::Key(
+                "the sync folder's key.age does not read (it is damaged, or was not written by devcoach); nothing was changed — put back a copy of the folder from before, or set sync up afresh"
+                    .into(),
+            )
+        };
+        let decryptor = age::Decryptor::new_buffered(sealed).map_err(|_| damaged())?;
+        let mut reader = decryptor.decrypt(std::iter::once(&identity as &dyn age::Identity)).map_err(|e| match e {
             age::DecryptError::ExcessiveWork { required, .. } => SyncError::Key(format!(
                 "the folder's key.age asks for far more work than devcoach ever sets (2^{required}): it was not written by devcoach; nothing was changed"
             )),
+            age::DecryptError::InvalidHeader | age::DecryptError::UnknownFormat | age::DecryptError::InvalidMac => {
+                damaged()
+            }
             _ => SyncError::WrongPassphrase,
         })?;
+        // The passphrase opened the header: what does not read after it is damage.
+        let mut plain = Vec::new();
+        std::io::Read::read_to_end(&mut reader, &mut plain).map_err(|_| damaged())?;
         let text = String::from_utf8(plain).map_err(|_| SyncError::WrongPassphrase)?;
         Self::parse(&text)
     }
@@ -212,5 +226,12 @@ mod tests {
         let opened = Key::unseal(&sealed, "correct horse").expect("unseal");
         assert_eq!(opened.recipient(), key.recipient());
         assert!(matches!(Key::unseal(&sealed, "wrong horse"), Err(SyncError::WrongPassphrase)));
+        // A damaged key file is not the passphrase's fault.
+        for damaged in [b"not an age file at all".to_vec(), sealed[..sealed.len() / 3].to_vec()] {
+            match Key::unseal(&damaged, "correct horse") {
+                Err(SyncError::Key(why)) => assert!(why.contains("does not read"), "{why}"),
+                other => panic!("a damaged key file: {:?}", other.map(|_| ())),
+            }
+        }
     }
 }
