@@ -623,6 +623,13 @@ pub fn off(store: &mut Store, dir: &DataDir) -> Result<bool, SyncError> {
 
 /// Whether a background sync is due: sync is on, syncs every few minutes, and the last one (or
 /// its last attempt) is older than that.
+/// Whether sync may be set up in this data folder, asked of the file system alone: `false` means
+/// it never was (no `sync/` folder), so an everyday command need not open the database to ask
+/// [`due`].
+pub fn may_be_on(dir: &DataDir) -> bool {
+    sync_dir(dir).is_dir()
+}
+
 pub fn due(store: &Store, now: DateTime<Utc>) -> bool {
     let Ok(Some(config)) = config(store) else { return false };
     if config.every_minutes == 0 {

@@ -409,6 +409,10 @@ pub fn syncs_in_background(command: &Command) -> bool {
 /// Starts `devcoach sync --background` as its own process when a sync is due, so the command the
 /// learner ran never waits on a folder or a network.
 pub fn background(ctx: &Ctx) {
+    // Sync never set up here (most learners): not even the database is opened to ask.
+    if !devcoach_sync::may_be_on(&ctx.dir) {
+        return;
+    }
     let Ok(Some(store)) = devcoach_store::Store::open_for_reading(&ctx.dir) else { return };
     if !devcoach_sync::due(&store, ctx.clock.now()) {
         return;

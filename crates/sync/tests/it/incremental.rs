@@ -396,3 +396,15 @@ fn a_first_sync_compares_a_large_record_a_round_at_a_time() {
     assert!(left(&b) < i64::try_from(topics).expect("n") / 2);
     assert_eq!(a.sync_at(5).logged, 0, "and nothing is found twice");
 }
+
+/// Everyday commands ask the file system, not the database, whether sync may be on: a data
+/// folder that never set it up answers no without opening anything; one that did, yes.
+#[test]
+fn whether_sync_may_be_on_is_known_without_the_database() {
+    let shared = tempfile::tempdir().expect("folder");
+    let mut a = crate::support::Device::new();
+    assert!(!devcoach_sync::may_be_on(&a.dir));
+    a.init(&shared.path().to_string_lossy());
+    assert!(devcoach_sync::may_be_on(&a.dir));
+    assert!(devcoach_sync::due(&a.store, crate::support::t0()), "never synced: due");
+}
