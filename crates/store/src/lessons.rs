@@ -322,6 +322,25 @@ impl Store {
         Ok(stmt.query_map([], |r| r.get(0))?.collect::<rusqlite::Result<_>>()?)
     }
 
+    /// `ids` and the ids just before and after each in id order, sorted: all that tells each of
+    /// `ids` apart from every other lesson (`devcoach_core::ids::unique_prefix_chars` looks only
+    /// at the neighbours), read through the index, two rows each, whatever the record holds.
+    pub fn lesson_id_neighbours(&self, ids: &[&str]) -> Result<Vec<String>> {
+        let conn = self.conn();
+        let mut out: std::collections::BTreeSet<String> = ids.iter().map(|id| (*id).to_owned()).collect();
+        for id in ids {
+            for sql in [
+                "SELECT id FROM lessons WHERE id < ?1 ORDER BY id DESC LIMIT 1",
+                "SELECT id FROM lessons WHERE id > ?1 ORDER BY id LIMIT 1",
+            ] {
+                if let Some(next) = conn.prepare_cached(sql)?.query_row([id], |r| r.get::<_, String>(0)).optional()? {
+                    out.insert(next);
+                }
+            }
+        }
+        Ok(out.into_iter().collect())
+    }
+
     /// The lesson id `typed` names: itself when a lesson has it, else the one id that starts
     /// with it; a start copied from a table with its `…` names only ids longer than it (see
     /// [`devcoach_core::ids::typed_prefix`]).

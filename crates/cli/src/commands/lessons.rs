@@ -149,7 +149,11 @@ pub fn list(ctx: &Ctx, args: &LessonsArgs) -> anyhow::Result<()> {
         return Ok(());
     }
     let total = if q.limit.is_some() { store.count_lessons(&q, ctx.now)? } else { i64::try_from(rows.len())? };
-    print_list(ctx, &rows, total, &store.lesson_ids()?)?;
+    // What sets each shown id apart: its neighbours in id order when few are shown (a
+    // `--limit` reads what it shows, not every id), every id when most are.
+    let shown: Vec<&str> = rows.iter().map(|r| r.id.as_str()).collect();
+    let ids = if shown.len() <= 500 { store.lesson_id_neighbours(&shown)? } else { store.lesson_ids()? };
+    print_list(ctx, &rows, total, &ids)?;
     ctx.read_only_notice(&store);
     Ok(())
 }

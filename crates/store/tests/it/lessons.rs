@@ -267,3 +267,40 @@ fn row_keys_read_back_what_the_query_lists() {
     store.delete_lesson("b").expect("delete");
     assert_eq!(store.lessons_by_key(&keys, devcoach_store::Fields::List).expect("by key").len(), keys.len() - 1);
 }
+
+/// A listing tells each shown id apart from every other by its neighbours in id order, read
+/// two rows each: the same widths as from every id, for any set shown.
+#[test]
+fn an_ids_neighbours_tell_it_apart_as_every_id_does() {
+    let (_t, mut store) = fresh();
+    // Ids that share long starts, and ones that start others (`ab` and `abc`).
+    let mut all: Vec<String> = Vec::new();
+    let mut x: u64 = 7;
+    for i in 0..300 {
+        x = x.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1_442_695_040_888_963_407);
+        let id = match i % 4 {
+            0 => format!("2026-05-{:02}-{}", x % 28 + 1, x % 7),
+            1 => format!("arch-{}", x % 500),
+            2 => format!("ab{}", "c".repeat(usize::try_from(x % 4).expect("small"))),
+            _ => format!("z{x:x}"),
+        };
+        if !all.contains(&id) {
+            store.put_lesson(&lesson(&id, 1)).expect("put");
+            all.push(id);
+        }
+    }
+    all.sort();
+    assert_eq!(store.lesson_ids().expect("ids"), all);
+    for step in [1, 3, 7, 13, 50] {
+        let shown: Vec<&str> = all.iter().step_by(step).map(String::as_str).collect();
+        let near = store.lesson_id_neighbours(&shown).expect("neighbours");
+        assert!(near.len() <= 3 * shown.len());
+        for id in &shown {
+            assert_eq!(
+                devcoach_core::ids::unique_prefix_chars(&near, id),
+                devcoach_core::ids::unique_prefix_chars(&all, id),
+                "{id}"
+            );
+        }
+    }
+}
