@@ -82,8 +82,10 @@ pub struct SyncRound<'a> {
     pub history: Vec<Op>,
     /// The other devices' changes read this round.
     pub incoming: Vec<Op>,
-    /// The files read this round, to record as applied once the round commits.
+    /// The files read this round, to record as applied once the round commits: those of
+    /// `history`, and those of `incoming` (left unrecorded when the round defers them).
     pub marks: Vec<Mark>,
+    pub incoming_marks: Vec<Mark>,
     /// This device's first round after joining a folder other devices use: where both hold a
     /// record, the folder's wins (a fresh install's default settings must not replace the
     /// learner's); what only this device holds is added.
@@ -103,9 +105,13 @@ pub struct RoundOutcome {
     /// Records from other devices this database could not take (a constraint, a missing column).
     pub refused: usize,
     pub clock: Hlc,
-    /// A comparison of everything stopped at a round's worth of changes: another round goes on
-    /// from where it stopped.
+    /// A comparison of everything stopped at a round's worth of changes, or writes made here
+    /// wait to be compared: another round goes on from where it stopped.
     pub more: bool,
+    /// Writes made here waited past the round's budget, so nothing from elsewhere was applied
+    /// (it could have replaced a write not yet logged): the incoming files are left unrecorded,
+    /// to be read again by a later round.
+    pub deferred: bool,
 }
 
 /// A folder file that did not read: device, name, size, modification time (ns), why, and when
@@ -130,6 +136,13 @@ struct CompareAt {
     records: bool,
     rowid: i64,
     key: String,
+}
+
+impl CompareAt {
+    /// Past every table: nothing is left to compare, only the notes of writes made since.
+    fn finished() -> Self {
+        Self { table: usize::MAX, ..Self::default() }
+    }
 }
 
 /// The synced tables this file has, with their columns.
@@ -852,23 +865,17 @@ enum Todo {
 /// Makes the rows of `affected` what their records say: removals first (a unique index may name
 /// a record's new place), then changes, then additions. A record this file refuses is noted, so
 /// the next round does not read its absence as a local deletion.
-fn apply(
-    conn: &Connection,
-    affected: &BTreeMap<&'static str, BTreeSet<RecordKey>>,
-    notes_wait: bool,
-) -> Result<(usize, usize)> {
+fn apply(conn: &Connection, affected: &BTreeMap<&'static str, BTreeSet<RecordKey>>) -> Result<(usize, usize)> {
     let (mut written, mut refused) = (0, 0);
     // Nothing refused before: no note to clear for each record.
     let any_refused: bool = conn.query_row("SELECT EXISTS (SELECT 1 FROM ext_sync_refused)", [], |r| r.get(0))?;
     // Rows written here are this round's own (the notes they leave are cleared at its end): a
     // table with many to write (a join's last round, a first sync) has its triggers set aside
-    // meanwhile rather than note every row; and every table does when notes of other writes
-    // wait for the next round (they stay, so this round must leave none). Within the round's
-    // transaction, so never lost.
+    // meanwhile rather than note every row. Within the round's transaction, so never lost.
     let mut set_aside = false;
     for (table, typed) in typed_tables(conn)? {
         let Some(keys) = affected.get(table.name) else { continue };
-        if notes_wait || keys.len() > limits::SYNC_ROUND_CHANGES / 4 {
+        if keys.len() > limits::SYNC_ROUND_CHANGES / 4 {
             for (suffix, _) in TRIGGER_EVENTS {
                 conn.execute_batch(&format!("DROP TRIGGER IF EXISTS \"ext_sync_dirty_{}_{suffix}\"", table.name))?;
             }
@@ -1107,7 +1114,8 @@ impl Store {
         log: impl FnOnce(&[Op]) -> std::result::Result<Vec<Mark>, String>,
     ) -> Result<RoundOutcome> {
         let dir = self.data_dir().clone();
-        let SyncRound { device, next_seq, clock, now_ms, history, incoming, marks, joining, compare } = round;
+        let SyncRound { device, next_seq, clock, now_ms, history, incoming, marks, incoming_marks, joining, compare } =
+            round;
         self.write(|tx| {
             let ready = state_value(tx, RECORDS_READY)?.as_deref() == Some("1");
             if !ready {
@@ -1152,7 +1160,12 @@ impl Store {
                     .execute([*table, raw.as_str()])?;
             }
             let more = stopped.is_some() || dirty_left;
-            fold(tx, incoming.into_iter().map(Cow::Owned), &mut affected)?;
+            // Writes made here wait past this round's budget: nothing from elsewhere is taken in
+            // (or written over a row whose change is not logged yet) until they are compared.
+            let deferred = dirty_left && !incoming.is_empty();
+            if !dirty_left {
+                fold(tx, incoming.into_iter().map(Cow::Owned), &mut affected)?;
+            }
             if joining {
                 // Where the folder holds the record, the folder's wins; but a learner's own
                 // setting wins over a fresh install's default, whichever came first.
@@ -1191,38 +1204,47 @@ impl Store {
                 set_rid(tx, table, &key, rid)?;
             }
             let mut affected = with_dependents(tx, affected)?;
-            if compare && all && !more {
+            if compare && all && stopped.is_none() && !dirty_left {
                 // Every record, once: earlier rounds of a join only folded theirs, and after a
                 // comparison of everything any record may differ from its row.
                 for table in SYNCED {
                     affected.entry(table.name).or_default().extend(record_keys(tx, table.name)?);
                 }
             }
-            let (mut written, mut refused) = if compare { apply(tx, &affected, dirty_left)? } else { (0, 0) };
+            // While writes made here wait to be compared, no row is written: the records folded
+            // this round (this device's own changes, files it had already applied) are what the
+            // rows already show, and a row with a change not logged yet must keep it.
+            let (mut written, mut refused) = if compare && !dirty_left { apply(tx, &affected)? } else { (0, 0) };
             if compare {
                 let (documents, refused_documents) = apply_documents(tx, &dir, &live_documents(tx)?, &documents_seen)?;
                 written += documents;
                 refused += refused_documents;
             }
-            for mark in marks.iter().chain(&own) {
+            let taken_in: &[Mark] = if dirty_left { &[] } else { &incoming_marks };
+            for mark in marks.iter().chain(taken_in).chain(&own) {
                 write_mark(tx, mark)?;
             }
             set_state(tx, "clock", &serde_json::to_string(&clock).unwrap_or_default())?;
             set_state(tx, RECORDS_READY, "1")?;
             if compare {
                 // Every write noted so far is either logged above or this round's own (unless
-                // some wait for the next round: then this round's own left none).
+                // some wait for the next round: then this round wrote no row).
                 if !dirty_left {
                     tx.execute("DELETE FROM ext_sync_dirty", [])?;
                 }
                 match &stopped {
                     Some(at) => set_state(tx, COMPARE_AT, &serde_json::to_string(at).unwrap_or_default())?,
+                    // Compared to the end, but writes wait: the comparison of everything ends
+                    // (every record written once) in the round that has compared them all.
+                    None if all && dirty_left => {
+                        set_state(tx, COMPARE_AT, &serde_json::to_string(&CompareAt::finished()).unwrap_or_default())?;
+                    }
                     None => {
                         tx.execute("DELETE FROM ext_sync_state WHERE key IN (?1, ?2)", [COMPARE_ALL, COMPARE_AT])?;
                     }
                 }
             }
-            Ok(RoundOutcome { logged, written, refused, clock, more })
+            Ok(RoundOutcome { logged, written, refused, clock, more, deferred })
         })
     }
 

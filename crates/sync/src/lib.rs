@@ -1054,6 +1054,7 @@ fn round(
     let mut history: Vec<Op> = Vec::new();
     let mut incoming: Vec<Op> = Vec::new();
     let mut new_marks = Vec::new();
+    let mut incoming_marks = Vec::new();
     let mut clock: Hlc =
         store.sync_state()?.get("clock").and_then(|c| serde_json::from_str(c).ok()).unwrap_or_default();
     let mark = |id: &DeviceId, file: &folder::FileRead| Mark {
@@ -1099,11 +1100,13 @@ fn round(
                 incoming.extend(ops);
                 // Kept before it counts as applied: a kept file counts only once recorded.
                 folder.keep(&kept_dir(dir, id), file);
+                incoming_marks.push(mark(id, file));
+                continue;
             }
             new_marks.push(mark(id, file));
         }
     }
-    report.received += incoming.len();
+    let received = incoming.len();
     // Numbers never repeat for this id: past every file of it in the folder and every one noted.
     let noted: u64 = store.sync_state()?.get("seq").and_then(|v| v.parse().ok()).unwrap_or(0);
     let next_seq = own.iter().map(|o| o.1).max().unwrap_or(0).max(noted).saturating_add(1);
@@ -1113,8 +1116,18 @@ fn round(
     // A join compares what this device holds only once the whole folder is applied, so the
     // folder's records win where both hold one.
     let compare = !(joining && more);
-    let round =
-        SyncRound { device: &device, next_seq, clock, now_ms, history, incoming, marks: new_marks, joining, compare };
+    let round = SyncRound {
+        device: &device,
+        next_seq,
+        clock,
+        now_ms,
+        history,
+        incoming,
+        marks: new_marks,
+        incoming_marks,
+        joining,
+        compare,
+    };
     let encrypted = folder.key.is_some();
     let outcome = store.sync_round(round, |ops| {
         // Several files when there is more than one file may hold, chained and numbered on.
@@ -1131,6 +1144,10 @@ fn round(
         }
         Ok(marks)
     })?;
+    // Deferred changes are read again, and counted, by the round that takes them in.
+    if !outcome.deferred {
+        report.received += received;
+    }
     report.logged += outcome.logged.len();
     report.written += outcome.written;
     report.refused = outcome.refused;

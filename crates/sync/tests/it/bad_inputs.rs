@@ -115,7 +115,8 @@ fn a_crash_after_logging_and_before_committing_logs_nothing_twice() {
         now_ms: t0().timestamp_millis() + 600_000,
         history: Vec::new(),
         incoming: contents.devices[&b_id].files.iter().flat_map(|f| f.ops.iter().cloned()).collect(),
-        marks: contents.devices[&b_id]
+        marks: Vec::new(),
+        incoming_marks: contents.devices[&b_id]
             .files
             .iter()
             .map(|f| Mark { device: b_id.to_string(), digest: f.digest.clone(), ..Mark::default() })
@@ -440,6 +441,7 @@ fn a_notebook_written_during_a_sync_is_kept_and_sent_next() {
         history: Vec::new(),
         incoming,
         marks: Vec::new(),
+        incoming_marks: Vec::new(),
         joining: false,
         compare: true,
     };
@@ -609,4 +611,76 @@ fn a_copy_cut_short_is_never_put_back() {
     c.init(&target);
     c.sync_at(4);
     assert_eq!(c.records(), a.records());
+}
+
+/// A comparison of everything that ends while writes made here wait past the round's budget
+/// (a join whose last rounds meet a hook's or the agent's writes) still ends by writing every
+/// record once, in the round that has compared them all: a record the join only folded reaches
+/// its table.
+#[test]
+fn a_comparison_of_everything_ends_by_writing_every_record_even_when_writes_wait() {
+    use devcoach_core::limits::SYNC_ROUND_CHANGES;
+    let shared = tempfile::tempdir().expect("folder");
+    let mut b = Device::new();
+    b.init(&shared.path().to_string_lossy());
+    b.sync_at(0);
+    let config = devcoach_sync::config(&b.store).expect("config").expect("on");
+    // A lesson another device made, folded into the records and not yet written (as a join's
+    // rounds before its last leave it).
+    let other = DeviceId::new("feedfacefeedface").expect("id");
+    let row: devcoach_core::sync::Row = [
+        ("id", "late"),
+        ("timestamp", "2026-11-01T10:00:00Z"),
+        ("topic_id", "rust"),
+        ("categories", "[\"rust\"]"),
+        ("title", "Late"),
+        ("level", "mid"),
+        ("summary", "S"),
+    ]
+    .iter()
+    .map(|(k, v)| ((*k).to_owned(), serde_json::Value::from(*v)))
+    .collect();
+    let op = Op {
+        device: other,
+        seq: 1,
+        at: Hlc(t0().timestamp_millis(), 0),
+        table: "lessons".into(),
+        key: "[\"late\"]".into(),
+        change: Change::Create(row),
+    };
+    let round = SyncRound {
+        device: &config.device,
+        next_seq: 1_000,
+        clock: Hlc(t0().timestamp_millis() + 60_000, 0),
+        now_ms: t0().timestamp_millis() + 60_000,
+        history: Vec::new(),
+        incoming: vec![op],
+        marks: Vec::new(),
+        incoming_marks: Vec::new(),
+        joining: false,
+        compare: false,
+    };
+    b.store.sync_round(round, |_| Ok(Vec::new())).expect("folded");
+    assert!(b.store.lesson("late").expect("read").is_none(), "folded, not written");
+    // The comparison of everything has reached its end; meanwhile more writes were made here
+    // than a round compares.
+    let conn = rusqlite::Connection::open(b.dir.db_path()).expect("raw");
+    conn.execute(
+        "INSERT OR REPLACE INTO ext_sync_state (key, value) VALUES ('compare_all', '1'), \
+         ('compare_at', '{\"table\":1000,\"records\":true,\"rowid\":0,\"key\":\"\"}')",
+        [],
+    )
+    .expect("state");
+    let tx = conn.unchecked_transaction().expect("tx");
+    for i in 0..SYNC_ROUND_CHANGES + 500 {
+        tx.execute(
+            "INSERT INTO knowledge (topic, confidence, updated_at) VALUES (?1, 3, '2026-11-01T10:00:00Z')",
+            [format!("topic_{i}")],
+        )
+        .expect("topic");
+    }
+    tx.commit().expect("commit");
+    let report = b.sync_at(2);
+    assert_eq!(report.logged, SYNC_ROUND_CHANGES + 500);
+    assert!(b.store.lesson("late").expect("read").is_some(), "every record written once: {report:?}");
 }

@@ -408,3 +408,48 @@ fn whether_sync_may_be_on_is_known_without_the_database() {
     assert!(devcoach_sync::may_be_on(&a.dir));
     assert!(devcoach_sync::due(&a.store, crate::support::t0()), "never synced: due");
 }
+
+/// Writes made here past a round's budget are all logged before anything from elsewhere is
+/// taken in: a local edit whose note waited is never written over by another device's change
+/// to the same record (which it would then never send).
+#[test]
+fn a_local_edit_waiting_to_be_compared_is_not_written_over() {
+    use devcoach_core::limits::SYNC_ROUND_CHANGES;
+    let (_shared, _target, mut a, mut b) = pair();
+    raw(&a)
+        .execute("INSERT INTO knowledge (topic, confidence, updated_at) VALUES ('t1', 3, '2026-11-01T10:00:00Z')", [])
+        .expect("a's topic");
+    a.sync_at(0);
+    b.sync_at(1);
+    // a changes the topic (another column); b imports more than a round compares, then edits
+    // the same topic (its note, in a later table, waits behind the lessons').
+    raw(&a).execute("UPDATE knowledge SET updated_at = '2026-11-05T10:00:00Z' WHERE topic = 't1'", []).expect("a");
+    a.sync_at(2);
+    {
+        let conn = raw(&b);
+        let tx = conn.unchecked_transaction().expect("tx");
+        for i in 0..SYNC_ROUND_CHANGES + 500 {
+            tx.execute(
+                "INSERT INTO lessons (id, timestamp, topic_id, categories, title, level, summary) \
+                 VALUES (?1, '2026-11-01T10:00:00Z', 'rust', '[\"rust\"]', 'T', 'mid', 'S')",
+                [format!("bulk-{i:05}")],
+            )
+            .expect("lesson");
+        }
+        tx.execute("UPDATE knowledge SET confidence = 9 WHERE topic = 't1'", []).expect("b's edit");
+        tx.commit().expect("commit");
+    }
+    let report = b.sync_at(3);
+    assert_eq!(report.received, 1, "a's change is taken in once, after b's writes: {report:?}");
+    let confidence = |d: &crate::support::Device| -> (i64, String) {
+        raw(d)
+            .query_row("SELECT confidence, updated_at FROM knowledge WHERE topic = 't1'", [], |r| {
+                Ok((r.get(0)?, r.get(1)?))
+            })
+            .expect("t1")
+    };
+    assert_eq!(confidence(&b), (9, "2026-11-05T10:00:00Z".to_owned()), "b's edit and a's change both stand");
+    a.sync_at(4);
+    assert_eq!(confidence(&a), confidence(&b));
+    assert_eq!(a.records(), b.records());
+}

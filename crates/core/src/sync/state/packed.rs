@@ -7,8 +7,8 @@
 //!
 //! The first byte says which form a stored state is in; [`decode`] takes only this one (the
 //! store reads older states, kept as JSON text, through serde). Whatever the bytes, decoding
-//! never reads past them, never allocates more than they could hold, and never nests deeper
-//! than [`MAX_DEPTH`]: a damaged state reads as `None`.
+//! never reads past them, holds at most one value per byte read, and never nests deeper than
+//! [`MAX_DEPTH`]: a damaged state reads as `None`.
 
 use std::collections::BTreeMap;
 
@@ -218,7 +218,9 @@ impl<'a> In<'a> {
             TEXT => Value::String(self.text()?.to_owned()),
             ARRAY if depth < MAX_DEPTH => {
                 let n = self.count()?;
-                let mut items = Vec::with_capacity(n);
+                // Grown as items are read, not reserved from the count: nested arrays would
+                // otherwise each reserve for the whole of what is left.
+                let mut items = Vec::new();
                 for _ in 0..n {
                     items.push(self.value(depth + 1)?);
                 }
@@ -245,7 +247,8 @@ pub fn decode(bytes: &[u8]) -> Option<RecordState> {
         return None;
     }
     let n = input.count()?;
-    let mut stamps = Vec::with_capacity(n);
+    // A stamp takes at least 12 bytes: never more reserved than the bytes could hold.
+    let mut stamps = Vec::with_capacity(n.min(input.0.len() / 12));
     for _ in 0..n {
         let ms = input.int()?;
         let counter = u32::try_from(input.uint()?).ok()?;
