@@ -1,9 +1,9 @@
 //! Settings: the seven keys every build shares, their defaults, how stored strings are read
 //! back, and the one validator every front end uses before writing.
 
-use crate::limits;
 use std::fmt;
 
+use crate::limits;
 use serde::Serialize;
 use thiserror::Error;
 

@@ -6,9 +6,9 @@
 //! which get no answer, dropped. A line too long to be a request gets an error instead of being
 //! discarded. Output lines from the server and these errors never interleave.
 
-use devcoach_core::limits;
 use std::sync::Arc;
 
+use devcoach_core::limits;
 use rmcp::model::ClientJsonRpcMessage;
 use serde::de::{Deserializer as _, IgnoredAny, MapAccess, Visitor};
 use serde_json::Value;

@@ -3,9 +3,9 @@
 //! `fetch`, loopback is the expected target here: the address comes from the user's settings,
 //! never from a message.
 
-use devcoach_core::limits;
 use std::time::Duration;
 
+use devcoach_core::limits;
 use serde_json::Value;
 
 #[derive(Debug, thiserror::Error, PartialEq, Eq)]

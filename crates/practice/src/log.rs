@@ -3,10 +3,10 @@
 //! the `start` line carries the schema version. Readers skip unknown events and ignore unknown
 //! fields, so a newer writer never breaks an older reader.
 
-use devcoach_core::limits;
 use std::io::{BufRead, Read, Write};
 use std::path::{Path, PathBuf};
 
+use devcoach_core::limits;
 use serde::{Deserialize, Serialize};
 
 /// The schema this build writes (in the `start` event's `schema`).

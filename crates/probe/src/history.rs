@@ -5,13 +5,13 @@
 //! active projects, and the short auto-memory file Claude Code keeps per project. Any failure
 //! gives an empty scan: onboarding then simply asks instead.
 
-use devcoach_core::limits;
 use std::collections::{BTreeMap, BTreeSet, HashMap, VecDeque};
 use std::io::{BufRead, BufReader, Read};
 use std::path::{Path, PathBuf};
 
 use chrono::{DateTime, Duration, TimeZone, Utc};
 use devcoach_core::detect::{self, Stack};
+use devcoach_core::limits;
 use serde_json::Value;
 
 /// Projects scanned for manifests, most recently active first.

@@ -12,13 +12,13 @@ pub mod child;
 pub mod history;
 pub mod transcript;
 
-use devcoach_core::limits;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::Duration;
 
 use devcoach_core::detect::{self, DirSnapshot, SNAPSHOT_SUBDIRS, SNAPSHOT_TEXT_FILES, Stack};
 use devcoach_core::git::{GitAnswers, GitContext};
+use devcoach_core::limits;
 
 /// How long one `git` command may take before it is abandoned.
 pub const GIT_TIMEOUT: Duration = Duration::from_secs(3);

@@ -1,9 +1,9 @@
 //! An agent's session transcript, read for the work patterns (only when the learner turned
 //! `work_insights` on): counts come out, the text stays here.
 
-use devcoach_core::limits;
 use std::path::Path;
 
+use devcoach_core::limits;
 use devcoach_core::work_patterns::{self, Signals};
 
 /// The session's counts, or `None` when the transcript cannot be read as a regular file within

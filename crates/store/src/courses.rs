@@ -1,7 +1,6 @@
 //! Courses: rows in `courses`/`course_steps`, and each course's document on disk
 //! (`<data>/courses/<id>/index.html`, written by the agent with its own file tools).
 
-use devcoach_core::limits;
 use std::path::PathBuf;
 
 use chrono::{DateTime, Utc};
@@ -10,6 +9,7 @@ use devcoach_core::course::{
     check_anchor, document_has_anchor, prerequisites_from_column, prerequisites_to_column,
 };
 use devcoach_core::highlighter::{self, Bundle};
+use devcoach_core::limits;
 use devcoach_core::time::iso_ms;
 use rusqlite::{Connection, OptionalExtension, Row, params};
 

@@ -13,12 +13,12 @@
 //! A crash between writing the log and committing loses nothing: the logged changes count as
 //! applied (they came from this store), so they are never logged twice.
 
-use devcoach_core::limits;
 use std::borrow::Cow;
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write as _;
 
 use devcoach_core::course::CourseId;
+use devcoach_core::limits;
 use devcoach_core::sync::merge::bound;
 use devcoach_core::sync::op::record_key;
 use devcoach_core::sync::tables::{DOCUMENTS, Key, is_seed, synced};
@@ -82,10 +82,8 @@ pub struct SyncRound<'a> {
     pub history: Vec<Op>,
     /// The other devices' changes read this round.
     pub incoming: Vec<Op>,
-    /// The files read this round, to record as applied once the round commits: those of
-    /// `history`, and those of `incoming` (left unrecorded when the round defers them).
+    /// The files read this round, to record as applied once the round commits.
     pub marks: Vec<Mark>,
-    pub incoming_marks: Vec<Mark>,
     /// This device's first round after joining a folder other devices use: where both hold a
     /// record, the folder's wins (a fresh install's default settings must not replace the
     /// learner's); what only this device holds is added.
@@ -105,13 +103,9 @@ pub struct RoundOutcome {
     /// Records from other devices this database could not take (a constraint, a missing column).
     pub refused: usize,
     pub clock: Hlc,
-    /// A comparison of everything stopped at a round's worth of changes, or writes made here
-    /// wait to be compared: another round goes on from where it stopped.
+    /// A comparison of everything stopped at a round's worth of changes: another round goes on
+    /// from where it stopped.
     pub more: bool,
-    /// Writes made here waited past the round's budget, so nothing from elsewhere was applied
-    /// (it could have replaced a write not yet logged): the incoming files are left unrecorded,
-    /// to be read again by a later round.
-    pub deferred: bool,
 }
 
 /// A folder file that did not read: device, name, size, modification time (ns), why, and when
@@ -136,13 +130,6 @@ struct CompareAt {
     records: bool,
     rowid: i64,
     key: String,
-}
-
-impl CompareAt {
-    /// Past every table: nothing is left to compare, only the notes of writes made since.
-    fn finished() -> Self {
-        Self { table: usize::MAX, ..Self::default() }
-    }
 }
 
 /// The synced tables this file has, with their columns.
@@ -672,9 +659,8 @@ fn local_changes(
     from: Option<&CompareAt>,
     joining: bool,
     budget: usize,
-) -> Result<Local> {
+) -> Result<(Found, Option<CompareAt>)> {
     let mut stopped: Option<CompareAt> = None;
-    let (mut consumed, mut dirty_left) = (Vec::new(), false);
     let mut compared: BTreeSet<(&'static str, RecordKey)> = BTreeSet::new();
     let refused = refused_keys(conn)?;
     let keep = |table: &str, k: &str| !refused.contains(&(table.to_owned(), k.to_owned()));
@@ -761,24 +747,13 @@ fn local_changes(
                 }
             }
         }
-        // The records written here since the last round, a round's worth at a time: a bulk
-        // write (an import, a script) of any size is logged over several rounds.
-        if stopped.is_some() || changes.len() >= budget {
-            dirty_left |= has_dirty(conn, table.name)?;
-            continue;
-        }
-        let room = budget - changes.len();
-        let mut stmt = conn.prepare_cached("SELECT ref FROM ext_sync_dirty WHERE tbl = ?1 LIMIT ?2")?;
-        let mut refs: Vec<String> = stmt
-            .query_map(params![table.name, i64::try_from(room + 1).unwrap_or(i64::MAX)], |r| r.get(0))?
-            .collect::<rusqlite::Result<_>>()?;
-        if refs.len() > room {
-            refs.truncate(room);
-            dirty_left = true;
-        }
+        // The records written here since the last round, all of them: a batch of writes is
+        // compared as one (split across rounds, an earlier round's records would be what a later
+        // note is compared with, and a change could go unlogged).
+        let mut stmt = conn.prepare_cached("SELECT ref FROM ext_sync_dirty WHERE tbl = ?1")?;
+        let refs: Vec<String> = stmt.query_map([table.name], |r| r.get(0))?.collect::<rusqlite::Result<_>>()?;
         let mut candidates = BTreeSet::new();
         for raw in refs {
-            consumed.push((table.name, raw.clone()));
             if !log {
                 candidates.extend(canonical_key(&raw));
                 continue;
@@ -797,25 +772,7 @@ fn local_changes(
             compare(&key, here, &mut changes)?;
         }
     }
-    Ok(Local { found: (changes, rids, documents), stopped, consumed, dirty_left })
-}
-
-/// Whether any write to `table` is noted and not yet compared.
-fn has_dirty(conn: &Connection, table: &str) -> Result<bool> {
-    Ok(conn
-        .prepare_cached("SELECT EXISTS (SELECT 1 FROM ext_sync_dirty WHERE tbl = ?1)")?
-        .query_row([table], |r| r.get(0))?)
-}
-
-/// What a round's look at this store found.
-struct Local {
-    found: Found,
-    /// Where a comparison of everything got to, when it stopped at the round's budget.
-    stopped: Option<CompareAt>,
-    /// The notes of writes this look compared (to go once the round commits).
-    consumed: Vec<(&'static str, String)>,
-    /// Notes of writes left for the next round (past the round's budget).
-    dirty_left: bool,
+    Ok(((changes, rids, documents), stopped))
 }
 
 /// Adds to `affected` what hangs from the records in it: the children of a record that came
@@ -1114,8 +1071,7 @@ impl Store {
         log: impl FnOnce(&[Op]) -> std::result::Result<Vec<Mark>, String>,
     ) -> Result<RoundOutcome> {
         let dir = self.data_dir().clone();
-        let SyncRound { device, next_seq, clock, now_ms, history, incoming, marks, incoming_marks, joining, compare } =
-            round;
+        let SyncRound { device, next_seq, clock, now_ms, history, incoming, marks, joining, compare } = round;
         self.write(|tx| {
             let ready = state_value(tx, RECORDS_READY)?.as_deref() == Some("1");
             if !ready {
@@ -1144,28 +1100,13 @@ impl Store {
             };
             let mut affected = Affected::default();
             fold(tx, history.into_iter().map(Cow::Owned), &mut affected)?;
-            let Local { found: (mut changes, rids, documents_seen), stopped, consumed, dirty_left } = if compare {
+            let ((mut changes, rids, documents_seen), stopped) = if compare {
                 local_changes(tx, &dir, from.as_ref(), joining, limits::SYNC_ROUND_CHANGES)?
             } else {
-                Local {
-                    found: (Vec::new(), Vec::new(), BTreeMap::new()),
-                    stopped: None,
-                    consumed: Vec::new(),
-                    dirty_left: false,
-                }
+                ((Vec::new(), Vec::new(), BTreeMap::new()), None)
             };
-            // The notes compared here go with this round; the rest wait for the next.
-            for (table, raw) in &consumed {
-                tx.prepare_cached("DELETE FROM ext_sync_dirty WHERE tbl = ?1 AND ref = ?2")?
-                    .execute([*table, raw.as_str()])?;
-            }
-            let more = stopped.is_some() || dirty_left;
-            // Writes made here wait past this round's budget: nothing from elsewhere is taken in
-            // (or written over a row whose change is not logged yet) until they are compared.
-            let deferred = dirty_left && !incoming.is_empty();
-            if !dirty_left {
-                fold(tx, incoming.into_iter().map(Cow::Owned), &mut affected)?;
-            }
+            let more = stopped.is_some();
+            fold(tx, incoming.into_iter().map(Cow::Owned), &mut affected)?;
             if joining {
                 // Where the folder holds the record, the folder's wins; but a learner's own
                 // setting wins over a fresh install's default, whichever came first.
@@ -1204,47 +1145,35 @@ impl Store {
                 set_rid(tx, table, &key, rid)?;
             }
             let mut affected = with_dependents(tx, affected)?;
-            if compare && all && stopped.is_none() && !dirty_left {
+            if compare && all && !more {
                 // Every record, once: earlier rounds of a join only folded theirs, and after a
                 // comparison of everything any record may differ from its row.
                 for table in SYNCED {
                     affected.entry(table.name).or_default().extend(record_keys(tx, table.name)?);
                 }
             }
-            // While writes made here wait to be compared, no row is written: the records folded
-            // this round (this device's own changes, files it had already applied) are what the
-            // rows already show, and a row with a change not logged yet must keep it.
-            let (mut written, mut refused) = if compare && !dirty_left { apply(tx, &affected)? } else { (0, 0) };
+            let (mut written, mut refused) = if compare { apply(tx, &affected)? } else { (0, 0) };
             if compare {
                 let (documents, refused_documents) = apply_documents(tx, &dir, &live_documents(tx)?, &documents_seen)?;
                 written += documents;
                 refused += refused_documents;
             }
-            let taken_in: &[Mark] = if dirty_left { &[] } else { &incoming_marks };
-            for mark in marks.iter().chain(taken_in).chain(&own) {
+            for mark in marks.iter().chain(&own) {
                 write_mark(tx, mark)?;
             }
             set_state(tx, "clock", &serde_json::to_string(&clock).unwrap_or_default())?;
             set_state(tx, RECORDS_READY, "1")?;
             if compare {
-                // Every write noted so far is either logged above or this round's own (unless
-                // some wait for the next round: then this round wrote no row).
-                if !dirty_left {
-                    tx.execute("DELETE FROM ext_sync_dirty", [])?;
-                }
+                // Every write noted so far is either logged above or this round's own.
+                tx.execute("DELETE FROM ext_sync_dirty", [])?;
                 match &stopped {
                     Some(at) => set_state(tx, COMPARE_AT, &serde_json::to_string(at).unwrap_or_default())?,
-                    // Compared to the end, but writes wait: the comparison of everything ends
-                    // (every record written once) in the round that has compared them all.
-                    None if all && dirty_left => {
-                        set_state(tx, COMPARE_AT, &serde_json::to_string(&CompareAt::finished()).unwrap_or_default())?;
-                    }
                     None => {
                         tx.execute("DELETE FROM ext_sync_state WHERE key IN (?1, ?2)", [COMPARE_ALL, COMPARE_AT])?;
                     }
                 }
             }
-            Ok(RoundOutcome { logged, written, refused, clock, more, deferred })
+            Ok(RoundOutcome { logged, written, refused, clock, more })
         })
     }
 
@@ -1265,8 +1194,9 @@ impl Store {
                 .and_then(|v| serde_json::from_str(&v).ok())
                 .unwrap_or_default()
         });
-        let local = local_changes(self.conn(), self.data_dir(), from.as_ref(), false, limits::SYNC_PENDING_COUNTED)?;
-        Ok(local.found.0.len())
+        let ((changes, _, _), _) =
+            local_changes(self.conn(), self.data_dir(), from.as_ref(), false, limits::SYNC_PENDING_COUNTED)?;
+        Ok(changes.len())
     }
 
     /// Whether the records hold every applied file's changes, so a round needs only new files.

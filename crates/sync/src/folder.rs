@@ -12,14 +12,14 @@
 //! Files are written under a hidden temporary name and renamed into place; hidden names are
 //! never read.
 
-use devcoach_core::limits;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
+use devcoach_core::limits;
+use devcoach_core::limits::{SYNC_CLOCK_AHEAD_MS, SYNC_DEVICE_FILES};
 use devcoach_core::sync::segment::{self, Header, Segment, SegmentError};
 use devcoach_core::sync::{DeviceId, Op};
 use devcoach_files::{FileError, Links, Overwrite};
-use limits::{SYNC_CLOCK_AHEAD_MS, SYNC_DEVICE_FILES};
 use serde::{Deserialize, Serialize};
 
 use crate::SyncError;

@@ -12,17 +12,17 @@ pub mod crypt;
 pub mod folder;
 pub mod git;
 
-use devcoach_core::limits;
 use std::collections::BTreeSet;
 use std::fs::File;
 use std::path::PathBuf;
 
 use chrono::{DateTime, Utc};
+use devcoach_core::limits;
+use devcoach_core::limits::SYNC_ROUND_CHANGES;
 use devcoach_core::sync::segment::Header;
 use devcoach_core::sync::{DeviceId, Hlc, Op};
 use devcoach_core::time::{iso_ms, parse_timestamp};
 use devcoach_store::{DataDir, Mark, Store, StoreError, SyncRound};
-use limits::SYNC_ROUND_CHANGES;
 
 use crate::crypt::Key;
 use crate::folder::{DeviceInfo, Folder, Marker, Problem};
@@ -621,8 +621,6 @@ pub fn off(store: &mut Store, dir: &DataDir) -> Result<bool, SyncError> {
     Ok(was)
 }
 
-/// Whether a background sync is due: sync is on, syncs every few minutes, and the last one (or
-/// its last attempt) is older than that.
 /// Whether sync may be set up in this data folder, asked of the file system alone: `false` means
 /// it never was (no `sync/` folder), so an everyday command need not open the database to ask
 /// [`due`].
@@ -630,6 +628,8 @@ pub fn may_be_on(dir: &DataDir) -> bool {
     sync_dir(dir).is_dir()
 }
 
+/// Whether a background sync is due: sync is on, syncs every few minutes, and the last one (or
+/// its last attempt) is older than that.
 pub fn due(store: &Store, now: DateTime<Utc>) -> bool {
     let Ok(Some(config)) = config(store) else { return false };
     if config.every_minutes == 0 {
@@ -1054,7 +1054,6 @@ fn round(
     let mut history: Vec<Op> = Vec::new();
     let mut incoming: Vec<Op> = Vec::new();
     let mut new_marks = Vec::new();
-    let mut incoming_marks = Vec::new();
     let mut clock: Hlc =
         store.sync_state()?.get("clock").and_then(|c| serde_json::from_str(c).ok()).unwrap_or_default();
     let mark = |id: &DeviceId, file: &folder::FileRead| Mark {
@@ -1100,13 +1099,11 @@ fn round(
                 incoming.extend(ops);
                 // Kept before it counts as applied: a kept file counts only once recorded.
                 folder.keep(&kept_dir(dir, id), file);
-                incoming_marks.push(mark(id, file));
-                continue;
             }
             new_marks.push(mark(id, file));
         }
     }
-    let received = incoming.len();
+    report.received += incoming.len();
     // Numbers never repeat for this id: past every file of it in the folder and every one noted.
     let noted: u64 = store.sync_state()?.get("seq").and_then(|v| v.parse().ok()).unwrap_or(0);
     let next_seq = own.iter().map(|o| o.1).max().unwrap_or(0).max(noted).saturating_add(1);
@@ -1116,18 +1113,8 @@ fn round(
     // A join compares what this device holds only once the whole folder is applied, so the
     // folder's records win where both hold one.
     let compare = !(joining && more);
-    let round = SyncRound {
-        device: &device,
-        next_seq,
-        clock,
-        now_ms,
-        history,
-        incoming,
-        marks: new_marks,
-        incoming_marks,
-        joining,
-        compare,
-    };
+    let round =
+        SyncRound { device: &device, next_seq, clock, now_ms, history, incoming, marks: new_marks, joining, compare };
     let encrypted = folder.key.is_some();
     let outcome = store.sync_round(round, |ops| {
         // Several files when there is more than one file may hold, chained and numbered on.
@@ -1144,10 +1131,6 @@ fn round(
         }
         Ok(marks)
     })?;
-    // Deferred changes are read again, and counted, by the round that takes them in.
-    if !outcome.deferred {
-        report.received += received;
-    }
     report.logged += outcome.logged.len();
     report.written += outcome.written;
     report.refused = outcome.refused;

@@ -1,9 +1,9 @@
 //! `practice`: the detectors on stdin (`check`), the session report and the shipped problems.
 
-use devcoach_core::limits;
 use std::io::Read;
 use std::path::{Path, PathBuf};
 
+use devcoach_core::limits;
 use devcoach_practice::problem::{Problem, shipped_slugs};
 use devcoach_practice::{Toolbox, log, pasteable_line, report, rung, scan_leaks};
 use serde_json::json;

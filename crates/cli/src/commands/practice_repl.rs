@@ -1,11 +1,11 @@
 //! `devcoach practice <problem>`: the print-mode REPL. Each message goes through the session
 //! (gate, judge, coach, detectors, log) and only what passed is printed.
 
-use devcoach_core::limits;
 use std::io::BufRead;
 use std::time::Duration;
 
 use chrono::SecondsFormat;
+use devcoach_core::limits;
 use devcoach_practice::Toolbox;
 use devcoach_practice::backend::{Backend, ClaudeCli, Dialect, HttpChat};
 use devcoach_practice::log::{self, Judge, ReqVerdict, Writer};

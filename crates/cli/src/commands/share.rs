@@ -1,10 +1,10 @@
 //! `share` and `import`.
 
-use devcoach_core::limits;
 use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
+use devcoach_core::limits;
 use devcoach_core::query::LessonQuery;
 use devcoach_core::settings::{SettingKey, SettingUpdate};
 use devcoach_core::share::payload::{SharedBy, SharedLesson};

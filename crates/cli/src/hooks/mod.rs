@@ -7,12 +7,12 @@ pub mod practice;
 pub mod reasons;
 pub mod texts;
 
-use devcoach_core::limits;
 use std::io::{IsTerminal, Read, Write};
 
 use chrono::{DateTime, Utc};
 use devcoach_core::SessionId;
 pub use devcoach_core::hook_payload::Payload;
+use devcoach_core::limits;
 use devcoach_store::{DataDir, Store, StoreError};
 use serde_json::{Value, json};
 

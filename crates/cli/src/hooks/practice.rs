@@ -3,10 +3,10 @@
 //! so they return at once unless a practice session exported `DEVCOACH_PRACTICE_LOG`; they never
 //! open the database.
 
-use devcoach_core::limits;
 use std::io::{IsTerminal, Read};
 
 use chrono::{SecondsFormat, Utc};
+use devcoach_core::limits;
 use devcoach_practice::Toolbox;
 use devcoach_practice::guard::{GuardDecision, PromptDecision, check, on_prompt};
 use devcoach_practice::log::{self, Event, Writer};

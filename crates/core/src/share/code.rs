@@ -1,9 +1,9 @@
 //! The share code: `devcoach:lesson:1:` + unpadded base64url of the raw-deflated JSON payload.
 //! Browsers decode it with `DecompressionStream("deflate-raw")`.
 
-use crate::limits;
 use std::io::{Read, Write};
 
+use crate::limits;
 use base64::Engine as _;
 use base64::engine::general_purpose::{URL_SAFE_NO_PAD, URL_SAFE_NO_PAD_INDIFFERENT};
 use flate2::Compression;

@@ -1,9 +1,9 @@
 //! A change to one record, as a device logs it.
 
-use crate::limits;
 use std::collections::BTreeMap;
 use std::fmt;
 
+use crate::limits;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 

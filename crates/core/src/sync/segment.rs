@@ -11,9 +11,9 @@
 //! {"end":"5e…","ops":3}
 //! ```
 
-use crate::limits;
 use std::io::{Read, Write};
 
+use crate::limits;
 use flate2::Compression;
 use flate2::read::GzDecoder;
 use flate2::write::GzEncoder;
@@ -24,7 +24,7 @@ use thiserror::Error;
 
 use super::hlc::Hlc;
 use super::op::{Change, DeviceId, Op};
-use limits::{SYNC_FILE_CHANGES, SYNC_OP_BYTES, SYNC_SEGMENT_BYTES};
+use crate::limits::{SYNC_FILE_CHANGES, SYNC_OP_BYTES, SYNC_SEGMENT_BYTES};
 
 /// The newest format this build reads: 1, a run of a device's changes; 2, a part of a
 /// snapshot. A file of changes is still written as 1, so builds that know only 1 read it.

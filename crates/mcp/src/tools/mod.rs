@@ -15,9 +15,9 @@ mod settings;
 mod share;
 mod ui;
 
-use devcoach_core::limits;
 use std::sync::Arc;
 
+use devcoach_core::limits;
 use rmcp::model::{CallToolResult, ContentBlock, JsonObject, Tool, ToolAnnotations};
 use schemars::JsonSchema;
 use schemars::generate::SchemaSettings;

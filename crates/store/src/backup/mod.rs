@@ -16,7 +16,6 @@ mod archive;
 pub mod safety;
 mod tables;
 
-use devcoach_core::limits;
 use std::cell::Cell;
 use std::collections::HashMap;
 use std::io::{self, Cursor, Read, Seek, Write};
@@ -28,6 +27,7 @@ use devcoach_core::course::{CourseId, prerequisites_to_column};
 use devcoach_core::evidence::EvidenceCause;
 use devcoach_core::highlighter;
 use devcoach_core::knowledge::{self, GroupTarget, OTHER_GROUP};
+use devcoach_core::limits;
 use devcoach_core::query::LessonQuery;
 use devcoach_core::review::ReviewMix;
 use devcoach_core::settings::{SettingKey, SettingUpdate};

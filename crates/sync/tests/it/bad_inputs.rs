@@ -115,8 +115,7 @@ fn a_crash_after_logging_and_before_committing_logs_nothing_twice() {
         now_ms: t0().timestamp_millis() + 600_000,
         history: Vec::new(),
         incoming: contents.devices[&b_id].files.iter().flat_map(|f| f.ops.iter().cloned()).collect(),
-        marks: Vec::new(),
-        incoming_marks: contents.devices[&b_id]
+        marks: contents.devices[&b_id]
             .files
             .iter()
             .map(|f| Mark { device: b_id.to_string(), digest: f.digest.clone(), ..Mark::default() })
@@ -441,7 +440,6 @@ fn a_notebook_written_during_a_sync_is_kept_and_sent_next() {
         history: Vec::new(),
         incoming,
         marks: Vec::new(),
-        incoming_marks: Vec::new(),
         joining: false,
         compare: true,
     };
@@ -613,10 +611,9 @@ fn a_copy_cut_short_is_never_put_back() {
     assert_eq!(c.records(), a.records());
 }
 
-/// A comparison of everything that ends while writes made here wait past the round's budget
-/// (a join whose last rounds meet a hook's or the agent's writes) still ends by writing every
-/// record once, in the round that has compared them all: a record the join only folded reaches
-/// its table.
+/// A comparison of everything that ends while many writes made here wait to be compared (a join
+/// whose last rounds meet a hook's or the agent's writes) still ends by writing every record
+/// once: a record the join only folded reaches its table.
 #[test]
 fn a_comparison_of_everything_ends_by_writing_every_record_even_when_writes_wait() {
     use devcoach_core::limits::SYNC_ROUND_CHANGES;
@@ -656,7 +653,6 @@ fn a_comparison_of_everything_ends_by_writing_every_record_even_when_writes_wait
         history: Vec::new(),
         incoming: vec![op],
         marks: Vec::new(),
-        incoming_marks: Vec::new(),
         joining: false,
         compare: false,
     };

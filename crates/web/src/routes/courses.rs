@@ -1,6 +1,5 @@
 //! Courses: the list, a course's page with its steps, and the course document, served sandboxed.
 
-use devcoach_core::limits;
 use std::collections::HashMap;
 
 use askama::Template;
@@ -9,6 +8,7 @@ use axum::http::{HeaderValue, header};
 use axum::response::IntoResponse;
 use devcoach_core::course::{Course, CourseId, StepStatus};
 use devcoach_core::highlighter;
+use devcoach_core::limits;
 use devcoach_store::{CourseFilter, HIGHLIGHTER};
 
 use super::{Fields, html, see_other};

@@ -1,7 +1,6 @@
 //! The lessons list, a lesson, and what can be done to lessons: star, feedback, delete, share,
 //! export and import.
 
-use devcoach_core::limits;
 use std::collections::HashMap;
 
 use askama::Template;
@@ -11,6 +10,7 @@ use axum::response::{IntoResponse, Redirect};
 use devcoach_core::Lesson;
 use devcoach_core::feedback::FeedbackChoice;
 use devcoach_core::lesson::{Feedback, Level};
+use devcoach_core::limits;
 use devcoach_core::query::{FeedbackFilter, LessonQuery, SortColumn, SortOrder};
 use devcoach_core::settings::{SettingKey, SettingUpdate};
 use devcoach_core::share::payload::{SharedBy, SharedLesson};
