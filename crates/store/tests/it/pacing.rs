@@ -370,3 +370,49 @@ fn the_waiting_folder_is_never_followed_and_junk_never_hides_a_stop() {
     assert_eq!(store.count_waiting_stops(now() + Duration::minutes(5)).expect("counted"), 3);
     assert_eq!(std::fs::read_dir(&folder).expect("folder").count(), 0, "junk and the old temporary file go");
 }
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig { cases: 24, ..proptest::prelude::ProptestConfig::default() })]
+    /// Stops that waited and stops that did not, in any order, across sessions, with counts
+    /// taken at any moment (a stop, the end of a sync, a count repeated): the counters end where
+    /// counting every stop as it happened puts them — each stop once, plan-mode stops never.
+    #[test]
+    fn waiting_stops_count_exactly_once_in_any_order(
+        events in proptest::collection::vec((0u8..4, 0u8..3, proptest::prelude::any::<bool>()), 1..40),
+    ) {
+        let (tmp, mut store) = onboarded(1000);
+        let dir = devcoach_store::DataDir::new(tmp.path());
+        let sessions = ["a", "b", "c"];
+        let mut expected = [0i64; 3];
+        for (i, (kind, who, plan)) in events.iter().enumerate() {
+            let at = now() + Duration::seconds(i64::try_from(i).expect("small"));
+            let session = s(sessions[usize::from(*who)]);
+            match kind {
+                // A stop that could not have the database, in or out of plan mode.
+                0 | 1 => {
+                    proptest::prop_assert!(devcoach_store::leave_stop(&dir, &session, *plan, at).expect("left"));
+                    if !*plan {
+                        expected[usize::from(*who)] += 1;
+                    }
+                }
+                // A stop that could (it counts what waits, then itself).
+                2 => {
+                    store.evaluate_cue(&session, false, at).expect("stop");
+                    expected[usize::from(*who)] += 1;
+                }
+                // The end of a sync, counting what waits.
+                _ => {
+                    store.count_waiting_stops(at).expect("count");
+                }
+            }
+        }
+        store.count_waiting_stops(now() + Duration::hours(1)).expect("count");
+        for (i, name) in sessions.iter().enumerate() {
+            let counted: i64 = rusqlite::Connection::open(tmp.path().join("coaching.db"))
+                .expect("raw")
+                .query_row("SELECT COALESCE(MAX(interactions), 0) FROM nudge_state WHERE session_id = ?1", [name], |r| r.get(0))
+                .expect("counter");
+            proptest::prop_assert_eq!(counted, expected[i], "session {}", name);
+        }
+    }
+}
