@@ -23,7 +23,7 @@ use rusqlite::Connection;
 use serde::{Deserialize, Serialize};
 
 use crate::pacing::SqlPacing;
-use crate::{DataDir, Result, Store, StoreError};
+use crate::{DataDir, Result, Store};
 
 /// The names the last count took (ours, kept on this machine): see the module's comment.
 pub(crate) const COUNTED: &str = "stops_counted";
@@ -44,12 +44,8 @@ fn folder(dir: &DataDir) -> std::path::PathBuf {
 
 /// Leaves a stop to be counted later. `Ok(false)` when too many already wait (it is not kept).
 pub fn leave_stop(dir: &DataDir, session: &SessionId, plan_mode: bool, now: DateTime<Utc>) -> Result<bool> {
-    let folder = folder(dir);
-    match std::fs::symlink_metadata(&folder) {
-        Err(e) if e.kind() != std::io::ErrorKind::NotFound => return Err(StoreError::io("cannot read", &folder, e)),
-        _ => {}
-    }
-    if names(dir).len() >= WAITING_STOPS {
+    // A folder that is a link reads as empty here, and the write below refuses to go through it.
+    if look(dir).0.len() >= WAITING_STOPS {
         return Ok(false);
     }
     let stop = Waiting { session: session.as_str().to_owned(), plan_mode, at: devcoach_core::time::iso_ms(now) };
@@ -92,10 +88,6 @@ fn look(dir: &DataDir) -> (Vec<String>, Vec<String>) {
     stops.sort();
     stops.truncate(WAITING_STOPS);
     (stops, junk)
-}
-
-fn names(dir: &DataDir) -> Vec<String> {
-    look(dir).0
 }
 
 /// Counts the waiting stops inside `tx` and notes their names; returns the names to remove once

@@ -726,8 +726,8 @@ fn sync_locked(
     }
     check_marker(&opened)?;
     // Round after round, each its own transaction, until every new file is applied: a round
-    // reads at most SYNC_ROUND_CHANGES changes, so memory stays bounded whatever the folder holds,
-    // and an agent's hook never waits behind more than one round.
+    // reads at most SYNC_ROUND_CHANGES changes, so memory stays bounded whatever the folder holds
+    // (an agent's stop hook does not wait for a round: it leaves its stop to be counted after).
     let named = loop {
         let read_before = report.read;
         report.rounds += 1;
