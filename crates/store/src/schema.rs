@@ -365,6 +365,22 @@ CREATE TABLE IF NOT EXISTS ext_sync_snapshots (
 );
 ",
     },
+    Addition {
+        // The records a sync round changed but left unwritten, because writes made here were
+        // still waiting to be compared in a later round of the same sync (a bulk import compared
+        // a round's worth at a time): the round that compares the last of them writes these too,
+        // with what hangs from them (`flipped`: the record came into being or ceased to be).
+        // Sync's bookkeeping: never synced, never in a backup.
+        name: "rs-12-sync-unapplied",
+        sql: "
+CREATE TABLE IF NOT EXISTS ext_sync_unapplied (
+    tbl     TEXT NOT NULL,
+    key     TEXT NOT NULL,
+    flipped INTEGER NOT NULL DEFAULT 0,
+    PRIMARY KEY (tbl, key)
+) WITHOUT ROWID;
+",
+    },
 ];
 
 pub(crate) fn user_version(conn: &Connection) -> rusqlite::Result<i64> {

@@ -82,8 +82,11 @@ pub struct SyncRound<'a> {
     pub history: Vec<Op>,
     /// The other devices' changes read this round.
     pub incoming: Vec<Op>,
-    /// The files read this round, to record as applied once the round commits.
+    /// The files of `history` read this round, to record as applied once the round commits.
     pub marks: Vec<Mark>,
+    /// The files of `incoming`, recorded as applied only if the round takes them in (see
+    /// [`RoundOutcome::held`]).
+    pub incoming_marks: Vec<Mark>,
     /// This device's first round after joining a folder other devices use: where both hold a
     /// record, the folder's wins (a fresh install's default settings must not replace the
     /// learner's); what only this device holds is added.
@@ -106,6 +109,9 @@ pub struct RoundOutcome {
     /// A comparison of everything stopped at a round's worth of changes: another round goes on
     /// from where it stopped.
     pub more: bool,
+    /// The other devices' changes were not taken in (a comparison of everything is not through):
+    /// their files count as unread, to be read again.
+    pub held: bool,
 }
 
 /// A folder file that did not read: device, name, size, modification time (ns), why, and when
@@ -645,58 +651,109 @@ fn drop_tracking(conn: &Connection) -> Result<()> {
     Ok(())
 }
 
-/// A change found here, and for a log row the rowid its record now matches.
-type Found =
-    (Vec<(&'static str, RecordKey, Change)>, Vec<(&'static str, RecordKey, Option<i64>)>, BTreeMap<RecordKey, Row>);
+/// A change found here, with the record it is about.
+type Found = Vec<(&'static str, RecordKey, Change)>;
+
+/// What a round's look at the tables found.
+#[derive(Default)]
+struct Local {
+    /// The changes made here; in a join, the folder's record wins over one of these.
+    changes: Found,
+    /// Changes made after a join's comparison began (between its rounds): the learner's latest
+    /// word, logged whatever the folder holds.
+    since_join: Found,
+    /// For each log row compared, the rowid its record now matches.
+    rids: Vec<(&'static str, RecordKey, Option<i64>)>,
+    /// The documents beside the database, as read.
+    documents: BTreeMap<RecordKey, Row>,
+    /// Every record compared (whether or not it changed), per table.
+    compared: BTreeMap<&'static str, BTreeSet<RecordKey>>,
+    /// The notes of writes looked at, when some were left for a later round (`notes_left`).
+    notes_done: Vec<(&'static str, String)>,
+    notes_left: bool,
+}
+
+impl CompareAt {
+    /// Whether a comparison of everything standing here has passed the row `rowid` of the
+    /// table at `index` (a table's records without a row come after all its rows).
+    fn passed(&self, index: usize, rowid: i64) -> bool {
+        index < self.table || (index == self.table && (self.records || rowid <= self.rowid))
+    }
+
+    /// Past every table: a comparison of everything that has looked at every record, while
+    /// notes of writes are still being compared.
+    fn past(tables: usize) -> Self {
+        Self { table: tables, records: true, rowid: 0, key: String::new() }
+    }
+}
 
 /// Every change made here since the records were last matched: the records the triggers
 /// noted, and with `from` a comparison of every record going on from there until `budget`
 /// changes are found (then it says where it stopped; `None` once it is through). One record at
-/// a time, so what is held is the changes found, not the tables.
+/// a time, so what is held is the changes found, not the tables. At most `notes` notes of
+/// writes are looked at (`notes_left` says some wait for a later round).
+///
+/// In a join (`joining`) the comparison of everything finds what this device held before it
+/// joined (all new to the folder: the folder's record wins where both hold one). Once that
+/// comparison has begun, a write noted between its rounds is the learner's latest word: a row
+/// the comparison has passed (its row since made what the folder holds) is compared with its
+/// record like any other write; one it has not reached yet is left for it.
 fn local_changes(
     conn: &Connection,
     dir: &DataDir,
     from: Option<&CompareAt>,
     joining: bool,
     budget: usize,
-) -> Result<(Found, Option<CompareAt>)> {
+    notes: usize,
+) -> Result<(Local, Option<CompareAt>)> {
     let mut stopped: Option<CompareAt> = None;
-    let mut compared: BTreeSet<(&'static str, RecordKey)> = BTreeSet::new();
+    let mut out = Local::default();
     let refused = refused_keys(conn)?;
     let keep = |table: &str, k: &str| !refused.contains(&(table.to_owned(), k.to_owned()));
-    let mut changes = Vec::new();
-    let mut rids = Vec::new();
+    // A join whose comparison of everything began in an earlier round.
+    let resumed = joining && from.is_some_and(|at| *at != CompareAt::default());
     // The documents are few and live beside the database: always compared whole.
-    let documents = read_documents(conn, dir)?;
+    out.documents = read_documents(conn, dir)?;
     let local: BTreeMap<RecordKey, Row> =
-        documents.iter().filter(|(k, _)| keep(DOCUMENTS.name, k)).map(|(k, r)| (k.clone(), r.clone())).collect();
-    let was_rows = if joining { BTreeMap::new() } else { live_documents(conn)? };
+        out.documents.iter().filter(|(k, _)| keep(DOCUMENTS.name, k)).map(|(k, r)| (k.clone(), r.clone())).collect();
+    let was_rows = if joining && !resumed { BTreeMap::new() } else { live_documents(conn)? };
     let was: BTreeMap<&RecordKey, &Row> = was_rows.iter().filter(|(k, _)| keep(DOCUMENTS.name, k)).collect();
-    changes.extend(diff(&DOCUMENTS, &was, &local).into_iter().map(|(k, c)| (DOCUMENTS.name, k, c)));
+    let found = diff(&DOCUMENTS, &was, &local).into_iter().map(|(k, c)| (DOCUMENTS.name, k, c));
+    if resumed {
+        out.since_join.extend(found);
+    } else {
+        out.changes.extend(found);
+    }
     for (index, (table, columns)) in present_tables(conn)?.into_iter().enumerate() {
         let log = table.key == Key::Content;
-        // One record: its row here (if any) against what its record says the store held.
-        let mut compare = |key: &str, here: Option<(i64, Row)>, changes: &mut Vec<_>| -> Result<()> {
+        // One record: its row here (if any) against what its record says the store held; as
+        // new to the folder when `new` (a join's first look).
+        let compare = |key: &str, here: Option<(i64, Row)>, new: bool, out: &mut Local| -> Result<()> {
             // Once a round: a noted record the comparison of everything also reaches.
-            if !compared.insert((table.name, key.to_owned())) {
+            if !out.compared.entry(table.name).or_default().insert(key.to_owned()) {
                 return Ok(());
             }
             if log {
-                rids.push((table.name, key.to_owned(), here.as_ref().map(|(rowid, _)| *rowid)));
+                out.rids.push((table.name, key.to_owned(), here.as_ref().map(|(rowid, _)| *rowid)));
             }
             if !keep(table.name, key) {
                 return Ok(());
             }
-            // A joining device held nothing the folder knows of: all it has is new.
-            let was_row = if joining { None } else { live_row(conn, table, key)? };
+            let was_row = if new { None } else { live_row(conn, table, key)? };
             let key = key.to_owned();
             let was: BTreeMap<&RecordKey, &Row> = was_row.as_ref().map(|r| (&key, r)).into_iter().collect();
             let now: BTreeMap<RecordKey, Row> = here.map(|(_, r)| (key.clone(), r)).into_iter().collect();
             // Columns the records have and this file lacks (a newer device's) are never
             // compared: the diff reads only the local row's columns.
-            changes.extend(diff(table, &was, &now).into_iter().map(|(k, c)| (table.name, k, c)));
+            let found = diff(table, &was, &now).into_iter().map(|(k, c)| (table.name, k, c));
+            if joining && !new {
+                out.since_join.extend(found);
+            } else {
+                out.changes.extend(found);
+            }
             Ok(())
         };
+        let found = |out: &Local| out.changes.len() + out.since_join.len();
         if let Some(at) = from.filter(|at| stopped.is_none() && index >= at.table) {
             let start = if index == at.table { at.clone() } else { CompareAt { table: index, ..CompareAt::default() } };
             if !start.records {
@@ -708,7 +765,7 @@ fn local_changes(
                 let mut rows = stmt.query([start.rowid])?;
                 while let Some(r) = rows.next()? {
                     let rowid: i64 = r.get(0)?;
-                    if changes.len() >= budget {
+                    if found(&out) >= budget {
                         stopped =
                             Some(CompareAt { table: index, records: false, rowid: rowid - 1, key: String::new() });
                         break;
@@ -721,7 +778,7 @@ fn local_changes(
                         continue;
                     }
                     // A log row written twice is one record, compared once.
-                    compare(&key_of(table, &row), Some((rowid, row)), &mut changes)?;
+                    compare(&key_of(table, &row), Some((rowid, row)), joining, &mut out)?;
                 }
             }
             // The records whose row is gone, in key order (a joining device held nothing the
@@ -735,27 +792,36 @@ fn local_changes(
                 let mut last = after;
                 while let Some(r) = keys.next()? {
                     let key: String = r.get(0)?;
-                    if changes.len() >= budget {
+                    if found(&out) >= budget {
                         // Resumed after the last key looked at, so this one comes first next.
                         stopped = Some(CompareAt { table: index, records: true, rowid: 0, key: last });
                         break;
                     }
                     if find_row(conn, table, &columns, &key)?.is_none() {
-                        compare(&key, None, &mut changes)?;
+                        compare(&key, None, false, &mut out)?;
                     }
                     last = key;
                 }
             }
         }
-        // The records written here since the last round, all of them: a batch of writes is
-        // compared as one (split across rounds, an earlier round's records would be what a later
-        // note is compared with, and a change could go unlogged).
-        let mut stmt = conn.prepare_cached("SELECT ref FROM ext_sync_dirty WHERE tbl = ?1")?;
-        let refs: Vec<String> = stmt.query_map([table.name], |r| r.get(0))?.collect::<rusqlite::Result<_>>()?;
+        // The records written here since the last round, up to `notes` of them (the rest wait
+        // for the next round, which takes in nothing from elsewhere until they are through).
+        if out.notes_left {
+            continue;
+        }
+        let room = notes.saturating_sub(out.notes_done.len());
+        let mut stmt = conn.prepare_cached("SELECT ref FROM ext_sync_dirty WHERE tbl = ?1 ORDER BY ref LIMIT ?2")?;
+        let limit = i64::try_from(room.saturating_add(1)).unwrap_or(i64::MAX);
+        let mut refs: Vec<String> =
+            stmt.query_map(params![table.name, limit], |r| r.get(0))?.collect::<rusqlite::Result<_>>()?;
+        if refs.len() > room {
+            refs.truncate(room);
+            out.notes_left = true;
+        }
         let mut candidates = BTreeSet::new();
-        for raw in refs {
+        for raw in &refs {
             if !log {
-                candidates.extend(canonical_key(&raw));
+                candidates.extend(canonical_key(raw));
                 continue;
             }
             let Ok(rowid) = raw.parse::<i64>() else { continue };
@@ -767,12 +833,22 @@ fn local_changes(
                 stmt.query_map(params![table.name, rowid], |r| r.get(0))?.collect::<rusqlite::Result<_>>()?;
             candidates.extend(was);
         }
+        if notes != usize::MAX {
+            out.notes_done.extend(refs.into_iter().map(|r| (table.name, r)));
+        }
         for key in candidates {
             let here = find_row(conn, table, &columns, &key)?;
-            compare(&key, here, &mut changes)?;
+            if resumed
+                && let (Some(at), Some((rowid, _))) = (from, &here)
+                && !at.passed(index, *rowid)
+            {
+                // The join's comparison has not reached this row: it will, as it stands then.
+                continue;
+            }
+            compare(&key, here, joining && !resumed, &mut out)?;
         }
     }
-    Ok(((changes, rids, documents), stopped))
+    Ok((out, stopped))
 }
 
 /// Adds to `affected` what hangs from the records in it: the children of a record that came
@@ -809,6 +885,69 @@ fn with_dependents(conn: &Connection, mut affected: Affected) -> Result<BTreeMap
         }
     }
     Ok(affected.keys)
+}
+
+/// Keeps what a round changed and did not write (see `ext_sync_unapplied`).
+fn save_unapplied(conn: &Connection, affected: &Affected) -> Result<()> {
+    let mut stmt = conn.prepare_cached(
+        "INSERT INTO ext_sync_unapplied (tbl, key, flipped) VALUES (?1, ?2, ?3) \
+         ON CONFLICT (tbl, key) DO UPDATE SET flipped = MAX(flipped, excluded.flipped)",
+    )?;
+    for (table, keys) in &affected.keys {
+        let flipped = affected.flipped.get(table);
+        for key in keys {
+            stmt.execute(params![table, key, flipped.is_some_and(|f| f.contains(key))])?;
+        }
+    }
+    Ok(())
+}
+
+/// Adds what earlier rounds changed and did not write to `affected`, and forgets it.
+fn take_unapplied(conn: &Connection, affected: &mut Affected) -> Result<()> {
+    let mut stmt = conn.prepare_cached("SELECT tbl, key, flipped FROM ext_sync_unapplied")?;
+    let mut rows = stmt.query([])?;
+    while let Some(r) = rows.next()? {
+        let table: String = r.get(0)?;
+        // A table this build does not sync has nothing to write.
+        let Some(table) = synced(&table) else { continue };
+        let key: String = r.get(1)?;
+        if r.get::<_, bool>(2)? {
+            affected.flipped.entry(table.name).or_default().insert(key.clone());
+        }
+        affected.keys.entry(table.name).or_default().insert(key);
+    }
+    drop(rows);
+    conn.execute("DELETE FROM ext_sync_unapplied", [])?;
+    Ok(())
+}
+
+/// Of the records in `affected` and `compared`, those whose row here a comparison stopped at
+/// `at` has passed.
+fn passed_rows(
+    conn: &Connection,
+    at: &CompareAt,
+    mut affected: BTreeMap<&'static str, BTreeSet<RecordKey>>,
+    compared: BTreeMap<&'static str, BTreeSet<RecordKey>>,
+) -> Result<BTreeMap<&'static str, BTreeSet<RecordKey>>> {
+    for (table, keys) in compared {
+        affected.entry(table).or_default().extend(keys);
+    }
+    let mut out: BTreeMap<&'static str, BTreeSet<RecordKey>> = BTreeMap::new();
+    for (index, (table, columns)) in present_tables(conn)?.into_iter().enumerate() {
+        let Some(keys) = affected.remove(table.name) else { continue };
+        for key in keys {
+            // Only a record says what a row should be: a row compared without one stays.
+            if load(conn, table.name, &key)?.is_none() {
+                continue;
+            }
+            if let Some((rowid, _)) = find_row(conn, table, &columns, &key)?
+                && at.passed(index, rowid)
+            {
+                out.entry(table.name).or_default().insert(key);
+            }
+        }
+    }
+    Ok(out)
 }
 
 /// What one record needs: its row removed, changed (rowid, and the row here and the record when
@@ -1071,7 +1210,8 @@ impl Store {
         log: impl FnOnce(&[Op]) -> std::result::Result<Vec<Mark>, String>,
     ) -> Result<RoundOutcome> {
         let dir = self.data_dir().clone();
-        let SyncRound { device, next_seq, clock, now_ms, history, incoming, marks, joining, compare } = round;
+        let SyncRound { device, next_seq, clock, now_ms, history, incoming, marks, incoming_marks, joining, compare } =
+            round;
         self.write(|tx| {
             let ready = state_value(tx, RECORDS_READY)?.as_deref() == Some("1");
             if !ready {
@@ -1100,13 +1240,26 @@ impl Store {
             };
             let mut affected = Affected::default();
             fold(tx, history.into_iter().map(Cow::Owned), &mut affected)?;
-            let ((mut changes, rids, documents_seen), stopped) = if compare {
-                local_changes(tx, &dir, from.as_ref(), joining, limits::SYNC_ROUND_CHANGES)?
+            let (found, stopped) = if compare {
+                // The writes noted between a join's rounds are few (the learner's, while it
+                // ran): compared all at once, so none waits behind a row the join writes.
+                let notes = if joining { usize::MAX } else { limits::SYNC_ROUND_CHANGES };
+                local_changes(tx, &dir, from.as_ref(), joining, limits::SYNC_ROUND_CHANGES, notes)?
             } else {
-                ((Vec::new(), Vec::new(), BTreeMap::new()), None)
+                (Local::default(), None)
             };
-            let more = stopped.is_some();
-            fold(tx, incoming.into_iter().map(Cow::Owned), &mut affected)?;
+            let Local { mut changes, since_join, rids, documents: documents_seen, compared, notes_done, notes_left } =
+                found;
+            let more = stopped.is_some() || notes_left;
+            // Until every write made here is compared (a comparison of everything, a bulk import
+            // compared a round's worth at a time), another device's change could land on a row
+            // not compared yet and take with it a write made here: what other devices sent
+            // waits (its files are read again) — except in a join, where the folder's record
+            // wins anyway and must be known before it is compared.
+            let held = more && !joining;
+            if !held {
+                fold(tx, incoming.into_iter().map(Cow::Owned), &mut affected)?;
+            }
             if joining {
                 // Where the folder holds the record, the folder's wins; but a learner's own
                 // setting wins over a fresh install's default, whichever came first.
@@ -1124,6 +1277,7 @@ impl Store {
                 }
                 changes = kept;
             }
+            changes.extend(since_join);
             let mut clock = clock;
             let mut logged = Vec::new();
             for (i, (table, key, change)) in changes.into_iter().enumerate() {
@@ -1144,6 +1298,19 @@ impl Store {
             for (table, key, rid) in rids {
                 set_rid(tx, table, &key, rid)?;
             }
+            if compare && more && !joining {
+                // Nothing is written while writes wait to be compared (a row one of them is
+                // about would be written over): what this round changed is written by the
+                // round that compares the last of them, or, after a comparison of
+                // everything, with every record.
+                if !all {
+                    save_unapplied(tx, &affected)?;
+                }
+                affected = Affected::default();
+            }
+            if compare && !more {
+                take_unapplied(tx, &mut affected)?;
+            }
             let mut affected = with_dependents(tx, affected)?;
             if compare && all && !more {
                 // Every record, once: earlier rounds of a join only folded theirs, and after a
@@ -1152,28 +1319,45 @@ impl Store {
                     affected.entry(table.name).or_default().extend(record_keys(tx, table.name)?);
                 }
             }
+            if let Some(at) = stopped.as_ref().filter(|_| compare && joining) {
+                // A join's comparison stopped part way writes the rows it has passed (a row
+                // further on is still what this device held): they become the folder's, so a
+                // write between rounds is compared with that.
+                affected = passed_rows(tx, at, affected, compared)?;
+            }
             let (mut written, mut refused) = if compare { apply(tx, &affected)? } else { (0, 0) };
             if compare {
                 let (documents, refused_documents) = apply_documents(tx, &dir, &live_documents(tx)?, &documents_seen)?;
                 written += documents;
                 refused += refused_documents;
             }
-            for mark in marks.iter().chain(&own) {
+            let taken = if held { &[][..] } else { &incoming_marks[..] };
+            for mark in marks.iter().chain(taken).chain(&own) {
                 write_mark(tx, mark)?;
             }
             set_state(tx, "clock", &serde_json::to_string(&clock).unwrap_or_default())?;
             set_state(tx, RECORDS_READY, "1")?;
             if compare {
-                // Every write noted so far is either logged above or this round's own.
-                tx.execute("DELETE FROM ext_sync_dirty", [])?;
-                match &stopped {
-                    Some(at) => set_state(tx, COMPARE_AT, &serde_json::to_string(at).unwrap_or_default())?,
+                if notes_left {
+                    // Only the notes compared go (nothing was written here this round).
+                    let mut stmt = tx.prepare_cached("DELETE FROM ext_sync_dirty WHERE tbl = ?1 AND ref = ?2")?;
+                    for (table, raw) in &notes_done {
+                        stmt.execute(params![table, raw])?;
+                    }
+                } else {
+                    // Every write noted so far is either logged above or this round's own.
+                    tx.execute("DELETE FROM ext_sync_dirty", [])?;
+                }
+                let at =
+                    if more && all { Some(stopped.unwrap_or_else(|| CompareAt::past(SYNCED.len()))) } else { None };
+                match at {
+                    Some(at) => set_state(tx, COMPARE_AT, &serde_json::to_string(&at).unwrap_or_default())?,
                     None => {
                         tx.execute("DELETE FROM ext_sync_state WHERE key IN (?1, ?2)", [COMPARE_ALL, COMPARE_AT])?;
                     }
                 }
             }
-            Ok(RoundOutcome { logged, written, refused, clock, more })
+            Ok(RoundOutcome { logged, written, refused, clock, more, held })
         })
     }
 
@@ -1194,9 +1378,14 @@ impl Store {
                 .and_then(|v| serde_json::from_str(&v).ok())
                 .unwrap_or_default()
         });
-        let ((changes, _, _), _) =
-            local_changes(self.conn(), self.data_dir(), from.as_ref(), false, limits::SYNC_PENDING_COUNTED)?;
-        Ok(changes.len())
+        let bound = limits::SYNC_PENDING_COUNTED;
+        let (found, _) = local_changes(self.conn(), self.data_dir(), from.as_ref(), false, bound, bound)?;
+        Ok(found.changes.len())
+    }
+
+    /// Whether a comparison of everything stopped part way and goes on in the next round.
+    pub fn sync_comparing(&self) -> Result<bool> {
+        Ok(state_value(self.conn(), COMPARE_AT)?.is_some())
     }
 
     /// Whether the records hold every applied file's changes, so a round needs only new files.

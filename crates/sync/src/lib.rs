@@ -1054,6 +1054,9 @@ fn round(
     let mut history: Vec<Op> = Vec::new();
     let mut incoming: Vec<Op> = Vec::new();
     let mut new_marks = Vec::new();
+    let mut incoming_marks = Vec::new();
+    // Counted once the round takes them in (a round may hold them back: see below).
+    let mut incoming_files = 0;
     let mut clock: Hlc =
         store.sync_state()?.get("clock").and_then(|c| serde_json::from_str(c).ok()).unwrap_or_default();
     let mark = |id: &DeviceId, file: &folder::FileRead| Mark {
@@ -1079,7 +1082,6 @@ fn round(
             if file.known {
                 continue;
             }
-            report.read += 1;
             clock = file.ops.iter().map(|o| o.at).fold(clock, Hlc::observe);
             let ops = std::mem::take(&mut file.ops);
             if applied_here(id, file) {
@@ -1095,15 +1097,18 @@ fn round(
                 if !ready || !recorded_here {
                     history.extend(ops);
                 }
+                report.read += 1;
+                new_marks.push(mark(id, file));
             } else {
                 incoming.extend(ops);
                 // Kept before it counts as applied: a kept file counts only once recorded.
                 folder.keep(&kept_dir(dir, id), file);
+                incoming_files += 1;
+                incoming_marks.push(mark(id, file));
             }
-            new_marks.push(mark(id, file));
         }
     }
-    report.received += incoming.len();
+    let received = incoming.len();
     // Numbers never repeat for this id: past every file of it in the folder and every one noted.
     let noted: u64 = store.sync_state()?.get("seq").and_then(|v| v.parse().ok()).unwrap_or(0);
     let next_seq = own.iter().map(|o| o.1).max().unwrap_or(0).max(noted).saturating_add(1);
@@ -1112,9 +1117,21 @@ fn round(
     drop(contents.devices);
     // A join compares what this device holds only once the whole folder is applied, so the
     // folder's records win where both hold one.
-    let compare = !(joining && more);
-    let round =
-        SyncRound { device: &device, next_seq, clock, now_ms, history, incoming, marks: new_marks, joining, compare };
+    // Once that comparison has begun, it goes on (files that came meanwhile are taken in as it
+    // goes, the folder still winning for the rows it has not reached).
+    let compare = !(joining && more) || store.sync_comparing()?;
+    let round = SyncRound {
+        device: &device,
+        next_seq,
+        clock,
+        now_ms,
+        history,
+        incoming,
+        marks: new_marks,
+        incoming_marks,
+        joining,
+        compare,
+    };
     let encrypted = folder.key.is_some();
     let outcome = store.sync_round(round, |ops| {
         // Several files when there is more than one file may hold, chained and numbered on.
@@ -1131,6 +1148,10 @@ fn round(
         }
         Ok(marks)
     })?;
+    if !outcome.held {
+        report.read += incoming_files;
+        report.received += received;
+    }
     report.logged += outcome.logged.len();
     report.written += outcome.written;
     report.refused = outcome.refused;

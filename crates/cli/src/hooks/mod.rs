@@ -308,7 +308,7 @@ fn cursor_has_its_own() -> bool {
 /// How long a hook waits for another process's hold on the database (a sync writes in rounds
 /// that can hold it for seconds): past this, a stop is left to be counted later and the hook
 /// stays quiet, so an agent's stop never waits behind a sync.
-const PATIENCE: std::time::Duration = std::time::Duration::from_millis(10);
+const PATIENCE: std::time::Duration = std::time::Duration::from_millis(3);
 
 /// The database was held by another process for longer than [`PATIENCE`].
 const BUSY: &str = "database busy (another devcoach is writing, a sync most likely)";

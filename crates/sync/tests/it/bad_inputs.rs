@@ -115,7 +115,8 @@ fn a_crash_after_logging_and_before_committing_logs_nothing_twice() {
         now_ms: t0().timestamp_millis() + 600_000,
         history: Vec::new(),
         incoming: contents.devices[&b_id].files.iter().flat_map(|f| f.ops.iter().cloned()).collect(),
-        marks: contents.devices[&b_id]
+        marks: Vec::new(),
+        incoming_marks: contents.devices[&b_id]
             .files
             .iter()
             .map(|f| Mark { device: b_id.to_string(), digest: f.digest.clone(), ..Mark::default() })
@@ -440,6 +441,7 @@ fn a_notebook_written_during_a_sync_is_kept_and_sent_next() {
         history: Vec::new(),
         incoming,
         marks: Vec::new(),
+        incoming_marks: Vec::new(),
         joining: false,
         compare: true,
     };
@@ -653,6 +655,7 @@ fn a_comparison_of_everything_ends_by_writing_every_record_even_when_writes_wait
         history: Vec::new(),
         incoming: vec![op],
         marks: Vec::new(),
+        incoming_marks: Vec::new(),
         joining: false,
         compare: false,
     };

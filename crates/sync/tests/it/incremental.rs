@@ -449,3 +449,186 @@ fn a_local_edit_waiting_to_be_compared_is_not_written_over() {
     assert_eq!(confidence(&a), confidence(&b));
     assert_eq!(a.records(), b.records());
 }
+
+/// A comparison of everything that takes several rounds (a trigger went missing behind a bulk
+/// import) takes in nothing from other devices until it is through: a write made here that no
+/// note told of, on a row the comparison has not reached yet, is compared and sent, not written
+/// over by another device's change to the same record.
+#[test]
+fn a_comparison_of_everything_takes_nothing_in_until_it_is_through() {
+    use devcoach_core::limits::SYNC_ROUND_CHANGES;
+    let (_shared, _target, mut a, mut b) = pair();
+    raw(&a)
+        .execute("INSERT INTO knowledge (topic, confidence, updated_at) VALUES ('t1', 3, '2026-11-01T10:00:00Z')", [])
+        .expect("a's topic");
+    a.sync_at(0);
+    b.sync_at(1);
+    raw(&a).execute("UPDATE knowledge SET updated_at = '2026-11-05T10:00:00Z' WHERE topic = 't1'", []).expect("a");
+    a.sync_at(2);
+    {
+        // Another program drops a trigger, then imports lessons (a round's worth and more, in a
+        // table compared before the topics) and edits the topic: nothing notes the edit.
+        let conn = raw(&b);
+        conn.execute_batch("DROP TRIGGER ext_sync_dirty_knowledge_u").expect("drop");
+        let tx = conn.unchecked_transaction().expect("tx");
+        for i in 0..SYNC_ROUND_CHANGES + 500 {
+            tx.execute(
+                "INSERT INTO lessons (id, timestamp, topic_id, categories, title, level, summary) \
+                 VALUES (?1, '2026-11-01T10:00:00Z', 'rust', '[\"rust\"]', 'T', 'mid', 'S')",
+                [format!("bulk-{i:05}")],
+            )
+            .expect("lesson");
+        }
+        tx.execute("UPDATE knowledge SET confidence = 9 WHERE topic = 't1'", []).expect("b's edit");
+        tx.commit().expect("commit");
+    }
+    let report = b.sync_at(3);
+    assert!(report.rounds >= 2, "{report:?}");
+    assert_eq!(report.received, 1, "a's change is taken in once, once the comparison is through: {report:?}");
+    assert_eq!(report.logged, SYNC_ROUND_CHANGES + 501, "every lesson and the edit: {report:?}");
+    let topic = |d: &crate::support::Device| -> (i64, String) {
+        raw(d)
+            .query_row("SELECT confidence, updated_at FROM knowledge WHERE topic = 't1'", [], |r| {
+                Ok((r.get(0)?, r.get(1)?))
+            })
+            .expect("t1")
+    };
+    assert_eq!(topic(&b), (9, "2026-11-05T10:00:00Z".to_owned()), "b's edit and a's change both stand");
+    a.sync_at(4);
+    assert_eq!(topic(&a), topic(&b));
+    assert_eq!(a.records(), b.records());
+    assert_eq!(b.sync_at(5).logged, 0, "nothing is found twice");
+}
+
+/// A join whose comparison of this device's record takes several rounds: a write the learner
+/// makes between two of its rounds (a review, an edit) is their latest word and travels; what
+/// this device held before it joined still gives way to the folder's copy.
+#[test]
+fn a_write_between_the_rounds_of_a_join_is_kept() {
+    use devcoach_core::limits::SYNC_ROUND_CHANGES;
+    let (_shared, target, mut a, mut b) = pair();
+    a.lesson("both");
+    a.lesson("other");
+    a.init(&target);
+    a.sync_at(0);
+    // The newcomer holds its own copies of both lessons (compared first) and more lessons of
+    // its own than one round compares.
+    b.lesson("both");
+    b.lesson("other");
+    raw(&b).execute("UPDATE lessons SET title = 'before the join' WHERE id IN ('both', 'other')", []).expect("b");
+    {
+        let conn = raw(&b);
+        let tx = conn.unchecked_transaction().expect("tx");
+        for i in 0..SYNC_ROUND_CHANGES + 500 {
+            tx.execute(
+                "INSERT INTO lessons (id, timestamp, topic_id, categories, title, level, summary) \
+                 VALUES (?1, '2026-11-01T10:00:00Z', 'rust', '[\"rust\"]', 'T', 'mid', 'S')",
+                [format!("mine-{i:05}")],
+            )
+            .expect("lesson");
+        }
+        tx.commit().expect("commit");
+    }
+    b.init(&target);
+    // The learner writes while the join runs: after its first round has compared 'both'.
+    let db = b.dir.db_path();
+    let mut starts = 0;
+    let mut edited = false;
+    let join = devcoach_sync::sync(
+        &mut b.store,
+        &b.dir,
+        crate::support::t0() + chrono::Duration::minutes(1),
+        &mut |done, _| {
+            if done == 1 {
+                starts += 1;
+            }
+            if starts == 2 && !edited {
+                edited = true;
+                let conn = Connection::open(&db).expect("raw");
+                conn.execute("UPDATE lessons SET title = 'during the join' WHERE id = 'both'", []).expect("edit");
+                conn.execute("DELETE FROM lessons WHERE id = 'mine-00003'", []).expect("delete");
+            }
+        },
+    )
+    .expect("join");
+    assert!(edited && join.rounds >= 2, "{join:?}");
+    let title = |d: &crate::support::Device, id: &str| -> String {
+        raw(d).query_row("SELECT title FROM lessons WHERE id = ?1", [id], |r| r.get(0)).expect("title")
+    };
+    assert_eq!(title(&b, "both"), "during the join", "the write made during the join stands here");
+    assert_ne!(title(&b, "other"), "before the join", "what was held before the join gives way");
+    a.sync_at(2);
+    b.sync_at(3);
+    assert_eq!(title(&a, "both"), "during the join", "and travels");
+    assert_eq!(a.records(), b.records());
+    let gone: i64 =
+        raw(&a).query_row("SELECT COUNT(*) FROM lessons WHERE id = 'mine-00003'", [], |r| r.get(0)).expect("n");
+    assert_eq!(gone, 0, "a lesson deleted during the join is deleted everywhere");
+    let mine: i64 =
+        raw(&a).query_row("SELECT COUNT(*) FROM lessons WHERE id LIKE 'mine-%'", [], |r| r.get(0)).expect("n");
+    assert_eq!(mine, i64::try_from(SYNC_ROUND_CHANGES + 499).expect("n"));
+}
+
+/// More writes made here than a round compares (a bulk import) are compared a round's worth at
+/// a time: nothing from elsewhere is taken in, and nothing is written here, until the last of
+/// them is compared; then what hangs from a record those rounds changed (the review card of a
+/// lesson deleted without it) follows, and another device's change to a record edited here
+/// stands beside the edit.
+#[test]
+fn a_bulk_import_is_compared_a_round_at_a_time_and_loses_nothing() {
+    use devcoach_core::limits::SYNC_ROUND_CHANGES;
+    let (_shared, _target, mut a, mut b) = pair();
+    // The deleted lesson sorts before the import, the edited one after it.
+    for id in ["away", "keep"] {
+        a.lesson(id);
+        raw(&a)
+            .execute(
+                "INSERT INTO ext_review_cards (lesson_id, question, answer, source, due, created_at) \
+                 VALUES (?1, 'Q?', 'A.', 'generated', '2026-12-05T09:00:00Z', '2026-12-01T09:00:00Z')",
+                [id],
+            )
+            .expect("card");
+    }
+    a.sync_at(0);
+    b.sync_at(1);
+    raw(&a).execute("UPDATE lessons SET starred = 1 WHERE id = 'keep'", []).expect("a's edit");
+    a.sync_at(2);
+    {
+        let conn = raw(&b);
+        let tx = conn.unchecked_transaction().expect("tx");
+        for i in 0..SYNC_ROUND_CHANGES * 2 + 300 {
+            tx.execute(
+                "INSERT INTO lessons (id, timestamp, topic_id, categories, title, level, summary) \
+                 VALUES (?1, '2026-11-01T10:00:00Z', 'rust', '[\"rust\"]', 'T', 'mid', 'S')",
+                [format!("bulk-{i:05}")],
+            )
+            .expect("lesson");
+        }
+        // Another program deletes a lesson and leaves its card; the learner retitles another.
+        tx.execute("DELETE FROM lessons WHERE id = 'away'", []).expect("delete");
+        tx.execute("UPDATE lessons SET title = 'Retitled here' WHERE id = 'keep'", []).expect("b's edit");
+        tx.commit().expect("commit");
+    }
+    let report = b.sync_at(3);
+    assert!(report.rounds >= 3, "compared in rounds: {report:?}");
+    assert_eq!(report.logged, SYNC_ROUND_CHANGES * 2 + 302, "every write, once: {report:?}");
+    assert_eq!(report.received, 1, "a's change, taken in once: {report:?}");
+    let lesson = |d: &crate::support::Device| -> (String, i64) {
+        raw(d)
+            .query_row("SELECT title, starred FROM lessons WHERE id = 'keep'", [], |r| Ok((r.get(0)?, r.get(1)?)))
+            .expect("keep")
+    };
+    assert_eq!(lesson(&b), ("Retitled here".to_owned(), 1), "b's edit and a's change both stand");
+    let cards = |d: &crate::support::Device| -> Vec<String> {
+        let conn = raw(d);
+        let mut stmt = conn.prepare("SELECT lesson_id FROM ext_review_cards ORDER BY lesson_id").expect("stmt");
+        stmt.query_map([], |r| r.get(0)).expect("cards").collect::<Result<_, _>>().expect("rows")
+    };
+    assert_eq!(cards(&b), vec!["keep".to_owned()], "the card of the deleted lesson went with it");
+    assert_eq!(b.store.sync_pending().expect("pending"), 0);
+    a.sync_at(4);
+    assert_eq!(lesson(&a), lesson(&b));
+    assert_eq!(cards(&a), cards(&b));
+    assert_eq!(a.records(), b.records());
+    assert_eq!(b.sync_at(5).logged, 0, "nothing is found twice");
+}
