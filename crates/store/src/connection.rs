@@ -236,6 +236,14 @@ impl Store {
         Ok(self.conn.query_row("PRAGMA data_version", [], |r| r.get(0))?)
     }
 
+    /// Reads the file through SQLite's own page cache rather than mapped into memory: for
+    /// work that reads the whole file once (a sync's comparison of every record, a join), the
+    /// mapped pages would count in this process's memory up to the map's size.
+    pub fn read_without_map(&self) -> Result<()> {
+        self.conn.pragma_update(None, "mmap_size", 0)?;
+        Ok(())
+    }
+
     pub(crate) fn conn(&self) -> &Connection {
         &self.conn
     }

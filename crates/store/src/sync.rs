@@ -118,6 +118,8 @@ pub struct RoundOutcome {
 /// to try it again even unchanged (ms, 0: never).
 pub type FailedFile = (String, String, u64, i64, String, i64);
 
+/// The state key saying this device is joining a folder others use (set by `sync init`).
+const JOINING: &str = "joining";
 /// The state key saying the records hold every applied file's changes.
 const RECORDS_READY: &str = "records";
 /// The state key saying the next comparing round compares every record: the records were built
@@ -136,6 +138,11 @@ struct CompareAt {
     records: bool,
     rowid: i64,
     key: String,
+    /// Each table's last rowid when the comparison began: it compares the rows that were there
+    /// then (a row written since has a note, and a higher rowid, `INSERT OR REPLACE` included).
+    /// Absent in a state an earlier build left: every row.
+    #[serde(default)]
+    ends: BTreeMap<String, i64>,
 }
 
 /// The synced tables this file has, with their columns.
@@ -550,6 +557,14 @@ fn live_row(conn: &Connection, table: &SyncTable, key: &str) -> Result<Option<Ro
     Ok(Some(row))
 }
 
+/// The row the record `key` holds, whether or not a rule (its parent, its one-per-value group)
+/// lets it show.
+fn record_row(conn: &Connection, table: &SyncTable, key: &str) -> Result<Option<Row>> {
+    let Some((state, _)) = load(conn, table.name, key)? else { return Ok(None) };
+    let Some((row, _)) = state.into_row() else { return Ok(None) };
+    Ok((!is_local(table, &row) && key_of(table, &row) == key).then_some(row))
+}
+
 /// Every record key of `table` the records hold.
 fn record_keys(conn: &Connection, table: &str) -> Result<Vec<RecordKey>> {
     let mut stmt = conn.prepare_cached("SELECT key FROM ext_sync_records WHERE tbl = ?1")?;
@@ -676,14 +691,35 @@ struct Local {
 impl CompareAt {
     /// Whether a comparison of everything standing here has passed the row `rowid` of the
     /// table at `index` (a table's records without a row come after all its rows).
-    fn passed(&self, index: usize, rowid: i64) -> bool {
-        index < self.table || (index == self.table && (self.records || rowid <= self.rowid))
+    fn passed(&self, index: usize, table: &str, rowid: i64) -> bool {
+        index < self.table || (index == self.table && (self.records || rowid <= self.rowid)) || rowid > self.end(table)
+    }
+
+    /// The last rowid of `table` this comparison compares.
+    fn end(&self, table: &str) -> i64 {
+        self.ends.get(table).copied().unwrap_or(i64::MAX)
+    }
+
+    /// Whether it has got anywhere yet (a first round starts at the beginning).
+    fn started(&self) -> bool {
+        self.table > 0 || self.records || self.rowid > 0 || !self.key.is_empty()
+    }
+
+    /// A comparison beginning now, at the first row of the first table.
+    fn begin(conn: &Connection) -> Result<Self> {
+        let mut ends = BTreeMap::new();
+        for (table, _) in present_tables(conn)? {
+            let end: Option<i64> =
+                conn.query_row(&format!("SELECT MAX(rowid) FROM \"{}\"", table.name), [], |r| r.get(0))?;
+            ends.insert(table.name.to_owned(), end.unwrap_or(0));
+        }
+        Ok(Self { ends, ..Self::default() })
     }
 
     /// Past every table: a comparison of everything that has looked at every record, while
     /// notes of writes are still being compared.
-    fn past(tables: usize) -> Self {
-        Self { table: tables, records: true, rowid: 0, key: String::new() }
+    fn past(self, tables: usize) -> Self {
+        Self { table: tables, records: true, rowid: 0, key: String::new(), ..self }
     }
 }
 
@@ -711,7 +747,7 @@ fn local_changes(
     let refused = refused_keys(conn)?;
     let keep = |table: &str, k: &str| !refused.contains(&(table.to_owned(), k.to_owned()));
     // A join whose comparison of everything began in an earlier round.
-    let resumed = joining && from.is_some_and(|at| *at != CompareAt::default());
+    let resumed = joining && from.is_some_and(CompareAt::started);
     // The documents are few and live beside the database: always compared whole.
     out.documents = read_documents(conn, dir)?;
     let local: BTreeMap<RecordKey, Row> =
@@ -728,7 +764,10 @@ fn local_changes(
         let log = table.key == Key::Content;
         // One record: its row here (if any) against what its record says the store held; as
         // new to the folder when `new` (a join's first look).
-        let compare = |key: &str, here: Option<(i64, Row)>, new: bool, out: &mut Local| -> Result<()> {
+        // `noted`: a note of a write here led to it; a row it names that is gone was this
+        // device's, so its record is what it held, even one a rule now hides (another record
+        // won its value, its parent went in an earlier round of this sync).
+        let compare = |key: &str, here: Option<(i64, Row)>, new: bool, noted: bool, out: &mut Local| -> Result<()> {
             // Once a round: a noted record the comparison of everything also reaches.
             if !out.compared.entry(table.name).or_default().insert(key.to_owned()) {
                 return Ok(());
@@ -739,7 +778,13 @@ fn local_changes(
             if !keep(table.name, key) {
                 return Ok(());
             }
-            let was_row = if new { None } else { live_row(conn, table, key)? };
+            let was_row = if new {
+                None
+            } else if noted && here.is_none() {
+                record_row(conn, table, key)?
+            } else {
+                live_row(conn, table, key)?
+            };
             let key = key.to_owned();
             let was: BTreeMap<&RecordKey, &Row> = was_row.as_ref().map(|r| (&key, r)).into_iter().collect();
             let now: BTreeMap<RecordKey, Row> = here.map(|(_, r)| (key.clone(), r)).into_iter().collect();
@@ -755,19 +800,22 @@ fn local_changes(
         };
         let found = |out: &Local| out.changes.len() + out.since_join.len();
         if let Some(at) = from.filter(|at| stopped.is_none() && index >= at.table) {
-            let start = if index == at.table { at.clone() } else { CompareAt { table: index, ..CompareAt::default() } };
+            let start = if index == at.table {
+                at.clone()
+            } else {
+                CompareAt { table: index, records: false, rowid: 0, key: String::new(), ends: BTreeMap::new() }
+            };
             if !start.records {
                 let list = columns.iter().map(|c| format!("\"{c}\"")).collect::<Vec<_>>().join(", ");
                 let mut stmt = conn.prepare(&format!(
-                    "SELECT rowid, {list} FROM \"{}\" WHERE rowid > ?1 ORDER BY rowid",
+                    "SELECT rowid, {list} FROM \"{}\" WHERE rowid > ?1 AND rowid <= ?2 ORDER BY rowid",
                     table.name
                 ))?;
-                let mut rows = stmt.query([start.rowid])?;
+                let mut rows = stmt.query([start.rowid, at.end(table.name)])?;
                 while let Some(r) = rows.next()? {
                     let rowid: i64 = r.get(0)?;
                     if found(&out) >= budget {
-                        stopped =
-                            Some(CompareAt { table: index, records: false, rowid: rowid - 1, key: String::new() });
+                        stopped = Some(CompareAt { table: index, records: false, rowid: rowid - 1, ..at.clone() });
                         break;
                     }
                     let mut row = Row::new();
@@ -778,7 +826,7 @@ fn local_changes(
                         continue;
                     }
                     // A log row written twice is one record, compared once.
-                    compare(&key_of(table, &row), Some((rowid, row)), joining, &mut out)?;
+                    compare(&key_of(table, &row), Some((rowid, row)), joining, false, &mut out)?;
                 }
             }
             // The records whose row is gone, in key order (a joining device held nothing the
@@ -794,11 +842,11 @@ fn local_changes(
                     let key: String = r.get(0)?;
                     if found(&out) >= budget {
                         // Resumed after the last key looked at, so this one comes first next.
-                        stopped = Some(CompareAt { table: index, records: true, rowid: 0, key: last });
+                        stopped = Some(CompareAt { table: index, records: true, rowid: 0, key: last, ..at.clone() });
                         break;
                     }
                     if find_row(conn, table, &columns, &key)?.is_none() {
-                        compare(&key, None, false, &mut out)?;
+                        compare(&key, None, false, false, &mut out)?;
                     }
                     last = key;
                 }
@@ -840,12 +888,12 @@ fn local_changes(
             let here = find_row(conn, table, &columns, &key)?;
             if resumed
                 && let (Some(at), Some((rowid, _))) = (from, &here)
-                && !at.passed(index, *rowid)
+                && !at.passed(index, table.name, *rowid)
             {
                 // The join's comparison has not reached this row: it will, as it stands then.
                 continue;
             }
-            compare(&key, here, joining && !resumed, &mut out)?;
+            compare(&key, here, joining && !resumed, true, &mut out)?;
         }
     }
     Ok((out, stopped))
@@ -941,7 +989,7 @@ fn passed_rows(
                 continue;
             }
             if let Some((rowid, _)) = find_row(conn, table, &columns, &key)?
-                && at.passed(index, rowid)
+                && at.passed(index, table.name, rowid)
             {
                 out.entry(table.name).or_default().insert(key);
             }
@@ -1232,7 +1280,7 @@ impl Store {
                     Some(at) => Some(at),
                     None => {
                         tx.execute("DELETE FROM ext_sync_dirty", [])?;
-                        Some(CompareAt::default())
+                        Some(CompareAt::begin(tx)?)
                     }
                 }
             } else {
@@ -1337,6 +1385,11 @@ impl Store {
             }
             set_state(tx, "clock", &serde_json::to_string(&clock).unwrap_or_default())?;
             set_state(tx, RECORDS_READY, "1")?;
+            if joining && compare && !more {
+                // The join is over once what this device held is compared: a write from now
+                // on is sent like any other, even if this sync stops before its end.
+                tx.execute("DELETE FROM ext_sync_state WHERE key = ?1", [JOINING])?;
+            }
             if compare {
                 if notes_left {
                     // Only the notes compared go (nothing was written here this round).
@@ -1349,7 +1402,7 @@ impl Store {
                     tx.execute("DELETE FROM ext_sync_dirty", [])?;
                 }
                 let at =
-                    if more && all { Some(stopped.unwrap_or_else(|| CompareAt::past(SYNCED.len()))) } else { None };
+                    if more && all { stopped.or_else(|| from.clone().map(|at| at.past(SYNCED.len()))) } else { None };
                 match at {
                     Some(at) => set_state(tx, COMPARE_AT, &serde_json::to_string(&at).unwrap_or_default())?,
                     None => {
@@ -1444,7 +1497,8 @@ impl Store {
             if reset {
                 tx.execute_batch(
                     "DELETE FROM ext_sync_state; DELETE FROM ext_sync_files; DELETE FROM ext_sync_refused; \
-                     DELETE FROM ext_sync_records; DELETE FROM ext_sync_known; DELETE FROM ext_sync_failed; DELETE FROM ext_sync_snapshots;",
+                     DELETE FROM ext_sync_records; DELETE FROM ext_sync_known; DELETE FROM ext_sync_failed; DELETE FROM ext_sync_snapshots; \
+                     DELETE FROM ext_sync_unapplied;",
                 )?;
             }
             for (key, value) in pairs {

@@ -306,7 +306,10 @@ fn known_files(marks: &BTreeSet<Mark>) -> folder::KnownFiles {
 
 /// The keys of a setup that `sync off` parks, so `sync init` to the same place picks up where it
 /// stopped (same device, nothing unsent lost).
-const PARKED: [&str; 8] = ["transport", "target", "device", "name", "encrypted", "every", "fingerprint", "recipient"];
+/// `joining` among them: a join stopped part way (and turned off) goes on as a join when resumed,
+/// or what this device held before it joined would be sent as new and win over the folder's.
+const PARKED: [&str; 9] =
+    ["transport", "target", "device", "name", "encrypted", "every", "fingerprint", "recipient", "joining"];
 
 /// A folder path as people type it: `~/…` is the home folder even when the shell left it alone.
 fn expand_home(target: &str) -> PathBuf {
@@ -580,7 +583,7 @@ pub fn init(store: &mut Store, dir: &DataDir, target: &str, options: &InitOption
         ("every".into(), Some(every)),
         ("fingerprint".into(), Some(fp)),
         ("recipient".into(), recipient),
-        ("joining".into(), (!resume).then(|| "yes".to_owned())),
+        ("joining".into(), (!resume || parked("joining").as_deref() == Some("yes")).then(|| "yes".to_owned())),
     ];
     pairs.extend(PARKED.iter().map(|k| (format!("parked_{k}"), None)));
     if !resume {
@@ -608,7 +611,7 @@ pub fn off(store: &mut Store, dir: &DataDir) -> Result<bool, SyncError> {
             pairs.push((format!("parked_{key}"), state.get(key).cloned()));
             pairs.push((key.to_owned(), None));
         }
-        for key in ["last_error", "joining", "last_attempt"] {
+        for key in ["last_error", "last_attempt"] {
             pairs.push((key.to_owned(), None));
         }
         let pairs: Vec<(&str, Option<&str>)> = pairs.iter().map(|(k, v)| (k.as_str(), v.as_deref())).collect();
@@ -704,6 +707,7 @@ fn sync_locked(
     progress: &mut dyn FnMut(usize, usize),
 ) -> Result<SyncReport, SyncError> {
     let mut report = SyncReport::default();
+    store.read_without_map()?;
     let mut opened = open(store, dir)?;
     // A copied data folder: the copy becomes a new device (what it had stays applied).
     let fp = fingerprint(dir);

@@ -509,13 +509,17 @@ fn a_write_between_the_rounds_of_a_join_is_kept() {
     let (_shared, target, mut a, mut b) = pair();
     a.lesson("both");
     a.lesson("other");
+    a.lesson("moved");
     a.init(&target);
     a.sync_at(0);
     // The newcomer holds its own copies of both lessons (compared first) and more lessons of
     // its own than one round compares.
     b.lesson("both");
     b.lesson("other");
-    raw(&b).execute("UPDATE lessons SET title = 'before the join' WHERE id IN ('both', 'other')", []).expect("b");
+    b.lesson("moved");
+    raw(&b)
+        .execute("UPDATE lessons SET title = 'before the join' WHERE id IN ('both', 'other', 'moved')", [])
+        .expect("b");
     {
         let conn = raw(&b);
         let tx = conn.unchecked_transaction().expect("tx");
@@ -547,6 +551,13 @@ fn a_write_between_the_rounds_of_a_join_is_kept() {
                 let conn = Connection::open(&db).expect("raw");
                 conn.execute("UPDATE lessons SET title = 'during the join' WHERE id = 'both'", []).expect("edit");
                 conn.execute("DELETE FROM lessons WHERE id = 'mine-00003'", []).expect("delete");
+                // Rewritten whole: the row takes a new rowid, past where the comparison is.
+                conn.execute(
+                    "INSERT OR REPLACE INTO lessons (id, timestamp, topic_id, categories, title, level, summary) \
+                     VALUES ('moved', '2026-11-01T10:00:00Z', 'rust', '[\"rust\"]', 'replaced during the join', 'mid', 'S')",
+                    [],
+                )
+                .expect("replace");
             }
         },
     )
@@ -560,6 +571,8 @@ fn a_write_between_the_rounds_of_a_join_is_kept() {
     a.sync_at(2);
     b.sync_at(3);
     assert_eq!(title(&a, "both"), "during the join", "and travels");
+    assert_eq!(title(&b, "moved"), "replaced during the join", "a row rewritten during the join is a write too");
+    assert_eq!(title(&a, "moved"), "replaced during the join");
     assert_eq!(a.records(), b.records());
     let gone: i64 =
         raw(&a).query_row("SELECT COUNT(*) FROM lessons WHERE id = 'mine-00003'", [], |r| r.get(0)).expect("n");
@@ -631,4 +644,123 @@ fn a_bulk_import_is_compared_a_round_at_a_time_and_loses_nothing() {
     assert_eq!(cards(&a), cards(&b));
     assert_eq!(a.records(), b.records());
     assert_eq!(b.sync_at(5).logged, 0, "nothing is found twice");
+}
+
+/// Notes of writes compared in different rounds of one sync are compared with the records as
+/// this device held them: a topic moved from one group to another (the new group's note in the
+/// first round, the old one's in the second) leaves nothing of the old group behind, so taking
+/// the topic out of its group later does not bring the old one back anywhere.
+#[test]
+fn a_move_compared_across_rounds_leaves_nothing_behind() {
+    use devcoach_core::limits::SYNC_ROUND_CHANGES;
+    let (_shared, _target, mut a, mut b) = pair();
+    raw(&a)
+        .execute_batch(
+            "INSERT INTO knowledge (topic, confidence, updated_at) VALUES ('t', 3, '2026-11-01T10:00:00Z');
+             INSERT INTO knowledge_group_names (group_name) VALUES ('Alpha'), ('Zeta');
+             INSERT INTO knowledge_groups (group_name, topic) VALUES ('Zeta', 't');",
+        )
+        .expect("a's groups");
+    a.sync_at(0);
+    b.sync_at(1);
+    {
+        // One note short of a round before the move, so its two notes fall in two rounds.
+        let conn = raw(&b);
+        let tx = conn.unchecked_transaction().expect("tx");
+        for i in 0..SYNC_ROUND_CHANGES - 1 {
+            tx.execute(
+                "INSERT INTO lessons (id, timestamp, topic_id, categories, title, level, summary) \
+                 VALUES (?1, '2026-11-01T10:00:00Z', 'rust', '[\"rust\"]', 'T', 'mid', 'S')",
+                [format!("bulk-{i:05}")],
+            )
+            .expect("lesson");
+        }
+        tx.execute("DELETE FROM knowledge_groups WHERE topic = 't'", []).expect("out of Zeta");
+        tx.execute("INSERT INTO knowledge_groups (group_name, topic) VALUES ('Alpha', 't')", []).expect("into Alpha");
+        tx.commit().expect("commit");
+    }
+    let report = b.sync_at(2);
+    assert!(report.rounds >= 2, "{report:?}");
+    a.sync_at(3);
+    let groups = |d: &crate::support::Device| -> Vec<(String, String)> {
+        let conn = raw(d);
+        let mut stmt = conn.prepare("SELECT group_name, topic FROM knowledge_groups ORDER BY 1").expect("stmt");
+        stmt.query_map([], |r| Ok((r.get(0)?, r.get(1)?))).expect("rows").collect::<Result<_, _>>().expect("rows")
+    };
+    assert_eq!(groups(&a), vec![("Alpha".to_owned(), "t".to_owned())]);
+    assert_eq!(groups(&b), groups(&a));
+    // Out of its group on b: in no group anywhere.
+    raw(&b).execute("DELETE FROM knowledge_groups WHERE topic = 't'", []).expect("ungroup");
+    b.sync_at(4);
+    a.sync_at(5);
+    b.sync_at(6);
+    assert_eq!(groups(&a), Vec::new(), "the old group did not come back");
+    assert_eq!(groups(&b), Vec::new());
+    assert_eq!(a.records(), b.records());
+}
+
+/// A join is over once what the newcomer held is compared, even when the sync stops before its
+/// end (killed, a push that failed): the next sync sends a write made meanwhile like any other,
+/// not as something the newcomer held before it joined.
+#[test]
+fn a_join_whose_sync_stopped_after_its_comparison_is_over() {
+    use devcoach_core::sync::Hlc;
+    use devcoach_store::SyncRound;
+    let (shared, target, mut a, mut b) = pair();
+    a.lesson("both");
+    a.init(&target);
+    a.sync_at(0);
+    b.lesson("both");
+    b.init(&target);
+    // The join's one round, as the sync runs it; then the sync stops.
+    let config = devcoach_sync::config(&b.store).expect("config").expect("on");
+    let folder = devcoach_sync::folder::Folder { root: shared.path().to_owned(), key: None, sent: None };
+    let contents = folder.read(crate::support::t0().timestamp_millis(), &mut |_, _| {}).expect("read");
+    let a_id = devcoach_sync::config(&a.store).expect("config").expect("on").device;
+    let now = crate::support::t0().timestamp_millis() + 60_000;
+    let round = SyncRound {
+        device: &config.device,
+        next_seq: 1,
+        clock: Hlc(now, 0),
+        now_ms: now,
+        history: Vec::new(),
+        incoming: contents.devices[&a_id].files.iter().flat_map(|f| f.ops.iter().cloned()).collect(),
+        marks: Vec::new(),
+        incoming_marks: Vec::new(),
+        joining: true,
+        compare: true,
+    };
+    b.store.sync_round(round, |_| Ok(Vec::new())).expect("round");
+    assert!(!b.store.sync_state().expect("state").contains_key("joining"), "the join is over");
+    raw(&b).execute("UPDATE lessons SET title = 'after the join' WHERE id = 'both'", []).expect("edit");
+    assert!(b.sync_at(2).logged >= 1, "the edit is sent");
+    a.sync_at(3);
+    let title: String =
+        raw(&a).query_row("SELECT title FROM lessons WHERE id = 'both'", [], |r| r.get(0)).expect("title");
+    assert_eq!(title, "after the join");
+}
+
+/// A join stopped part way and turned off goes on as a join when set up again in the same
+/// place: what the newcomer held and the join had not reached still gives way to the folder.
+#[test]
+fn a_join_turned_off_part_way_goes_on_as_a_join() {
+    let (_shared, target, mut a, mut b) = pair();
+    a.lesson("both");
+    a.init(&target);
+    a.sync_at(0);
+    b.lesson("both");
+    raw(&b).execute("UPDATE lessons SET title = 'held before the join' WHERE id = 'both'", []).expect("b");
+    b.init(&target);
+    // Set up, never finished (the first sync was stopped), then off and on again.
+    assert_eq!(b.store.sync_state().expect("state").get("joining").map(String::as_str), Some("yes"));
+    devcoach_sync::off(&mut b.store, &b.dir).expect("off");
+    let again = b.init_with(&target, &devcoach_sync::InitOptions::default()).expect("init");
+    assert!(again.resumed, "{again:?}");
+    b.sync_at(1);
+    a.sync_at(2);
+    let title = |d: &crate::support::Device| -> String {
+        raw(d).query_row("SELECT title FROM lessons WHERE id = 'both'", [], |r| r.get(0)).expect("title")
+    };
+    assert_ne!(title(&a), "held before the join", "the folder's copy still wins");
+    assert_eq!(title(&a), title(&b));
 }
