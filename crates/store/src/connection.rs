@@ -244,6 +244,11 @@ impl Store {
         Ok(())
     }
 
+    #[cfg(test)]
+    pub(crate) fn conn_mut(&mut self) -> &mut Connection {
+        &mut self.conn
+    }
+
     pub(crate) fn conn(&self) -> &Connection {
         &self.conn
     }

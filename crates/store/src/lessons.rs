@@ -480,7 +480,16 @@ impl Store {
 
     /// Every topic any lesson (own or shared) has taught, sorted.
     pub fn taught_topics(&self) -> Result<Vec<String>> {
-        let mut stmt = self.conn().prepare_cached("SELECT DISTINCT topic_id FROM lessons ORDER BY topic_id")?;
+        // One step through the topic index per topic, not one per lesson (`DISTINCT` reads
+        // them all): the briefing asks before every lesson, at any size.
+        let mut stmt = self.conn().prepare_cached(
+            "WITH RECURSIVE taught(topic) AS ( \
+                 SELECT MIN(topic_id) FROM lessons \
+                 UNION ALL \
+                 SELECT (SELECT MIN(topic_id) FROM lessons WHERE topic_id > taught.topic) FROM taught \
+                 WHERE taught.topic IS NOT NULL) \
+             SELECT topic FROM taught WHERE topic IS NOT NULL",
+        )?;
         let rows = stmt.query_map([], |r| r.get(0))?;
         Ok(rows.collect::<rusqlite::Result<Vec<String>>>()?)
     }

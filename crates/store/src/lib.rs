@@ -26,6 +26,8 @@ mod lessons;
 mod notebook;
 mod pacing;
 mod paths;
+#[cfg(test)]
+mod plans;
 mod practice;
 mod reviews;
 mod schema;
