@@ -128,8 +128,29 @@ fn is_dashboard_url(url: &str) -> bool {
         && path.bytes().all(|b| b.is_ascii_graphic())
 }
 
+/// Whether `text` holds any character [`is_control`] names, read byte by byte: nearly every
+/// line printed holds none, and this is the whole cost of printing it.
+fn has_control(text: &str) -> bool {
+    let bytes = text.as_bytes();
+    bytes.iter().enumerate().any(|(i, &b)| match b {
+        b'\n' | b'\t' => false,
+        0x00..=0x1f | 0x7f => true,
+        // C1 controls (U+0080–U+009F).
+        0xc2 => bytes.get(i + 1).is_some_and(|n| (0x80..=0x9f).contains(n)),
+        // U+061C.
+        0xd8 => bytes.get(i + 1) == Some(&0x9c),
+        // U+200E, U+200F, U+202A–U+202E; U+2066–U+2069.
+        0xe2 => match (bytes.get(i + 1), bytes.get(i + 2)) {
+            (Some(0x80), Some(t)) => matches!(t, 0x8e | 0x8f | 0xaa..=0xae),
+            (Some(0x81), Some(t)) => (0xa6..=0xa9).contains(t),
+            _ => false,
+        },
+        _ => false,
+    })
+}
+
 fn filter(text: &str, own: bool) -> Cow<'_, str> {
-    if !text.chars().any(is_control) {
+    if !has_control(text) {
         return Cow::Borrowed(text);
     }
     let chars: Vec<char> = text.chars().collect();
@@ -248,6 +269,13 @@ mod tests {
     }
 
     proptest::proptest! {
+        #[test]
+        fn the_byte_check_finds_what_the_character_check_finds(
+            s in "\\PC*|[\\x00-\\x1f\\x7f-\\u{a0}\\u{61b}-\\u{61d}\\u{200d}-\\u{2010}\\u{2029}-\\u{202f}\\u{2065}-\\u{206a}a\\n\\t]{0,40}|.{0,40}",
+        ) {
+            proptest::prop_assert_eq!(has_control(&s), s.chars().any(is_control), "{:?}", s);
+        }
+
         #[test]
         fn nothing_a_terminal_acts_on_survives(s in "\\PC*|[\\x00-\\x1f\\x7f-\\u{9f}\\u{202a}-\\u{202e}a\\[\\];]{0,40}") {
             let cleaned = clean(&s);
