@@ -143,6 +143,9 @@ struct CompareAt {
     /// Absent in a state an earlier build left: every row.
     #[serde(default)]
     ends: BTreeMap<String, i64>,
+    /// The table `table` numbers (a newer file may have more tables, numbered otherwise).
+    #[serde(default)]
+    name: String,
 }
 
 /// The synced tables this file has, with their columns.
@@ -705,6 +708,16 @@ impl CompareAt {
         self.table > 0 || self.records || self.rowid > 0 || !self.key.is_empty()
     }
 
+    /// Where this comparison stands in this file's tables, found by the table's name.
+    fn relocated(mut self, conn: &Connection) -> Result<Self> {
+        if !self.name.is_empty()
+            && let Some(index) = present_tables(conn)?.iter().position(|(t, _)| t.name == self.name)
+        {
+            self.table = index;
+        }
+        Ok(self)
+    }
+
     /// A comparison beginning now, at the first row of the first table.
     fn begin(conn: &Connection) -> Result<Self> {
         let mut ends = BTreeMap::new();
@@ -719,7 +732,7 @@ impl CompareAt {
     /// Past every table: a comparison of everything that has looked at every record, while
     /// notes of writes are still being compared.
     fn past(self, tables: usize) -> Self {
-        Self { table: tables, records: true, rowid: 0, key: String::new(), ..self }
+        Self { table: tables, records: true, rowid: 0, key: String::new(), name: String::new(), ..self }
     }
 }
 
@@ -731,9 +744,9 @@ impl CompareAt {
 ///
 /// In a join (`joining`) the comparison of everything finds what this device held before it
 /// joined (all new to the folder: the folder's record wins where both hold one). Once that
-/// comparison has begun, a write noted between its rounds is the learner's latest word: a row
-/// the comparison has passed (its row since made what the folder holds) is compared with its
-/// record like any other write; one it has not reached yet is left for it.
+/// comparison has begun, a write noted between its rounds is the learner's latest word: its row
+/// is compared with its record like any other write (before the comparison of everything looks
+/// at the table, so that one finds it compared already), wherever the comparison stands.
 fn local_changes(
     conn: &Connection,
     dir: &DataDir,
@@ -799,12 +812,46 @@ fn local_changes(
             Ok(())
         };
         let found = |out: &Local| out.changes.len() + out.since_join.len();
+        // The records written here since the last round, up to `notes` of them (the rest wait
+        // for the next round, which takes in nothing from elsewhere until they are through);
+        // first, so a noted row is compared as a write even where the comparison of everything
+        // would meet it as something held before a join.
+        if !out.notes_left {
+            let room = notes.saturating_sub(out.notes_done.len());
+            let mut stmt =
+                conn.prepare_cached("SELECT ref FROM ext_sync_dirty WHERE tbl = ?1 ORDER BY ref LIMIT ?2")?;
+            let limit = i64::try_from(room.saturating_add(1)).unwrap_or(i64::MAX);
+            let mut refs: Vec<String> =
+                stmt.query_map(params![table.name, limit], |r| r.get(0))?.collect::<rusqlite::Result<_>>()?;
+            if refs.len() > room {
+                refs.truncate(room);
+                out.notes_left = true;
+            }
+            let mut candidates = BTreeSet::new();
+            for raw in &refs {
+                if !log {
+                    candidates.extend(canonical_key(raw));
+                    continue;
+                }
+                let Ok(rowid) = raw.parse::<i64>() else { continue };
+                if let Some(row) = row_at(conn, table, &columns, rowid)? {
+                    candidates.insert(key_of(table, &row));
+                }
+                let mut stmt = conn.prepare_cached("SELECT key FROM ext_sync_records WHERE tbl = ?1 AND rid = ?2")?;
+                let was: Vec<String> =
+                    stmt.query_map(params![table.name, rowid], |r| r.get(0))?.collect::<rusqlite::Result<_>>()?;
+                candidates.extend(was);
+            }
+            if notes != usize::MAX {
+                out.notes_done.extend(refs.into_iter().map(|r| (table.name, r)));
+            }
+            for key in candidates {
+                let here = find_row(conn, table, &columns, &key)?;
+                compare(&key, here, joining && !resumed, true, &mut out)?;
+            }
+        }
         if let Some(at) = from.filter(|at| stopped.is_none() && index >= at.table) {
-            let start = if index == at.table {
-                at.clone()
-            } else {
-                CompareAt { table: index, records: false, rowid: 0, key: String::new(), ends: BTreeMap::new() }
-            };
+            let start = if index == at.table { at.clone() } else { CompareAt { table: index, ..CompareAt::default() } };
             if !start.records {
                 let list = columns.iter().map(|c| format!("\"{c}\"")).collect::<Vec<_>>().join(", ");
                 let mut stmt = conn.prepare(&format!(
@@ -815,7 +862,13 @@ fn local_changes(
                 while let Some(r) = rows.next()? {
                     let rowid: i64 = r.get(0)?;
                     if found(&out) >= budget {
-                        stopped = Some(CompareAt { table: index, records: false, rowid: rowid - 1, ..at.clone() });
+                        stopped = Some(CompareAt {
+                            table: index,
+                            records: false,
+                            rowid: rowid - 1,
+                            name: table.name.to_owned(),
+                            ..at.clone()
+                        });
                         break;
                     }
                     let mut row = Row::new();
@@ -842,7 +895,14 @@ fn local_changes(
                     let key: String = r.get(0)?;
                     if found(&out) >= budget {
                         // Resumed after the last key looked at, so this one comes first next.
-                        stopped = Some(CompareAt { table: index, records: true, rowid: 0, key: last, ..at.clone() });
+                        stopped = Some(CompareAt {
+                            table: index,
+                            records: true,
+                            rowid: 0,
+                            key: last,
+                            name: table.name.to_owned(),
+                            ..at.clone()
+                        });
                         break;
                     }
                     if find_row(conn, table, &columns, &key)?.is_none() {
@@ -851,49 +911,6 @@ fn local_changes(
                     last = key;
                 }
             }
-        }
-        // The records written here since the last round, up to `notes` of them (the rest wait
-        // for the next round, which takes in nothing from elsewhere until they are through).
-        if out.notes_left {
-            continue;
-        }
-        let room = notes.saturating_sub(out.notes_done.len());
-        let mut stmt = conn.prepare_cached("SELECT ref FROM ext_sync_dirty WHERE tbl = ?1 ORDER BY ref LIMIT ?2")?;
-        let limit = i64::try_from(room.saturating_add(1)).unwrap_or(i64::MAX);
-        let mut refs: Vec<String> =
-            stmt.query_map(params![table.name, limit], |r| r.get(0))?.collect::<rusqlite::Result<_>>()?;
-        if refs.len() > room {
-            refs.truncate(room);
-            out.notes_left = true;
-        }
-        let mut candidates = BTreeSet::new();
-        for raw in &refs {
-            if !log {
-                candidates.extend(canonical_key(raw));
-                continue;
-            }
-            let Ok(rowid) = raw.parse::<i64>() else { continue };
-            if let Some(row) = row_at(conn, table, &columns, rowid)? {
-                candidates.insert(key_of(table, &row));
-            }
-            let mut stmt = conn.prepare_cached("SELECT key FROM ext_sync_records WHERE tbl = ?1 AND rid = ?2")?;
-            let was: Vec<String> =
-                stmt.query_map(params![table.name, rowid], |r| r.get(0))?.collect::<rusqlite::Result<_>>()?;
-            candidates.extend(was);
-        }
-        if notes != usize::MAX {
-            out.notes_done.extend(refs.into_iter().map(|r| (table.name, r)));
-        }
-        for key in candidates {
-            let here = find_row(conn, table, &columns, &key)?;
-            if resumed
-                && let (Some(at), Some((rowid, _))) = (from, &here)
-                && !at.passed(index, table.name, *rowid)
-            {
-                // The join's comparison has not reached this row: it will, as it stands then.
-                continue;
-            }
-            compare(&key, here, joining && !resumed, true, &mut out)?;
         }
     }
     Ok((out, stopped))
@@ -1276,8 +1293,8 @@ impl Store {
             // round holds stays bounded (a first sync of a large record); writes noted before
             // it starts are all in it, so their notes go.
             let from: Option<CompareAt> = if all {
-                match state_value(tx, COMPARE_AT)?.and_then(|v| serde_json::from_str(&v).ok()) {
-                    Some(at) => Some(at),
+                match state_value(tx, COMPARE_AT)?.and_then(|v| serde_json::from_str::<CompareAt>(&v).ok()) {
+                    Some(at) => Some(at.relocated(tx)?),
                     None => {
                         tx.execute("DELETE FROM ext_sync_dirty", [])?;
                         Some(CompareAt::begin(tx)?)
@@ -1434,6 +1451,24 @@ impl Store {
         let bound = limits::SYNC_PENDING_COUNTED;
         let (found, _) = local_changes(self.conn(), self.data_dir(), from.as_ref(), false, bound, bound)?;
         Ok(found.changes.len())
+    }
+
+    /// Whether this device is joining a folder (the flag `sync init` sets). A flag that outlived
+    /// its join — an earlier build left it set when a sync stopped after the join's comparison:
+    /// the records are built, the triggers in place, no comparison of everything pending — is
+    /// cleared, so the writes made since are sent as writes.
+    pub fn sync_joining(&mut self) -> Result<bool> {
+        if state_value(self.conn(), JOINING)?.as_deref() != Some("yes") {
+            return Ok(false);
+        }
+        let conn = self.conn();
+        let over = state_value(conn, RECORDS_READY)?.as_deref() == Some("1")
+            && state_value(conn, COMPARE_ALL)?.is_none()
+            && tracking_complete(conn)?;
+        if over {
+            self.write(|tx| Ok(tx.execute("DELETE FROM ext_sync_state WHERE key = ?1", [JOINING])?))?;
+        }
+        Ok(!over)
     }
 
     /// Whether a comparison of everything stopped part way and goes on in the next round.

@@ -1005,7 +1005,7 @@ fn round(
     let ready = store.sync_records_ready()?;
     let known = if ready { known_files(&marks) } else { folder::KnownFiles::new() };
     drop(marks);
-    let joining = store.sync_state()?.get("joining").is_some_and(|v| v == "yes");
+    let joining = store.sync_joining()?;
     // A store an earlier build synced reads every file it applied once, in one round, to build
     // its records; otherwise a round reads at most a round's worth of new changes.
     let budget = if !ready && !recorded.is_empty() { usize::MAX } else { SYNC_ROUND_CHANGES };

@@ -551,7 +551,10 @@ fn a_write_between_the_rounds_of_a_join_is_kept() {
                 let conn = Connection::open(&db).expect("raw");
                 conn.execute("UPDATE lessons SET title = 'during the join' WHERE id = 'both'", []).expect("edit");
                 conn.execute("DELETE FROM lessons WHERE id = 'mine-00003'", []).expect("delete");
-                // Rewritten whole: the row takes a new rowid, past where the comparison is.
+                // The newest lesson goes, then a passed one is rewritten whole: it takes the
+                // freed rowid, one the comparison has not reached but counted in its rows.
+                conn.execute("DELETE FROM lessons WHERE id = ?1", [format!("mine-{:05}", SYNC_ROUND_CHANGES + 499)])
+                    .expect("delete the newest");
                 conn.execute(
                     "INSERT OR REPLACE INTO lessons (id, timestamp, topic_id, categories, title, level, summary) \
                      VALUES ('moved', '2026-11-01T10:00:00Z', 'rust', '[\"rust\"]', 'replaced during the join', 'mid', 'S')",
@@ -579,7 +582,7 @@ fn a_write_between_the_rounds_of_a_join_is_kept() {
     assert_eq!(gone, 0, "a lesson deleted during the join is deleted everywhere");
     let mine: i64 =
         raw(&a).query_row("SELECT COUNT(*) FROM lessons WHERE id LIKE 'mine-%'", [], |r| r.get(0)).expect("n");
-    assert_eq!(mine, i64::try_from(SYNC_ROUND_CHANGES + 499).expect("n"));
+    assert_eq!(mine, i64::try_from(SYNC_ROUND_CHANGES + 498).expect("n"));
 }
 
 /// More writes made here than a round compares (a bulk import) are compared a round's worth at
@@ -763,4 +766,51 @@ fn a_join_turned_off_part_way_goes_on_as_a_join() {
     };
     assert_ne!(title(&a), "held before the join", "the folder's copy still wins");
     assert_eq!(title(&a), title(&b));
+}
+
+/// A joining flag an earlier build left behind after the join's comparison was over (its sync
+/// stopped before the end) is seen for what it is: the next sync sends the writes made since.
+#[test]
+fn a_joining_flag_left_after_its_join_is_cleared() {
+    let (_shared, target, mut a, mut b) = pair();
+    a.lesson("both");
+    a.init(&target);
+    a.sync_at(0);
+    b.lesson("both");
+    b.init(&target);
+    b.sync_at(1);
+    raw(&b).execute("INSERT OR REPLACE INTO ext_sync_state (key, value) VALUES ('joining', 'yes')", []).expect("left");
+    raw(&b).execute("UPDATE lessons SET title = 'after the join' WHERE id = 'both'", []).expect("edit");
+    assert!(b.sync_at(2).logged >= 1, "the edit is sent");
+    a.sync_at(3);
+    let title: String =
+        raw(&a).query_row("SELECT title FROM lessons WHERE id = 'both'", [], |r| r.get(0)).expect("title");
+    assert_eq!(title, "after the join");
+    assert!(!b.store.sync_state().expect("state").contains_key("joining"));
+}
+
+/// Where a comparison of everything stopped is kept with its table's name: resumed in a file
+/// whose tables are numbered otherwise (a newer build added one), it goes on in that table.
+#[test]
+fn a_comparison_resumes_in_the_table_it_stopped_in() {
+    let (_shared, _target, mut a, mut b) = pair();
+    raw(&a)
+        .execute("INSERT INTO knowledge (topic, confidence, updated_at) VALUES ('t1', 3, '2026-11-01T10:00:00Z')", [])
+        .expect("topic");
+    a.sync_at(0);
+    b.sync_at(1);
+    // Behind sync's back, then a comparison stopped at the start of the topics, numbered as in
+    // a file with two more tables before them.
+    raw(&a)
+        .execute_batch(
+            "UPDATE knowledge SET confidence = 8 WHERE topic = 't1'; DELETE FROM ext_sync_dirty;
+             INSERT OR REPLACE INTO ext_sync_state (key, value) VALUES ('compare_all', '1'),
+               ('compare_at', '{\"table\":3,\"records\":false,\"rowid\":0,\"key\":\"\",\"name\":\"knowledge\"}');",
+        )
+        .expect("state");
+    assert!(a.sync_at(2).logged >= 1, "the topic was compared");
+    b.sync_at(3);
+    let confidence: i64 =
+        raw(&b).query_row("SELECT confidence FROM knowledge WHERE topic = 't1'", [], |r| r.get(0)).expect("t1");
+    assert_eq!(confidence, 8);
 }
