@@ -90,10 +90,35 @@ const QUESTION_TYPE: &str = "http://adlnet.gov/expapi/activities/cmi.interaction
 /// success, a scaled score and whether it was checked). `learner` names the actor (an account
 /// on devcoach's home page, since devcoach knows no e-mail address).
 pub fn xapi(record: &Record, learner: &str) -> Vec<Value> {
+    xapi_statements(record, learner).collect()
+}
+
+/// What [`xapi`] gives, one statement at a time: only the order (a time and a place per
+/// event) is held, so an export of a long record writes each statement as it is made.
+pub fn xapi_statements<'a>(record: &'a Record, learner: &str) -> impl Iterator<Item = Value> + 'a {
     let actor = json!({
         "objectType": "Agent",
         "account": { "homePage": "https://github.com/devcoach-rs/devcoach", "name": learner }
     });
+    // Oldest first; at the same time, lessons, then answers, checks and reviews, each in the
+    // record's order (a stable sort of them in that order).
+    let self_graded = record.reviews.iter().enumerate().filter(|(_, r)| !r.checked);
+    let mut order: Vec<(DateTime<Utc>, u8, usize)> = record
+        .lessons
+        .iter()
+        .enumerate()
+        .map(|(i, l)| (l.at, 0, i))
+        .chain(record.feedback.iter().enumerate().map(|(i, f)| (f.at, 1, i)))
+        .chain(record.checks.iter().enumerate().map(|(i, c)| (c.at, 2, i)))
+        // Checked reviews are already there, with the learner's words; the rest were self-graded.
+        .chain(self_graded.map(|(i, r)| (r.at, 3, i)))
+        .collect();
+    order.sort_by_key(|&(at, kind, i)| (at, kind, i));
+    order.into_iter().map(move |(_, kind, i)| statement(record, &actor, kind, i))
+}
+
+/// The statement for event `i` of the record's `kind` (0 lessons, 1 answers, 2 checks, 3 reviews).
+fn statement(record: &Record, actor: &Value, kind: u8, i: usize) -> Value {
     let lesson_object = |id: &str, title: Option<&str>| {
         let mut definition = json!({ "type": LESSON_TYPE });
         if let Some(title) = title {
@@ -105,64 +130,75 @@ pub fn xapi(record: &Record, learner: &str) -> Vec<Value> {
         |topic: &str| json!({ "platform": "devcoach", "extensions": { format!("{XAPI_BASE}/topic"): topic } });
     let verb = |id: &str, word: &str| json!({ "id": id, "display": { "en": word } });
     let stamp = |at: &DateTime<Utc>| at.to_rfc3339_opts(chrono::SecondsFormat::Millis, true);
-    let mut out: Vec<(DateTime<Utc>, Value)> = Vec::new();
-    for l in &record.lessons {
-        out.push((
-            l.at,
+    match kind {
+        0 => {
+            let l = &record.lessons[i];
             json!({
                 "actor": actor, "verb": verb(EXPERIENCED, "experienced"),
                 "object": lesson_object(&l.id, Some(&l.title)), "context": context(&l.topic), "timestamp": stamp(&l.at)
-            }),
-        ));
-    }
-    for f in &record.feedback {
-        out.push((
-            f.at,
+            })
+        }
+        1 => {
+            let f = &record.feedback[i];
             json!({
                 "actor": actor, "verb": verb(RESPONDED, "responded"), "object": lesson_object(&f.lesson_id, None),
                 "result": { "response": f.feedback.as_str() }, "context": context(&f.topic), "timestamp": stamp(&f.at)
-            }),
-        ));
-    }
-    for c in &record.checks {
-        let mut result = json!({
-            "response": c.answer, "success": c.grade == CheckGrade::Correct,
-            "score": { "scaled": c.grade.score() },
-            "extensions": { format!("{XAPI_BASE}/grade"): c.grade.as_str(), format!("{XAPI_BASE}/checked"): true }
-        });
-        if let Some(missing) = &c.missing {
-            result["extensions"][format!("{XAPI_BASE}/missing")] = json!(missing);
+            })
         }
-        let object = match c.kind {
-            CheckKind::ExplainBack => lesson_object(&c.lesson_id, None),
-            CheckKind::Review => card_object(&c.lesson_id),
-        };
-        out.push((
-            c.at,
+        2 => {
+            let c = &record.checks[i];
+            let mut result = json!({
+                "response": c.answer, "success": c.grade == CheckGrade::Correct,
+                "score": { "scaled": c.grade.score() },
+                "extensions": { format!("{XAPI_BASE}/grade"): c.grade.as_str(), format!("{XAPI_BASE}/checked"): true }
+            });
+            if let Some(missing) = &c.missing {
+                result["extensions"][format!("{XAPI_BASE}/missing")] = json!(missing);
+            }
+            let object = match c.kind {
+                CheckKind::ExplainBack => lesson_object(&c.lesson_id, None),
+                CheckKind::Review => card_object(&c.lesson_id),
+            };
             json!({
                 "actor": actor, "verb": verb(ANSWERED, "answered"), "object": object,
                 "result": result, "context": context(&c.topic), "timestamp": stamp(&c.at)
-            }),
-        ));
-    }
-    // Checked reviews are already there, with the learner's words; the rest were self-graded.
-    for r in record.reviews.iter().filter(|r| !r.checked) {
-        let topic = record.topics.get(&r.lesson_id).map_or("", String::as_str);
-        let result = json!({
-            "success": r.grade.recalled(),
-            "score": { "raw": r.grade.number(), "min": 1, "max": 4 },
-            "extensions": { format!("{XAPI_BASE}/grade"): r.grade.as_str(), format!("{XAPI_BASE}/checked"): false }
-        });
-        out.push((
-            r.at,
+            })
+        }
+        _ => {
+            let r = &record.reviews[i];
+            let topic = record.topics.get(&r.lesson_id).map_or("", String::as_str);
+            let result = json!({
+                "success": r.grade.recalled(),
+                "score": { "raw": r.grade.number(), "min": 1, "max": 4 },
+                "extensions": { format!("{XAPI_BASE}/grade"): r.grade.as_str(), format!("{XAPI_BASE}/checked"): false }
+            });
             json!({
                 "actor": actor, "verb": verb(ANSWERED, "answered"), "object": card_object(&r.lesson_id),
                 "result": result, "context": context(topic), "timestamp": stamp(&r.at)
-            }),
-        ));
+            })
+        }
     }
-    out.sort_by_key(|(at, _)| *at);
-    out.into_iter().map(|(_, v)| v).collect()
+}
+
+/// `statements` as one pretty JSON array and a final newline, as `serde_json::to_string_pretty`
+/// writes a whole array, one statement at a time; `emit` takes each piece of text in turn.
+/// Returns how many statements there were.
+pub fn xapi_pretty<E>(
+    statements: impl Iterator<Item = Value>,
+    mut emit: impl FnMut(&str) -> Result<(), E>,
+) -> Result<usize, E> {
+    let mut n = 0;
+    for statement in statements {
+        emit(if n == 0 { "[\n" } else { ",\n" })?;
+        let text = serde_json::to_string_pretty(&statement).unwrap_or_default();
+        for (i, line) in text.split('\n').enumerate() {
+            emit(if i == 0 { "  " } else { "\n  " })?;
+            emit(line)?;
+        }
+        n += 1;
+    }
+    emit(if n == 0 { "[]\n" } else { "\n]\n" })?;
+    Ok(n)
 }
 
 fn card_object(lesson_id: &str) -> Value {
@@ -241,9 +277,8 @@ mod tests {
         assert_eq!(fsrs_log(&[]), "card_id,review_time,review_rating,review_state,review_duration\n");
     }
 
-    #[test]
-    fn xapi_statements_say_who_did_what_and_keep_ids_safe() {
-        let record = Record {
+    fn sample_record() -> Record {
+        Record {
             lessons: vec![LessonEvent { id: "a b/c".into(), title: "T".into(), topic: "rust".into(), at: at(0) }],
             feedback: vec![FeedbackEvent {
                 lesson_id: "a b/c".into(),
@@ -262,7 +297,29 @@ mod tests {
             }],
             reviews: vec![review("a b/c", Grade::Good, 40, false), review("a b/c", Grade::Hard, 50, true)],
             topics: HashMap::from([("a b/c".to_owned(), "rust".to_owned())]),
-        };
+        }
+    }
+
+    #[test]
+    fn the_streamed_array_is_what_one_pretty_print_gives() {
+        let record = sample_record();
+        for take in [0, 1, 3, usize::MAX] {
+            let statements: Vec<Value> = xapi(&record, "Ada").into_iter().take(take).collect();
+            let whole = serde_json::to_string_pretty(&statements).expect("json") + "\n";
+            let mut streamed = String::new();
+            let n = xapi_pretty(statements.clone().into_iter(), |piece| {
+                streamed.push_str(piece);
+                Ok::<(), ()>(())
+            })
+            .expect("stream");
+            assert_eq!(n, statements.len());
+            assert_eq!(streamed, whole);
+        }
+    }
+
+    #[test]
+    fn xapi_statements_say_who_did_what_and_keep_ids_safe() {
+        let record = sample_record();
         let out = xapi(&record, "Ada");
         let verbs: Vec<&str> = out.iter().filter_map(|s| s["verb"]["display"]["en"].as_str()).collect();
         assert_eq!(verbs, ["experienced", "responded", "answered", "answered"], "the checked review is the check");

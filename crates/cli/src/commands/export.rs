@@ -35,20 +35,7 @@ pub fn run(ctx: &Ctx, format: ExportFormat, file: Option<&Path>, force: bool) ->
             let n = reviews.len();
             (export::fsrs_log(&reviews), output::plural(n, "review"))
         }
-        ExportFormat::Xapi => {
-            let (record, learner) = match &store {
-                Some(s) => (
-                    s.learning_record().unwrap_or_default(),
-                    s.settings()?.share_name.filter(|n| !n.is_empty()).unwrap_or_else(|| "learner".to_owned()),
-                ),
-                None => (export::Record::default(), "learner".to_owned()),
-            };
-            let statements = export::xapi(&record, &learner);
-            let n = statements.len();
-            let mut text = serde_json::to_string_pretty(&statements)?;
-            text.push('\n');
-            (text, output::plural(n, "statement"))
-        }
+        ExportFormat::Xapi => return xapi(ctx, store.as_ref(), file.zip(overwrite)),
     };
     match (file, overwrite) {
         (Some(file), Some(overwrite)) => {
@@ -59,6 +46,43 @@ pub fn run(ctx: &Ctx, format: ExportFormat, file: Option<&Path>, force: bool) ->
         _ => output::write_stdout(|out| out.write_all(text.as_bytes()))?,
     }
     if let Some(s) = &store {
+        ctx.read_only_notice(s);
+    }
+    Ok(())
+}
+
+/// The xAPI export, written as each statement is made: a long record is never held as JSON
+/// whole (`target`: the file and whether it may be replaced; none: stdout).
+fn xapi(
+    ctx: &Ctx,
+    store: Option<&devcoach_store::Store>,
+    target: Option<(&Path, devcoach_files::Overwrite)>,
+) -> anyhow::Result<()> {
+    // Written as each statement is made: a long record is never held as JSON whole.
+    let (record, learner) = match store {
+        Some(s) => (
+            s.learning_record().unwrap_or_default(),
+            s.settings()?.share_name.filter(|n| !n.is_empty()).unwrap_or_else(|| "learner".to_owned()),
+        ),
+        None => (export::Record::default(), "learner".to_owned()),
+    };
+    let statements = export::xapi_statements(&record, &learner);
+    match target {
+        Some((file, overwrite)) => {
+            let mut out = std::io::BufWriter::new(devcoach_files::AtomicFile::create(file, overwrite)?);
+            let n = export::xapi_pretty(statements, |piece| out.write_all(piece.as_bytes()))
+                .and_then(|n| out.flush().map(|()| n))
+                .map_err(|e| anyhow::anyhow!("writing {} failed: {e}", file.display()))?;
+            let atomic = out.into_inner().map_err(|e| anyhow::anyhow!("writing {} failed: {e}", file.display()))?;
+            atomic.commit()?;
+            let what = output::plural(n, "statement");
+            output::print(&format!("{} Wrote {what} to {}.", ctx.term.out(Style::Green, "✓"), file.display()))?;
+        }
+        None => output::write_stdout(|out| {
+            export::xapi_pretty(statements, |piece| out.write_all(piece.as_bytes())).map(|_| ())
+        })?,
+    }
+    if let Some(s) = store {
         ctx.read_only_notice(s);
     }
     Ok(())

@@ -237,3 +237,39 @@ fn the_record_exports_for_the_fsrs_optimizer_and_a_learning_record_store() {
     let wrong = env.run(&["export", "--format", "csv"]);
     assert_eq!(wrong.status.code(), Some(2));
 }
+
+/// The xAPI export of a long record is written as each statement is made: with its data
+/// segment capped (`ulimit -d`, 96 MiB) it still writes 30,000 lessons' statements, which as
+/// one JSON value took about three times that.
+#[cfg(target_os = "linux")]
+#[test]
+fn a_long_record_exports_to_xapi_under_a_memory_cap() {
+    let env = Env::demo();
+    {
+        let conn = rusqlite::Connection::open(env.data().join("coaching.db")).expect("db");
+        let tx = conn.unchecked_transaction().expect("tx");
+        for i in 0..30_000 {
+            tx.execute(
+                "INSERT INTO lessons (id, timestamp, topic_id, categories, title, level, summary) \
+                 VALUES (?1, '2026-11-01T10:00:00Z', 'rust', '[\"rust\"]', ?2, 'mid', 'S')",
+                rusqlite::params![
+                    format!("long-{i:05}"),
+                    format!("Lesson {i} of a long record, titled at some length")
+                ],
+            )
+            .expect("lesson");
+        }
+        tx.commit().expect("commit");
+    }
+    let script = format!("ulimit -d 98304 && exec '{}' export --format xapi", crate::bin().display());
+    let out = std::process::Command::new("sh")
+        .args(["-c", &script])
+        .env_clear()
+        .envs(env.vars())
+        .current_dir(env.tmp.path())
+        .output()
+        .expect("ran");
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let statements: Vec<serde_json::Value> = serde_json::from_slice(&out.stdout).expect("one JSON array");
+    assert!(statements.len() > 30_000, "{}", statements.len());
+}
