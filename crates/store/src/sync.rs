@@ -118,8 +118,9 @@ pub struct RoundOutcome {
 /// to try it again even unchanged (ms, 0: never).
 pub type FailedFile = (String, String, u64, i64, String, i64);
 
-/// The state key saying this device is joining a folder others use (set by `sync init`).
-const JOINING: &str = "joining";
+/// The state key saying this device is joining a folder others use (set by `sync init`, to
+/// "yes"; ended by the round that compares the last of what it held).
+pub const SYNC_JOINING: &str = "joining";
 /// The state key saying the records hold every applied file's changes.
 const RECORDS_READY: &str = "records";
 /// The state key saying the next comparing round compares every record: the records were built
@@ -1405,7 +1406,7 @@ impl Store {
             if joining && compare && !more {
                 // The join is over once what this device held is compared: a write from now
                 // on is sent like any other, even if this sync stops before its end.
-                tx.execute("DELETE FROM ext_sync_state WHERE key = ?1", [JOINING])?;
+                tx.execute("DELETE FROM ext_sync_state WHERE key = ?1", [SYNC_JOINING])?;
             }
             if compare {
                 if notes_left {
@@ -1458,7 +1459,7 @@ impl Store {
     /// the records are built, the triggers in place, no comparison of everything pending — is
     /// cleared, so the writes made since are sent as writes.
     pub fn sync_joining(&mut self) -> Result<bool> {
-        if state_value(self.conn(), JOINING)?.as_deref() != Some("yes") {
+        if state_value(self.conn(), SYNC_JOINING)?.as_deref() != Some("yes") {
             return Ok(false);
         }
         let conn = self.conn();
@@ -1466,7 +1467,7 @@ impl Store {
             && state_value(conn, COMPARE_ALL)?.is_none()
             && tracking_complete(conn)?;
         if over {
-            self.write(|tx| Ok(tx.execute("DELETE FROM ext_sync_state WHERE key = ?1", [JOINING])?))?;
+            self.write(|tx| Ok(tx.execute("DELETE FROM ext_sync_state WHERE key = ?1", [SYNC_JOINING])?))?;
         }
         Ok(!over)
     }

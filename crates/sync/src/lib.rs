@@ -22,7 +22,7 @@ use devcoach_core::limits::SYNC_ROUND_CHANGES;
 use devcoach_core::sync::segment::Header;
 use devcoach_core::sync::{DeviceId, Hlc, Op};
 use devcoach_core::time::{iso_ms, parse_timestamp};
-use devcoach_store::{DataDir, Mark, Store, StoreError, SyncRound};
+use devcoach_store::{DataDir, Mark, SYNC_JOINING, Store, StoreError, SyncRound};
 
 use crate::crypt::Key;
 use crate::folder::{DeviceInfo, Folder, Marker, Problem};
@@ -309,7 +309,7 @@ fn known_files(marks: &BTreeSet<Mark>) -> folder::KnownFiles {
 /// `joining` among them: a join stopped part way (and turned off) goes on as a join when resumed,
 /// or what this device held before it joined would be sent as new and win over the folder's.
 const PARKED: [&str; 9] =
-    ["transport", "target", "device", "name", "encrypted", "every", "fingerprint", "recipient", "joining"];
+    ["transport", "target", "device", "name", "encrypted", "every", "fingerprint", "recipient", SYNC_JOINING];
 
 /// A folder path as people type it: `~/…` is the home folder even when the shell left it alone.
 fn expand_home(target: &str) -> PathBuf {
@@ -583,7 +583,7 @@ pub fn init(store: &mut Store, dir: &DataDir, target: &str, options: &InitOption
         ("every".into(), Some(every)),
         ("fingerprint".into(), Some(fp)),
         ("recipient".into(), recipient),
-        ("joining".into(), (!resume || parked("joining").as_deref() == Some("yes")).then(|| "yes".to_owned())),
+        (SYNC_JOINING.into(), (!resume || parked(SYNC_JOINING).as_deref() == Some("yes")).then(|| "yes".to_owned())),
     ];
     pairs.extend(PARKED.iter().map(|k| (format!("parked_{k}"), None)));
     if !resume {
@@ -787,7 +787,7 @@ fn sync_locked(
     if let Some(repo) = &opened.repo {
         report.pushed = repo.push(&message)?;
     }
-    store.set_sync_state(&[("last_sync", Some(&iso_ms(now))), ("joining", None)], false)?;
+    store.set_sync_state(&[("last_sync", Some(&iso_ms(now))), (SYNC_JOINING, None)], false)?;
     Ok(report)
 }
 
@@ -1231,7 +1231,7 @@ pub fn status(store: &Store, dir: &DataDir) -> Result<Status, SyncError> {
     devices.sort_by(|a, b| (!a.this, &a.name, &a.device).cmp(&(!b.this, &b.name, &b.device)));
     // Without the folder, what is waiting cannot be told from what was sent.
     let pending = if reachable { Some(store.sync_pending()?) } else { None };
-    let joining = store.sync_state()?.get("joining").is_some_and(|v| v == "yes");
+    let joining = store.sync_state()?.get(SYNC_JOINING).is_some_and(|v| v == "yes");
     Ok(Status {
         config: opened.config,
         devices,

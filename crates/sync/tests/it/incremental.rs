@@ -12,6 +12,18 @@ fn raw(device: &Device) -> Connection {
     Connection::open(device.dir.db_path()).expect("raw open")
 }
 
+/// `n` lessons `<prefix>-00000`… written straight in SQL, as an import by another program would.
+fn import(conn: &Connection, prefix: &str, n: usize) {
+    for i in 0..n {
+        conn.execute(
+            "INSERT INTO lessons (id, timestamp, topic_id, categories, title, level, summary) \
+             VALUES (?1, '2026-11-01T10:00:00Z', 'rust', '[\"rust\"]', 'T', 'mid', 'S')",
+            [format!("{prefix}-{i:05}")],
+        )
+        .expect("lesson");
+    }
+}
+
 /// One write of any kind a program may make, straight in SQL.
 fn write(device: &Device, step: u8, n: u8) {
     let conn = raw(device);
@@ -424,14 +436,7 @@ fn a_local_edit_waiting_to_be_compared_is_not_written_over() {
     {
         let conn = raw(&b);
         let tx = conn.unchecked_transaction().expect("tx");
-        for i in 0..SYNC_ROUND_CHANGES + 500 {
-            tx.execute(
-                "INSERT INTO lessons (id, timestamp, topic_id, categories, title, level, summary) \
-                 VALUES (?1, '2026-11-01T10:00:00Z', 'rust', '[\"rust\"]', 'T', 'mid', 'S')",
-                [format!("bulk-{i:05}")],
-            )
-            .expect("lesson");
-        }
+        import(&tx, "bulk", SYNC_ROUND_CHANGES + 500);
         tx.execute("UPDATE knowledge SET confidence = 9 WHERE topic = 't1'", []).expect("b's edit");
         tx.commit().expect("commit");
     }
@@ -471,14 +476,7 @@ fn a_comparison_of_everything_takes_nothing_in_until_it_is_through() {
         let conn = raw(&b);
         conn.execute_batch("DROP TRIGGER ext_sync_dirty_knowledge_u").expect("drop");
         let tx = conn.unchecked_transaction().expect("tx");
-        for i in 0..SYNC_ROUND_CHANGES + 500 {
-            tx.execute(
-                "INSERT INTO lessons (id, timestamp, topic_id, categories, title, level, summary) \
-                 VALUES (?1, '2026-11-01T10:00:00Z', 'rust', '[\"rust\"]', 'T', 'mid', 'S')",
-                [format!("bulk-{i:05}")],
-            )
-            .expect("lesson");
-        }
+        import(&tx, "bulk", SYNC_ROUND_CHANGES + 500);
         tx.execute("UPDATE knowledge SET confidence = 9 WHERE topic = 't1'", []).expect("b's edit");
         tx.commit().expect("commit");
     }
@@ -523,14 +521,7 @@ fn a_write_between_the_rounds_of_a_join_is_kept() {
     {
         let conn = raw(&b);
         let tx = conn.unchecked_transaction().expect("tx");
-        for i in 0..SYNC_ROUND_CHANGES + 500 {
-            tx.execute(
-                "INSERT INTO lessons (id, timestamp, topic_id, categories, title, level, summary) \
-                 VALUES (?1, '2026-11-01T10:00:00Z', 'rust', '[\"rust\"]', 'T', 'mid', 'S')",
-                [format!("mine-{i:05}")],
-            )
-            .expect("lesson");
-        }
+        import(&tx, "mine", SYNC_ROUND_CHANGES + 500);
         tx.commit().expect("commit");
     }
     b.init(&target);
@@ -612,14 +603,7 @@ fn a_bulk_import_is_compared_a_round_at_a_time_and_loses_nothing() {
     {
         let conn = raw(&b);
         let tx = conn.unchecked_transaction().expect("tx");
-        for i in 0..SYNC_ROUND_CHANGES * 2 + 300 {
-            tx.execute(
-                "INSERT INTO lessons (id, timestamp, topic_id, categories, title, level, summary) \
-                 VALUES (?1, '2026-11-01T10:00:00Z', 'rust', '[\"rust\"]', 'T', 'mid', 'S')",
-                [format!("bulk-{i:05}")],
-            )
-            .expect("lesson");
-        }
+        import(&tx, "bulk", SYNC_ROUND_CHANGES * 2 + 300);
         // Another program deletes a lesson and leaves its card; the learner retitles another.
         tx.execute("DELETE FROM lessons WHERE id = 'away'", []).expect("delete");
         tx.execute("UPDATE lessons SET title = 'Retitled here' WHERE id = 'keep'", []).expect("b's edit");
@@ -670,14 +654,7 @@ fn a_move_compared_across_rounds_leaves_nothing_behind() {
         // One note short of a round before the move, so its two notes fall in two rounds.
         let conn = raw(&b);
         let tx = conn.unchecked_transaction().expect("tx");
-        for i in 0..SYNC_ROUND_CHANGES - 1 {
-            tx.execute(
-                "INSERT INTO lessons (id, timestamp, topic_id, categories, title, level, summary) \
-                 VALUES (?1, '2026-11-01T10:00:00Z', 'rust', '[\"rust\"]', 'T', 'mid', 'S')",
-                [format!("bulk-{i:05}")],
-            )
-            .expect("lesson");
-        }
+        import(&tx, "bulk", SYNC_ROUND_CHANGES - 1);
         tx.execute("DELETE FROM knowledge_groups WHERE topic = 't'", []).expect("out of Zeta");
         tx.execute("INSERT INTO knowledge_groups (group_name, topic) VALUES ('Alpha', 't')", []).expect("into Alpha");
         tx.commit().expect("commit");
