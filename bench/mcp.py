@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """MCP server figures against the release binary: spawn→initialize, tools/list, get_lessons
-(limit 10 on a 1,000-lesson database), get_briefing, log_lesson, and the server's peak RSS.
+(limit 10 on a 1,000-lesson database), get_profile, get_briefing, get_onboarding, the rate-limit
+resource, log_lesson, and the server's peak RSS.
 
 Usage: bench/mcp.py BINARY DATA_DIR [--runs N] [--json OUT]
 Each timing is a full request→response round trip over the stdio pipes, measured here.
@@ -14,11 +15,12 @@ import time
 
 
 class Server:
-    def __init__(self, binary, data_dir):
+    def __init__(self, binary, data_dir, prefix=()):
         env = dict(os.environ, DEVCOACH_DIR=data_dir)
         self.started = time.perf_counter()
         # Buffered pipes: an unbuffered readline reads one byte per syscall and would dominate.
-        self.proc = subprocess.Popen([binary, "mcp"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+        # `prefix`: arguments before `mcp` (a script, when the binary is an interpreter).
+        self.proc = subprocess.Popen([binary, *prefix, "mcp"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                      stderr=subprocess.DEVNULL, env=env)
         self.next_id = 0
 
@@ -88,6 +90,8 @@ def main():
         "get_lessons (limit 10)": ("tools/call", {"name": "get_lessons", "arguments": {"limit": 10}}),
         "get_profile": ("tools/call", {"name": "get_profile", "arguments": {}}),
         "get_briefing": ("tools/call", {"name": "get_briefing", "arguments": {}}),
+        "get_onboarding": ("tools/call", {"name": "get_onboarding", "arguments": {}}),
+        "rate limit (resource)": ("resources/read", {"uri": "devcoach://rate-limit"}),
     }
     for name, (method, params) in calls.items():
         for _ in range(20):

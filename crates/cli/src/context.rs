@@ -66,8 +66,8 @@ impl Ctx {
     /// The calendar day of a stored timestamp, in the zone times are shown in.
     pub fn show_date(&self, stamp: &str) -> String {
         match devcoach_core::time::parse_timestamp(stamp) {
-            Ok(at) if self.utc => at.format("%Y-%m-%d").to_string(),
-            Ok(at) => at.with_timezone(&chrono::Local).format("%Y-%m-%d").to_string(),
+            Ok(at) if self.utc => day(at.date_naive()),
+            Ok(at) => day(at.with_timezone(&chrono::Local).date_naive()),
             Err(_) => stamp.get(..10).unwrap_or(stamp).to_owned(),
         }
     }
@@ -93,4 +93,10 @@ impl Ctx {
             crate::output::note(&self.term.err(crate::output::Style::Yellow, &format!("read-only: {compat}")));
         }
     }
+}
+
+/// `2026-05-01`: written directly, as a table of a thousand lessons asks for a thousand of them.
+fn day(d: chrono::NaiveDate) -> String {
+    use chrono::Datelike;
+    format!("{:04}-{:02}-{:02}", d.year(), d.month(), d.day())
 }

@@ -4,7 +4,8 @@
 //!
 //! Architecture invariants:
 //! - stdout carries JSON-RPC only; anything for a person goes to stderr;
-//! - every tool result is a JSON object with `structuredContent`, or short prose (some clients
+//! - every tool result is a JSON object with `structuredContent`, a JSON object sent once as
+//!   text (`get_lessons`, whose lessons would otherwise go twice), or short prose (some clients
 //!   reject bare scalars and arrays);
 //! - a bad argument is an `isError` result that says how to recover, never a protocol error.
 

@@ -87,7 +87,11 @@ fn opt_text(row: &Row<'_>, i: usize) -> rusqlite::Result<Option<String>> {
     use rusqlite::types::ValueRef;
     Ok(match row.get_ref(i)? {
         ValueRef::Null => None,
-        ValueRef::Text(bytes) | ValueRef::Blob(bytes) => Some(String::from_utf8_lossy(bytes).into_owned()),
+        // Valid UTF-8 (nearly always) is checked by the fast validator and copied once.
+        ValueRef::Text(bytes) | ValueRef::Blob(bytes) => Some(match std::str::from_utf8(bytes) {
+            Ok(text) => text.to_owned(),
+            Err(_) => String::from_utf8_lossy(bytes).into_owned(),
+        }),
         ValueRef::Integer(n) => Some(n.to_string()),
         ValueRef::Real(x) => Some(x.to_string()),
     })

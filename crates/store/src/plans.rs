@@ -107,8 +107,37 @@ fn the_reads_before_every_lesson_and_at_every_stop_never_walk_every_lesson() {
                 let _ = s.is_onboarded();
             }),
         ),
+        (
+            "profile",
+            Box::new(|s: &mut Store| {
+                let _ = s.profile();
+                let _ = s.compat();
+            }),
+        ),
+        (
+            "onboarding",
+            Box::new(|s: &mut Store| {
+                let _ = s.is_onboarded();
+                let _ = s.compat();
+            }),
+        ),
+        (
+            "rate limit",
+            Box::new(|s: &mut Store| {
+                let _ = s.rate_limit(now());
+                let _ = s.next_lesson(now());
+                let _ = s.total_lessons();
+            }),
+        ),
         ("stop hook", Box::new(move |s: &mut Store| drop(s.evaluate_stop(&session, false, None, now())))),
-        ("prompt hook", Box::new(|s: &mut Store| drop(s.take_held_cue(&SessionId::from_payload(Some("s1")), now())))),
+        (
+            "prompt hook",
+            Box::new(|s: &mut Store| {
+                let session = SessionId::from_payload(Some("s1"));
+                drop(s.take_held_cue(&session, now()));
+                drop(s.explain_cue(&session, now()));
+            }),
+        ),
         (
             "ten lessons",
             Box::new(|s: &mut Store| {

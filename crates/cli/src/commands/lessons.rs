@@ -140,7 +140,7 @@ pub fn list(ctx: &Ctx, args: &LessonsArgs) -> anyhow::Result<()> {
     // Only what the table shows is kept, so a long list stays small in memory.
     let mut rows = Vec::new();
     store.visit_lessons(&q, ctx.now, devcoach_store::Fields::List, |l| {
-        rows.push(ListRow::new(&l, ctx));
+        rows.push(ListRow::new(l, ctx));
         Ok::<(), anyhow::Error>(())
     })?;
     if rows.is_empty() {
@@ -206,21 +206,22 @@ struct ListRow {
 }
 
 impl ListRow {
-    fn new(l: &Lesson, ctx: &Ctx) -> Self {
+    fn new(l: Lesson, ctx: &Ctx) -> Self {
+        let git = l.context.git;
         Self {
             starred: l.starred,
-            id: l.id.clone(),
             date: ctx.show_date(&l.timestamp),
-            topic: l.topic_id.clone(),
-            title: l.title.clone(),
+            id: l.id,
+            topic: l.topic_id,
+            title: l.title,
             feedback: l.feedback,
             level: l.level.as_str(),
             categories: l.categories.join(", "),
-            project: l.context.git.project.clone(),
-            branch: l.context.git.branch.clone(),
-            commit: l.context.git.commit_hash.as_deref().map(|c| c.chars().take(7).collect()),
+            project: git.project,
+            branch: git.branch,
+            commit: git.commit_hash.map(|c| c.chars().take(7).collect()),
             imported: l.imported,
-            shared_by: l.shared_by.clone(),
+            shared_by: l.shared_by,
         }
     }
 }

@@ -85,11 +85,16 @@ impl<'a, R> Table<'a, R> {
 
     /// Writes the table; `color` enables the cells' styles and a bold title and header; `fit`
     /// is the widest the table may be (`None`: as wide as its cells).
-    pub fn render(&self, rows: &[R], color: bool, fit: Option<usize>, out: &mut impl Write) -> io::Result<()> {
+    pub fn render<'r>(
+        &self,
+        rows: &'r [R],
+        color: bool,
+        fit: Option<usize>,
+        out: &mut impl super::Sink,
+    ) -> io::Result<()> {
         // Cells are cleaned before they are measured, so the frame fits what is shown; a cell is
         // one line, so the newlines and tabs cleaning keeps become spaces.
-        let cell =
-            |col: &Column<'a, R>, row: &R| super::clean::clean(&(col.text)(row)).replace(['\n', '\t', '\r'], " ");
+        let cell = |col: &Column<'a, R>, row: &'r R| one_line((col.text)(row));
         let mut natural: Vec<usize> = self.columns.iter().map(|c| style::width(c.header)).collect();
         for row in rows {
             for (w, col) in natural.iter_mut().zip(&self.columns) {
@@ -122,7 +127,7 @@ impl<'a, R> Table<'a, R> {
                 push_cell(&mut line, &cell(col, row), *w, (col.style)(row), color);
             }
             line.push('\n');
-            out.write_all(line.as_bytes())?;
+            out.write_cleaned(&line)?;
         }
         write_rule(out, &widths, ['╰', '┴', '╯'])
     }
@@ -206,6 +211,17 @@ fn cut_widest(widths: &mut [usize], floors: &[(usize, usize)], excess: usize) {
             };
         }
     }
+}
+
+/// A cell's text cleaned and on one line; borrowed as it came when there was nothing to change
+/// (nearly always), so measuring and printing a large table allocates nothing per cell.
+fn one_line(text: Cow<'_, str>) -> Cow<'_, str> {
+    let text = match super::clean::clean(&text) {
+        Cow::Borrowed(_) => text,
+        Cow::Owned(cleaned) => Cow::Owned(cleaned),
+    };
+    // Cleaning leaves newlines and tabs (a carriage return is gone already).
+    if text.bytes().any(|b| b == b'\n' || b == b'\t') { Cow::Owned(text.replace(['\n', '\t'], " ")) } else { text }
 }
 
 fn push_cell(line: &mut String, text: &str, width: usize, style: Style, color: bool) {

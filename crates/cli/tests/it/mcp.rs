@@ -72,10 +72,14 @@ impl Checker {
             (None, None) => {
                 let t = text(result);
                 assert!(!t.trim().is_empty(), "{name}: prose results say something");
-                if let Ok(v) = serde_json::from_str::<Value>(&t) {
-                    assert!(v.is_object(), "{name}: never a bare JSON scalar or array: {t}");
+                match serde_json::from_str::<Value>(&t) {
+                    Ok(v) => {
+                        assert!(v.is_object(), "{name}: never a bare JSON scalar or array: {t}");
+                        assert_eq!(result.content.len(), 1, "{name}: a JSON answer is sent once");
+                        v
+                    }
+                    Err(_) => Value::String(t),
                 }
-                Value::String(t)
             }
             (s, schema) => panic!("{name}: structured content {} but output schema {}", s.is_some(), schema.is_some()),
         }

@@ -254,7 +254,7 @@ pub(crate) struct GetLessonsArgs {
     pub limit: i64,
 }
 
-#[derive(Debug, Serialize, JsonSchema)]
+#[derive(Debug, Serialize)]
 pub(crate) struct LessonsOut {
     /// Newest first.
     pub lessons: Vec<Lesson>,
@@ -262,7 +262,7 @@ pub(crate) struct LessonsOut {
     pub total: i64,
 }
 
-fn get_lessons(ctx: &Ctx, a: GetLessonsArgs) -> Result<Out<LessonsOut>, ToolError> {
+fn get_lessons(ctx: &Ctx, a: GetLessonsArgs) -> Result<LessonsOut, ToolError> {
     let mut q = LessonQuery {
         period: a.period.map(|p| match p {
             PeriodArg::Today => Period::Today,
@@ -303,7 +303,7 @@ fn get_lessons(ctx: &Ctx, a: GetLessonsArgs) -> Result<Out<LessonsOut>, ToolErro
     ctx.with_store(|s| {
         let lessons = s.lessons(&q, now)?;
         let total = s.count_lessons(&q, now)?;
-        Ok(LessonsOut { lessons, total }.into())
+        Ok(LessonsOut { lessons, total })
     })
 }
 
@@ -397,7 +397,7 @@ pub(super) fn register_log(r: &mut Registry) {
 }
 
 pub(super) fn register_get(r: &mut Registry) {
-    r.structured(
+    r.json_text(
         ("get_lessons", "Get Lessons", READ),
         "List the learner's lessons, newest first, with optional filters (period, dates, category, level, git metadata, \
          starred, shared, feedback, multi-word search). Returns up to `limit` lessons (default 10, 0 for all) and the total.",

@@ -240,6 +240,36 @@ impl Registry {
         self.defs.push(ToolDef { tool, run });
     }
 
+    /// A tool whose result is one JSON object, sent once as text, with no `structuredContent`
+    /// and no `outputSchema`. For answers that are mostly the learner's own long text (lessons):
+    /// the structured form would send every byte twice, and every client reads the text when
+    /// there is no structured content (Claude Code hands the model one or the other, Gemini
+    /// reads the text). Gemini refuses a bare array or scalar there, so the value is an object.
+    pub fn json_text<P, O>(
+        &mut self,
+        (name, title, hints): (&'static str, &'static str, Hints),
+        description: &'static str,
+        f: impl Fn(&Ctx, P) -> Result<O, ToolError> + Send + Sync + 'static,
+    ) where
+        P: DeserializeOwned + JsonSchema + 'static,
+        O: Serialize + 'static,
+    {
+        let tool = Self::tool(name, title, description, hints, schema::<P>(false));
+        let run: Handler = Box::new(move |ctx, args| {
+            let params = match parse::<P>(name, args) {
+                Ok(p) => p,
+                Err(e) => return error_result(e),
+            };
+            match f(ctx, params).and_then(|value| {
+                serde_json::to_string(&value).map_err(|e| ToolError::Verbatim(format!("{name} failed: {e}")))
+            }) {
+                Ok(text) => CallToolResult::success(vec![ContentBlock::text(text)]),
+                Err(e) => failure(name, &e),
+            }
+        });
+        self.defs.push(ToolDef { tool, run });
+    }
+
     /// A tool whose result is one sentence of prose.
     pub fn prose<P>(
         &mut self,

@@ -63,3 +63,50 @@ fn a_refused_value_is_not_a_broken_database() {
     assert_eq!(result["isError"], true, "{result}");
     assert!(text.contains("reserved") && !text.contains("doctor"), "{text}");
 }
+
+/// `get_lessons` sends each lesson once: one text block holding a JSON object with every field,
+/// and no structured copy. Sent both ways, ten lessons were twice the original's 8.9 KB answer.
+#[test]
+fn get_lessons_sends_every_lesson_once_with_every_field() {
+    let demo = Demo::new();
+    let result = demo.call("get_lessons", json!({"limit": 10}));
+    assert_ne!(result["isError"], true, "{result}");
+    assert!(result.get("structuredContent").is_none(), "no second copy: {result}");
+    let blocks = result["content"].as_array().expect("content");
+    assert_eq!(blocks.len(), 1, "{result}");
+    let text = blocks[0]["text"].as_str().expect("text");
+    let answer: serde_json::Value = serde_json::from_str(text).expect("the text is JSON");
+    let lessons = answer["lessons"].as_array().expect("lessons");
+    assert_eq!(lessons.len(), 10);
+    assert!(answer["total"].as_i64().is_some_and(|t| t >= 10), "{answer}");
+    for lesson in lessons {
+        for field in [
+            "id",
+            "timestamp",
+            "topic_id",
+            "categories",
+            "title",
+            "level",
+            "summary",
+            "body",
+            "task_context",
+            "project",
+            "repository",
+            "branch",
+            "commit_hash",
+            "folder",
+            "repository_platform",
+            "starred",
+            "feedback",
+        ] {
+            assert!(lesson.get(field).is_some(), "{field} missing from {lesson}");
+        }
+        let body = lesson["body"].as_str().expect("body");
+        let once = serde_json::to_string(body).expect("json");
+        assert_eq!(text.matches(&once).count(), 1, "each body once");
+    }
+    // The whole answer is the lessons plus a few bytes of wrapping.
+    let lessons_alone = serde_json::to_string(lessons).expect("json").len();
+    let whole = serde_json::to_string(&result).expect("json").len();
+    assert!(whole < lessons_alone * 12 / 10, "{whole} bytes for {lessons_alone} bytes of lessons");
+}
