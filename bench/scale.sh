@@ -26,6 +26,7 @@ for n in $SIZES; do
     "stats=$BIN stats" \
     "profile=$BIN profile" \
     "lessons --limit 10=$BIN lessons --limit 10" \
+    "lessons (the table)=$BIN lessons" \
     "lessons --json=$BIN lessons --json" \
     "export --format xapi=$BIN export --format xapi" \
     "export --format anki=$BIN export --format anki" \

@@ -135,7 +135,9 @@ impl Store {
             None => wait_for_locks(&mut conn).map_err(corrupt)?,
         }
         let patience = brief.unwrap_or(WRITE_LOCK_PATIENCE);
-        conn.pragma_update(None, "mmap_size", 64 * 1024 * 1024).map_err(corrupt)?;
+        // No memory map (SQLite's default): mapped, every page a read touched counted in this
+        // process's memory with the kernel's read-ahead around it (a count over one index of
+        // 50,000 lessons: 10 MiB), for no time saved (docs/PERFORMANCE.md, "Memory").
         // Sync writes every synced table by statements built per table and column set: more
         // than rusqlite's default 16 stay prepared.
         conn.set_prepared_statement_cache_capacity(128);
@@ -234,14 +236,6 @@ impl Store {
     /// keys its caches on it.
     pub fn data_version(&self) -> Result<i64> {
         Ok(self.conn.query_row("PRAGMA data_version", [], |r| r.get(0))?)
-    }
-
-    /// Reads the file through SQLite's own page cache rather than mapped into memory: for
-    /// work that reads the whole file once (a sync's comparison of every record, a join), the
-    /// mapped pages would count in this process's memory up to the map's size.
-    pub fn read_without_map(&self) -> Result<()> {
-        self.conn.pragma_update(None, "mmap_size", 0)?;
-        Ok(())
     }
 
     #[cfg(test)]

@@ -143,6 +143,8 @@ fn the_reads_before_every_lesson_and_at_every_stop_never_walk_every_lesson() {
             Box::new(|s: &mut Store| {
                 let q = LessonQuery { limit: Some(10), ..LessonQuery::default() };
                 drop(s.lessons(&q, now()));
+                drop(s.count_lessons(&q, now()));
+                drop(s.lesson_id_neighbours(&["l03", "l17"]));
             }),
         ),
     ];

@@ -707,7 +707,6 @@ fn sync_locked(
     progress: &mut dyn FnMut(usize, usize),
 ) -> Result<SyncReport, SyncError> {
     let mut report = SyncReport::default();
-    store.read_without_map()?;
     let mut opened = open(store, dir)?;
     // A copied data folder: the copy becomes a new device (what it had stays applied).
     let fp = fingerprint(dir);
