@@ -256,8 +256,8 @@ pub(crate) struct GetLessonsArgs {
 
 #[derive(Debug, Serialize)]
 pub(crate) struct LessonsOut {
-    /// Newest first.
-    pub lessons: Vec<Lesson>,
+    /// Newest first, each with the fields that have a value (see [`listed`]).
+    pub lessons: Vec<serde_json::Map<String, serde_json::Value>>,
     /// How many lessons match in all (can exceed the limit).
     pub total: i64,
 }
@@ -301,10 +301,22 @@ fn get_lessons(ctx: &Ctx, a: GetLessonsArgs) -> Result<LessonsOut, ToolError> {
     }
     let now = ctx.now();
     ctx.with_store(|s| {
-        let lessons = s.lessons(&q, now)?;
+        let lessons = s.lessons(&q, now)?.iter().map(listed).collect();
         let total = s.count_lessons(&q, now)?;
         Ok(LessonsOut { lessons, total })
     })
+}
+
+/// A lesson as `get_lessons` lists it: every field that has a value. An empty one (`null`, and
+/// `imported: false` on the learner's own lessons) is left out, which a reader takes as empty:
+/// ten lessons then cost no more than the original's answer, which had neither sharing field.
+fn listed(lesson: &Lesson) -> serde_json::Map<String, serde_json::Value> {
+    let mut fields = match serde_json::to_value(lesson) {
+        Ok(serde_json::Value::Object(fields)) => fields,
+        _ => serde_json::Map::new(),
+    };
+    fields.retain(|name, value| !(value.is_null() || (name == "imported" && *value == serde_json::Value::Bool(false))));
+    fields
 }
 
 #[derive(Debug, Deserialize, JsonSchema)]
