@@ -85,40 +85,96 @@ const ANSWERED: &str = "http://adlnet.gov/expapi/verbs/answered";
 const LESSON_TYPE: &str = "http://adlnet.gov/expapi/activities/lesson";
 const QUESTION_TYPE: &str = "http://adlnet.gov/expapi/activities/cmi.interaction";
 
-/// xAPI 1.0.3 statements, oldest first: a lesson taught (`experienced`), the learner's answer to
-/// it (`responded`, the answer as the response), an explain-back and a review (`answered`, with
-/// success, a scaled score and whether it was checked). `learner` names the actor (an account
-/// on devcoach's home page, since devcoach knows no e-mail address).
-pub fn xapi(record: &Record, learner: &str) -> Vec<Value> {
-    xapi_statements(record, learner).collect()
+/// One thing the learner did, as an xAPI export tells it.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Event {
+    Lesson(LessonEvent),
+    Feedback(FeedbackEvent),
+    Check(CheckedAnswer),
+    /// A review the learner graded themselves, with its lesson's topic.
+    Review(ReviewEvent, String),
 }
 
-/// What [`xapi`] gives, one statement at a time: only the order (a time and a place per
-/// event) is held, so an export of a long record writes each statement as it is made.
-pub fn xapi_statements<'a>(record: &'a Record, learner: &str) -> impl Iterator<Item = Value> + 'a {
-    let actor = json!({
+impl Event {
+    fn at(&self) -> DateTime<Utc> {
+        match self {
+            Self::Lesson(l) => l.at,
+            Self::Feedback(f) => f.at,
+            Self::Check(c) => c.at,
+            Self::Review(r, _) => r.at,
+        }
+    }
+
+    /// At the same moment: the lesson, then its answer, checks and reviews.
+    fn rank(&self) -> u8 {
+        match self {
+            Self::Lesson(_) => 0,
+            Self::Feedback(_) => 1,
+            Self::Check(_) => 2,
+            Self::Review(..) => 3,
+        }
+    }
+}
+
+/// Everything but the lessons, in the order the statements go: by time, then by kind, each
+/// kind in the order given. Checked reviews are left out: their check says it, with the
+/// learner's words.
+pub fn other_events(
+    feedback: Vec<FeedbackEvent>,
+    checks: Vec<CheckedAnswer>,
+    reviews: Vec<(ReviewEvent, String)>,
+) -> Vec<Event> {
+    let mut events: Vec<Event> = feedback
+        .into_iter()
+        .map(Event::Feedback)
+        .chain(checks.into_iter().map(Event::Check))
+        .chain(reviews.into_iter().filter(|(r, _)| !r.checked).map(|(r, topic)| Event::Review(r, topic)))
+        .collect();
+    events.sort_by_key(|e| (e.at(), e.rank()));
+    events
+}
+
+/// The lessons (oldest first, as they are read) and `others` (from [`other_events`]) as one
+/// sequence in time: only the two next events are looked at, so a long record of lessons is
+/// never held.
+pub fn in_time(lessons: impl Iterator<Item = LessonEvent>, others: Vec<Event>) -> impl Iterator<Item = Event> {
+    let mut lessons = lessons.peekable();
+    let mut others = others.into_iter().peekable();
+    std::iter::from_fn(move || match (lessons.peek(), others.peek()) {
+        (Some(l), Some(o)) if l.at <= o.at() => lessons.next().map(Event::Lesson),
+        (_, Some(_)) => others.next(),
+        (Some(_), None) => lessons.next().map(Event::Lesson),
+        (None, None) => None,
+    })
+}
+
+/// Who every statement is about: an account on devcoach's home page (devcoach knows no e-mail
+/// address).
+pub fn xapi_actor(learner: &str) -> Value {
+    json!({
         "objectType": "Agent",
         "account": { "homePage": "https://github.com/devcoach-rs/devcoach", "name": learner }
-    });
-    // Oldest first; at the same time, lessons, then answers, checks and reviews, each in the
-    // record's order (a stable sort of them in that order).
-    let self_graded = record.reviews.iter().enumerate().filter(|(_, r)| !r.checked);
-    let mut order: Vec<(DateTime<Utc>, u8, usize)> = record
-        .lessons
-        .iter()
-        .enumerate()
-        .map(|(i, l)| (l.at, 0, i))
-        .chain(record.feedback.iter().enumerate().map(|(i, f)| (f.at, 1, i)))
-        .chain(record.checks.iter().enumerate().map(|(i, c)| (c.at, 2, i)))
-        // Checked reviews are already there, with the learner's words; the rest were self-graded.
-        .chain(self_graded.map(|(i, r)| (r.at, 3, i)))
-        .collect();
-    order.sort_by_key(|&(at, kind, i)| (at, kind, i));
-    order.into_iter().map(move |(_, kind, i)| statement(record, &actor, kind, i))
+    })
 }
 
-/// The statement for event `i` of the record's `kind` (0 lessons, 1 answers, 2 checks, 3 reviews).
-fn statement(record: &Record, actor: &Value, kind: u8, i: usize) -> Value {
+/// xAPI 1.0.3 statements, oldest first: a lesson taught (`experienced`), the learner's answer to
+/// it (`responded`, the answer as the response), an explain-back and a review (`answered`, with
+/// success, a scaled score and whether it was checked). `learner` names the actor.
+pub fn xapi(record: &Record, learner: &str) -> Vec<Value> {
+    let actor = xapi_actor(learner);
+    let mut lessons = record.lessons.clone();
+    lessons.sort_by_key(|l| l.at);
+    let reviews = record
+        .reviews
+        .iter()
+        .map(|r| (r.clone(), record.topics.get(&r.lesson_id).cloned().unwrap_or_default()))
+        .collect();
+    let others = other_events(record.feedback.clone(), record.checks.clone(), reviews);
+    in_time(lessons.into_iter(), others).map(|e| xapi_statement(&actor, &e)).collect()
+}
+
+/// The statement for one event.
+pub fn xapi_statement(actor: &Value, event: &Event) -> Value {
     let lesson_object = |id: &str, title: Option<&str>| {
         let mut definition = json!({ "type": LESSON_TYPE });
         if let Some(title) = title {
@@ -130,23 +186,16 @@ fn statement(record: &Record, actor: &Value, kind: u8, i: usize) -> Value {
         |topic: &str| json!({ "platform": "devcoach", "extensions": { format!("{XAPI_BASE}/topic"): topic } });
     let verb = |id: &str, word: &str| json!({ "id": id, "display": { "en": word } });
     let stamp = |at: &DateTime<Utc>| at.to_rfc3339_opts(chrono::SecondsFormat::Millis, true);
-    match kind {
-        0 => {
-            let l = &record.lessons[i];
-            json!({
-                "actor": actor, "verb": verb(EXPERIENCED, "experienced"),
-                "object": lesson_object(&l.id, Some(&l.title)), "context": context(&l.topic), "timestamp": stamp(&l.at)
-            })
-        }
-        1 => {
-            let f = &record.feedback[i];
-            json!({
-                "actor": actor, "verb": verb(RESPONDED, "responded"), "object": lesson_object(&f.lesson_id, None),
-                "result": { "response": f.feedback.as_str() }, "context": context(&f.topic), "timestamp": stamp(&f.at)
-            })
-        }
-        2 => {
-            let c = &record.checks[i];
+    match event {
+        Event::Lesson(l) => json!({
+            "actor": actor, "verb": verb(EXPERIENCED, "experienced"),
+            "object": lesson_object(&l.id, Some(&l.title)), "context": context(&l.topic), "timestamp": stamp(&l.at)
+        }),
+        Event::Feedback(f) => json!({
+            "actor": actor, "verb": verb(RESPONDED, "responded"), "object": lesson_object(&f.lesson_id, None),
+            "result": { "response": f.feedback.as_str() }, "context": context(&f.topic), "timestamp": stamp(&f.at)
+        }),
+        Event::Check(c) => {
             let mut result = json!({
                 "response": c.answer, "success": c.grade == CheckGrade::Correct,
                 "score": { "scaled": c.grade.score() },
@@ -164,9 +213,7 @@ fn statement(record: &Record, actor: &Value, kind: u8, i: usize) -> Value {
                 "result": result, "context": context(&c.topic), "timestamp": stamp(&c.at)
             })
         }
-        _ => {
-            let r = &record.reviews[i];
-            let topic = record.topics.get(&r.lesson_id).map_or("", String::as_str);
+        Event::Review(r, topic) => {
             let result = json!({
                 "success": r.grade.recalled(),
                 "score": { "raw": r.grade.number(), "min": 1, "max": 4 },

@@ -58,19 +58,25 @@ fn xapi(
     store: Option<&devcoach_store::Store>,
     target: Option<(&Path, devcoach_files::Overwrite)>,
 ) -> anyhow::Result<()> {
-    // Written as each statement is made: a long record is never held as JSON whole.
-    let (record, learner) = match store {
-        Some(s) => (
-            s.learning_record().unwrap_or_default(),
-            s.settings()?.share_name.filter(|n| !n.is_empty()).unwrap_or_else(|| "learner".to_owned()),
-        ),
-        None => (export::Record::default(), "learner".to_owned()),
+    // Written as each statement is made, from lessons read one at a time: a long record is
+    // never held, as JSON or as rows.
+    let learner = match store {
+        Some(s) => s.settings()?.share_name.filter(|n| !n.is_empty()).unwrap_or_else(|| "learner".to_owned()),
+        None => "learner".to_owned(),
     };
-    let statements = export::xapi_statements(&record, &learner);
+    let actor = export::xapi_actor(&learner);
+    let write = |events: &mut dyn Iterator<Item = export::Event>, emit: &mut dyn FnMut(&str) -> std::io::Result<()>| {
+        export::xapi_pretty(events.map(|e| export::xapi_statement(&actor, &e)), emit)
+    };
+    // A database that fails part way is an error, not a shorter export (a file is then not kept).
+    let events = |f: &mut dyn FnMut(&mut dyn Iterator<Item = export::Event>) -> std::io::Result<usize>| match store {
+        Some(s) => s.xapi_events(|events| f(events)).map_err(std::io::Error::other).and_then(|written| written),
+        None => f(&mut std::iter::empty()),
+    };
     match target {
         Some((file, overwrite)) => {
             let mut out = std::io::BufWriter::new(devcoach_files::AtomicFile::create(file, overwrite)?);
-            let n = export::xapi_pretty(statements, |piece| out.write_all(piece.as_bytes()))
+            let n = events(&mut |all| write(all, &mut |piece| out.write_all(piece.as_bytes())))
                 .and_then(|n| out.flush().map(|()| n))
                 .map_err(|e| anyhow::anyhow!("writing {} failed: {e}", file.display()))?;
             let atomic = out.into_inner().map_err(|e| anyhow::anyhow!("writing {} failed: {e}", file.display()))?;
@@ -79,7 +85,7 @@ fn xapi(
             output::print(&format!("{} Wrote {what} to {}.", ctx.term.out(Style::Green, "✓"), file.display()))?;
         }
         None => output::write_stdout(|out| {
-            export::xapi_pretty(statements, |piece| out.write_all(piece.as_bytes())).map(|_| ())
+            events(&mut |all| write(all, &mut |piece| out.write_all(piece.as_bytes()))).map(|_| ())
         })?,
     }
     if let Some(s) = store {
