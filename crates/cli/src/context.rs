@@ -98,5 +98,21 @@ impl Ctx {
 /// `2026-05-01`: written directly, as a table of a thousand lessons asks for a thousand of them.
 fn day(d: chrono::NaiveDate) -> String {
     use chrono::Datelike;
-    format!("{:04}-{:02}-{:02}", d.year(), d.month(), d.day())
+    if (0..=9999).contains(&d.year()) {
+        format!("{:04}-{:02}-{:02}", d.year(), d.month(), d.day())
+    } else {
+        // Signed and wider, as chrono writes such a year.
+        d.format("%Y-%m-%d").to_string()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn a_day_reads_as_chrono_writes_it() {
+        for (y, m, d) in [(2026, 5, 1), (1, 1, 1), (0, 12, 31), (9999, 12, 31), (10000, 1, 1), (-1, 12, 31)] {
+            let date = chrono::NaiveDate::from_ymd_opt(y, m, d).expect("date");
+            assert_eq!(super::day(date), date.format("%Y-%m-%d").to_string());
+        }
+    }
 }

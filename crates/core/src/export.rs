@@ -136,15 +136,27 @@ pub fn other_events(
 
 /// The lessons (oldest first, as they are read) and `others` (from [`other_events`]) as one
 /// sequence in time: only the two next events are looked at, so a long record of lessons is
-/// never held.
-pub fn in_time(lessons: impl Iterator<Item = LessonEvent>, others: Vec<Event>) -> impl Iterator<Item = Event> {
+/// never held. A lesson that could not be read is passed on as its error, and nothing follows it.
+pub fn in_time<E>(
+    lessons: impl Iterator<Item = Result<LessonEvent, E>>,
+    others: Vec<Event>,
+) -> impl Iterator<Item = Result<Event, E>> {
     let mut lessons = lessons.peekable();
     let mut others = others.into_iter().peekable();
-    std::iter::from_fn(move || match (lessons.peek(), others.peek()) {
-        (Some(l), Some(o)) if l.at <= o.at() => lessons.next().map(Event::Lesson),
-        (_, Some(_)) => others.next(),
-        (Some(_), None) => lessons.next().map(Event::Lesson),
-        (None, None) => None,
+    let mut failed = false;
+    std::iter::from_fn(move || {
+        if failed {
+            return None;
+        }
+        let next = match (lessons.peek(), others.peek()) {
+            (Some(Err(_)), _) => lessons.next().map(|e| e.map(Event::Lesson)),
+            (Some(Ok(l)), Some(o)) if l.at <= o.at() => lessons.next().map(|l| l.map(Event::Lesson)),
+            (_, Some(_)) => others.next().map(Ok),
+            (Some(_), None) => lessons.next().map(|l| l.map(Event::Lesson)),
+            (None, None) => None,
+        };
+        failed = matches!(next, Some(Err(_)));
+        next
     })
 }
 
@@ -170,7 +182,10 @@ pub fn xapi(record: &Record, learner: &str) -> Vec<Value> {
         .map(|r| (r.clone(), record.topics.get(&r.lesson_id).cloned().unwrap_or_default()))
         .collect();
     let others = other_events(record.feedback.clone(), record.checks.clone(), reviews);
-    in_time(lessons.into_iter(), others).map(|e| xapi_statement(&actor, &e)).collect()
+    in_time(lessons.into_iter().map(Ok::<_, std::convert::Infallible>), others)
+        .flatten()
+        .map(|e| xapi_statement(&actor, &e))
+        .collect()
 }
 
 /// The statement for one event.
@@ -229,13 +244,15 @@ pub fn xapi_statement(actor: &Value, event: &Event) -> Value {
 
 /// `statements` as one pretty JSON array and a final newline, as `serde_json::to_string_pretty`
 /// writes a whole array, one statement at a time; `emit` takes each piece of text in turn.
-/// Returns how many statements there were.
+/// Returns how many statements there were. A statement that failed ends the writing there,
+/// without the closing bracket: what was written is not a whole export, and does not look like one.
 pub fn xapi_pretty<E>(
-    statements: impl Iterator<Item = Value>,
+    statements: impl Iterator<Item = Result<Value, E>>,
     mut emit: impl FnMut(&str) -> Result<(), E>,
 ) -> Result<usize, E> {
     let mut n = 0;
     for statement in statements {
+        let statement = statement?;
         emit(if n == 0 { "[\n" } else { ",\n" })?;
         let text = serde_json::to_string_pretty(&statement).unwrap_or_default();
         for (i, line) in text.split('\n').enumerate() {
@@ -354,7 +371,7 @@ mod tests {
             let statements: Vec<Value> = xapi(&record, "Ada").into_iter().take(take).collect();
             let whole = serde_json::to_string_pretty(&statements).expect("json") + "\n";
             let mut streamed = String::new();
-            let n = xapi_pretty(statements.clone().into_iter(), |piece| {
+            let n = xapi_pretty(statements.clone().into_iter().map(Ok), |piece| {
                 streamed.push_str(piece);
                 Ok::<(), ()>(())
             })
@@ -362,6 +379,43 @@ mod tests {
             assert_eq!(n, statements.len());
             assert_eq!(streamed, whole);
         }
+    }
+
+    /// A failure part way stops the array unclosed: no reader takes it for a whole export.
+    #[test]
+    fn a_failure_part_way_leaves_no_whole_array() {
+        let statements: Vec<Result<Value, &str>> =
+            vec![Ok(json!({"a": 1})), Err("the disk went away"), Ok(json!({"b": 2}))];
+        let mut streamed = String::new();
+        let out = xapi_pretty(statements.into_iter(), |piece| {
+            streamed.push_str(piece);
+            Ok(())
+        });
+        assert_eq!(out, Err("the disk went away"));
+        assert!(serde_json::from_str::<Value>(&streamed).is_err(), "{streamed}");
+        assert!(!streamed.contains('b'), "nothing after the failure: {streamed}");
+    }
+
+    /// Lessons and the other events in time; a lesson that could not be read ends the sequence.
+    #[test]
+    fn in_time_merges_and_stops_at_a_failure() {
+        let lesson = |id: &str, h: i64| LessonEvent { id: id.into(), title: id.into(), topic: "t".into(), at: at(h) };
+        let answer = |h: i64| {
+            Event::Feedback(FeedbackEvent {
+                lesson_id: "l1".into(),
+                topic: "t".into(),
+                feedback: Feedback::Know,
+                at: at(h),
+            })
+        };
+        let ok: Vec<Result<LessonEvent, &str>> = vec![Ok(lesson("l1", 1)), Ok(lesson("l2", 3))];
+        let merged: Vec<_> = in_time(ok.into_iter(), vec![answer(1), answer(2)]).collect();
+        let kinds: Vec<u8> = merged.iter().map(|e| e.as_ref().map_or(9, Event::rank)).collect();
+        assert_eq!(kinds, [0, 1, 1, 0], "at the same moment the lesson goes first");
+        let broken: Vec<Result<LessonEvent, &str>> = vec![Ok(lesson("l1", 1)), Err("gone"), Ok(lesson("l3", 5))];
+        let merged: Vec<_> = in_time(broken.into_iter(), vec![answer(4)]).collect();
+        assert_eq!(merged.len(), 2, "{merged:?}");
+        assert_eq!(merged[1], Err("gone"));
     }
 
     #[test]

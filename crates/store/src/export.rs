@@ -3,6 +3,7 @@
 
 use std::collections::HashSet;
 
+use chrono::{DateTime, Utc};
 use devcoach_core::export::{Event, FeedbackEvent, LessonEvent, ReviewEvent, in_time, other_events};
 use devcoach_core::lesson::Feedback;
 use devcoach_core::time::iso_ms;
@@ -38,10 +39,14 @@ impl Store {
             .collect())
     }
 
-    /// What an xAPI export tells, in time order, handed to `f` as it is read: the lessons come
-    /// one row at a time (a long record is never held); answers, checks and reviews (as many as
-    /// the learner gave) are read first and merged in.
-    pub fn xapi_events<T>(&self, f: impl FnOnce(&mut dyn Iterator<Item = Event>) -> T) -> Result<T> {
+    /// What an xAPI export tells, in time order, handed to `f` as it is read. The lessons are
+    /// ordered by their parsed time (stamps written elsewhere can carry an offset or a fraction,
+    /// so the text's order is not time's) from their ids and times alone, and each is read whole
+    /// only when its turn comes: no lesson's text is held, and no read lock is held while the
+    /// caller writes. Answers, checks and reviews (as many as the learner gave) are read first
+    /// and merged in. A lesson deleted meanwhile is left out; a read that fails is handed on as
+    /// its error, and nothing follows it.
+    pub fn xapi_events<T>(&self, f: impl FnOnce(&mut dyn Iterator<Item = Result<Event>>) -> T) -> Result<T> {
         let conn = self.conn();
         let mut known = conn.prepare_cached("SELECT topic_id FROM lessons WHERE id = ?1")?;
         let mut topic_of = |id: &str| -> rusqlite::Result<Option<String>> {
@@ -68,27 +73,29 @@ impl Store {
             reviews.push((r, topic));
         }
         let others = other_events(feedback, self.checked_answers(None)?, reviews);
-        let mut stmt =
-            conn.prepare_cached("SELECT id, title, topic_id, timestamp FROM lessons ORDER BY timestamp, id")?;
-        let mut failed = None;
-        let rows = stmt.query_map([], |r| {
-            Ok((r.get::<_, String>(0)?, r.get::<_, String>(1)?, r.get::<_, String>(2)?, r.get::<_, String>(3)?))
-        })?;
-        let lessons = rows.map_while(|row| match row {
-            Ok(row) => Some(row),
-            Err(e) => {
-                failed = Some(e);
-                None
+        // Each lesson's place: its time, then its place in the text's order (the tie-break the
+        // whole-record sort keeps), and its id.
+        let mut places: Vec<(DateTime<Utc>, usize, String)> = Vec::new();
+        {
+            let mut stmt = conn.prepare_cached("SELECT id, timestamp FROM lessons ORDER BY timestamp, id")?;
+            let rows = stmt.query_map([], |r| Ok((r.get::<_, String>(0)?, r.get::<_, String>(1)?)))?;
+            for (i, row) in rows.enumerate() {
+                let (id, at) = row?;
+                if let Ok(at) = parse_timestamp(&at) {
+                    places.push((at, i, id));
+                }
+            }
+        }
+        places.sort_unstable_by_key(|(at, i, _)| (*at, *i));
+        let mut one = conn.prepare_cached("SELECT title, topic_id FROM lessons WHERE id = ?1")?;
+        let lessons = places.into_iter().filter_map(|(at, _, id)| {
+            match one.query_row([&id], |r| Ok((r.get::<_, String>(0)?, r.get::<_, String>(1)?))).optional() {
+                Ok(Some((title, topic))) => Some(Ok(LessonEvent { id, title, topic, at })),
+                Ok(None) => None,
+                Err(e) => Some(Err(e.into())),
             }
         });
-        let lessons = lessons.filter_map(|(id, title, topic, at)| {
-            parse_timestamp(&at).ok().map(|at| LessonEvent { id, title, topic, at })
-        });
-        let answer = f(&mut in_time(lessons, others));
-        match failed {
-            Some(e) => Err(e.into()),
-            None => Ok(answer),
-        }
+        Ok(f(&mut in_time(lessons, others)))
     }
 
     /// Lessons (the learner's own and shared ones), their answers as given over time, checked
@@ -151,9 +158,49 @@ mod tests {
         assert!(!record.feedback.is_empty() && !record.reviews.is_empty() && !record.checks.is_empty(), "{record:?}");
         let whole = xapi(&record, "ada");
         let actor = xapi_actor("ada");
-        let streamed: Vec<_> =
-            store.xapi_events(|events| events.map(|e| xapi_statement(&actor, &e)).collect()).expect("stream");
+        let streamed: Vec<_> = store
+            .xapi_events(|events| events.map(|e| e.map(|e| xapi_statement(&actor, &e))).collect::<crate::Result<_>>())
+            .expect("read")
+            .expect("stream");
         assert_eq!(streamed.len(), whole.len());
         assert_eq!(streamed, whole);
+    }
+
+    /// Stamps another program or device wrote (an offset, a fraction of a second) sort by the
+    /// time they name, not by their text: each answer still follows its lesson.
+    #[test]
+    fn lessons_go_in_the_order_of_their_time_whatever_their_stamp_looks_like() {
+        let tmp = tempfile::tempdir().expect("tmp");
+        let store = Store::open(&DataDir::new(tmp.path())).expect("open");
+        for (id, stamp) in [
+            ("at-eight", "2026-05-01T10:00:00+02:00"),
+            ("at-nine", "2026-05-01T09:00:00Z"),
+            ("half-past-ten", "2026-05-01T10:00:00.500Z"),
+            ("at-ten", "2026-05-01T10:00:00Z"),
+        ] {
+            store
+                .conn()
+                .execute(
+                    "INSERT INTO lessons (id, timestamp, topic_id, categories, title, level, summary) \
+                     VALUES (?1, ?2, 'rust', '[\"rust\"]', ?1, 'mid', 'S')",
+                    [id, stamp],
+                )
+                .expect("lesson");
+        }
+        let ids: Vec<String> = store
+            .xapi_events(|events| {
+                events
+                    .filter_map(|e| match e {
+                        Ok(devcoach_core::export::Event::Lesson(l)) => Some(l.id),
+                        _ => None,
+                    })
+                    .collect()
+            })
+            .expect("read");
+        assert_eq!(ids, ["at-eight", "at-nine", "at-ten", "half-past-ten"]);
+        let record = store.learning_record().expect("record");
+        let whole: Vec<_> =
+            xapi(&record, "ada").into_iter().map(|s| s["object"]["definition"]["name"]["en"].clone()).collect();
+        assert_eq!(whole, ["at-eight", "at-nine", "at-ten", "half-past-ten"]);
     }
 }

@@ -51,6 +51,9 @@ pub fn run(ctx: &Ctx, format: ExportFormat, file: Option<&Path>, force: bool) ->
     Ok(())
 }
 
+/// The events of an xAPI export, as the store hands them over.
+type Events<'a> = dyn Iterator<Item = devcoach_store::Result<export::Event>> + 'a;
+
 /// The xAPI export, written as each statement is made: a long record is never held as JSON
 /// whole (`target`: the file and whether it may be replaced; none: stdout).
 fn xapi(
@@ -65,11 +68,13 @@ fn xapi(
         None => "learner".to_owned(),
     };
     let actor = export::xapi_actor(&learner);
-    let write = |events: &mut dyn Iterator<Item = export::Event>, emit: &mut dyn FnMut(&str) -> std::io::Result<()>| {
-        export::xapi_pretty(events.map(|e| export::xapi_statement(&actor, &e)), emit)
+    let write = |events: &mut Events<'_>, emit: &mut dyn FnMut(&str) -> std::io::Result<()>| {
+        let statements = events.map(|e| e.map(|e| export::xapi_statement(&actor, &e)).map_err(std::io::Error::other));
+        export::xapi_pretty(statements, emit)
     };
-    // A database that fails part way is an error, not a shorter export (a file is then not kept).
-    let events = |f: &mut dyn FnMut(&mut dyn Iterator<Item = export::Event>) -> std::io::Result<usize>| match store {
+    // A database that fails part way is an error, and what was written stops unclosed (a file is
+    // then not kept).
+    let events = |f: &mut dyn FnMut(&mut Events<'_>) -> std::io::Result<usize>| match store {
         Some(s) => s.xapi_events(|events| f(events)).map_err(std::io::Error::other).and_then(|written| written),
         None => f(&mut std::iter::empty()),
     };

@@ -76,16 +76,18 @@ fn sequence(chars: &[char], i: usize, own: bool) -> (usize, Own) {
         // OSC, DCS, SOS, PM, APC: a string up to BEL or ST (ESC \ or the C1 ST), or the line's end.
         ']' | 'P' | 'X' | '^' | '_' => {
             let start = j;
-            let end = loop {
+            let (end, closed) = loop {
                 match chars.get(j) {
-                    None | Some('\n') => break j,
-                    Some('\u{7}' | '\u{9c}') => break j + 1,
-                    Some('\u{1b}') if chars.get(j + 1) == Some(&'\\') => break j + 2,
+                    None | Some('\n') => break (j, false),
+                    Some('\u{7}' | '\u{9c}') => break (j + 1, true),
+                    Some('\u{1b}') if chars.get(j + 1) == Some(&'\\') => break (j + 2, true),
                     Some(_) => j += 1,
                 }
             };
             let body: String = chars[start..j.min(chars.len())].iter().collect();
-            let ours = if own && kind == ']' && c == '\u{1b}' { own_link(&body) } else { Own::No };
+            // Only a closed link is ours: an open one would leave the terminal inside the string,
+            // taking what follows into it.
+            let ours = if own && closed && kind == ']' && c == '\u{1b}' { own_link(&body) } else { Own::No };
             (end, ours)
         }
         // nF escapes: ESC, intermediates, a final byte (`ESC ( 0` switches the character set).
@@ -306,6 +308,8 @@ mod tests {
             "\u{1b}]8;;http://localhost:7860/\u{9b}2J\u{7}x",
             "\u{1b}]8;;http://localhost:99999\u{7}x",
             "\u{1b}]8;;http://localhost:\u{7}x",
+            "\u{1b}]8;;http://localhost:7860\n",
+            "\u{1b}]8;;http://localhost:7860/lessons",
         ] {
             assert!(!door(hostile, true).contains(['\u{1b}', '\u{9b}']), "{hostile:?}");
         }
