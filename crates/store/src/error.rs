@@ -70,6 +70,9 @@ pub enum StoreError {
         "the database is busy with another devcoach (a sync, most likely); nothing was changed — try again in a moment"
     )]
     Busy,
+    /// Rows moved under a read that spans statements (another program rebuilt the file).
+    #[error("another program rewrote the database while it was being read; nothing was changed — run it again")]
+    Changed,
     #[error("database error: {0}")]
     Sqlite(rusqlite::Error),
     #[error(transparent)]

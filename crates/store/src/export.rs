@@ -10,7 +10,7 @@ use devcoach_core::time::iso_ms;
 use devcoach_core::time::parse_timestamp;
 use rusqlite::OptionalExtension;
 
-use crate::{Result, Store};
+use crate::{Result, Store, StoreError};
 
 impl Store {
     /// Every graded review of a lesson that still exists, each marked checked when the agent
@@ -41,7 +41,7 @@ impl Store {
 
     /// What an xAPI export tells, in time order, handed to `f` as it is read. The lessons are
     /// ordered by their parsed time (stamps written elsewhere can carry an offset or a fraction,
-    /// so the text's order is not time's) from their ids and times alone, and each is read whole
+    /// so the text's order is not time's) from their rows and times alone, and each is read whole
     /// only when its turn comes: no lesson's text is held, and no read lock is held while the
     /// caller writes. Answers, checks and reviews (as many as the learner gave) are read first
     /// and merged in. A lesson deleted meanwhile is left out; a read that fails is handed on as
@@ -74,23 +74,32 @@ impl Store {
         }
         let others = other_events(feedback, self.checked_answers(None)?, reviews);
         // Each lesson's place: its time, then its place in the text's order (the tie-break the
-        // whole-record sort keeps), and its id.
-        let mut places: Vec<(DateTime<Utc>, usize, String)> = Vec::new();
+        // whole-record sort keeps), and its row (24 bytes a lesson).
+        let mut places: Vec<(DateTime<Utc>, usize, i64)> = Vec::new();
         {
-            let mut stmt = conn.prepare_cached("SELECT id, timestamp FROM lessons ORDER BY timestamp, id")?;
-            let rows = stmt.query_map([], |r| Ok((r.get::<_, String>(0)?, r.get::<_, String>(1)?)))?;
+            let mut stmt = conn.prepare_cached("SELECT rowid, timestamp FROM lessons ORDER BY timestamp, id")?;
+            let rows = stmt.query_map([], |r| Ok((r.get::<_, i64>(0)?, r.get::<_, String>(1)?)))?;
             for (i, row) in rows.enumerate() {
-                let (id, at) = row?;
+                let (rowid, at) = row?;
                 if let Ok(at) = parse_timestamp(&at) {
-                    places.push((at, i, id));
+                    places.push((at, i, rowid));
                 }
             }
         }
-        places.sort_unstable_by_key(|(at, i, _)| (*at, *i));
-        let mut one = conn.prepare_cached("SELECT title, topic_id FROM lessons WHERE id = ?1")?;
-        let lessons = places.into_iter().filter_map(|(at, _, id)| {
-            match one.query_row([&id], |r| Ok((r.get::<_, String>(0)?, r.get::<_, String>(1)?))).optional() {
-                Ok(Some((title, topic))) => Some(Ok(LessonEvent { id, title, topic, at })),
+        places.sort_unstable_by_key(|&(at, i, _)| (at, i));
+        let mut one = conn.prepare_cached("SELECT id, title, topic_id, timestamp FROM lessons WHERE rowid = ?1")?;
+        let lessons = places.into_iter().filter_map(move |(at, _, rowid)| {
+            let row = one.query_row([rowid], |r| {
+                Ok((r.get::<_, String>(0)?, r.get::<_, String>(1)?, r.get::<_, String>(2)?, r.get::<_, String>(3)?))
+            });
+            match row.optional() {
+                // A row that is another lesson now: the file was rebuilt (VACUUM) under the read.
+                Ok(Some((id, title, topic, stamp))) => Some(if parse_timestamp(&stamp).ok() == Some(at) {
+                    Ok(LessonEvent { id, title, topic, at })
+                } else {
+                    Err(StoreError::Changed)
+                }),
+                // Deleted meanwhile.
                 Ok(None) => None,
                 Err(e) => Some(Err(e.into())),
             }
@@ -164,6 +173,55 @@ mod tests {
             .expect("stream");
         assert_eq!(streamed.len(), whole.len());
         assert_eq!(streamed, whole);
+    }
+
+    /// A row that holds another lesson by the time the export reaches it (another program
+    /// deleted a lesson and wrote one in its row, or rebuilt the file): the export stops with an
+    /// error rather than name one lesson with another's time.
+    #[test]
+    fn a_row_taken_by_another_lesson_under_the_export_stops_it() {
+        let tmp = tempfile::tempdir().expect("tmp");
+        let dir = DataDir::new(tmp.path());
+        let store = Store::open(&dir).expect("open");
+        for i in 0..4 {
+            store
+                .conn()
+                .execute(
+                    "INSERT INTO lessons (id, timestamp, topic_id, categories, title, level, summary) \
+                     VALUES (?1, ?2, 'rust', '[\"rust\"]', ?1, 'mid', 'S')",
+                    [format!("l{i}"), format!("2026-05-0{}T09:00:00Z", i + 1)],
+                )
+                .expect("lesson");
+        }
+        let outcome: Vec<Result<String, String>> = store
+            .xapi_events(|events| {
+                let mut seen = Vec::new();
+                for (n, e) in events.enumerate() {
+                    if n == 0 {
+                        let other = rusqlite::Connection::open(dir.db_path()).expect("other");
+                        let row: i64 =
+                            other.query_row("SELECT rowid FROM lessons WHERE id = 'l2'", [], |r| r.get(0)).expect("row");
+                        other.execute("DELETE FROM lessons WHERE id = 'l2'", []).expect("delete");
+                        other
+                            .execute(
+                                "INSERT INTO lessons (rowid, id, timestamp, topic_id, categories, title, level, summary) \
+                                 VALUES (?1, 'intruder', '2026-09-01T09:00:00Z', 'rust', '[\"rust\"]', 'intruder', 'mid', 'S')",
+                                [row],
+                            )
+                            .expect("intruder");
+                    }
+                    seen.push(match e {
+                        Ok(devcoach_core::export::Event::Lesson(l)) => Ok(l.id),
+                        Ok(_) => Ok("other".into()),
+                        Err(e) => Err(e.to_string()),
+                    });
+                }
+                seen
+            })
+            .expect("read");
+        assert_eq!(outcome[..2], [Ok("l0".to_owned()), Ok("l1".to_owned())], "{outcome:?}");
+        assert!(outcome[2].as_ref().is_err_and(|e| e.contains("rewrote the database")), "{outcome:?}");
+        assert_eq!(outcome.len(), 3, "nothing after the error: {outcome:?}");
     }
 
     /// Stamps another program or device wrote (an offset, a fraction of a second) sort by the
