@@ -2,6 +2,7 @@
 //! validated values before doing anything.
 
 use clap::{ArgAction, Args, Parser, Subcommand};
+use devcoach_agents::Agent;
 
 #[derive(Debug, Parser)]
 #[command(
@@ -430,38 +431,47 @@ pub struct UiArgs {
     pub demo: bool,
 }
 
-#[derive(Debug, Args)]
+/// `--<agent>` for every row of the agent table, in its order.
+#[derive(Debug, Clone, Default)]
 pub struct AgentFlags {
-    /// Claude Code (MCP server, Stop and UserPromptSubmit hooks, skill).
-    #[arg(long)]
-    pub claude_code: bool,
-    /// Claude Desktop (MCP server).
-    #[arg(long)]
-    pub claude_desktop: bool,
-    /// Gemini CLI (MCP server, AfterAgent and BeforeAgent hooks, skill).
-    #[arg(long)]
-    pub gemini: bool,
-    /// Codex CLI (MCP server, Stop and UserPromptSubmit hooks, skill).
-    #[arg(long)]
-    pub codex: bool,
-    /// GitHub Copilot CLI (MCP server, agentStop and userPromptSubmitted hooks, skill).
-    #[arg(long)]
-    pub copilot: bool,
-    /// Qwen Code (MCP server, Stop and UserPromptSubmit hooks, skill).
-    #[arg(long)]
-    pub qwen: bool,
-    /// Factory Droid (MCP server, Stop and UserPromptSubmit hooks, skill).
-    #[arg(long)]
-    pub droid: bool,
-    /// Cursor (MCP server, stop and beforeSubmitPrompt hooks, skill).
-    #[arg(long)]
-    pub cursor: bool,
-    /// OpenCode (MCP server, devcoach's plugin, skill).
-    #[arg(long)]
-    pub opencode: bool,
-    /// Kilo Code (MCP server, devcoach's plugin, skill).
-    #[arg(long)]
-    pub kilo: bool,
+    pub named: Vec<Agent>,
+}
+
+/// The group every agent flag belongs to (what `--all-detected` conflicts with).
+pub const AGENT_FLAGS: &str = "agents";
+
+impl clap::FromArgMatches for AgentFlags {
+    fn from_arg_matches(matches: &clap::ArgMatches) -> Result<Self, clap::Error> {
+        let named = Agent::ALL.iter().copied().filter(|a| matches.get_flag(a.spec().flag)).collect();
+        Ok(Self { named })
+    }
+
+    fn update_from_arg_matches(&mut self, matches: &clap::ArgMatches) -> Result<(), clap::Error> {
+        *self = Self::from_arg_matches(matches)?;
+        Ok(())
+    }
+}
+
+impl clap::Args for AgentFlags {
+    fn augment_args(cmd: clap::Command) -> clap::Command {
+        let flags = Agent::ALL.iter().map(|a| {
+            clap::Arg::new(a.spec().flag)
+                .long(a.spec().flag)
+                .action(clap::ArgAction::SetTrue)
+                .help(a.wires())
+                .display_order(0)
+        });
+        cmd.args(flags).group(
+            clap::ArgGroup::new(AGENT_FLAGS)
+                .args(Agent::ALL.iter().map(|a| a.spec().flag))
+                .multiple(true)
+                .required(false),
+        )
+    }
+
+    fn augment_args_for_update(cmd: clap::Command) -> clap::Command {
+        Self::augment_args(cmd)
+    }
 }
 
 #[derive(Debug, Args)]
@@ -479,7 +489,7 @@ pub struct InstallArgs {
     #[arg(long)]
     pub practice: bool,
     /// Every agent found on this machine (its folder or its program), instead of naming them.
-    #[arg(long, conflicts_with_all = ["claude_code", "claude_desktop", "gemini", "codex", "copilot", "qwen", "droid", "cursor", "opencode", "kilo"])]
+    #[arg(long, conflicts_with = AGENT_FLAGS)]
     pub all_detected: bool,
     /// Trust the devcoach server in Gemini CLI: headless runs (`gemini -p`) offer its tools only
     /// then, and Gemini stops asking before each devcoach tool (delete_lesson included). Asked at

@@ -12,7 +12,7 @@ use std::path::{Path, PathBuf};
 
 use serde_json::{Value, json};
 
-use crate::agents::{Agent, hook_plan};
+use crate::agents::Agent;
 
 /// One file of a package.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -86,7 +86,7 @@ fn skill_files(root: &str) -> Vec<PackageFile> {
 /// `hooks/hooks.json` for an agent, each hook running the launcher found under `root_var`.
 fn hooks_json(agent: Agent, launcher: &str) -> Value {
     let mut events = serde_json::Map::new();
-    for (event, sub, timeout) in hook_plan(agent) {
+    for (event, sub, timeout) in agent.hook_plan() {
         events.insert(
             (*event).to_owned(),
             json!([{ "hooks": [{ "type": "command", "command": format!("\"{launcher}\" {sub}"), "timeout": timeout }] }]),
@@ -212,7 +212,7 @@ fn copilot_plugin() -> Vec<PackageFile> {
     let root = "packaging/copilot-plugin";
     let launcher = "${PLUGIN_ROOT}/bin/devcoach-launch";
     let mut events = serde_json::Map::new();
-    for (event, sub, timeout) in hook_plan(Agent::Copilot) {
+    for (event, sub, timeout) in Agent::Copilot.hook_plan() {
         // As Copilot's own plugins do: the plugin root through `env` (where Copilot expands it),
         // read by the shell Copilot picks, bash or (on Windows) PowerShell 7 with the batch file.
         events.insert(

@@ -18,8 +18,10 @@ use super::config::JsonDoc;
 use super::hook_entries::{self, Found};
 use super::launch::{self, Launch};
 use super::skill::{self, SkillStatus};
-use super::{Agent, Places, codex, hook_plan};
+use super::{Agent, Places, codex};
 use crate::output::plural;
+use devcoach_agents::client_cli;
+use devcoach_agents::places::{claude_plugin_versions, claude_plugins_enabled};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Level {
@@ -61,17 +63,19 @@ pub struct Inputs<'a> {
 
 pub fn run(inputs: &Inputs<'_>) -> Vec<Section> {
     let mut sections = vec![environment(inputs), claude_code(inputs)];
-    if inputs.places.desktop_config.is_file() {
+    if inputs.places.desktop_config().is_file() {
         sections.push(claude_desktop(inputs));
     }
-    if inputs.places.gemini_dir.is_dir() {
+    if inputs.places.gemini_dir().is_dir() {
         sections.push(gemini(inputs));
     }
-    if inputs.places.codex_dir.is_dir() {
+    if inputs.places.codex_dir().is_dir() {
         sections.push(codex_section(inputs));
     }
-    for agent in [Agent::Copilot, Agent::Qwen, Agent::Droid, Agent::Cursor, Agent::OpenCode, Agent::Kilo] {
-        if inputs.places.agent_dir(agent).is_dir() {
+    // The agents above have sections of their own; every other row of the table is read alike.
+    for &agent in Agent::ALL {
+        let own = matches!(agent, Agent::ClaudeCode | Agent::ClaudeDesktop | Agent::Gemini | Agent::Codex);
+        if !own && inputs.places.agent_dir(agent).is_dir() {
             sections.push(other_agent(inputs, agent));
         }
     }
@@ -190,7 +194,7 @@ fn hooks_report(s: &mut Section, agent: Agent, path: &Path, inputs: &Inputs<'_>,
     if found.iter().any(|f| f.command.contains("onboard-hook") || f.command.contains("lesson-ready")) {
         s.add(Level::Warn, format!("legacy two-entry hook layout: run `{install}` to migrate"));
     }
-    for (event, _, _) in hook_plan(agent) {
+    for (event, _, _) in agent.hook_plan() {
         let n = found.iter().filter(|f| f.event == *event).count();
         match n {
             0 => s.add(Level::Warn, format!("no {event} hook: run `{install}`")),
@@ -301,7 +305,7 @@ fn server_report(s: &mut Section, entry: Option<&Value>, file: &str, inputs: &In
 
 /// The version another devcoach program reports (`--version`), if it answers.
 fn version_of(program: &Path) -> Option<String> {
-    let printed = super::client_cli::run(program, &["--version"]).ok()?;
+    let printed = client_cli::run(program, &["--version"]).ok()?;
     crate::channel::version_in(&printed).map(str::to_owned)
 }
 
@@ -328,18 +332,18 @@ fn servers_in(doc: Option<&JsonDoc>) -> Option<&Value> {
 fn claude_code(inputs: &Inputs<'_>) -> Section {
     let places = inputs.places;
     let mut s = Section::new("Claude Code");
-    if !places.claude_dir.is_dir() && !places.claude_json.is_file() {
-        s.add(Level::Info, format!("not found ({} does not exist)", places.show(&places.claude_dir)));
+    if !places.claude_dir().is_dir() && !places.claude_json().is_file() {
+        s.add(Level::Info, format!("not found ({} does not exist)", places.show(&places.claude_dir())));
         return s;
     }
     let settings = JsonDoc::load_existing(&places.claude_settings());
     let plugins = match &settings {
-        Ok(Some(doc)) => super::claude_plugins_enabled(&doc.root),
+        Ok(Some(doc)) => claude_plugins_enabled(&doc.root),
         _ => Vec::new(),
     };
     if !plugins.is_empty() {
         s.add(Level::Ok, format!("devcoach plugin enabled: {}", plugins.join(", ")));
-        for (name, version) in super::claude_plugin_versions(&places.claude_dir, &plugins) {
+        for (name, version) in claude_plugin_versions(&places.claude_dir(), &plugins) {
             package_version_report(
                 &mut s,
                 &format!("plugin {name}"),
@@ -364,11 +368,11 @@ fn claude_code(inputs: &Inputs<'_>) -> Section {
     if plugins.is_empty() {
         skill_report(&mut s, places, &places.claude_skill(), hooks_wired, "devcoach install");
     }
-    match JsonDoc::load_existing(&places.claude_json) {
+    match JsonDoc::load_existing(&places.claude_json()) {
         Ok(doc) => {
             let entry = servers_in(doc.as_ref());
             if entry.is_some() || plugins.is_empty() {
-                server_report(&mut s, entry, &places.show(&places.claude_json), inputs, "devcoach install");
+                server_report(&mut s, entry, &places.show(&places.claude_json()), inputs, "devcoach install");
             }
             if entry.is_some() && !plugins.is_empty() {
                 s.add(
@@ -394,13 +398,13 @@ fn claude_desktop(inputs: &Inputs<'_>) -> Section {
     let places = inputs.places;
     let mut s = Section::new("Claude Desktop");
     let mut command = None;
-    match JsonDoc::load_existing(&places.desktop_config) {
+    match JsonDoc::load_existing(&places.desktop_config()) {
         Ok(doc) => {
             let entry = servers_in(doc.as_ref());
             server_report(
                 &mut s,
                 entry,
-                &places.show(&places.desktop_config),
+                &places.show(&places.desktop_config()),
                 inputs,
                 "devcoach install --claude-desktop",
             );
@@ -665,7 +669,7 @@ fn gemini(inputs: &Inputs<'_>) -> Section {
     }
     hooks_report(&mut s, Agent::Gemini, &places.gemini_settings(), inputs, extension);
     if !extension {
-        skill_report(&mut s, places, &places.agents_skill, true, "devcoach install --gemini");
+        skill_report(&mut s, places, &places.agents_skill(), true, "devcoach install --gemini");
     }
     trust_report(&mut s, Agent::Gemini, places);
     s.add(
@@ -699,7 +703,7 @@ fn codex_section(inputs: &Inputs<'_>) -> Section {
             }
         }
     }
-    skill_report(&mut s, places, &places.agents_skill, true, "devcoach install --codex");
+    skill_report(&mut s, places, &places.agents_skill(), true, "devcoach install --codex");
     s
 }
 
@@ -730,18 +734,7 @@ fn trust_report(s: &mut Section, agent: Agent, places: &Places) {
 }
 
 fn flag(agent: Agent) -> &'static str {
-    match agent {
-        Agent::ClaudeCode => "claude-code",
-        Agent::ClaudeDesktop => "claude-desktop",
-        Agent::Gemini => "gemini",
-        Agent::Codex => "codex",
-        Agent::Copilot => "copilot",
-        Agent::Qwen => "qwen",
-        Agent::Droid => "droid",
-        Agent::Cursor => "cursor",
-        Agent::OpenCode => "opencode",
-        Agent::Kilo => "kilo",
-    }
+    agent.spec().flag
 }
 
 /// Copilot CLI, Qwen Code, Droid, Cursor: the server entry, the hooks, the skill, and what the
@@ -749,8 +742,8 @@ fn flag(agent: Agent) -> &'static str {
 fn other_agent(inputs: &Inputs<'_>, agent: Agent) -> Section {
     let places = inputs.places;
     let mut s = Section::new(agent.label());
-    if super::package_installed(places, agent) {
-        let what = if agent == Agent::Copilot { "plugin" } else { "extension" };
+    if let Some(package) = devcoach_agents::package_present(places, agent).filter(|p| p.brings_server()) {
+        let what = package.word();
         s.add(Level::Ok, format!("devcoach {what} installed (it brings the server, hooks and skill)"));
         if super::hooks_wired(places, agent) {
             s.add(
@@ -830,7 +823,7 @@ fn other_agent(inputs: &Inputs<'_>, agent: Agent) -> Section {
         );
     }
     trust_report(&mut s, agent, places);
-    for note in super::limits::install_notes(agent) {
+    for note in agent.spec().notes {
         s.add(Level::Info, *note);
     }
     s
@@ -839,7 +832,7 @@ fn other_agent(inputs: &Inputs<'_>, agent: Agent) -> Section {
 /// Agents found on the machine that devcoach does not wire: what it can do there.
 fn unwired(inputs: &Inputs<'_>) -> Option<Section> {
     let mut s = Section::new("Other agents");
-    for (dir, name, what) in super::limits::UNWIRED {
+    for (dir, name, what) in devcoach_agents::table::UNWIRED {
         if inputs.places.home.join(dir).is_dir() {
             s.add(
                 Level::Info,

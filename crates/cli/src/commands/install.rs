@@ -11,23 +11,9 @@ use crate::context::Ctx;
 use crate::failure::invalid;
 use crate::output::{self, Style, Term};
 
-/// The agents named by flags, in a fixed order.
+/// The agents named by flags, in the table's order.
 fn named(flags: &AgentFlags) -> Vec<Agent> {
-    [
-        (flags.claude_code, Agent::ClaudeCode),
-        (flags.claude_desktop, Agent::ClaudeDesktop),
-        (flags.gemini, Agent::Gemini),
-        (flags.codex, Agent::Codex),
-        (flags.copilot, Agent::Copilot),
-        (flags.qwen, Agent::Qwen),
-        (flags.droid, Agent::Droid),
-        (flags.cursor, Agent::Cursor),
-        (flags.opencode, Agent::OpenCode),
-        (flags.kilo, Agent::Kilo),
-    ]
-    .into_iter()
-    .filter_map(|(on, agent)| on.then_some(agent))
-    .collect()
+    flags.named.clone()
 }
 
 fn selected(flags: &AgentFlags, all: bool) -> Vec<Agent> {

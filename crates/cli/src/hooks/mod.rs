@@ -14,53 +14,40 @@ use devcoach_core::SessionId;
 pub use devcoach_core::hook_payload::Payload;
 use devcoach_core::limits;
 use devcoach_store::{DataDir, Store, StoreError};
-use serde_json::{Value, json};
+use serde_json::Value;
 
-use self::texts::Client;
+use devcoach_agents::{Agent, answer};
 
 /// The hidden subcommands.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Hook {
-    Stop(Client),
-    Prompt(Client),
+    /// `<agent>-stop-hook` (Claude Code's unprefixed): each agent's names are in its row.
+    Stop(Agent),
+    Prompt(Agent),
     /// The old two-entry layout: the onboarding half.
     Onboard,
     /// The old two-entry layout: the lesson half.
     LessonReady,
 }
 
-/// Every hook subcommand: `<agent>-stop-hook` and `<agent>-prompt-hook` for each agent (Claude
-/// Code's unprefixed), and the two of the old layout.
-const NAMES: &[(Hook, &str)] = &[
-    (Hook::Stop(Client::Claude), "stop-hook"),
-    (Hook::Prompt(Client::Claude), "prompt-hook"),
-    (Hook::Stop(Client::Gemini), "gemini-stop-hook"),
-    (Hook::Prompt(Client::Gemini), "gemini-prompt-hook"),
-    (Hook::Stop(Client::Codex), "codex-stop-hook"),
-    (Hook::Prompt(Client::Codex), "codex-prompt-hook"),
-    (Hook::Stop(Client::Copilot), "copilot-stop-hook"),
-    (Hook::Prompt(Client::Copilot), "copilot-prompt-hook"),
-    (Hook::Stop(Client::Qwen), "qwen-stop-hook"),
-    (Hook::Prompt(Client::Qwen), "qwen-prompt-hook"),
-    (Hook::Stop(Client::Droid), "droid-stop-hook"),
-    (Hook::Prompt(Client::Droid), "droid-prompt-hook"),
-    (Hook::Stop(Client::Cursor), "cursor-stop-hook"),
-    (Hook::Prompt(Client::Cursor), "cursor-prompt-hook"),
-    (Hook::Stop(Client::OpenCode), "opencode-stop-hook"),
-    (Hook::Prompt(Client::OpenCode), "opencode-prompt-hook"),
-    (Hook::Stop(Client::Kilo), "kilo-stop-hook"),
-    (Hook::Prompt(Client::Kilo), "kilo-prompt-hook"),
-    (Hook::Onboard, "onboard-hook"),
-    (Hook::LessonReady, "lesson-ready"),
-];
-
 impl Hook {
     pub fn parse(arg: &str) -> Option<Self> {
-        NAMES.iter().find(|(_, name)| *name == arg).map(|(hook, _)| *hook)
+        match arg {
+            "onboard-hook" => Some(Self::Onboard),
+            "lesson-ready" => Some(Self::LessonReady),
+            _ => {
+                Agent::by_hook_name(arg).map(|(agent, stop)| if stop { Self::Stop(agent) } else { Self::Prompt(agent) })
+            }
+        }
     }
 
     pub fn name(self) -> &'static str {
-        NAMES.iter().find(|(hook, _)| *hook == self).map_or("hook", |(_, name)| name)
+        match self {
+            Self::Onboard => "onboard-hook",
+            Self::LessonReady => "lesson-ready",
+            Self::Stop(agent) => agent.spec().hook_names.map_or("hook", |(stop, _)| stop),
+            Self::Prompt(agent) => agent.spec().hook_names.map_or("hook", |(_, prompt)| prompt),
+        }
     }
 }
 
@@ -84,35 +71,18 @@ fn payload_from_stdin() -> Option<Payload> {
 #[derive(Debug, Clone, PartialEq)]
 pub enum Outcome {
     Silent(String),
-    Block { client: Client, reason: String, status: bool, why: String },
-    Prime { client: Client, context: String, why: String },
+    Block { agent: Agent, reason: String, status: bool, why: String },
+    Prime { agent: Agent, context: String, why: String },
 }
 
 impl Outcome {
     fn json(&self) -> Option<Value> {
         match self {
             Self::Silent(_) => None,
-            // Cursor sends a stop hook's `followup_message` as the next message.
-            Self::Block { client: Client::Cursor, reason, .. } => Some(json!({ "followup_message": reason })),
-            Self::Block { client, reason, status, .. } => {
-                let mut v = json!({ "decision": client.block_word(), "reason": reason });
-                // The status line is shown by the three agents known to read it.
-                if *status && matches!(client, Client::Claude | Client::Gemini | Client::Codex) {
-                    v["systemMessage"] = Value::String(texts::CUE_STATUS.into());
-                }
-                Some(v)
+            Self::Block { agent, reason, status, .. } => {
+                Some(answer::block(*agent, reason, status.then_some(texts::CUE_STATUS)))
             }
-            // Copilot CLI applies only a flat `additionalContext` (not the nested form); the
-            // OpenCode/Kilo plugin reads the same.
-            Self::Prime { client: Client::Copilot | Client::OpenCode | Client::Kilo, context, .. } => {
-                Some(json!({ "additionalContext": context }))
-            }
-            Self::Prime { client: Client::Cursor, context, .. } => {
-                Some(json!({ "continue": true, "additional_context": context }))
-            }
-            Self::Prime { client, context, .. } => Some(json!({
-                "hookSpecificOutput": { "hookEventName": client.prompt_event(), "additionalContext": context }
-            })),
+            Self::Prime { agent, context, .. } => Some(answer::prime(*agent, context)),
         }
     }
 
@@ -123,8 +93,8 @@ impl Outcome {
     }
 }
 
-fn onboarding(client: Client) -> Outcome {
-    Outcome::Block { client, reason: texts::onboarding_cue(client), status: false, why: "onboarding cue".into() }
+fn onboarding(agent: Agent) -> Outcome {
+    Outcome::Block { agent, reason: texts::onboarding_cue(agent), status: false, why: "onboarding cue".into() }
 }
 
 /// Decides a hook from its payload and the data directory.
@@ -132,7 +102,7 @@ pub fn decide(hook: Hook, p: &Payload, dir: &DataDir, now: DateTime<Utc>) -> Out
     let session = SessionId::from_payload(p.session_id.as_deref());
     let silent = |why: &str| Outcome::Silent(why.to_owned());
     if let Hook::Prompt(client) = hook {
-        if client == Client::Claude && p.via_cursor && cursor_has_its_own() {
+        if client == Agent::ClaudeCode && p.via_cursor && cursor_has_its_own() {
             return silent("Cursor running Claude Code's hooks: devcoach's Cursor hook answers it instead");
         }
         // The prompt hook never bumps a counter: it carries an unanswered cue, or forecasts.
@@ -150,7 +120,7 @@ pub fn decide(hook: Hook, p: &Payload, dir: &DataDir, now: DateTime<Utc>) -> Out
         match store.take_held_cue(&session, now) {
             Ok(Some(held)) => {
                 return Outcome::Prime {
-                    client,
+                    agent: client,
                     context: texts::held_cue(client, held),
                     why: "the last stop's cue was never answered: carried to this prompt".into(),
                 };
@@ -163,7 +133,7 @@ pub fn decide(hook: Hook, p: &Payload, dir: &DataDir, now: DateTime<Utc>) -> Out
                 let why = f.reasons.iter().map(reasons::outlook).collect::<Vec<_>>().join("; ");
                 // While a cue waits unanswered, the carried cue is the reminder: no prime on top.
                 if f.would_cue && f.streak == 0 {
-                    Outcome::Prime { client, context: texts::prime(client), why }
+                    Outcome::Prime { agent: client, context: texts::prime(client), why }
                 } else {
                     Outcome::Silent(why)
                 }
@@ -171,8 +141,8 @@ pub fn decide(hook: Hook, p: &Payload, dir: &DataDir, now: DateTime<Utc>) -> Out
             Err(e) => silent(&format!("forecast failed: {e}")),
         };
     }
-    let client = if let Hook::Stop(c) = hook { c } else { Client::Claude };
-    if hook == Hook::Stop(Client::Claude) && p.via_cursor && cursor_has_its_own() {
+    let client = if let Hook::Stop(c) = hook { c } else { Agent::ClaudeCode };
+    if hook == Hook::Stop(Agent::ClaudeCode) && p.via_cursor && cursor_has_its_own() {
         return silent("Cursor running Claude Code's hooks: devcoach's Cursor hook answers it instead");
     }
     if p.aborted {
@@ -241,11 +211,11 @@ pub fn decide(hook: Hook, p: &Payload, dir: &DataDir, now: DateTime<Utc>) -> Out
         (Ok(true), Some(path)) => devcoach_probe::transcript::work_signals(std::path::Path::new(path)),
         _ => None,
     };
-    let agent = client.slug().unwrap_or("claude");
+    let agent = client.spec().slug;
     let work = work.map(|signals| devcoach_store::WorkSession { agent, session_id: session.as_str(), signals });
     match store.evaluate_stop(&session, p.plan_mode, work.as_ref(), now) {
         Ok(d) if d.cue => Outcome::Block {
-            client,
+            agent: client,
             reason: match d.review_due {
                 Some(due) => texts::review_cue(client, due),
                 None => texts::lesson_cue(client, d.next_lesson_number),
@@ -301,8 +271,7 @@ fn note_ask_before_a_database(dir: &DataDir, session: &SessionId, now: DateTime<
 /// Whether Cursor's own hooks file runs devcoach (then a Claude hook Cursor also runs must stay
 /// quiet, or the stop would count twice). Read only for a payload from Cursor.
 fn cursor_has_its_own() -> bool {
-    crate::agents::Places::from_env()
-        .is_ok_and(|places| crate::agents::hooks_wired(&places, crate::agents::Agent::Cursor))
+    devcoach_agents::Places::from_env().is_ok_and(|places| devcoach_agents::hooks_wired(&places, Agent::Cursor))
 }
 
 /// How long a hook waits for another process's hold on the database (a sync writes in rounds
@@ -411,40 +380,18 @@ mod tests {
 
     #[test]
     fn names_round_trip() {
-        for (hook, name) in NAMES {
-            assert_eq!(Hook::parse(name), Some(*hook));
-            assert_eq!(hook.name(), *name);
+        for &agent in Agent::ALL {
+            let Some((stop, prompt)) = agent.spec().hook_names else { continue };
+            assert_eq!(Hook::parse(stop), Some(Hook::Stop(agent)));
+            assert_eq!(Hook::parse(prompt), Some(Hook::Prompt(agent)));
+            assert_eq!(Hook::Stop(agent).name(), stop);
+            assert_eq!(Hook::Prompt(agent).name(), prompt);
         }
-        // Each agent has its pair, named after it.
-        for client in Client::ALL {
-            let prefix = client.slug().map(|s| format!("{s}-")).unwrap_or_default();
-            assert_eq!(Hook::Stop(client).name(), format!("{prefix}stop-hook"));
-            assert_eq!(Hook::Prompt(client).name(), format!("{prefix}prompt-hook"));
+        for legacy in ["onboard-hook", "lesson-ready"] {
+            assert_eq!(Hook::parse(legacy).map(Hook::name), Some(legacy));
         }
+        assert_eq!(Hook::parse("stop-hook"), Some(Hook::Stop(Agent::ClaudeCode)));
+        assert_eq!(Hook::parse("gemini-prompt-hook"), Some(Hook::Prompt(Agent::Gemini)));
         assert_eq!(Hook::parse("lessons"), None);
-    }
-
-    #[test]
-    fn each_agent_gets_the_answer_shape_it_reads() {
-        let block = |client| {
-            Outcome::Block { client, reason: "R".into(), status: true, why: String::new() }.json().expect("json")
-        };
-        let prime = |client| Outcome::Prime { client, context: "C".into(), why: String::new() }.json().expect("json");
-        assert_eq!(
-            block(Client::Claude),
-            json!({"decision": "block", "reason": "R", "systemMessage": texts::CUE_STATUS})
-        );
-        assert_eq!(block(Client::Gemini)["decision"], "deny");
-        for client in [Client::Copilot, Client::Qwen, Client::Droid, Client::OpenCode, Client::Kilo] {
-            assert_eq!(block(client), json!({"decision": "block", "reason": "R"}), "{client:?}");
-        }
-        assert_eq!(block(Client::Cursor), json!({"followup_message": "R"}));
-        assert_eq!(
-            prime(Client::Qwen),
-            json!({"hookSpecificOutput": {"hookEventName": "UserPromptSubmit", "additionalContext": "C"}})
-        );
-        assert_eq!(prime(Client::Gemini)["hookSpecificOutput"]["hookEventName"], "BeforeAgent");
-        assert_eq!(prime(Client::Copilot), json!({"additionalContext": "C"}));
-        assert_eq!(prime(Client::Cursor), json!({"continue": true, "additional_context": "C"}));
     }
 }

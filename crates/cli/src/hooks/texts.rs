@@ -2,101 +2,15 @@
 //! only instructions of their own are the short fallback for a client without the skill, and
 //! `skip_lesson` as the way to decline.
 
+use devcoach_agents::Agent;
 use devcoach_core::card::{CARD_BRAND, band};
 use devcoach_core::pacing::{HeldCue, NotebookCheckpoint, notebook_checkpoint};
-
-/// The agent a hook serves, named by the hook subcommand the installer wrote (never guessed from
-/// the payload): it decides the words of the cue and the shape of the answer.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Client {
-    Claude,
-    Gemini,
-    Codex,
-    Copilot,
-    Qwen,
-    Droid,
-    Cursor,
-    /// OpenCode and Kilo, through the plugin devcoach ships (it maps the answer itself).
-    OpenCode,
-    Kilo,
-}
-
-impl Client {
-    #[cfg(test)]
-    pub const ALL: [Self; 9] = [
-        Self::Claude,
-        Self::Gemini,
-        Self::Codex,
-        Self::Copilot,
-        Self::Qwen,
-        Self::Droid,
-        Self::Cursor,
-        Self::OpenCode,
-        Self::Kilo,
-    ];
-
-    /// The start of its hook subcommands (`<slug>-stop-hook`); Claude Code's are unprefixed.
-    pub fn slug(self) -> Option<&'static str> {
-        match self {
-            Self::Claude => None,
-            Self::Gemini => Some("gemini"),
-            Self::Codex => Some("codex"),
-            Self::Copilot => Some("copilot"),
-            Self::Qwen => Some("qwen"),
-            Self::Droid => Some("droid"),
-            Self::Cursor => Some("cursor"),
-            Self::OpenCode => Some("opencode"),
-            Self::Kilo => Some("kilo"),
-        }
-    }
-
-    /// The agent's name, as its users know it.
-    pub fn label(self) -> &'static str {
-        match self {
-            Self::Claude => "Claude Code",
-            Self::Gemini => "Gemini CLI",
-            Self::Codex => "Codex CLI",
-            Self::Copilot => "Copilot CLI",
-            Self::Qwen => "Qwen Code",
-            Self::Droid => "Droid",
-            Self::Cursor => "Cursor",
-            Self::OpenCode => "OpenCode",
-            Self::Kilo => "Kilo Code",
-        }
-    }
-
-    /// The word a blocking decision uses.
-    pub fn block_word(self) -> &'static str {
-        match self {
-            Self::Gemini => "deny",
-            _ => "block",
-        }
-    }
-
-    /// The prompt event name echoed in `hookSpecificOutput`.
-    pub fn prompt_event(self) -> &'static str {
-        match self {
-            Self::Gemini => "BeforeAgent",
-            _ => "UserPromptSubmit",
-        }
-    }
-
-    /// How this client is told to load the skill.
-    fn use_skill(self) -> &'static str {
-        match self {
-            Self::Claude => "Invoke the `devcoach` skill with the Skill tool",
-            Self::Gemini => "Activate the `devcoach` skill with the activate_skill tool",
-            Self::OpenCode | Self::Kilo => "Load the `devcoach` skill with the skill tool",
-            Self::Codex | Self::Copilot | Self::Qwen | Self::Droid | Self::Cursor => "Activate the `devcoach` skill",
-        }
-    }
-}
 
 /// The status line some clients show while the stop hook works.
 pub const CUE_STATUS: &str = "🎓 devcoach: seeing whether a lesson is due…";
 
 /// The lesson cue: a lesson is due now; the skill says how.
-pub fn lesson_cue(client: Client, lesson_number: i64) -> String {
+pub fn lesson_cue(client: Agent, lesson_number: i64) -> String {
     let notebook = match notebook_checkpoint(lesson_number) {
         NotebookCheckpoint::Now => format!(
             "This is lesson #{lesson_number}, a notebook checkpoint: after the learner's feedback, follow \
@@ -119,7 +33,7 @@ pub fn lesson_cue(client: Client, lesson_number: i64) -> String {
          call skip_lesson with a one-line reason instead and say nothing about it.\n\n\
          Pacing and the rate limit are already checked. Stay silent about devcoach itself: no narration of its \
          tools, only the card or nothing.",
-        client.use_skill(),
+        client.spec().use_skill,
         band(CARD_BRAND),
         band("[topic] · [level]"),
     )
@@ -127,7 +41,7 @@ pub fn lesson_cue(client: Client, lesson_number: i64) -> String {
 
 /// The review cue: a lesson would be due, and review cards are waiting; this time the learner
 /// recalls something already taught instead.
-pub fn review_cue(client: Client, due: i64) -> String {
+pub fn review_cue(client: Agent, due: i64) -> String {
     let cards = if due == 1 { "1 review card is".to_owned() } else { format!("{due} review cards are") };
     format!(
         "devcoach: the work just finished makes room for coaching, and {cards} due: this time, one quick review \
@@ -138,14 +52,14 @@ pub fn review_cue(client: Client, due: i64) -> String {
          returns in a few lines.\n\n\
          If the learner is in the middle of something that a question would derail, call skip_lesson with a \
          one-line reason instead and say nothing about it. Never narrate devcoach's tools.",
-        client.use_skill(),
+        client.spec().use_skill,
     )
 }
 
 /// The held cue: the last turn ended with a lesson due that the agent never gave (it could not
 /// act on the stop's cue, or let it drop): offered once at the next prompt.
-pub fn held_cue(client: Client, held: HeldCue) -> String {
-    let skill = lowercase_first(client.use_skill());
+pub fn held_cue(client: Agent, held: HeldCue) -> String {
+    let skill = lowercase_first(client.spec().use_skill);
     match held {
         HeldCue::Lesson => format!(
             "devcoach: a lesson was due when the last turn ended and was not given. If this reply finishes \
@@ -162,13 +76,13 @@ pub fn held_cue(client: Client, held: HeldCue) -> String {
 }
 
 /// The prime: the next stop will cue, so close this turn with a lesson (or decline).
-pub fn prime(client: Client) -> String {
+pub fn prime(client: Agent) -> String {
     format!(
         "devcoach: this turn's end will reach the lesson threshold, so settle it within this reply.\n\
          - Technical work: {} and let it close your reply with the lesson.\n\
          - Anything else: call the devcoach skip_lesson tool with a one-line reason and say nothing about it.\n\
          - Either way, never narrate devcoach tool calls or reads.",
-        lowercase_first(client.use_skill())
+        lowercase_first(client.spec().use_skill)
     )
 }
 
@@ -179,9 +93,10 @@ fn lowercase_first(s: &str) -> String {
 
 /// The onboarding cue: no profile yet. What the automatic set-up reads depends on the agent:
 /// the history scan knows Claude Code's files only, so the others are told so.
-pub fn onboarding_cue(client: Client) -> String {
+pub fn onboarding_cue(client: Agent) -> String {
+    // The history scan reads Claude Code's files only.
     let reads = match client {
-        Client::Claude => "which projects and stacks their Claude Code history shows, and the stack of the \
+        Agent::ClaudeCode => "which projects and stacks their Claude Code history shows, and the stack of the \
                            folder they are in"
             .to_owned(),
         other => format!(
@@ -207,7 +122,7 @@ mod tests {
 
     #[test]
     fn cues_delegate_and_name_the_no_op() {
-        for client in Client::ALL {
+        for &client in Agent::ALL {
             let cue = lesson_cue(client, 3);
             assert!(cue.contains("`devcoach` skill"), "{client:?}");
             assert!(cue.contains("skip_lesson"));
@@ -215,17 +130,17 @@ mod tests {
             assert!(cue.contains("next checkpoint is lesson #10"));
             assert!(prime(client).contains("skip_lesson"));
         }
-        assert!(lesson_cue(Client::Claude, 1).contains("Skill tool"));
-        assert!(lesson_cue(Client::Gemini, 1).contains("activate_skill"));
-        assert!(!lesson_cue(Client::Codex, 1).contains("Skill tool"));
-        assert!(lesson_cue(Client::Claude, 20).contains("updated after 20 lessons"));
-        for client in Client::ALL {
+        assert!(lesson_cue(Agent::ClaudeCode, 1).contains("Skill tool"));
+        assert!(lesson_cue(Agent::Gemini, 1).contains("activate_skill"));
+        assert!(!lesson_cue(Agent::Codex, 1).contains("Skill tool"));
+        assert!(lesson_cue(Agent::ClaudeCode, 20).contains("updated after 20 lessons"));
+        for &client in Agent::ALL {
             let cue = onboarding_cue(client);
             assert!(cue.contains("complete_onboarding"), "{client:?}");
             // Only Claude Code's own cue promises a reading of its history.
-            assert_eq!(cue.contains("history is not read"), client != Client::Claude, "{client:?}");
+            assert_eq!(cue.contains("history is not read"), client != Agent::ClaudeCode, "{client:?}");
         }
-        assert!(onboarding_cue(Client::Gemini).contains("Gemini CLI's own history is not read"));
-        assert!(prime(Client::Gemini).starts_with("devcoach: this turn"));
+        assert!(onboarding_cue(Agent::Gemini).contains("Gemini CLI's own history is not read"));
+        assert!(prime(Agent::Gemini).starts_with("devcoach: this turn"));
     }
 }

@@ -376,7 +376,7 @@ fn plugins_and_extensions_bring_their_own_hooks() {
     );
     let out = ok(&env, &["install", "--claude-code", "--gemini"]);
     assert!(out.contains("hooks: the devcoach@devcoach plugin provides them"), "{out}");
-    assert!(out.contains("hooks and skill: the devcoach Gemini extension provides them"), "{out}");
+    assert!(out.contains("hooks and skill: the devcoach extension for Gemini CLI provides them"), "{out}");
     assert!(read_json(&h.join(".claude/settings.json")).get("hooks").is_none());
     assert!(!h.join(".agents/skills/devcoach").exists());
 

@@ -30,12 +30,12 @@ fn payload(name: &str) -> Vec<u8> {
         "claude-stop-plan" => "ts-0.9.5/hooks/stop-payload.plan.json",
         "claude-prompt" => "ts-0.9.5/hooks/prompt-payload.json",
         "claude-stop-full" => "hooks/claude-stop-full.json",
-        "gemini-stop" => "hooks/gemini-after-agent.json",
-        "gemini-prompt" => "hooks/gemini-before-agent.json",
+        "gemini-stop" => "hooks/gemini-stop.json",
+        "gemini-prompt" => "hooks/gemini-prompt.json",
         "codex-stop" => "hooks/codex-stop.json",
-        "codex-prompt" => "hooks/codex-user-prompt-submit.json",
+        "codex-prompt" => "hooks/codex-prompt.json",
         "cursor-stop" => "hooks/cursor-stop.json",
-        "cursor-prompt" => "hooks/cursor-before-submit-prompt.json",
+        "cursor-prompt" => "hooks/cursor-prompt.json",
         other => panic!("no payload {other}"),
     };
     std::fs::read(fixtures().join(path)).expect("payload fixture")
@@ -796,5 +796,28 @@ fn stats_doctor_and_the_next_stop_agree_on_the_next_lesson() {
                 }
             }
         }
+    }
+}
+
+/// Every agent in the table, through the real binary: its prompt hook primes and its stop hook
+/// cues in the answer shape its row names, from its own payload where a fixture holds one
+/// (`tests/fixtures/hooks/<slug>-stop.json`, `<slug>-prompt.json`), else Claude Code's.
+#[test]
+fn every_agent_in_the_table_answers_in_its_own_shape() {
+    use devcoach_agents::{Agent, answer};
+    for &agent in Agent::ALL {
+        let Some((stop, prompt)) = agent.spec().hook_names else { continue };
+        let own = |kind: &str, fallback: &str| {
+            std::fs::read(fixtures().join(format!("hooks/{}-{kind}.json", agent.spec().slug)))
+                .unwrap_or_else(|_| payload(fallback))
+        };
+        let env = onboarded(1);
+        let prime = hook(&env, prompt, &own("prompt", "claude-prompt")).expect("the next stop is due: a prime");
+        assert_eq!(keys(&prime), keys(&answer::prime(agent, "C")), "{prompt}: {prime}");
+        assert!(prime.to_string().contains("skip_lesson"), "{prompt}");
+        let cue = hook(&env, stop, &own("stop", "claude-stop")).expect("a cue");
+        assert_eq!(keys(&cue), keys(&answer::block(agent, "R", Some("S"))), "{stop}: {cue}");
+        assert!(cue.to_string().contains(agent.spec().use_skill), "{stop}: {cue}");
+        assert!(pending(&env), "{stop}: the cue arms the retry window");
     }
 }

@@ -13,9 +13,8 @@ pub struct Launch {
 
 impl Launch {
     /// This binary, as the agents should run it.
-    pub fn current() -> anyhow::Result<Self> {
-        let exe = std::env::current_exe()
-            .map_err(|e| anyhow::anyhow!("cannot tell where the devcoach binary is ({e}): run it by its full path"))?;
+    pub fn current() -> Result<Self, crate::AgentsError> {
+        let exe = std::env::current_exe().map_err(crate::AgentsError::NoExe)?;
         let path_var = std::env::var_os("PATH").unwrap_or_default();
         Ok(Self::choose(&exe, &path_var))
     }

@@ -3,20 +3,19 @@
 
 use std::path::Path;
 
-use super::launch::Launch;
-use crate::hooks::texts::Client;
+use crate::launch::Launch;
+use crate::table::Agent;
 
 /// The first line every copy starts with: how uninstall and doctor know the file is ours.
 const MARK: &str = "// devcoach for OpenCode and Kilo Code";
 
-/// The plugin for `client`, running `launch`'s program.
-pub fn text(client: Client, launch: &Launch) -> String {
+/// The plugin for `agent`, running `launch`'s program.
+pub fn text(agent: Agent, launch: &Launch) -> String {
     let program = launch.program.to_string_lossy();
     // A JSON string is a JavaScript string: any path is quoted safely.
     let quoted = serde_json::to_string(&program).unwrap_or_else(|_| "\"devcoach\"".to_owned());
     // The plugin runs `<agent>-stop-hook`: the hook names' own prefix for the agent.
-    let agent = client.slug().unwrap_or("opencode");
-    devcoach_assets::OPENCODE_PLUGIN.replace("\"@DEVCOACH@\"", &quoted).replace("@AGENT@", agent)
+    devcoach_assets::OPENCODE_PLUGIN.replace("\"@DEVCOACH@\"", &quoted).replace("@AGENT@", agent.spec().slug)
 }
 
 /// Whether `path` is a plugin file devcoach wrote.
@@ -40,7 +39,7 @@ mod tests {
     #[test]
     fn the_plugin_names_this_binary_and_its_agent() {
         let launch = Launch { program: "/opt/my \"tools\"/devcoach".into(), caution: None };
-        let text = text(Client::Kilo, &launch);
+        let text = text(Agent::Kilo, &launch);
         assert!(text.starts_with(MARK));
         assert!(text.contains(r#"const DEVCOACH = "/opt/my \"tools\"/devcoach";"#), "{text}");
         assert!(text.contains(r#"const AGENT = "kilo";"#));

@@ -2,13 +2,14 @@
 
 use std::path::Path;
 
-use serde_json::{Map, Value, json};
+use serde_json::{Map, Value};
 
-use super::config::{ConfigError, JsonDoc, Saved};
-use super::hook_entries::{self, Family, Shape, Upsert, Wanted};
-use super::launch::Launch;
-use super::skill::{self, SkillStatus};
-use super::{Agent, Places, client_cli, codex, hook_plan};
+use crate::config::{ConfigError, JsonDoc, Saved};
+use crate::hook_entries::{self, Family, Shape, Upsert, Wanted};
+use crate::launch::Launch;
+use crate::skill::{self, SkillStatus};
+use crate::table::{Agent, Dir, Hooks, Mcp, Package};
+use crate::{Places, client_cli, codex};
 
 /// How a step went.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -57,7 +58,7 @@ pub struct InstallOptions {
 
 /// Whether the agent keeps a per-server trust switch that decides what headless runs offer.
 pub fn takes_trust(agent: Agent) -> bool {
-    agent == Agent::Gemini
+    agent.spec().trust
 }
 
 /// The trust switch of the agent's devcoach entry: `None` when there is no entry yet.
@@ -67,27 +68,25 @@ pub fn trusted(agent: Agent, places: &Places) -> Option<bool> {
     }
     let file = places.mcp_file(agent)?;
     let doc = JsonDoc::load_existing(&file).ok().flatten()?;
-    let entry = doc.root.get("mcpServers")?.get("devcoach")?;
+    let entry = doc.root.get(Places::mcp_key(agent))?.get("devcoach")?;
     Some(entry.get("trust").and_then(Value::as_bool).unwrap_or(false))
 }
 
-/// The MCP server entry an agent's JSON configuration should hold, the way the agent's own
-/// `mcp add` writes it.
+/// The MCP server entry an agent's JSON configuration should hold: its row's template with this
+/// binary's path filled in.
 fn server_entry(agent: Agent, launch: &Launch, trust: bool) -> Value {
-    let command = launch.program.to_string_lossy();
-    let mut entry = match agent {
-        Agent::ClaudeCode => json!({ "type": "stdio", "command": command, "args": ["mcp"], "env": {} }),
-        Agent::Copilot => {
-            json!({ "type": "local", "command": command, "args": ["mcp"], "env": {}, "tools": ["*"] })
+    fn fill(v: &mut Value, program: &str) {
+        match v {
+            Value::String(s) if s == "{program}" => program.clone_into(s),
+            Value::Array(items) => items.iter_mut().for_each(|i| fill(i, program)),
+            Value::Object(map) => map.values_mut().for_each(|i| fill(i, program)),
+            _ => {}
         }
-        Agent::Droid => json!({ "type": "stdio", "command": command, "args": ["mcp"], "disabled": false }),
-        // Qwen Code otherwise defers a server's tools behind its tool search: the model would
-        // see their names only, and the cue asks it to call them.
-        Agent::Qwen => json!({ "command": command, "args": ["mcp"], "alwaysLoadTools": true }),
-        // OpenCode and Kilo: the command line as one array.
-        Agent::OpenCode | Agent::Kilo => json!({ "type": "local", "command": [command, "mcp"] }),
-        _ => json!({ "command": command, "args": ["mcp"] }),
-    };
+    }
+    let Mcp::Json { entry, .. } = agent.spec().mcp else { return Value::Null };
+    // The table's test parses every template.
+    let mut entry: Value = serde_json::from_str(entry).unwrap_or(Value::Null);
+    fill(&mut entry, &launch.program.to_string_lossy());
     if trust && takes_trust(agent) {
         entry["trust"] = Value::Bool(true);
     }
@@ -126,154 +125,119 @@ fn config_failure(report: &mut Report, places: &Places, e: &ConfigError) {
 
 pub fn install(agent: Agent, places: &Places, launch: &Launch, opts: InstallOptions) -> Report {
     let mut report = Report::default();
-    match agent {
-        Agent::ClaudeCode => {
-            mcp_register(&mut report, agent, places, launch, opts);
-            if opts.skip_hook {
-                report.push(Mark::Skipped, "hooks (--skip-hook)");
-            } else {
-                claude_hooks(&mut report, places, launch);
-            }
-            if opts.practice {
-                practice_hook(&mut report, places, launch);
-            }
-            skill_install(&mut report, places, &places.claude_skill(), opts.force);
-        }
-        Agent::ClaudeDesktop => {
-            let dir = places.desktop_config.parent().unwrap_or(Path::new("."));
-            if !opts.explicit && !dir.is_dir() {
-                report.push(
-                    Mark::Skipped,
-                    format!(
-                        "Claude Desktop not found ({} does not exist); use --claude-desktop to write it anyway",
-                        places.show(dir)
-                    ),
-                );
-                return report;
-            }
-            mcp_register(&mut report, agent, places, launch, opts);
-            report.push(Mark::Note, "restart Claude Desktop to load the server");
-        }
-        Agent::Gemini => {
-            mcp_register(&mut report, agent, places, launch, opts);
-            if places.gemini_extension().is_file() {
-                report.push(Mark::Skipped, "hooks and skill: the devcoach Gemini extension provides them");
-            } else {
-                if opts.skip_hook {
-                    report.push(Mark::Skipped, "hooks (--skip-hook)");
-                } else {
-                    json_hooks(&mut report, places, &places.gemini_settings(), agent, launch);
-                }
-                skill_install(&mut report, places, &places.agents_skill, opts.force);
-            }
-            report.push(
-                Mark::Note,
-                "Gemini CLI turns MCP servers and hooks off in folders you have not trusted: trust your project \
-                 folders when it asks, or devcoach stays silent there",
-            );
-        }
-        Agent::Copilot | Agent::Qwen if super::package_installed(places, agent) => {
-            let what = if agent == Agent::Copilot { "plugin" } else { "extension" };
+    let spec = agent.spec();
+    if let Dir::App(_) = spec.dir {
+        let dir = places.agent_dir(agent);
+        if !opts.explicit && !dir.is_dir() {
             report.push(
                 Mark::Skipped,
-                format!("server, hooks and skill: the devcoach {what} for {} provides them", agent.label()),
+                format!(
+                    "{} not found ({} does not exist); use --{} to write it anyway",
+                    spec.label,
+                    places.show(&dir),
+                    spec.flag
+                ),
             );
+            return report;
         }
-        Agent::Copilot | Agent::Qwen | Agent::Droid | Agent::Cursor => {
-            mcp_register(&mut report, agent, places, launch, opts);
-            if opts.skip_hook {
-                report.push(Mark::Skipped, "hooks (--skip-hook)");
-            } else if agent == Agent::Cursor && super::hooks_wired(places, Agent::ClaudeCode) {
-                // Cursor runs Claude Code's hooks too; its own make sure it gets its own answer
-                // shape, and the Claude hook stays quiet for Cursor once they exist.
-                if let Some((path, _)) = places.hook_file(agent) {
-                    json_hooks(&mut report, places, &path, agent, launch);
-                }
-                if super::hooks_wired(places, agent) {
-                    report.push(
-                        Mark::Note,
-                        "Cursor also runs the Claude Code hooks in ~/.claude/settings.json: those stay quiet for \
-                         Cursor, so each stop counts once",
-                    );
-                }
-            } else if let Some((path, _)) = places.hook_file(agent) {
+    }
+    let package = crate::package_present(places, agent);
+    if let Some(package) = package.filter(|p| p.brings_server()) {
+        report.push(
+            Mark::Skipped,
+            format!("server, hooks and skill: the devcoach {} for {} provides them", package.word(), spec.label),
+        );
+        return report;
+    }
+    match spec.mcp {
+        Mcp::Json { .. } => mcp_register(&mut report, agent, places, launch, opts),
+        Mcp::CodexToml => codex_mcp(&mut report, places, launch, opts.force),
+    }
+    let hooks_word = if matches!(spec.hooks, Hooks::Plugin { .. }) { "plugin" } else { "hooks" };
+    match (spec.hooks, package) {
+        (Hooks::None, _) => {}
+        (_, Some(package)) => {
+            let what = if package.brings_skill() { "hooks and skill" } else { "hooks" };
+            report.push(Mark::Skipped, format!("{what}: {} provides them", package_name(places, agent, package)));
+        }
+        _ if opts.skip_hook => report.push(Mark::Skipped, format!("{hooks_word} (--skip-hook)")),
+        (Hooks::Plugin { .. }, None) => plugin_install(&mut report, agent, places, launch),
+        (Hooks::Json { .. }, None) => {
+            // Cursor runs Claude Code's hooks too; its own make sure it gets its own answer
+            // shape, and the Claude hook stays quiet for Cursor once they exist.
+            let claude_too = agent == Agent::Cursor && crate::hooks_wired(places, Agent::ClaudeCode);
+            if let Some((path, _)) = places.hook_file(agent) {
                 json_hooks(&mut report, places, &path, agent, launch);
             }
-            if let Some(dir) = places.skill_dir(agent) {
-                skill_install(&mut report, places, &dir, opts.force);
-            }
-            for note in super::limits::install_notes(agent) {
-                report.push(Mark::Note, *note);
-            }
-        }
-        Agent::OpenCode | Agent::Kilo => {
-            mcp_register(&mut report, agent, places, launch, opts);
-            if opts.skip_hook {
-                report.push(Mark::Skipped, "plugin (--skip-hook)");
-            } else {
-                plugin_install(&mut report, agent, places, launch);
-            }
-            if let Some(dir) = places.skill_dir(agent) {
-                skill_install(&mut report, places, &dir, opts.force);
-            }
-            for note in super::limits::install_notes(agent) {
-                report.push(Mark::Note, *note);
-            }
-        }
-        Agent::Codex => {
-            codex_mcp(&mut report, places, launch, opts.force);
-            if opts.skip_hook {
-                report.push(Mark::Skipped, "hooks (--skip-hook)");
-            } else {
-                json_hooks(&mut report, places, &places.codex_hooks(), agent, launch);
+            if claude_too && crate::hooks_wired(places, agent) {
                 report.push(
                     Mark::Note,
-                    "Codex runs new hooks only after you approve them: start `codex` and accept the devcoach hooks \
-                     when it asks (`devcoach doctor` shows whether they are trusted)",
+                    "Cursor also runs the Claude Code hooks in ~/.claude/settings.json: those stay quiet for Cursor, \
+                     so each stop counts once",
                 );
             }
-            skill_install(&mut report, places, &places.agents_skill, opts.force);
+            if let Some(note) = spec.hook_note {
+                report.push(Mark::Note, note);
+            }
         }
+    }
+    // The practice guard is for Claude Code's own interface.
+    if opts.practice && agent == Agent::ClaudeCode {
+        practice_hook(&mut report, places, launch);
+    }
+    if let Some(dir) = places.skill_dir(agent)
+        && !package.is_some_and(Package::brings_skill)
+    {
+        skill_install(&mut report, places, &dir, opts.force);
+    }
+    for note in spec.notes {
+        report.push(Mark::Note, *note);
     }
     report
 }
 
-/// The agent's own CLI (`Agent::program`) and the arguments to add / remove our server with it.
-fn mcp_cli(agent: Agent, launch: &Launch, trust: bool) -> Option<(&'static str, Vec<String>, Vec<String>)> {
-    let program = launch.program.to_string_lossy().into_owned();
-    let p = program.as_str();
-    let (add, remove): (Vec<&str>, Vec<&str>) = match agent {
-        Agent::ClaudeCode => (
-            vec!["mcp", "add", "--scope", "user", "devcoach", p, "--", "mcp"],
-            vec!["mcp", "remove", "--scope", "user", "devcoach"],
-        ),
-        Agent::Gemini => {
-            let mut add = vec!["mcp", "add", "-s", "user"];
-            if trust {
-                add.push("--trust");
-            }
-            add.extend(["devcoach", p, "mcp"]);
-            (add, vec!["mcp", "remove", "-s", "user", "devcoach"])
-        }
-        Agent::Codex | Agent::Copilot => {
-            (vec!["mcp", "add", "devcoach", "--", p, "mcp"], vec!["mcp", "remove", "devcoach"])
-        }
-        // Droid takes the command line as one string: only for a path it cannot misread.
-        Agent::Droid if !p.contains(char::is_whitespace) => {
-            return Some((
-                "droid",
-                ["mcp", "add", "devcoach", &format!("{p} mcp")].map(str::to_owned).to_vec(),
-                ["mcp", "remove", "devcoach"].map(str::to_owned).to_vec(),
-            ));
-        }
-        // Qwen Code's `mcp add` cannot ask for the tools to be loaded (see `server_entry`): the
-        // file is written directly.
-        Agent::Qwen | Agent::Droid | Agent::Cursor | Agent::OpenCode | Agent::Kilo | Agent::ClaudeDesktop => {
-            return None;
-        }
+/// The devcoach package that is installed for the agent, as its users would name it.
+fn package_name(places: &Places, agent: Agent, package: Package) -> String {
+    let plugins = match package {
+        Package::ClaudePlugin => JsonDoc::load_existing(&places.claude_settings())
+            .ok()
+            .flatten()
+            .map(|doc| crate::places::claude_plugins_enabled(&doc.root))
+            .unwrap_or_default(),
+        _ => Vec::new(),
     };
-    let owned = |words: Vec<&str>| words.into_iter().map(str::to_owned).collect();
-    Some((agent.program()?, owned(add), owned(remove)))
+    if plugins.is_empty() {
+        format!("the devcoach {} for {}", package.word(), agent.label())
+    } else {
+        format!("the {} plugin", plugins.join(", "))
+    }
+}
+
+/// The agent's own CLI and the arguments to add / remove our server with it, from its row's
+/// templates; `None` when the file is written directly.
+fn mcp_cli(agent: Agent, launch: &Launch, trust: bool) -> Option<(&'static str, Vec<String>, Vec<String>)> {
+    let Mcp::Json { cli: Some(cli), .. } = agent.spec().mcp else { return None };
+    let program = launch.program.to_string_lossy();
+    let fill = |words: &[&str]| -> Option<Vec<String>> {
+        let mut out = Vec::new();
+        for &word in words {
+            if word == "{trust}" {
+                if trust {
+                    out.push("--trust".to_owned());
+                }
+            } else if word.contains("{program}") {
+                // A path inside a longer word would be split wherever it has a space.
+                if word != "{program}" && program.contains(char::is_whitespace) {
+                    return None;
+                }
+                out.push(word.replace("{program}", &program));
+            } else {
+                out.push(word.to_owned());
+            }
+        }
+        Some(out)
+    };
+    Some((agent.program()?, fill(cli.add)?, fill(cli.remove)?))
 }
 
 fn mcp_register(report: &mut Report, agent: Agent, places: &Places, launch: &Launch, opts: InstallOptions) {
@@ -330,7 +294,7 @@ fn mcp_register(report: &mut Report, agent: Agent, places: &Places, launch: &Lau
         }
     }
     if let Some((name, add, remove)) = mcp_cli(agent, launch, trust)
-        && let Some(cli) = client_cli::find(name)
+        && let Some(cli) = client_cli::find(places, name)
     {
         if existing.is_some()
             && let Err(e) = client_cli::run(&cli, &remove.iter().map(String::as_str).collect::<Vec<_>>())
@@ -339,8 +303,8 @@ fn mcp_register(report: &mut Report, agent: Agent, places: &Places, launch: &Lau
         }
         // The agent's CLI may create its file: then it is as much ours to take back. If the file
         // is there, the copy from before is taken now, before the CLI changes it.
-        super::ledger::before_create(&file);
-        super::config::back_up_before_cli(&file);
+        crate::ledger::before_create(&file);
+        crate::config::back_up_before_cli(&file);
         match client_cli::run(&cli, &add.iter().map(String::as_str).collect::<Vec<_>>()) {
             Ok(_) => {
                 report.push(
@@ -358,7 +322,7 @@ fn mcp_register(report: &mut Report, agent: Agent, places: &Places, launch: &Lau
             Err(e) => return config_failure(report, places, &e),
         };
     }
-    let Some(servers) = super::config::object_at(&mut doc.root, key) else {
+    let Some(servers) = crate::config::object_at(&mut doc.root, key) else {
         report.push(Mark::Failed, format!("`{key}` in {} is not an object; left unchanged", places.show(&file)));
         return;
     };
@@ -383,15 +347,17 @@ fn trust_note(report: &mut Report, agent: Agent, trust: bool) {
         if trust {
             format!(
                 "trusted: {} runs devcoach's tools without asking, delete_lesson included, and headless runs offer them \
-                 (`devcoach install --gemini --no-trust` to be asked again)",
-                agent.label()
+                 (`devcoach install --{} --no-trust` to be asked again)",
+                agent.label(),
+                agent.spec().flag
             )
         } else {
             format!(
                 "not trusted: {} asks before each devcoach tool, and headless runs (`{} -p`) offer none of them \
-                 (`devcoach install --gemini --trust` changes that)",
+                 (`devcoach install --{} --trust` changes that)",
                 agent.label(),
-                agent.program().unwrap_or("agent")
+                agent.program().unwrap_or("agent"),
+                agent.spec().flag
             )
         },
     );
@@ -414,7 +380,7 @@ fn codex_mcp(report: &mut Report, places: &Places, launch: &Launch, force: bool)
             return;
         }
     }
-    let Some(cli) = client_cli::find("codex") else {
+    let Some(cli) = client_cli::find(places, "codex") else {
         report.push(
             Mark::Note,
             format!(
@@ -431,7 +397,7 @@ fn codex_mcp(report: &mut Report, places: &Places, launch: &Launch, force: bool)
         report.push(Mark::Warn, e);
     }
     let program = launch.program.to_string_lossy();
-    super::ledger::before_create(&places.codex_config());
+    crate::ledger::before_create(&places.codex_config());
     match client_cli::run(&cli, &["mcp", "add", "devcoach", "--", &program, "mcp"]) {
         Ok(_) => report.push(Mark::Done, format!("MCP server registered with `codex mcp add` → {program}")),
         Err(e) => report.push(
@@ -443,21 +409,6 @@ fn codex_mcp(report: &mut Report, places: &Places, launch: &Launch, force: bool)
             ),
         ),
     }
-}
-
-fn claude_hooks(report: &mut Report, places: &Places, launch: &Launch) {
-    let path = places.claude_settings();
-    match JsonDoc::load(&path) {
-        Ok(doc) => {
-            let plugins = super::claude_plugins_enabled(&doc.root);
-            if !plugins.is_empty() {
-                report.push(Mark::Skipped, format!("hooks: the {} plugin provides them", plugins.join(", ")));
-                return;
-            }
-        }
-        Err(e) => return config_failure(report, places, &e),
-    }
-    json_hooks(report, places, &path, Agent::ClaudeCode, launch);
 }
 
 /// The practice hooks for Claude Code's own interface: the gate on each prompt and the guard on
@@ -506,7 +457,7 @@ fn json_hooks(report: &mut Report, places: &Places, path: &Path, agent: Agent, l
         doc.root.insert("version".into(), Value::from(1));
     }
     let mut outcomes = Vec::new();
-    for (event, sub, timeout) in hook_plan(agent) {
+    for (event, sub, timeout) in agent.hook_plan() {
         let wanted = Wanted { event, command: launch.hook_command(sub), timeout, family: Family::Lesson };
         outcomes.push((event, hook_entries::upsert_shaped(&mut doc.root, shape, &wanted)));
     }
@@ -549,16 +500,16 @@ fn wired(places: &Places, agent: Agent) -> bool {
             .flatten()
             .is_some_and(|d| d.root.get(Places::mcp_key(agent)).and_then(|m| m.get("devcoach")).is_some())
     });
-    let codex = agent == Agent::Codex
+    let codex = agent.spec().mcp == Mcp::CodexToml
         && codex::server_command(&std::fs::read_to_string(places.codex_config()).unwrap_or_default()).is_some();
-    server || codex || super::hooks_wired(places, agent)
+    server || codex || crate::hooks_wired(places, agent)
 }
 
 /// The OpenCode / Kilo plugin: written (or brought up to date) unless a file of someone else's
 /// has its name.
 fn plugin_install(report: &mut Report, agent: Agent, places: &Places, launch: &Launch) {
-    let (Some(path), Some(client)) = (places.plugin_file(agent), agent.client()) else { return };
-    let wanted = super::plugin::text(client, launch);
+    let Some(path) = places.plugin_file(agent) else { return };
+    let wanted = crate::plugin::text(agent, launch);
     let not_ours = |report: &mut Report| {
         report.push(
             Mark::Failed,
@@ -577,17 +528,17 @@ fn plugin_install(report: &mut Report, agent: Agent, places: &Places, launch: &L
             Ok(bytes) if bytes == wanted.as_bytes() => {
                 return report.push(Mark::Unchanged, format!("plugin up to date ({})", places.show(&path)));
             }
-            Ok(_) if super::plugin::is_ours(&path) => {}
+            Ok(_) if crate::plugin::is_ours(&path) => {}
             _ => return not_ours(report),
         }
     }
-    super::ledger::before_create(&path);
+    crate::ledger::before_create(&path);
     if let Some(dir) = path.parent()
         && let Err(e) = std::fs::create_dir_all(dir)
     {
         return report.push(Mark::Failed, format!("cannot create {}: {e}", places.show(dir)));
     }
-    match super::config::write_atomic(&path, wanted.as_bytes()) {
+    match crate::config::write_atomic(&path, wanted.as_bytes()) {
         Ok(()) => report.push(
             Mark::Done,
             format!("plugin {} ({})", if existed { "updated" } else { "installed" }, places.show(&path)),
@@ -598,7 +549,7 @@ fn plugin_install(report: &mut Report, agent: Agent, places: &Places, launch: &L
 
 fn plugin_remove(report: &mut Report, agent: Agent, places: &Places) {
     let Some(path) = places.plugin_file(agent) else { return };
-    if !path.symlink_metadata().is_ok_and(|m| m.is_file()) || !super::plugin::is_ours(&path) {
+    if !path.symlink_metadata().is_ok_and(|m| m.is_file()) || !crate::plugin::is_ours(&path) {
         return report.push(Mark::Unchanged, "no plugin");
     }
     match std::fs::remove_file(&path) {
@@ -630,12 +581,18 @@ fn skill_install(report: &mut Report, places: &Places, dir: &Path, force: bool) 
 
 pub fn uninstall(agent: Agent, places: &Places, all_selected: &[Agent]) -> Report {
     let mut report = Report::default();
-    match agent {
-        Agent::ClaudeCode => {
-            mcp_unregister(&mut report, agent, places);
-            remove_hooks(&mut report, places, &places.claude_settings(), agent);
+    match agent.spec().mcp {
+        Mcp::Json { .. } => mcp_unregister(&mut report, agent, places),
+        Mcp::CodexToml => codex_unregister(&mut report, places),
+    }
+    if let Some((path, _)) = places.hook_file(agent) {
+        remove_hooks(&mut report, places, &path, agent);
+    }
+    plugin_remove(&mut report, agent, places);
+    match crate::package_present(places, agent) {
+        Some(Package::ClaudePlugin) => {
             if let Ok(Some(doc)) = JsonDoc::load_existing(&places.claude_settings()) {
-                for plugin in super::claude_plugins_enabled(&doc.root) {
+                for plugin in crate::places::claude_plugins_enabled(&doc.root) {
                     report.push(
                         Mark::Note,
                         format!(
@@ -644,49 +601,26 @@ pub fn uninstall(agent: Agent, places: &Places, all_selected: &[Agent]) -> Repor
                     );
                 }
             }
-            remove_skill(&mut report, places, &places.claude_skill());
         }
-        Agent::ClaudeDesktop => mcp_unregister(&mut report, agent, places),
-        Agent::Gemini
-        | Agent::Codex
-        | Agent::Copilot
-        | Agent::Qwen
-        | Agent::Droid
-        | Agent::Cursor
-        | Agent::OpenCode
-        | Agent::Kilo => {
-            if agent == Agent::Codex {
-                codex_unregister(&mut report, places);
-            } else {
-                mcp_unregister(&mut report, agent, places);
-            }
-            if let Some((path, _)) = places.hook_file(agent) {
-                remove_hooks(&mut report, places, &path, agent);
-            }
-            plugin_remove(&mut report, agent, places);
-            if agent == Agent::Gemini && places.gemini_extension().is_file() {
-                report.push(
-                    Mark::Note,
-                    "the devcoach Gemini extension is installed: remove it with `gemini extensions uninstall devcoach`",
-                );
-            }
-            let Some(dir) = places.skill_dir(agent) else { return report };
-            // A shared skill directory stays while another agent still uses it.
-            let users: Vec<&str> = Agent::ALL
-                .into_iter()
-                .filter(|other| *other != agent && !all_selected.contains(other))
-                .filter(|other| places.skill_dir(*other).as_ref() == Some(&dir) && wired(places, *other))
-                .map(Agent::label)
-                .collect();
-            if users.is_empty() {
-                remove_skill(&mut report, places, &dir);
-            } else {
-                report.push(
-                    Mark::Skipped,
-                    format!("skill kept ({}): {} still uses it", places.show(&dir), users.join(", ")),
-                );
-            }
-        }
+        Some(Package::GeminiExtension) => report.push(
+            Mark::Note,
+            "the devcoach Gemini extension is installed: remove it with `gemini extensions uninstall devcoach`",
+        ),
+        _ => {}
+    }
+    let Some(dir) = places.skill_dir(agent) else { return report };
+    // A shared skill directory stays while another agent still uses it.
+    let users: Vec<&str> = Agent::ALL
+        .iter()
+        .copied()
+        .filter(|other| *other != agent && !all_selected.contains(other))
+        .filter(|other| places.skill_dir(*other).as_ref() == Some(&dir) && wired(places, *other))
+        .map(Agent::label)
+        .collect();
+    if users.is_empty() {
+        remove_skill(&mut report, places, &dir);
+    } else {
+        report.push(Mark::Skipped, format!("skill kept ({}): {} still uses it", places.show(&dir), users.join(", ")));
     }
     report
 }
@@ -709,7 +643,7 @@ fn mcp_unregister(report: &mut Report, agent: Agent, places: &Places) {
         return report.push(Mark::Unchanged, "no MCP server entry");
     }
     if let Some((name, _, remove)) = mcp_cli(agent, &Launch { program: "devcoach".into(), caution: None }, false)
-        && let Some(cli) = client_cli::find(name)
+        && let Some(cli) = client_cli::find(places, name)
     {
         match client_cli::run(&cli, &remove.iter().map(String::as_str).collect::<Vec<_>>()) {
             Ok(_) => return report.push(Mark::Done, format!("MCP server removed with `{name} mcp remove`")),
@@ -722,7 +656,7 @@ fn mcp_unregister(report: &mut Report, agent: Agent, places: &Places) {
     }
     // An empty server list the user had before install stays; one devcoach made goes.
     let key = Places::mcp_key(agent);
-    let had_key = super::ledger::recorded_backup(&file)
+    let had_key = crate::ledger::recorded_backup(&file)
         .and_then(|bak| std::fs::read(bak).ok())
         .and_then(|bytes| serde_json::from_slice::<Value>(&bytes).ok())
         .is_some_and(|before| before.get(key).is_some());
@@ -748,7 +682,7 @@ fn codex_unregister(report: &mut Report, places: &Places) {
     if codex::server_command(&toml).is_none() {
         return report.push(Mark::Unchanged, "no MCP server entry");
     }
-    match client_cli::find("codex") {
+    match client_cli::find(places, "codex") {
         Some(cli) => match client_cli::run(&cli, &["mcp", "remove", "devcoach"]) {
             Ok(_) => report.push(Mark::Done, "MCP server removed with `codex mcp remove`"),
             Err(e) => report.push(
@@ -777,14 +711,18 @@ fn remove_hooks(report: &mut Report, places: &Places, path: &Path, agent: Agent)
     }
     // A hook file devcoach created holds only the format version once its hooks are gone: it
     // goes with them.
-    if !shape.grouped && doc.root.len() == 1 && doc.root.contains_key("version") && super::ledger::created_by_us(path) {
+    if !shape.grouped && doc.root.len() == 1 && doc.root.contains_key("version") && crate::ledger::created_by_us(path) {
         doc.root.clear();
     }
     match doc.save() {
         Ok(saved) => {
             report.push(
                 Mark::Done,
-                format!("{} removed ({})", crate::output::plural(removed, "hook"), saved_text(places, &doc, &saved)),
+                format!(
+                    "{} removed ({})",
+                    if removed == 1 { "1 hook".to_owned() } else { format!("{removed} hooks") },
+                    saved_text(places, &doc, &saved)
+                ),
             );
         }
         Err(e) => config_failure(report, places, &e),

@@ -12,9 +12,9 @@ use devcoach_probe::child;
 /// a busy machine with a cold cache has taken more than 30 s; a hung CLI still ends here.
 const TIMEOUT: Duration = Duration::from_mins(2);
 
-/// The agent's CLI, if it is on `PATH`.
-pub fn find(name: &str) -> Option<PathBuf> {
-    super::launch::find_on_path(name, &std::env::var_os("PATH").unwrap_or_default())
+/// The agent's CLI, if it is on the `PATH` devcoach was started with.
+pub fn find(places: &crate::Places, name: &str) -> Option<PathBuf> {
+    super::launch::find_on_path(name, &places.path_var)
 }
 
 /// Runs `program args…` with no input; `Ok(output)` on exit 0, else the reason.

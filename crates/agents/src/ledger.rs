@@ -92,8 +92,21 @@ pub fn created_by_us(path: &Path) -> bool {
     with_run(|run| run.created.contains(path)) || stored().created.contains(path)
 }
 
+/// The data folder the ledger is kept in, when the front end has said (else the one the
+/// environment names).
+static DATA_DIR: std::sync::OnceLock<PathBuf> = std::sync::OnceLock::new();
+
+/// Keeps this process's ledger in `dir` rather than the data folder the environment names
+/// (once per process; later calls change nothing).
+pub fn keep_in(dir: &Path) {
+    let _ = DATA_DIR.set(dir.to_owned());
+}
+
 fn file_path() -> Option<PathBuf> {
-    devcoach_store::DataDir::from_env().ok().map(|d| d.root().join("ext-installed.json"))
+    match DATA_DIR.get() {
+        Some(dir) => Some(dir.join("ext-installed.json")),
+        None => devcoach_store::DataDir::from_env().ok().map(|d| d.root().join("ext-installed.json")),
+    }
 }
 
 /// The ledger as saved by earlier runs (empty when there is none or it cannot be read: then

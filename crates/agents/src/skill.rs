@@ -4,7 +4,7 @@
 use std::fs;
 use std::path::{Path, PathBuf};
 
-use devcoach_mcp::{SKILL, SKILL_REFERENCES as REFERENCES};
+use devcoach_assets::{SKILL, SKILL_REFERENCES as REFERENCES};
 
 const STAMP: &str = ".devcoach-version";
 
