@@ -5,8 +5,8 @@ use serde_json::{Value, json};
 
 use crate::table::{Agent, Block, Prime};
 
-/// The stop hook's answer asking for a lesson (`reason`), with `status` shown as a status line
-/// where the agent has one and `show_status` is set.
+/// The stop hook's answer asking for a lesson (`reason`), with `status` (when given) shown as a
+/// status line where the agent has one.
 pub fn block(agent: Agent, reason: &str, status: Option<&str>) -> Value {
     match agent.spec().block {
         Block::Followup => json!({ "followup_message": reason }),

@@ -28,6 +28,6 @@ pub enum AgentsError {
     #[error("HOME is not set: cannot find the agents' configuration files")]
     NoHome,
     /// The running binary's own path is unknown.
-    #[error("cannot tell where the devcoach binary is ({0}): run it by its full path")]
+    #[error("cannot tell where the devcoach binary is; run it by its full path")]
     NoExe(#[source] std::io::Error),
 }

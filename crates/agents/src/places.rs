@@ -78,9 +78,11 @@ impl Places {
         } else {
             xdg_config.clone()
         };
+        let desktop_logs =
+            if cfg!(target_os = "macos") { home.join("Library/Logs/Claude") } else { app_config.join("Claude/logs") };
         Self {
             home: home.to_owned(),
-            desktop_logs: app_config.join("Claude/logs"),
+            desktop_logs,
             xdg_config,
             app_config,
             vars: Vec::new(),

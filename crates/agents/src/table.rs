@@ -1,7 +1,8 @@
 //! Every agent devcoach wires itself into, one row each. Everything else about agents is derived
 //! from these rows: the hook subcommands and their answers, `install`/`uninstall` and their flags,
 //! the doctor's list, the skill folders, the README's table (drift-tested). Adding an agent is a
-//! row here, its payload fixtures under `tests/fixtures/agents/`, and a line in `docs/agents.md`.
+//! row here, its payload fixtures under `tests/fixtures/hooks/`, and its rows in the README's
+//! agent table and `docs/agents.md`.
 
 use crate::hook_entries::Shape;
 
@@ -549,7 +550,11 @@ mod tests {
             assert!(!spec.use_skill.is_empty() && spec.use_skill.contains("`devcoach` skill"));
             if let Mcp::Json { entry, cli, key, .. } = spec.mcp {
                 let value: serde_json::Value = serde_json::from_str(entry).expect("entry is JSON");
-                assert!(value.to_string().contains("{program}"), "{agent:?}: entry names no program");
+                // The program is a whole string value (a list item or `command`): that is what
+                // install fills in.
+                let whole = value["command"] == "{program}" || value["command"][0] == "{program}";
+                assert!(whole, "{agent:?}: the entry's command is not `{{program}}`");
+                assert_eq!(value.to_string().matches("{program}").count(), 1, "{agent:?}");
                 assert!(!key.is_empty());
                 if let Some(cli) = cli {
                     assert!(spec.program.is_some(), "{agent:?}: an mcp command needs the program");

@@ -10,7 +10,7 @@
 
 use std::process::ExitCode;
 
-use devcoach_store::StoreError;
+use devcoach_store::{ErrorKind, Kinded, StoreError};
 
 use crate::output::{Style, Term};
 
@@ -46,15 +46,25 @@ pub fn exit_code(err: &anyhow::Error) -> u8 {
     if let Some(UserError::Usage(_)) = err.downcast_ref::<UserError>() {
         return 2;
     }
-    if let Some(devcoach_sync::SyncError::Store(StoreError::SchemaTooNew(_))) =
-        err.downcast_ref::<devcoach_sync::SyncError>()
-    {
-        return 3;
+    let store = match err.downcast_ref::<devcoach_sync::SyncError>() {
+        Some(devcoach_sync::SyncError::Store(e)) => Some(e),
+        _ => err.downcast_ref::<StoreError>(),
+    };
+    store.map_or(1, |e| exit_of(e.kind()))
+}
+
+/// The exit code a failure of each kind ends with.
+pub fn exit_of(kind: ErrorKind) -> u8 {
+    match kind {
+        ErrorKind::Usage => 2,
+        ErrorKind::ReadOnly => 3,
+        ErrorKind::NotFound
+        | ErrorKind::InvalidInput
+        | ErrorKind::Conflict
+        | ErrorKind::Busy
+        | ErrorKind::Damaged
+        | ErrorKind::Io => 1,
     }
-    if let Some(StoreError::SchemaTooNew(_)) = err.downcast_ref::<StoreError>() {
-        return 3;
-    }
-    1
 }
 
 /// Whether `--json` was asked for (before any `--`): errors are then JSON too.
@@ -86,4 +96,115 @@ pub fn report(term: Term, err: &anyhow::Error) -> ExitCode {
         crate::output::note(&format!("{} {err:#}", term.err(Style::Red, "error:")));
     }
     ExitCode::from(code)
+}
+
+#[cfg(test)]
+mod tests {
+    use std::path::PathBuf;
+
+    use devcoach_core::course::CourseError;
+    use devcoach_files::FileError;
+    use devcoach_store::SchemaTooNew;
+
+    use super::*;
+
+    /// One error of every store variant (and of each kind a wrapped error can take).
+    fn every_store_error() -> Vec<StoreError> {
+        let path = || PathBuf::from("/x/coaching.db");
+        let io = || std::io::Error::other("refused");
+        vec![
+            StoreError::SchemaTooNew(SchemaTooNew { db_schema: 7, app_schema: 6, upgraded_by: None, min_app: None }),
+            StoreError::Corrupt { path: path(), reason: "not a database".into() },
+            StoreError::NoHome,
+            StoreError::ReadOnly,
+            StoreError::Io { action: "cannot open", path: path(), source: io() },
+            StoreError::DiskFull,
+            StoreError::WriteFailed,
+            StoreError::NotWritable,
+            StoreError::Busy,
+            StoreError::Changed,
+            StoreError::Sqlite(rusqlite::Error::InvalidQuery),
+            StoreError::Setting(devcoach_core::settings::SettingError::BadScope),
+            StoreError::Knowledge(devcoach_core::knowledge::KnowledgeError::ReservedGroup),
+            StoreError::Query(devcoach_core::query::QueryError::BadDate { field: "date_from", got: "x".into() }),
+            StoreError::Lesson(devcoach_core::lesson::LessonError::NotAnObject),
+            StoreError::Course(CourseError::NotFound("c".into())),
+            StoreError::Course(CourseError::AnchorTaken("a".into())),
+            StoreError::Course(CourseError::Empty("title")),
+            StoreError::Backup(devcoach_store::BackupError::Empty),
+            StoreError::File(FileError::NotFound { path: path() }),
+            StoreError::File(FileError::Exists { path: path() }),
+            StoreError::File(FileError::TooLarge { path: path(), limit: 1 }),
+            StoreError::File(FileError::Io { action: "read", path: path(), source: io() }),
+            StoreError::SyncLog("the folder is gone".into()),
+            StoreError::DemoData("bad".into()),
+        ]
+    }
+
+    /// Names every variant: a new one fails to build here until the list above holds it.
+    fn variant(e: &StoreError) -> &'static str {
+        match e {
+            StoreError::SchemaTooNew(_) => "SchemaTooNew",
+            StoreError::Corrupt { .. } => "Corrupt",
+            StoreError::NoHome => "NoHome",
+            StoreError::ReadOnly => "ReadOnly",
+            StoreError::Io { .. } => "Io",
+            StoreError::DiskFull => "DiskFull",
+            StoreError::WriteFailed => "WriteFailed",
+            StoreError::NotWritable => "NotWritable",
+            StoreError::Busy => "Busy",
+            StoreError::Changed => "Changed",
+            StoreError::Sqlite(_) => "Sqlite",
+            StoreError::Setting(_) => "Setting",
+            StoreError::Knowledge(_) => "Knowledge",
+            StoreError::Query(_) => "Query",
+            StoreError::Lesson(_) => "Lesson",
+            StoreError::Course(_) => "Course",
+            StoreError::Backup(_) => "Backup",
+            StoreError::File(_) => "File",
+            StoreError::SyncLog(_) => "SyncLog",
+            StoreError::DemoData(_) => "DemoData",
+        }
+    }
+
+    /// What each kind means at each door: (exit code, MCP points at doctor, dashboard status).
+    fn expected(kind: ErrorKind) -> (u8, bool, u16) {
+        match kind {
+            ErrorKind::Usage => (2, false, 400),
+            ErrorKind::NotFound => (1, false, 404),
+            ErrorKind::InvalidInput => (1, false, 400),
+            ErrorKind::Conflict => (1, false, 409),
+            ErrorKind::ReadOnly => (3, false, 503),
+            ErrorKind::Busy => (1, false, 503),
+            ErrorKind::Damaged | ErrorKind::Io => (1, true, 500),
+        }
+    }
+
+    #[test]
+    fn the_three_front_ends_classify_every_store_error_alike() {
+        let all = every_store_error();
+        let names: std::collections::BTreeSet<_> = all.iter().map(variant).collect();
+        assert_eq!(names.len(), 20, "every variant has a sample");
+        for e in all {
+            let kind = e.kind();
+            let (exit, doctor, status) = expected(kind);
+            let text = e.to_string();
+            let mcp = devcoach_mcp::store_failure("a_tool", &e);
+            assert!(mcp.starts_with("a_tool failed: ") && mcp.contains(&text), "{mcp}");
+            assert_eq!(mcp.contains("devcoach doctor"), doctor, "{kind:?}: {mcp}");
+            let cli = exit_code(&anyhow::Error::from(e));
+            assert_eq!(cli, exit, "{kind:?}: {text}");
+            assert_eq!(devcoach_web::status_of(kind).as_u16(), status, "{kind:?}");
+        }
+        for e in every_store_error() {
+            let (_, _, status) = expected(e.kind());
+            assert_eq!(devcoach_web::store_error_status(e).as_u16(), status);
+        }
+        // An invalid input is the caller's to change: never "the database could not be used".
+        let reserved = StoreError::Knowledge(devcoach_core::knowledge::KnowledgeError::ReservedGroup);
+        assert!(!devcoach_mcp::store_failure("add_group", &reserved).contains("could not be used"));
+        for kind in ErrorKind::ALL {
+            assert_eq!(exit_of(kind), expected(kind).0);
+        }
+    }
 }

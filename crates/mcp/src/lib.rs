@@ -24,4 +24,4 @@ pub use prompt::{NAME as PROMPT_NAME, TITLE as PROMPT_TITLE};
 /// The skill files `install` copies are the ones the prompt serves.
 pub use prompt::{REFERENCES as SKILL_REFERENCES, SKILL};
 pub use server::{ClientHook, DevcoachServer, serve_stdio};
-pub use tools::{tool_names, tool_summaries};
+pub use tools::{store_failure, tool_names, tool_summaries};

@@ -4,6 +4,7 @@ use std::fmt;
 use std::path::PathBuf;
 
 use devcoach_core::course::CourseError;
+pub use devcoach_core::error_kind::{ErrorKind, Kinded};
 use devcoach_core::knowledge::KnowledgeError;
 use devcoach_core::lesson::LessonError;
 use devcoach_core::query::QueryError;
@@ -87,8 +88,9 @@ pub enum StoreError {
     Course(#[from] CourseError),
     #[error(transparent)]
     Backup(#[from] crate::backup::BackupError),
-    /// Logging this device's changes failed, so nothing was applied either.
-    #[error("{0}")]
+    /// This device's changes could not be written out for the other devices, so nothing of the
+    /// round was applied either.
+    #[error("this device's changes could not be written for the other devices ({0}); nothing was applied")]
     SyncLog(String),
     #[error(transparent)]
     File(#[from] devcoach_files::FileError),
@@ -114,17 +116,36 @@ impl StoreError {
     pub(crate) fn io(action: &'static str, path: impl Into<PathBuf>, source: std::io::Error) -> Self {
         Self::Io { action, path: path.into(), source }
     }
+}
 
-    /// True for problems with what the caller asked (a bad value), as opposed to the database.
-    pub fn is_invalid_input(&self) -> bool {
-        matches!(
-            self,
-            Self::Setting(_)
-                | Self::Knowledge(_)
-                | Self::Query(_)
-                | Self::Lesson(_)
-                | Self::Course(_)
-                | Self::Backup(_)
-        )
+impl Kinded for StoreError {
+    /// Every variant is named: a new one does not build until it says its kind.
+    fn kind(&self) -> ErrorKind {
+        use devcoach_files::FileError;
+        match self {
+            Self::SchemaTooNew(_) | Self::ReadOnly => ErrorKind::ReadOnly,
+            Self::Corrupt { .. } | Self::Sqlite(_) | Self::DemoData(_) => ErrorKind::Damaged,
+            Self::NoHome => ErrorKind::NotFound,
+            Self::Io { .. } | Self::DiskFull | Self::WriteFailed | Self::NotWritable | Self::SyncLog(_) => {
+                ErrorKind::Io
+            }
+            Self::Busy => ErrorKind::Busy,
+            Self::Changed => ErrorKind::Conflict,
+            Self::Setting(e) => e.kind(),
+            Self::Knowledge(e) => e.kind(),
+            Self::Query(e) => e.kind(),
+            Self::Lesson(e) => e.kind(),
+            Self::Course(e) => e.kind(),
+            // A backup is a file the person chose: its faults are theirs to fix (another copy).
+            Self::Backup(_) => ErrorKind::InvalidInput,
+            Self::File(e) => match e {
+                FileError::NotFound { .. } => ErrorKind::NotFound,
+                FileError::Exists { .. } => ErrorKind::Conflict,
+                FileError::Io { .. } => ErrorKind::Io,
+                FileError::NotRegular { .. } | FileError::TooLarge { .. } | FileError::NotText { .. } => {
+                    ErrorKind::InvalidInput
+                }
+            },
+        }
     }
 }

@@ -49,7 +49,7 @@ pub use connection::{Compat, Peek, Store};
 pub use courses::{CourseFilter, HIGHLIGHTER, NewCourse};
 pub use cue_state::{CueState, NudgeSession};
 pub use demo::DEMO_LESSON_COUNT;
-pub use error::{SchemaTooNew, StoreError};
+pub use error::{ErrorKind, Kinded, SchemaTooNew, StoreError};
 pub use knowledge::{Onboarding, OnboardingMode};
 pub use lessons::{Fields, ImportCounts, RowKey};
 pub use pacing::{Skipped, with_ask};

@@ -2,7 +2,7 @@
 
 use axum::http::StatusCode;
 use axum::response::{Html, IntoResponse, Response};
-use devcoach_store::StoreError;
+use devcoach_store::{ErrorKind, Kinded, StoreError};
 
 use crate::views;
 
@@ -38,13 +38,32 @@ impl IntoResponse for WebError {
                 Html(views::error_page("Read-only database", Some(&compat.to_string()))),
             )
                 .into_response(),
-            Self::Store(e) if e.is_invalid_input() => (StatusCode::BAD_REQUEST, e.to_string()).into_response(),
-            Self::Store(e @ StoreError::Busy) => (StatusCode::SERVICE_UNAVAILABLE, e.to_string()).into_response(),
+            Self::Store(e) => match status_of(e.kind()) {
+                // The words of a fault in the data or the machine stay in the server's hands.
+                StatusCode::INTERNAL_SERVER_ERROR => {
+                    (StatusCode::INTERNAL_SERVER_ERROR, "Internal Server Error").into_response()
+                }
+                status => (status, e.to_string()).into_response(),
+            },
             Self::Setting(e) => (StatusCode::BAD_REQUEST, e.to_string()).into_response(),
-            Self::Store(_) | Self::Internal(_) => {
-                (StatusCode::INTERNAL_SERVER_ERROR, "Internal Server Error").into_response()
-            }
+            Self::Internal(_) => (StatusCode::INTERNAL_SERVER_ERROR, "Internal Server Error").into_response(),
         }
+    }
+}
+
+/// The status the dashboard answers a store error with (the real response's).
+pub fn store_error_status(e: StoreError) -> StatusCode {
+    WebError::Store(e).into_response().status()
+}
+
+/// The status a failure of each kind answers with.
+pub fn status_of(kind: ErrorKind) -> StatusCode {
+    match kind {
+        ErrorKind::Usage | ErrorKind::InvalidInput => StatusCode::BAD_REQUEST,
+        ErrorKind::NotFound => StatusCode::NOT_FOUND,
+        ErrorKind::Conflict => StatusCode::CONFLICT,
+        ErrorKind::ReadOnly | ErrorKind::Busy => StatusCode::SERVICE_UNAVAILABLE,
+        ErrorKind::Damaged | ErrorKind::Io => StatusCode::INTERNAL_SERVER_ERROR,
     }
 }
 

@@ -27,6 +27,7 @@ use devcoach_store::DataDir;
 use tokio::net::TcpListener;
 
 pub use assets::palette_css;
+pub use error::{status_of, store_error_status};
 pub use state::Shutdown;
 
 /// The default port (the same the TypeScript dashboard uses).

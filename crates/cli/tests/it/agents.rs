@@ -146,19 +146,12 @@ fn populated_home(env: &Env) {
     write(&h.join(".config/opencode/plugin/notify.js"), "export const Notify = async () => ({});\n");
 }
 
-const ALL_AGENTS: [&str; 11] = [
-    "install",
-    "--claude-code",
-    "--claude-desktop",
-    "--gemini",
-    "--codex",
-    "--copilot",
-    "--qwen",
-    "--droid",
-    "--cursor",
-    "--opencode",
-    "--kilo",
-];
+/// `install` with every agent of the table named.
+fn all_agents() -> Vec<String> {
+    std::iter::once("install".to_owned())
+        .chain(devcoach_agents::Agent::ALL.iter().map(|a| format!("--{}", a.spec().flag)))
+        .collect()
+}
 
 #[test]
 fn install_twice_doctor_then_uninstall_round_trips_every_byte() {
@@ -166,7 +159,7 @@ fn install_twice_doctor_then_uninstall_round_trips_every_byte() {
     populated_home(&env);
     let before = snapshot(&home(&env));
 
-    let first = ok(&env, &ALL_AGENTS);
+    let first = ok(&env, &all_agents().iter().map(String::as_str).collect::<Vec<_>>());
     assert!(!first.contains('✗'), "{first}");
     let h = home(&env);
     let exe = bin().canonicalize().expect("binary path");
@@ -265,7 +258,7 @@ fn install_twice_doctor_then_uninstall_round_trips_every_byte() {
 
     // Twice changes nothing.
     let installed = snapshot(&h);
-    let second = ok(&env, &ALL_AGENTS);
+    let second = ok(&env, &all_agents().iter().map(String::as_str).collect::<Vec<_>>());
     assert_eq!(snapshot(&h), installed, "the second install changed files:\n{second}");
     assert!(!second.contains('✓'), "{second}");
 

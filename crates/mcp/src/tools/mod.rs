@@ -133,17 +133,23 @@ fn error_result(text: String) -> CallToolResult {
 fn failure(name: &str, err: &ToolError) -> CallToolResult {
     error_result(match err {
         ToolError::Verbatim(m) => m.clone(),
-        ToolError::Store(devcoach_store::StoreError::SchemaTooNew(c)) => {
-            format!("{name} failed: {c}")
-        }
-        ToolError::Store(e @ devcoach_store::StoreError::Busy) => format!("{name} failed: {e}"),
-        // What the caller sent, refused by a rule: theirs to change, nothing wrong with the file.
-        ToolError::Store(e) if e.is_invalid_input() => format!("{name} failed: {e}"),
-        ToolError::Store(e) => format!(
-            "{name} failed: {e}. The devcoach database could not be used; run `devcoach doctor` in a terminal to see why."
-        ),
+        ToolError::Store(e) => store_failure(name, e),
         ToolError::Invalid(m) | ToolError::NotFound(m) => format!("{name} failed: {m}"),
     })
+}
+
+/// How a store error reads to the agent, by its kind: only damaged data or a machine that
+/// refused sends the learner to `devcoach doctor`; anything the caller sent, or a database held
+/// or owned by a newer devcoach, says so and nothing more.
+pub fn store_failure(name: &str, e: &devcoach_store::StoreError) -> String {
+    use devcoach_store::Kinded;
+    if e.kind().needs_doctor() {
+        format!(
+            "{name} failed: {e}. The devcoach database could not be used; run `devcoach doctor` in a terminal to see why."
+        )
+    } else {
+        format!("{name} failed: {e}")
+    }
 }
 
 /// Reads a tool's arguments; the error is the message to return.
