@@ -184,12 +184,6 @@ pub enum Command {
     /// Print the man page (roff), for `man -l -` or a release archive.
     #[command(hide = true)]
     Man,
-    /// Write the plugin, extension and registry packages under a directory (for releases).
-    #[command(hide = true, name = "write-packages")]
-    WritePackages {
-        /// The repository root, or a staging directory.
-        dir: std::path::PathBuf,
-    },
 }
 
 #[derive(Debug, Args)]

@@ -46,11 +46,10 @@ pub fn exit_code(err: &anyhow::Error) -> u8 {
     if let Some(UserError::Usage(_)) = err.downcast_ref::<UserError>() {
         return 2;
     }
-    let store = match err.downcast_ref::<devcoach_sync::SyncError>() {
-        Some(devcoach_sync::SyncError::Store(e)) => Some(e),
-        _ => err.downcast_ref::<StoreError>(),
-    };
-    store.map_or(1, |e| exit_of(e.kind()))
+    if let Some(e) = err.downcast_ref::<devcoach_sync::SyncError>() {
+        return exit_of(e.kind());
+    }
+    err.downcast_ref::<StoreError>().map_or(1, |e| exit_of(e.kind()))
 }
 
 /// The exit code a failure of each kind ends with.
@@ -205,6 +204,19 @@ mod tests {
         assert!(!devcoach_mcp::store_failure("add_group", &reserved).contains("could not be used"));
         for kind in ErrorKind::ALL {
             assert_eq!(exit_of(kind), expected(kind).0);
+        }
+    }
+
+    #[test]
+    fn a_sync_error_exits_by_its_kind_and_a_store_error_inside_it_by_its_own() {
+        use devcoach_sync::SyncError;
+        let exit = |e: SyncError| exit_code(&anyhow::Error::from(e));
+        assert_eq!(exit(SyncError::Newer("written by devcoach 9".into())), 3);
+        assert_eq!(exit(SyncError::NotSetUp), 1);
+        assert_eq!(exit(SyncError::Busy), 1);
+        for e in every_store_error() {
+            let code = exit_of(e.kind());
+            assert_eq!(exit(SyncError::Store(e)), code);
         }
     }
 }

@@ -1,15 +1,14 @@
 //! The `devcoach` binary: the CLI, and (through its subcommands) the MCP server, the dashboard
 //! and the hooks. All printing happens in this crate.
 
-mod agents;
 mod channel;
 mod cli;
 mod commands;
 mod context;
+mod doctor;
 mod failure;
 mod hooks;
 mod output;
-mod packaging;
 
 use std::process::ExitCode;
 

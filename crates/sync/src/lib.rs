@@ -58,6 +58,22 @@ pub enum SyncError {
     Store(#[from] StoreError),
 }
 
+impl devcoach_store::Kinded for SyncError {
+    fn kind(&self) -> devcoach_store::ErrorKind {
+        use devcoach_store::ErrorKind;
+        match self {
+            Self::NotSetUp => ErrorKind::NotFound,
+            Self::Busy => ErrorKind::Busy,
+            // The folder, the git remote or the key file could not be used.
+            Self::Folder(_) | Self::Git(_) | Self::Key(_) => ErrorKind::Io,
+            Self::WrongPassphrase | Self::NeedPassphrase | Self::Setup(_) => ErrorKind::InvalidInput,
+            // Written by a newer devcoach: as with a newer database, nothing is written.
+            Self::Newer(_) => ErrorKind::ReadOnly,
+            Self::Store(e) => e.kind(),
+        }
+    }
+}
+
 /// What `sync init` was asked.
 #[derive(Debug, Clone, Default)]
 pub struct InitOptions {

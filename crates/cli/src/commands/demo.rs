@@ -37,7 +37,7 @@ pub fn run(ctx: &Ctx, args: &DemoArgs) -> anyhow::Result<()> {
     let topics = store.profile()?.knowledge.len();
 
     let t = &ctx.term;
-    let env = format!("DEVCOACH_DIR={}", crate::agents::launch::shell_quote(&root.display().to_string()));
+    let env = format!("DEVCOACH_DIR={}", devcoach_agents::launch::shell_quote(&root.display().to_string()));
     let mut out = format!(
         "{} Demo learner ready in {}\n  {DEMO_LESSON_COUNT} lessons ({} shared by a colleague), {topics} topics, feedback and stars.\n\n{}\n",
         t.out(Style::Green, "✓"),

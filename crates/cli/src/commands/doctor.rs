@@ -1,11 +1,11 @@
 //! `devcoach doctor`: read-only. Exits 1 when it finds a problem (warnings alone are 0), so a
 //! script can run it as a check.
 
-use crate::agents::Places;
-use crate::agents::doctor::{self, Inputs, Level};
-use crate::agents::launch::Launch;
 use crate::context::Ctx;
+use crate::doctor::{self, Inputs, Level};
 use crate::output::{self, Style};
+use devcoach_agents::Places;
+use devcoach_agents::launch::Launch;
 
 fn level_name(level: Level) -> &'static str {
     match level {

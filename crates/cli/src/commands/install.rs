@@ -2,14 +2,14 @@
 
 use std::io::IsTerminal;
 
-use crate::agents::launch::Launch;
-use crate::agents::wire::{self, InstallOptions, Mark, Report};
-use crate::agents::{self, Agent, Places};
-use crate::agents::{config, ledger};
 use crate::cli::{AgentFlags, InstallArgs, UninstallArgs};
 use crate::context::Ctx;
 use crate::failure::invalid;
 use crate::output::{self, Style, Term};
+use devcoach_agents::launch::Launch;
+use devcoach_agents::wire::{self, InstallOptions, Mark, Report};
+use devcoach_agents::{self as agents, Agent, Places};
+use devcoach_agents::{config, ledger};
 
 /// The agents named by flags, in the table's order.
 fn named(flags: &AgentFlags) -> Vec<Agent> {

@@ -395,7 +395,7 @@ pub fn delete(ctx: &Ctx, typed: &str, yes: bool) -> anyhow::Result<()> {
     if !store.delete_lesson(&id)? {
         return Err(not_found(&id));
     }
-    let quote = crate::agents::launch::shell_quote;
+    let quote = devcoach_agents::launch::shell_quote;
     let (path, quoted) = (quote(&backup.display().to_string()), quote(&id));
     let undo = output::command_line(&["devcoach", "restore", &path, "--lesson", &quoted], "  ", ctx.term.width);
     output::print(&format!("Deleted {id}."))?;

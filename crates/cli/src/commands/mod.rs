@@ -72,10 +72,5 @@ pub fn run(command: Option<Command>, ctx: &Ctx) -> anyhow::Result<()> {
         Command::Ui(args) => ui::run(ctx, &args),
         Command::Review(args) => review::run(ctx, args),
         Command::Practice(args) => practice::run(ctx, args),
-        Command::WritePackages { dir } => {
-            let n = crate::packaging::write(&dir)?;
-            crate::output::print(&format!("{n} package files written under {}", dir.display()))?;
-            Ok(())
-        }
     }
 }

@@ -225,9 +225,9 @@ impl Drop for Spinner {
 fn claude_cli() -> anyhow::Result<std::path::PathBuf> {
     let named = std::env::var_os(CLAUDE_ENV).map_or_else(|| "claude".into(), std::path::PathBuf::from);
     let found = if named.components().count() > 1 {
-        crate::agents::launch::is_executable(&named).then_some(named.clone())
+        devcoach_agents::launch::is_executable(&named).then_some(named.clone())
     } else {
-        crate::agents::launch::find_on_path(&named.to_string_lossy(), &std::env::var_os("PATH").unwrap_or_default())
+        devcoach_agents::launch::find_on_path(&named.to_string_lossy(), &std::env::var_os("PATH").unwrap_or_default())
     };
     found.ok_or_else(|| {
         invalid(format!(
@@ -348,7 +348,7 @@ fn run_tui(ctx: &Ctx, problem: &Problem) -> anyhow::Result<()> {
     let system_path = log_path.with_extension("system.md");
     std::fs::write(&system_path, devcoach_practice::session::system_prompt(problem, true))
         .map_err(|e| invalid(format!("could not write {}: {e}", system_path.display())))?;
-    let hooks_on = crate::agents::Places::from_env()
+    let hooks_on = devcoach_agents::Places::from_env()
         .ok()
         .and_then(|places| std::fs::read_to_string(places.claude_settings()).ok())
         .is_some_and(|settings| settings.contains("practice-prompt") && settings.contains("practice-stop"));

@@ -330,7 +330,7 @@ fn converse<R: BufRead, W: Write>(
         plan.min_gap_minutes
     ))?;
     if let Some(path) = backup {
-        let quote = crate::agents::launch::shell_quote;
+        let quote = devcoach_agents::launch::shell_quote;
         talk.say(&t.out(Style::Dim, "Your previous profile was backed up. To put it back:"))?;
         talk.command(
             &t.out(Style::Dim, &format!("  devcoach restore {} --profile", quote(&path.display().to_string()))),

@@ -57,7 +57,7 @@ pub fn run(ctx: &Ctx, json: bool) -> anyhow::Result<()> {
         })?;
     } else {
         crate::output::print(&render(ctx, &stats, &settings, &next))?;
-        if let Some(hint) = crate::agents::skill_hint() {
+        if let Some(hint) = devcoach_agents::skill_hint() {
             crate::output::note(&ctx.term.err(crate::output::Style::Yellow, &hint));
         }
     }

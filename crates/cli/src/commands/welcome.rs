@@ -94,7 +94,7 @@ pub fn run(ctx: &Ctx) -> anyhow::Result<()> {
         "\n{}",
         t.out(Style::Dim, &crate::output::wrap("Every command takes --help. Read commands take --json.", w))
     ));
-    if let Some(hint) = crate::agents::skill_hint() {
+    if let Some(hint) = devcoach_agents::skill_hint() {
         out.push_str(&format!("\n{}", t.out(Style::Yellow, &crate::output::wrap(&hint, w))));
     }
     Ok(crate::output::print(&out)?)

@@ -800,16 +800,21 @@ fn stats_doctor_and_the_next_stop_agree_on_the_next_lesson() {
 }
 
 /// Every agent in the table, through the real binary: its prompt hook primes and its stop hook
-/// cues in the answer shape its row names, from its own payload where a fixture holds one
-/// (`tests/fixtures/hooks/<slug>-stop.json`, `<slug>-prompt.json`), else Claude Code's.
+/// cues in the answer shape its row names, from the payloads it sends
+/// (`tests/fixtures/hooks/<slug>-stop.json`, `<slug>-prompt.json`; Claude Code's are the
+/// original's own fixtures). A row without its payloads fails here.
 #[test]
 fn every_agent_in_the_table_answers_in_its_own_shape() {
     use devcoach_agents::{Agent, answer};
     for &agent in Agent::ALL {
         let Some((stop, prompt)) = agent.spec().hook_names else { continue };
-        let own = |kind: &str, fallback: &str| {
-            std::fs::read(fixtures().join(format!("hooks/{}-{kind}.json", agent.spec().slug)))
-                .unwrap_or_else(|_| payload(fallback))
+        let own = |kind: &str, claude: &str| {
+            if agent == Agent::ClaudeCode {
+                return payload(claude);
+            }
+            let path = fixtures().join(format!("hooks/{}-{kind}.json", agent.spec().slug));
+            std::fs::read(&path)
+                .unwrap_or_else(|e| panic!("{}: {e} (each agent's payloads are fixtures)", path.display()))
         };
         let env = onboarded(1);
         let prime = hook(&env, prompt, &own("prompt", "claude-prompt")).expect("the next stop is due: a prime");

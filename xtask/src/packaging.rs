@@ -5,14 +5,14 @@
 //! carry the binary (`npx -y @devcoach-rs/devcoach mcp`).
 //!
 //! One source of truth: versions, hook events and timeouts, the skill, and the tool list all
-//! come from the code the binary runs. `devcoach write-packages <dir>` writes them; a test fails
-//! when the committed copies drift from what this module produces.
+//! come from the code the binary runs. `cargo xtask write-packages <dir>` writes them; a test
+//! fails when the committed copies drift from what this module produces.
 
 use std::path::{Path, PathBuf};
 
 use serde_json::{Value, json};
 
-use crate::agents::Agent;
+use devcoach_agents::Agent;
 
 /// One file of a package.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -476,6 +476,62 @@ pub fn write(root: &Path) -> std::io::Result<usize> {
 mod tests {
     use super::*;
 
+    /// The files this module writes beside its directories.
+    const OWNED_FILES: [&str; 3] =
+        ["packaging/server.json", ".claude-plugin/marketplace.json", ".github/plugin/marketplace.json"];
+
+    /// Every file under the owned directories and files of `root`, with its bytes.
+    fn tree(root: &Path) -> std::collections::BTreeMap<PathBuf, (Vec<u8>, bool)> {
+        fn walk(path: &Path, root: &Path, out: &mut std::collections::BTreeMap<PathBuf, (Vec<u8>, bool)>) {
+            if path.is_dir() {
+                for entry in std::fs::read_dir(path).expect("dir").flatten() {
+                    walk(&entry.path(), root, out);
+                }
+            } else if path.is_file() {
+                #[cfg(unix)]
+                let executable = {
+                    use std::os::unix::fs::PermissionsExt;
+                    std::fs::metadata(path).expect("meta").permissions().mode() & 0o111 != 0
+                };
+                #[cfg(not(unix))]
+                let executable = false;
+                let rel = path.strip_prefix(root).expect("under root").to_owned();
+                out.insert(rel, (std::fs::read(path).expect("read"), executable));
+            }
+        }
+        let mut out = std::collections::BTreeMap::new();
+        for owned in OWNED_DIRS.iter().chain(&OWNED_FILES) {
+            walk(&root.join(owned), root, &mut out);
+        }
+        out
+    }
+
+    /// The committed packages are exactly what this module writes: a version bump, a new tool
+    /// or a changed hook cannot leave them behind.
+    #[test]
+    fn committed_packages_match_what_is_generated() {
+        let staging = std::env::temp_dir().join(format!("devcoach-xtask-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&staging);
+        let written = write(&staging).expect("write");
+        let generated = tree(&staging);
+        let _ = std::fs::remove_dir_all(&staging);
+        assert_eq!(generated.len(), written);
+        // Every file written lies under an owned directory or is an owned file.
+        assert!(files().iter().all(|f| OWNED_DIRS.iter().chain(&OWNED_FILES).any(|o| f.path.starts_with(o))));
+        let committed = tree(&Path::new(env!("CARGO_MANIFEST_DIR")).join(".."));
+        let names = |t: &std::collections::BTreeMap<PathBuf, (Vec<u8>, bool)>| t.keys().cloned().collect::<Vec<_>>();
+        assert_eq!(names(&committed), names(&generated), "run `cargo xtask write-packages .` and commit the result");
+        for (path, (bytes, executable)) in &generated {
+            let (have, have_exec) = &committed[path];
+            assert!(
+                have == bytes,
+                "{} is out of date: run `cargo xtask write-packages .` and commit it",
+                path.display()
+            );
+            assert_eq!(have_exec, executable, "{}: executable bit", path.display());
+        }
+    }
+
     #[test]
     fn registry_description_fits() {
         assert!(REGISTRY_DESCRIPTION.chars().count() <= 100);
@@ -491,6 +547,6 @@ mod tests {
         let gemini = hooks_json(Agent::Gemini, "L");
         assert_eq!(gemini["hooks"]["AfterAgent"][0]["hooks"][0]["timeout"], 60_000);
         // devcoach recognises its own plugin hooks (doctor, install's double-registration check).
-        assert!(crate::agents::hook_entries::is_ours("\"${CLAUDE_PLUGIN_ROOT}/bin/devcoach-launch\" stop-hook"));
+        assert!(devcoach_agents::hook_entries::is_ours("\"${CLAUDE_PLUGIN_ROOT}/bin/devcoach-launch\" stop-hook"));
     }
 }
