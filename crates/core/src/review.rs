@@ -2,7 +2,7 @@
 //! asked again just before it would be forgotten.
 
 use crate::limits;
-use chrono::{DateTime, Duration, Utc};
+use chrono::{DateTime, Duration, NaiveDate, Utc};
 use thiserror::Error;
 
 use crate::Lesson;
@@ -231,6 +231,82 @@ pub fn retrievability(scheduler: &Scheduler, card: &ReviewCard, now: DateTime<Ut
     Some(scheduler.retrievability(memory.stability, days))
 }
 
+/// Reviews in the thirty days behind and ahead of a day: what the progress page draws.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ReviewActivity {
+    /// Reviews done on each of the last 30 days, oldest first, today last.
+    pub done: Vec<(NaiveDate, u32)>,
+    /// Cards falling due on each of the next 30 days, today first (overdue cards count today).
+    pub ahead: Vec<(NaiveDate, u32)>,
+    /// Every review ever done.
+    pub total: usize,
+    /// Cards due now, overdue included.
+    pub due_now: i64,
+    /// For each repeat review: the recall predicted just before it, and whether it was recalled.
+    pub predicted: Vec<(f64, bool)>,
+}
+
+impl ReviewActivity {
+    /// Reviews in the last 30 days.
+    pub fn done_recently(&self) -> u32 {
+        self.done.iter().map(|(_, n)| n).sum()
+    }
+
+    /// Cards falling due in the next 30 days beyond those due now.
+    pub fn due_soon(&self) -> i64 {
+        (i64::from(self.ahead.iter().map(|(_, n)| n).sum::<u32>()) - self.due_now).max(0)
+    }
+
+    /// Repeat reviews recalled.
+    pub fn recalled(&self) -> usize {
+        self.predicted.iter().filter(|(_, r)| *r).count()
+    }
+}
+
+/// One review as the activity counts it: when (`YYYY-MM-DD…`), the recall predicted before it
+/// (none for a first review), and whether it was recalled.
+pub type ReviewMark<'a> = (&'a str, Option<f64>, bool);
+
+/// Counts `reviews` and `due_by_day` (`YYYY-MM-DD`, cards) into the thirty days around `today`.
+/// A review or due day that does not parse is left out.
+pub fn activity<'a>(
+    reviews: impl IntoIterator<Item = ReviewMark<'a>>,
+    due_by_day: &[(String, i64)],
+    due_now: i64,
+    today: NaiveDate,
+) -> ReviewActivity {
+    let mut done = [0u32; 30];
+    let mut total = 0;
+    let mut predicted = Vec::new();
+    for (at, retrievability, recalled) in reviews {
+        total += 1;
+        if let Some(p) = retrievability {
+            predicted.push((p, recalled));
+        }
+        let Some(day) = at.get(..10).and_then(|d| NaiveDate::parse_from_str(d, "%Y-%m-%d").ok()) else { continue };
+        let back = (today - day).num_days();
+        if let Ok(back @ 0..30) = usize::try_from(back) {
+            done[29 - back] += 1;
+        }
+    }
+    let mut ahead = [0u32; 30];
+    for (day, n) in due_by_day {
+        let Ok(day) = NaiveDate::parse_from_str(day, "%Y-%m-%d") else { continue };
+        let i = usize::try_from((day - today).num_days().max(0)).unwrap_or(0);
+        if let Some(slot) = ahead.get_mut(i) {
+            *slot = slot.saturating_add(u32::try_from(*n).unwrap_or(u32::MAX));
+        }
+    }
+    let day = |offset: i64| today + Duration::days(offset);
+    ReviewActivity {
+        done: (0..30).zip(done).map(|(i, n)| (day(i - 29), n)).collect(),
+        ahead: (0..30).zip(ahead).map(|(i, n)| (day(i), n)).collect(),
+        total,
+        due_now,
+        predicted,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -305,5 +381,39 @@ mod tests {
         assert_eq!((again.elapsed_days, again.lapses), (5, 1));
         let r = retrievability(&s, &reviewed, later).expect("reviewed");
         assert!((r - again.step.retrievability).abs() < 1e-9);
+    }
+
+    #[test]
+    fn activity_counts_each_review_and_due_card_on_its_day() {
+        let today = NaiveDate::from_ymd_opt(2026, 12, 3).expect("date");
+        let reviews = [
+            ("2026-12-03T09:00:00.000Z", None, true),
+            ("2026-12-03T10:00:00.000Z", Some(0.9), true),
+            ("2026-11-04T10:00:00.000Z", Some(0.4), false),
+            // 30 days back: outside the window, still in the total.
+            ("2026-11-03T10:00:00.000Z", Some(0.8), true),
+            ("not a date", None, false),
+        ];
+        let due = [
+            ("2026-11-20".to_owned(), 2),
+            ("2026-12-03".to_owned(), 1),
+            ("2027-01-01".to_owned(), 5),
+            ("x".to_owned(), 9),
+        ];
+        let a = activity(reviews, &due, 3, today);
+        assert_eq!(a.done.len(), 30);
+        assert_eq!(a.done[29], (today, 2));
+        assert_eq!(a.done[0], (NaiveDate::from_ymd_opt(2026, 11, 4).expect("date"), 1));
+        assert_eq!(a.done_recently(), 3);
+        assert_eq!(a.total, 5);
+        // Overdue and today's cards count today; 2027-01-01 is 29 days ahead, the last slot.
+        assert_eq!(a.ahead[0], (today, 3));
+        assert_eq!(a.ahead[29].1, 5);
+        assert_eq!(a.due_soon(), 5);
+        assert_eq!(a.predicted, vec![(0.9, true), (0.4, false), (0.8, true)]);
+        assert_eq!(a.recalled(), 2);
+        // Nothing at all: empty days, nothing due soon.
+        let none = activity([], &[], 0, today);
+        assert_eq!((none.done_recently(), none.due_soon(), none.total), (0, 0, 0));
     }
 }

@@ -58,7 +58,7 @@ pub use reviews::{CountsAs, DueReview, GradeOutcome, ReviewRecord};
 pub use schema::{ADDITIONS, SCHEMA_MIN_APP_VERSION, SCHEMA_VERSION};
 pub use sharing::ImportOutcome;
 pub use sync::{Mark, RoundOutcome, SYNC_JOINING, SnapshotSeen, SyncRound};
-pub use topic_model::TopicEstimate;
+pub use topic_model::{EstimateApart, TopicEstimate};
 pub use waiting::leave_stop;
 pub use work::{WorkSession, WorkWeek};
 

@@ -598,6 +598,21 @@ impl Store {
         Ok(out)
     }
 
+    /// The reviews of the thirty days around `now`, the cards coming due, and how predicted
+    /// recall compared with what was recalled; `None` when there has never been a review and
+    /// nothing is due.
+    pub fn review_activity(&self, now: DateTime<Utc>) -> Result<Option<devcoach_core::review::ReviewActivity>> {
+        let log = self.review_log()?;
+        let due = self.due_by_day(now + chrono::Duration::days(30))?;
+        if log.is_empty() && due.is_empty() {
+            return Ok(None);
+        }
+        // The same count the reviews page and the cue show.
+        let due_now = self.count_due_reviews(now)?;
+        let marks = log.iter().map(|r| (r.reviewed_at.as_str(), r.retrievability, r.grade.recalled()));
+        Ok(Some(devcoach_core::review::activity(marks, &due, due_now, now.date_naive())))
+    }
+
     /// Every review, oldest first.
     pub fn review_log(&self) -> Result<Vec<ReviewRecord>> {
         let mut stmt = self.conn().prepare_cached(

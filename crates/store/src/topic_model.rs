@@ -34,6 +34,14 @@ pub struct TopicEstimate {
     pub last_evidence: String,
 }
 
+/// A topic where the model reads differently from the learner's own number.
+#[derive(Debug, Clone, PartialEq)]
+pub struct EstimateApart {
+    /// The learner's own confidence on the map.
+    pub confidence: i64,
+    pub estimate: TopicEstimate,
+}
+
 fn load(conn: &Connection, topic: &str) -> rusqlite::Result<Option<TopicState>> {
     conn.prepare_cached(
         "SELECT learned, stability, difficulty, last_at, evidence FROM ext_topic_model WHERE topic = ?1",
@@ -317,6 +325,20 @@ pub(crate) fn is_rating(cause: EvidenceCause) -> bool {
 
 impl Store {
     /// The model's estimate for every topic it has evidence on, weakest first.
+    /// The topics on the learner's map whose estimate now differs from their own number.
+    pub fn estimates_apart(&self, now: DateTime<Utc>) -> Result<Vec<EstimateApart>> {
+        let own: std::collections::HashMap<String, i64> =
+            self.profile()?.knowledge.into_iter().map(|k| (k.topic, k.confidence)).collect();
+        Ok(self
+            .topic_estimates(now)?
+            .into_iter()
+            .filter_map(|estimate| {
+                let confidence = *own.get(&estimate.topic)?;
+                (confidence != estimate.confidence_now).then_some(EstimateApart { confidence, estimate })
+            })
+            .collect())
+    }
+
     pub fn topic_estimates(&self, now: DateTime<Utc>) -> Result<Vec<TopicEstimate>> {
         let scheduler = Scheduler::default();
         let mut stmt = self.conn().prepare_cached("SELECT topic FROM ext_topic_model ORDER BY topic")?;

@@ -6,7 +6,9 @@ pub(crate) mod lessons;
 mod progress;
 mod reviews;
 mod settings;
+mod share;
 mod system;
+mod transfer;
 
 use axum::Router;
 use axum::extract::DefaultBodyLimit;
@@ -33,17 +35,17 @@ pub(crate) fn router(state: SharedState) -> Router {
         .route("/knowledge/{topic}", post(knowledge::delta))
         .route("/groups", post(knowledge::add_group))
         .route("/groups/{name}/delete", post(knowledge::remove_group))
-        .route("/lessons/export", get(lessons::export))
+        .route("/lessons/export", get(transfer::export))
         .route(
             "/lessons/import",
-            get(lessons::preview).post(lessons::import).layer(DefaultBodyLimit::max(limits::UPLOAD_BYTES)),
+            get(transfer::preview).post(transfer::import).layer(DefaultBodyLimit::max(limits::UPLOAD_BYTES)),
         )
         .route("/lessons", get(lessons::list))
         .route("/lessons/delete", post(lessons::delete))
         .route("/lessons/undo-delete", post(lessons::undo_delete))
         .route("/lessons/{id}/star", post(lessons::star))
         .route("/lessons/{id}/feedback", post(lessons::feedback))
-        .route("/lessons/{id}/share", get(lessons::share_get).post(lessons::share_post))
+        .route("/lessons/{id}/share", get(share::share_get).post(share::share_post))
         .route("/lessons/{id}", get(lessons::detail))
         .route("/courses", get(courses::list))
         .route("/courses/delete", post(courses::delete))

@@ -70,56 +70,23 @@ struct ReviewPlots {
 
 fn review_plots(s: &devcoach_store::Store, now: DateTime<Utc>) -> Option<ReviewPlots> {
     // A database only the TypeScript build has written may lack our tables: no plots then.
-    let log = s.review_log().ok()?;
-    let due = s.due_by_day(now + chrono::Duration::days(30)).ok()?;
-    // The same count the reviews page and the cue show.
-    let due_now = s.count_due_reviews(now).ok()?;
-    if log.is_empty() && due.is_empty() {
-        return None;
-    }
-    let today = now.date_naive();
-    let mut done = [0u32; 30];
-    for r in &log {
-        if let Some(day) = r.reviewed_at.get(..10).and_then(|d| chrono::NaiveDate::parse_from_str(d, "%Y-%m-%d").ok()) {
-            let back = (today - day).num_days();
-            if (0..30).contains(&back) {
-                done[29 - usize::try_from(back).unwrap_or(0)] += 1;
-            }
-        }
-    }
-    let mut ahead = [0u32; 30];
-    for (day, n) in &due {
-        let Ok(day) = chrono::NaiveDate::parse_from_str(day, "%Y-%m-%d") else { continue };
-        let i = usize::try_from((day - today).num_days().max(0)).unwrap_or(0);
-        if let Some(slot) = ahead.get_mut(i) {
-            *slot += u32::try_from(*n).unwrap_or(u32::MAX);
-        }
-    }
-    let days_back: Vec<(chrono::NaiveDate, u32)> =
-        (0..30).zip(done).map(|(i, n)| (today - chrono::Duration::days(29 - i), n)).collect();
-    let days_ahead: Vec<(chrono::NaiveDate, u32)> =
-        (0..30).zip(ahead).map(|(i, n)| (today + chrono::Duration::days(i), n)).collect();
-    let pairs: Vec<(f64, bool)> =
-        log.iter().filter_map(|r| r.retrievability.map(|p| (p, r.grade.recalled()))).collect();
-    let recalled = pairs.iter().filter(|(_, r)| *r).count();
+    let a = s.review_activity(now).ok()??;
+    let recalled = a.recalled();
     Some(ReviewPlots {
-        per_day: plots::per_day("Reviews per day", &days_back, "own", ("review", "reviews")),
-        per_day_note: format!("{} in the last 30 days, {} in all.", done.iter().sum::<u32>(), log.len()),
-        forecast: plots::per_day("Reviews coming up", &days_ahead, "shared", ("card due", "cards due")),
-        forecast_note: format!(
-            "{due_now} due now (overdue included), {} more in the next 30 days.",
-            (i64::from(ahead.iter().sum::<u32>()) - due_now).max(0)
-        ),
-        calibration: plots::calibration(&pairs),
-        calibration_note: if pairs.is_empty() {
+        per_day: plots::per_day("Reviews per day", &a.done, "own", ("review", "reviews")),
+        per_day_note: format!("{} in the last 30 days, {} in all.", a.done_recently(), a.total),
+        forecast: plots::per_day("Reviews coming up", &a.ahead, "shared", ("card due", "cards due")),
+        forecast_note: format!("{} due now (overdue included), {} more in the next 30 days.", a.due_now, a.due_soon()),
+        calibration: plots::calibration(&a.predicted),
+        calibration_note: if a.predicted.is_empty() {
             "Once cards come back for a second review, each dot compares what FSRS predicted with what you recalled."
                 .into()
         } else {
             format!(
                 "{} of {} repeat reviews recalled ({}%); the schedule aims for your retention setting.",
                 recalled,
-                pairs.len(),
-                percent(recalled, pairs.len())
+                a.predicted.len(),
+                percent(recalled, a.predicted.len())
             )
         },
     })
@@ -166,17 +133,14 @@ fn render(s: &devcoach_store::Store, now: DateTime<Utc>) -> Result<String, WebEr
     let known: HashMap<String, i64> = s.profile()?.knowledge.into_iter().map(|k| (k.topic, k.confidence)).collect();
     // A database only the TypeScript build has written may lack the model's table.
     let estimates = s
-        .topic_estimates(now)
+        .estimates_apart(now)
         .unwrap_or_default()
         .into_iter()
-        .filter_map(|e| {
-            let confidence = *known.get(&e.topic)?;
-            (confidence != e.confidence_now).then_some(EstimateRow {
-                topic: e.topic,
-                confidence,
-                estimate: e.confidence_now,
-                rests_on: rests_on(e.checked, e.self_reported, e.other),
-            })
+        .map(|a| EstimateRow {
+            rests_on: rests_on(a.estimate.checked, a.estimate.self_reported, a.estimate.other),
+            topic: a.estimate.topic,
+            confidence: a.confidence,
+            estimate: a.estimate.confidence_now,
         })
         .collect();
     // Our table; absent from a database only the TypeScript build has written.
