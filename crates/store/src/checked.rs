@@ -1,8 +1,6 @@
 //! Checked answers (`ext_checked_answers`, our own table): explain-backs and checked reviews,
 //! and the calibration read from them against the learner's self-reports.
 
-use std::collections::BTreeMap;
-
 use chrono::{DateTime, Utc};
 use devcoach_core::checked::{
     Check, CheckGrade, CheckKind, CheckedAnswer, Claim, SelfReport, TopicCalibration, calibrate,
@@ -44,67 +42,6 @@ pub(crate) fn insert(
     )?
     .execute(params![lesson_id, topic, kind.as_str(), grade.as_str(), check.answer, check.missing, at])?;
     Ok(())
-}
-
-/// What each topic's estimate rests on, as a learner would count it: (checked answers, the
-/// learner's own reports, other evidence). The map reads one event per lesson a day, the
-/// strongest, so a lesson counts once a date (UTC): as checked when an answer was checked that
-/// day, else as a self-report when its feedback still stood at the day's end (a cleared answer
-/// is taken back) or it had a self-graded review. The third is every rating (onboarding, an edit,
-/// a restore) and each course check and practice session.
-pub(crate) fn basis_by_topic(conn: &Connection) -> rusqlite::Result<BTreeMap<String, (i64, i64, i64)>> {
-    use std::collections::{BTreeSet, HashMap};
-    // (topic, lesson, date)
-    type Day = (String, String, String);
-    let mut checked: BTreeSet<Day> = BTreeSet::new();
-    let mut stmt = conn.prepare_cached("SELECT topic, lesson_id, substr(at, 1, 10) FROM ext_checked_answers")?;
-    for row in stmt.query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))? {
-        checked.insert(row?);
-    }
-    let mut reported: BTreeSet<Day> = BTreeSet::new();
-    // Each lesson's feedback of a day, in order: the last one says whether it still stands.
-    let mut last_feedback: HashMap<Day, String> = HashMap::new();
-    let mut stmt = conn.prepare_cached(
-        "SELECT topic, lesson_id, substr(at, 1, 10), detail FROM ext_evidence \
-         WHERE cause = 'feedback' AND lesson_id IS NOT NULL ORDER BY at, id",
-    )?;
-    for row in stmt.query_map([], |r| Ok(((r.get(0)?, r.get(1)?, r.get(2)?), r.get::<_, Option<String>>(3)?)))? {
-        let (day, detail) = row?;
-        last_feedback.insert(day, detail.unwrap_or_default());
-    }
-    reported.extend(
-        last_feedback
-            .into_iter()
-            .filter(|(_, d)| ["know", "understood", "dont_know"].contains(&d.as_str()))
-            .map(|(k, _)| k),
-    );
-    let mut stmt = conn.prepare_cached(
-        "SELECT l.topic_id, r.lesson_id, substr(r.reviewed_at, 1, 10) FROM ext_review_log r \
-         JOIN lessons l ON l.id = r.lesson_id \
-         WHERE NOT EXISTS (SELECT 1 FROM ext_checked_answers c WHERE c.kind = 'review' \
-         AND c.lesson_id = r.lesson_id AND c.at = r.reviewed_at)",
-    )?;
-    for row in stmt.query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))? {
-        reported.insert(row?);
-    }
-    let mut out: BTreeMap<String, (i64, i64, i64)> = BTreeMap::new();
-    for (topic, _, _) in &checked {
-        out.entry(topic.clone()).or_default().0 += 1;
-    }
-    // By lesson and date: a lesson's topic may be spelled otherwise in one table than another.
-    let checked_lessons: BTreeSet<(&str, &str)> = checked.iter().map(|(_, l, d)| (l.as_str(), d.as_str())).collect();
-    for day in reported.iter().filter(|(_, l, d)| !checked_lessons.contains(&(l.as_str(), d.as_str()))) {
-        out.entry(day.0.clone()).or_default().1 += 1;
-    }
-    let mut other = conn.prepare_cached(
-        "SELECT topic, COUNT(*) FROM ext_evidence \
-         WHERE cause IN ('manual', 'onboarding', 'restore', 'practice', 'course') GROUP BY topic",
-    )?;
-    for row in other.query_map([], |r| Ok((r.get::<_, String>(0)?, r.get::<_, i64>(1)?)))? {
-        let (topic, n) = row?;
-        out.entry(topic).or_default().2 += n;
-    }
-    Ok(out)
 }
 
 impl Store {

@@ -5,6 +5,9 @@ use rusqlite::{Connection, OptionalExtension};
 
 use crate::{Result, Store};
 
+/// `ext_settings` key: stops counted in sessions pruned from `nudge_state` since the last cue.
+pub(crate) const PRUNED_STOPS: &str = "nudge_pruned_stops";
+
 /// The cue lifecycle: armed between an emitted cue and its resolution.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct CueState {
@@ -32,7 +35,7 @@ pub(crate) fn reset_nudge(conn: &Connection) -> rusqlite::Result<()> {
 /// Every session's counter restarts (and what pruned sessions had counted).
 pub(crate) fn clear_counters(conn: &Connection) -> rusqlite::Result<()> {
     conn.execute("DELETE FROM nudge_state", [])?;
-    conn.execute("DELETE FROM ext_settings WHERE key = ?1", [crate::pacing::PRUNED_STOPS])?;
+    conn.execute("DELETE FROM ext_settings WHERE key = ?1", [PRUNED_STOPS])?;
     Ok(())
 }
 

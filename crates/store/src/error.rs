@@ -87,7 +87,7 @@ pub enum StoreError {
     #[error(transparent)]
     Course(#[from] CourseError),
     #[error(transparent)]
-    Backup(#[from] crate::backup::BackupError),
+    Backup(#[from] BackupError),
     /// This device's changes could not be written out for the other devices, so nothing of the
     /// round was applied either.
     #[error("this device's changes could not be written for the other devices ({0}); nothing was applied")]
@@ -148,4 +148,29 @@ impl Kinded for StoreError {
             },
         }
     }
+}
+
+/// Why a backup could not be restored. Nothing was changed.
+#[derive(Debug, Error)]
+pub enum BackupError {
+    #[error("this is not a devcoach backup (not a readable ZIP file: {0})")]
+    NotAZip(String),
+    #[error("the backup's {0} is larger than devcoach accepts ({1} bytes at most); nothing was restored")]
+    EntryTooLarge(String, u64),
+    #[error("one item in the backup's {0} is larger than devcoach accepts ({1} bytes at most); nothing was restored")]
+    ItemTooLarge(String, u64),
+    #[error("the backup holds more data or entries than devcoach accepts; nothing was restored")]
+    TooLarge,
+    #[error("the backup's {0} is not valid JSON ({1}); nothing was restored")]
+    BadJson(String, String),
+    #[error("the backup holds none of settings.json, lessons.json or knowledge.json; nothing was restored")]
+    Empty,
+    #[error("the backup lists {0} more than once, so it cannot be trusted; nothing was restored")]
+    Duplicate(String),
+    #[error("the backup is damaged: its {0} cannot be read ({1}); nothing was restored — try another copy")]
+    Damaged(String, String),
+    #[error(
+        "the backup was written by a newer devcoach (format {0} of its own data); update devcoach to restore it — nothing was restored"
+    )]
+    NewerFormat(i64),
 }

@@ -9,7 +9,7 @@ use devcoach_core::settings::{NudgeScope, Settings};
 use devcoach_core::time::iso_ms;
 use rusqlite::{Connection, OptionalExtension, params};
 
-use crate::cue_state::read_cue_state;
+use crate::cue_state::{PRUNED_STOPS, read_cue_state};
 use crate::error::StoreError;
 use crate::{Result, Store, knowledge, lessons};
 
@@ -44,8 +44,6 @@ pub(crate) const HELD_CUE_FOR: &str = "cue_held_about";
 const CUE_STREAK: &str = "cue_streak";
 /// `ext_settings` key: when the cues of the last day were given (`iso_ms` times, space-separated).
 const CUE_TIMES: &str = "cue_times";
-/// `ext_settings` key: stops counted in sessions pruned from `nudge_state` since the last cue.
-pub(crate) const PRUNED_STOPS: &str = "nudge_pruned_stops";
 /// `ext_settings` keys: the last onboarding ask (`<iso_ms> <session>`) and the last "not now".
 const ONBOARDING_ASKED: &str = "onboarding_asked";
 const ONBOARDING_POSTPONED: &str = "onboarding_postponed";
@@ -243,7 +241,7 @@ impl Store {
         let dir = self.data_dir().clone();
         let (decision, taken) = self.write(|tx| {
             // Stops left waiting while another process held the database came first.
-            let taken = crate::waiting::count(tx, &dir, now)?;
+            let taken = count_waiting(tx, &dir, now)?;
             if let Some(w) = work {
                 crate::work::record(tx, w, now)?;
             }
@@ -361,4 +359,27 @@ pub enum Skipped {
     Onboarding {
         hours: i64,
     },
+}
+
+/// Counts the stops left waiting (`crate::waiting`) through the engine, each at its own time.
+fn count_waiting(tx: &Connection, dir: &crate::DataDir, now: DateTime<Utc>) -> Result<Vec<String>> {
+    crate::waiting::count(tx, dir, now, |session, at, plan_mode| {
+        pacing::count_stop(&mut SqlPacing { conn: tx, now: at }, session, plan_mode)
+    })
+}
+
+impl Store {
+    /// Counts the stops left waiting while another process held the database (the end of a
+    /// sync calls it; every stop hook does it first).
+    pub fn count_waiting_stops(&mut self, now: DateTime<Utc>) -> Result<usize> {
+        let dir = self.data_dir().clone();
+        let (stops, junk) = crate::waiting::look(&dir);
+        crate::waiting::forget(&dir, &junk);
+        if stops.is_empty() {
+            return Ok(0);
+        }
+        let taken = self.write(|tx| count_waiting(tx, &dir, now))?;
+        crate::waiting::forget(&dir, &taken);
+        Ok(taken.len())
+    }
 }

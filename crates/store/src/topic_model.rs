@@ -343,7 +343,7 @@ impl Store {
         let scheduler = Scheduler::default();
         let mut stmt = self.conn().prepare_cached("SELECT topic FROM ext_topic_model ORDER BY topic")?;
         let topics: Vec<String> = stmt.query_map([], |r| r.get(0))?.collect::<rusqlite::Result<_>>()?;
-        let basis = crate::checked::basis_by_topic(self.conn())?;
+        let basis = crate::evidence::basis_by_topic(self.conn())?;
         let mut out = Vec::with_capacity(topics.len());
         for topic in topics {
             if let Some(state) = load(self.conn(), &topic)? {

@@ -18,12 +18,10 @@
 use chrono::{DateTime, Utc};
 use devcoach_core::ids::SessionId;
 use devcoach_core::limits::{WAITING_STOP_BYTES, WAITING_STOPS};
-use devcoach_core::pacing;
 use rusqlite::Connection;
 use serde::{Deserialize, Serialize};
 
-use crate::pacing::SqlPacing;
-use crate::{DataDir, Result, Store};
+use crate::{DataDir, Result};
 
 /// The names the last count took (ours, kept on this machine): see the module's comment.
 pub(crate) const COUNTED: &str = "stops_counted";
@@ -62,7 +60,7 @@ pub fn leave_stop(dir: &DataDir, session: &SessionId, plan_mode: bool, now: Date
 /// [`WAITING_STOPS`]) and what is no stop (to go). A stop still being written lies under a
 /// hidden temporary name and is left alone for a minute; one left behind by a killed hook goes
 /// after that. A folder that is a link (or no folder) holds nothing: it is never followed.
-fn look(dir: &DataDir) -> (Vec<String>, Vec<String>) {
+pub(crate) fn look(dir: &DataDir) -> (Vec<String>, Vec<String>) {
     let folder = folder(dir);
     let real = std::fs::symlink_metadata(&folder).is_ok_and(|m| m.is_dir());
     let Some(entries) = real.then(|| std::fs::read_dir(&folder).ok()).flatten() else {
@@ -92,7 +90,12 @@ fn look(dir: &DataDir) -> (Vec<String>, Vec<String>) {
 
 /// Counts the waiting stops inside `tx` and notes their names; returns the names to remove once
 /// `tx` has committed.
-pub(crate) fn count(tx: &Connection, dir: &DataDir, now: DateTime<Utc>) -> Result<Vec<String>> {
+pub(crate) fn count(
+    tx: &Connection,
+    dir: &DataDir,
+    now: DateTime<Utc>,
+    mut count_stop: impl FnMut(&SessionId, DateTime<Utc>, bool) -> Result<()>,
+) -> Result<Vec<String>> {
     let (names, junk) = look(dir);
     forget(dir, &junk);
     if names.is_empty() {
@@ -113,7 +116,7 @@ pub(crate) fn count(tx: &Connection, dir: &DataDir, now: DateTime<Utc>) -> Resul
         // Never later than the count itself (a clock set back, a pinned one).
         let at = at.min(now);
         let session = SessionId::from_payload(Some(&stop.session));
-        pacing::count_stop(&mut SqlPacing { conn: tx, now: at }, &session, stop.plan_mode)?;
+        count_stop(&session, at, stop.plan_mode)?;
     }
     crate::settings::write_setting(tx, COUNTED, &names.join(" "))?;
     Ok(names)
@@ -133,21 +136,5 @@ pub(crate) fn forget(dir: &DataDir, names: &[String]) {
             Ok(_) => std::fs::remove_file(&path),
             Err(_) => Ok(()),
         };
-    }
-}
-
-impl Store {
-    /// Counts the stops left waiting while another process held the database (the end of a
-    /// sync calls it; every stop hook does it first).
-    pub fn count_waiting_stops(&mut self, now: DateTime<Utc>) -> Result<usize> {
-        let dir = self.data_dir().clone();
-        let (stops, junk) = look(&dir);
-        forget(&dir, &junk);
-        if stops.is_empty() {
-            return Ok(0);
-        }
-        let taken = self.write(|tx| count(tx, &dir, now))?;
-        forget(&dir, &taken);
-        Ok(taken.len())
     }
 }
