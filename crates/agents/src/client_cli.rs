@@ -21,7 +21,11 @@ pub fn find(places: &crate::Places, name: &str) -> Option<PathBuf> {
 pub fn run(program: &Path, args: &[&str]) -> Result<String, String> {
     let mut cmd = Command::new(program);
     cmd.args(args);
-    let limits = child::Limits { deadline: TIMEOUT, output_cap: 4 * 1024 * 1024, ..child::Limits::default() };
+    let limits = child::Limits {
+        deadline: TIMEOUT,
+        output_cap: devcoach_core::limits::AGENT_CLI_OUTPUT_BYTES,
+        ..child::Limits::default()
+    };
     let done = child::run(cmd, limits).map_err(|e| e.to_string())?;
     if done.status.success() {
         Ok(done.stdout)

@@ -55,8 +55,12 @@ impl JsonDoc {
     pub fn load(path: &Path) -> Result<Self, ConfigError> {
         // Never blocks on a pipe or device put where a config file should be, and reads no
         // more than any agent's configuration could need.
-        let original = devcoach_files::read_optional(path, 16 << 20, devcoach_files::Links::Follow)
-            .map_err(|e| ConfigError::io("read", path, std::io::Error::other(e.to_string())))?;
+        let original = devcoach_files::read_optional(
+            path,
+            devcoach_core::limits::AGENT_CONFIG_BYTES,
+            devcoach_files::Links::Follow,
+        )
+        .map_err(|e| ConfigError::io("read", path, std::io::Error::other(e.to_string())))?;
         let root = match &original {
             None => Map::new(),
             Some(bytes) if bytes.iter().all(u8::is_ascii_whitespace) => Map::new(),

@@ -12,6 +12,7 @@ use std::fs;
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 
+use devcoach_core::limits;
 use serde::{Deserialize, Serialize};
 
 #[derive(Debug, Default, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -113,7 +114,7 @@ fn file_path() -> Option<PathBuf> {
 /// uninstall only restores what it can prove, and never deletes on a guess).
 pub fn stored() -> Ledger {
     file_path()
-        .and_then(|p| devcoach_files::read(&p, 1 << 20, devcoach_files::Links::Refuse).ok())
+        .and_then(|p| devcoach_files::read(&p, limits::INSTALL_FILE_BYTES, devcoach_files::Links::Refuse).ok())
         .and_then(|bytes| serde_json::from_slice(&bytes).ok())
         .unwrap_or_default()
 }
@@ -237,7 +238,7 @@ pub fn give_back(ledger: &mut Ledger, edited: &BTreeSet<PathBuf>, home: &Path, r
 /// A configuration file devcoach created that holds nothing any more: an empty JSON object
 /// (every entry of ours removed, and nobody added one), or no bytes at all.
 fn holds_nothing(path: &Path) -> bool {
-    match devcoach_files::read(path, 1 << 20, devcoach_files::Links::Follow) {
+    match devcoach_files::read(path, limits::AGENT_CONFIG_BYTES, devcoach_files::Links::Follow) {
         Ok(bytes) if bytes.iter().all(u8::is_ascii_whitespace) => true,
         Ok(bytes) => serde_json::from_slice::<serde_json::Value>(&bytes)
             .is_ok_and(|v| v.as_object().is_some_and(serde_json::Map::is_empty)),

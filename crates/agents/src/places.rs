@@ -3,6 +3,8 @@
 
 use std::path::{Path, PathBuf};
 
+use devcoach_core::limits;
+
 use crate::hook_entries::Shape;
 use crate::table::{Agent, Dir, Hooks, Mcp, McpFile, Package, Skill};
 use crate::{AgentsError, client_cli, config, hook_entries, plugin, skill};
@@ -286,8 +288,11 @@ pub fn package_present(places: &Places, agent: Agent) -> Option<Package> {
         Package::QwenExtension => dir.join("extensions/devcoach/qwen-extension.json").is_file(),
         Package::CopilotPlugin => {
             // Copilot keeps its plugin list in a JSON file that starts with `//` comments.
-            let Ok(bytes) = devcoach_files::read(&dir.join("config.json"), 4 << 20, devcoach_files::Links::Follow)
-            else {
+            let Ok(bytes) = devcoach_files::read(
+                &dir.join("config.json"),
+                limits::AGENT_CONFIG_BYTES,
+                devcoach_files::Links::Follow,
+            ) else {
                 return None;
             };
             let text = String::from_utf8_lossy(&bytes);

@@ -3,6 +3,8 @@
 
 use std::path::Path;
 
+use devcoach_core::limits;
+
 use crate::launch::Launch;
 use crate::table::Agent;
 
@@ -20,13 +22,13 @@ pub fn text(agent: Agent, launch: &Launch) -> String {
 
 /// Whether `path` is a plugin file devcoach wrote.
 pub fn is_ours(path: &Path) -> bool {
-    devcoach_files::read(path, 1 << 20, devcoach_files::Links::Refuse)
+    devcoach_files::read(path, limits::INSTALL_FILE_BYTES, devcoach_files::Links::Refuse)
         .is_ok_and(|bytes| bytes.starts_with(MARK.as_bytes()))
 }
 
 /// The program a plugin of ours runs (for doctor).
 pub fn program_in(path: &Path) -> Option<String> {
-    let bytes = devcoach_files::read(path, 1 << 20, devcoach_files::Links::Refuse).ok()?;
+    let bytes = devcoach_files::read(path, limits::INSTALL_FILE_BYTES, devcoach_files::Links::Refuse).ok()?;
     let text = String::from_utf8_lossy(&bytes);
     let line = text.lines().find(|l| l.starts_with("const DEVCOACH = "))?;
     serde_json::from_str(line.trim_start_matches("const DEVCOACH = ").trim_end_matches(';')).ok()

@@ -105,6 +105,8 @@ pub const SHARE_DECODED_BYTES: usize = 256 * 1024;
 pub const SYNC_FILE_BYTES: u64 = 128 * 1024 * 1024;
 /// A file's header line (a devcoach writes a few hundred bytes).
 pub const SYNC_HEADER_BYTES: usize = 1024;
+/// A sync folder's small files: its marker, a device's description, the sealed folder key.
+pub const SYNC_SMALL_FILE_BYTES: u64 = 64 * 1024;
 /// The columns one change may carry (a record has a few dozen at most).
 pub const SYNC_COLUMNS: usize = 128;
 /// How far one change may move a counter (further than any record holds).
@@ -138,6 +140,14 @@ pub const BACKUP_PRACTICE_FILE_BYTES: u64 = 16 * 1024 * 1024;
 pub const NOTEBOOK_BYTES: u64 = 8 * 1024 * 1024;
 /// A model's reply (the practice coach's backends).
 pub const MODEL_REPLY_BYTES: u64 = 8 * 1024 * 1024;
+/// What a model's command-line program (the `claude` coach) may print around its reply.
+pub const MODEL_CLI_OUTPUT_BYTES: u64 = 16 * 1024 * 1024;
+/// A reply from LeetCode's API (a problem and its metadata).
+pub const LEETCODE_REPLY_BYTES: u64 = 2 * 1024 * 1024;
+/// A shared lesson fetched from a link.
+pub const FETCH_BYTES: u64 = 256 * 1024;
+/// The dashboard's answer to `/ping` (another program may be listening on the port).
+pub const DASHBOARD_PING_BYTES: u64 = 64 * 1024;
 /// An upload to the dashboard (a backup ZIP, a lessons export).
 pub const UPLOAD_BYTES: usize = 64 * 1024 * 1024;
 
@@ -158,6 +168,18 @@ pub const PROBLEM_BYTES: usize = 256 * 1024;
 /// cut there), and of one line of it (longer lines are skipped, not loaded).
 pub const PRACTICE_LOG_BYTES: u64 = 64 * 1024 * 1024;
 pub const PRACTICE_LOG_LINE_BYTES: usize = 1 << 20;
+/// An agent's configuration file, read to edit it or to look at it (its settings, its MCP
+/// list, its hooks, Copilot CLI's plugin list).
+pub const AGENT_CONFIG_BYTES: u64 = 16 * 1024 * 1024;
+/// What an agent's own program (`claude mcp add`, `codex --version`) may print.
+pub const AGENT_CLI_OUTPUT_BYTES: u64 = 4 * 1024 * 1024;
+/// A file install wrote and reads back (its ledger, the OpenCode/Kilo plugin), which anyone
+/// with the account could have replaced.
+pub const INSTALL_FILE_BYTES: u64 = 1024 * 1024;
+/// What another program devcoach runs may print, unless its caller names a cap of its own.
+pub const CHILD_OUTPUT_BYTES: u64 = 1024 * 1024;
+/// What `git` may print when asked about a repository (a branch, a commit, a remote).
+pub const GIT_OUTPUT_BYTES: u64 = 64 * 1024;
 /// What is read of any one project manifest when detecting a stack.
 pub const MANIFEST_BYTES: usize = 256 * 1024;
 /// How deep quotes and lists of a lesson's markdown are laid out in a terminal; deeper ones at

@@ -48,8 +48,10 @@ pub fn ping(port: u16) -> Option<Pong> {
     if !response.status().is_success() {
         return None;
     }
-    let body: Value =
-        serde_json::from_slice(&response.body_mut().with_config().limit(64 * 1024).read_to_vec().ok()?).ok()?;
+    let body: Value = serde_json::from_slice(
+        &response.body_mut().with_config().limit(devcoach_core::limits::DASHBOARD_PING_BYTES).read_to_vec().ok()?,
+    )
+    .ok()?;
     read_pong(&body)
 }
 

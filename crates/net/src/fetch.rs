@@ -51,7 +51,7 @@ impl Default for FetchPolicy {
     fn default() -> Self {
         Self {
             timeout: Duration::from_secs(5),
-            max_bytes: 256 * 1024,
+            max_bytes: devcoach_core::limits::FETCH_BYTES,
             max_redirects: 3,
             lookup: Arc::new(|host, port| (host, port).to_socket_addrs().map(Iterator::collect)),
             allowed: address::is_public,

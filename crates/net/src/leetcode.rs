@@ -57,7 +57,7 @@ pub fn question(endpoint: &str, slug: &str, timeout: Duration) -> Result<Questio
     let bytes = response
         .body_mut()
         .with_config()
-        .limit(2 * 1024 * 1024)
+        .limit(devcoach_core::limits::LEETCODE_REPLY_BYTES)
         .read_to_vec()
         .map_err(|e| LeetCodeError::BadReply(e.to_string()))?;
     let value: Value = serde_json::from_slice(&bytes).map_err(|e| LeetCodeError::BadReply(e.to_string()))?;

@@ -254,7 +254,11 @@ fn snippet(text: &str) -> String {
 fn run(cmd: Command, input: &str, timeout: Duration) -> Result<String, BackendError> {
     use devcoach_probe::child::{self, ChildError};
     let program = cmd.get_program().to_string_lossy().into_owned();
-    let limits = child::Limits { input: Some(input.as_bytes()), deadline: timeout, output_cap: 16 * 1024 * 1024 };
+    let limits = child::Limits {
+        input: Some(input.as_bytes()),
+        deadline: timeout,
+        output_cap: devcoach_core::limits::MODEL_CLI_OUTPUT_BYTES,
+    };
     let done = child::run(cmd, limits).map_err(|e| match e {
         ChildError::Start { source, .. } => BackendError::Unavailable(format!(
             "could not start `{program}` ({source}); install Claude Code or use --local"

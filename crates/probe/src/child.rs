@@ -40,7 +40,7 @@ pub struct Limits<'a> {
 
 impl Default for Limits<'_> {
     fn default() -> Self {
-        Self { input: None, deadline: Duration::from_secs(3), output_cap: 1024 * 1024 }
+        Self { input: None, deadline: Duration::from_secs(3), output_cap: devcoach_core::limits::CHILD_OUTPUT_BYTES }
     }
 }
 

@@ -153,10 +153,16 @@ fn run_git_commands(folder: &Path) -> GitAnswers {
 fn run_git(folder: &Path, args: &[&str]) -> Option<String> {
     let mut cmd = Command::new("git");
     cmd.args(args).current_dir(folder);
-    let done =
-        child::run(cmd, child::Limits { deadline: GIT_TIMEOUT, output_cap: 64 * 1024, ..child::Limits::default() })
-            .ok()
-            .filter(|d| d.status.success())?;
+    let done = child::run(
+        cmd,
+        child::Limits {
+            deadline: GIT_TIMEOUT,
+            output_cap: devcoach_core::limits::GIT_OUTPUT_BYTES,
+            ..child::Limits::default()
+        },
+    )
+    .ok()
+    .filter(|d| d.status.success())?;
     let out = done.stdout.trim();
     (!out.is_empty()).then(|| out.to_owned())
 }

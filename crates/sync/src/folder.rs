@@ -243,7 +243,7 @@ fn err(path: &Path, what: impl std::fmt::Display) -> SyncError {
 /// Reads the folder's marker; `None` when there is none.
 pub fn read_marker(root: &Path) -> Result<Option<Marker>, SyncError> {
     let path = root.join(MARKER);
-    let bytes = match devcoach_files::read_optional(&path, 64 * 1024, Links::Refuse) {
+    let bytes = match devcoach_files::read_optional(&path, limits::SYNC_SMALL_FILE_BYTES, Links::Refuse) {
         Ok(bytes) => bytes,
         Err(e) => return Err(err(&path, e)),
     };
@@ -645,7 +645,7 @@ impl Folder<'_> {
     }
 
     fn read_info(&self, device: &DeviceId, path: &Path) -> Option<String> {
-        let bytes = devcoach_files::read(path, 64 * 1024, Links::Refuse).ok()?;
+        let bytes = devcoach_files::read(path, limits::SYNC_SMALL_FILE_BYTES, Links::Refuse).ok()?;
         let sealed = path.extension().is_some_and(|e| e == "age");
         let plain = self.open(Role::Device, path, bytes, sealed).ok()?;
         let info: DeviceInfo = serde_json::from_slice(&plain).ok()?;

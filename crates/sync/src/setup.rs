@@ -75,10 +75,12 @@ pub fn init(store: &mut Store, dir: &DataDir, target: &str, options: &InitOption
     let key = match &existing {
         Some(marker) if marker.encrypted => {
             let passphrase = options.passphrase.as_deref().ok_or(SyncError::NeedPassphrase)?;
-            let sealed = devcoach_files::read(&root.join(folder::KEY_FILE), 64 * 1024, devcoach_files::Links::Refuse)
-                .map_err(|e| {
-                SyncError::Folder(format!("the folder is encrypted but its key file is unreadable: {e}"))
-            })?;
+            let sealed = devcoach_files::read(
+                &root.join(folder::KEY_FILE),
+                devcoach_core::limits::SYNC_SMALL_FILE_BYTES,
+                devcoach_files::Links::Refuse,
+            )
+            .map_err(|e| SyncError::Folder(format!("the folder is encrypted but its key file is unreadable: {e}")))?;
             let key = Key::unseal(&sealed, passphrase)?;
             if marker.recipient.as_deref() != Some(key.recipient().as_str()) {
                 return Err(SyncError::Key(
