@@ -106,7 +106,7 @@ impl JsonDoc {
     /// install), that copy's bytes: the user's file comes back byte for byte, formatting and all.
     fn restored_bytes(&self) -> Option<Vec<u8>> {
         let bak = super::ledger::recorded_backup(&self.path).unwrap_or_else(|| sibling(&self.path, ".bak"));
-        let bak = fs::read(bak).ok()?;
+        let bak = read_config(&bak)?;
         let before = serde_json::from_slice::<Value>(&bak).ok()?;
         let now = Value::Object(self.root.clone());
         // An empty `{}` or `[]` the user had (say `"hooks": {}`) may have gone with devcoach's
@@ -171,7 +171,7 @@ pub fn back_up_before_cli(path: &Path) {
     if !first_edit || super::ledger::recorded_backup(path).is_some() || super::ledger::created_by_us(path) {
         return;
     }
-    if let Ok(bytes) = fs::read(path) {
+    if let Some(bytes) = read_config(path) {
         let _ = back_up(path, &bytes);
     }
 }
@@ -241,6 +241,17 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), ConfigError> {
 /// (the user's data: never replaced).
 pub fn object_at<'a>(root: &'a mut Map<String, Value>, key: &str) -> Option<&'a mut Map<String, Value>> {
     root.entry(key.to_owned()).or_insert_with(|| Value::Object(Map::new())).as_object_mut()
+}
+
+/// An agent's file as it is, read through the one door: a regular file (a link is followed, as
+/// the agent would), at most [`limits::AGENT_CONFIG_BYTES`]; `None` when it cannot be read so.
+pub fn read_config(path: &Path) -> Option<Vec<u8>> {
+    devcoach_files::read(path, devcoach_core::limits::AGENT_CONFIG_BYTES, devcoach_files::Links::Follow).ok()
+}
+
+/// [`read_config`] as text (empty when it cannot be read).
+pub fn read_config_text(path: &Path) -> String {
+    read_config(path).map(|b| String::from_utf8_lossy(&b).into_owned()).unwrap_or_default()
 }
 
 #[cfg(test)]

@@ -193,7 +193,7 @@ pub fn give_back(ledger: &mut Ledger, edited: &BTreeSet<PathBuf>, home: &Path, r
         if !edited.contains(&file) || !ours(&file) || !beside {
             continue;
         }
-        let restored = matches!((fs::read(&file), fs::read(&bak)), (Ok(now), Ok(then)) if now == then);
+        let restored = matches!((crate::config::read_config(&file), crate::config::read_config(&bak)), (Some(now), Some(then)) if now == then);
         if restored {
             if fs::remove_file(&bak).is_ok() {
                 ledger.backups.remove(&file);

@@ -1,13 +1,16 @@
 //! devcoach and the coding agents: one row per agent ([`table`]), and everything derived from
 //! it — where each keeps its files ([`places`]), what `install` and `uninstall` write there
-//! ([`wire`]), the hook subcommands, and the answer each agent's hooks give ([`answer`]).
+//! ([`wire`]), the hook subcommands, the answer each agent's hooks give ([`answer`]), and what
+//! doctor finds in each ([`doctor`]).
 //!
 //! The binary words the reports and runs the hooks; this crate decides what goes where.
 
 pub mod answer;
+pub mod channel;
 pub mod client_cli;
 pub mod codex;
 pub mod config;
+pub mod doctor;
 pub mod gemini;
 pub mod hook_entries;
 pub mod launch;

@@ -21,7 +21,7 @@ pub fn status(dir: &Path) -> SkillStatus {
     if !dir.join("SKILL.md").is_file() {
         return SkillStatus::Missing;
     }
-    let stamp = fs::read_to_string(dir.join(STAMP)).ok().map(|s| s.trim().to_owned()).filter(|s| !s.is_empty());
+    let stamp = Some(crate::config::read_config_text(&dir.join(STAMP)).trim().to_owned()).filter(|s| !s.is_empty());
     if stamp.as_deref() == Some(devcoach_core::APP_VERSION) && files_match(dir) {
         SkillStatus::Current
     } else {
@@ -31,7 +31,7 @@ pub fn status(dir: &Path) -> SkillStatus {
 
 /// The same version can still have been edited by hand: current means the same bytes too.
 fn files_match(dir: &Path) -> bool {
-    let same = |path: PathBuf, text: &str| fs::read(path).is_ok_and(|b| b == text.as_bytes());
+    let same = |path: PathBuf, text: &str| crate::config::read_config(&path).is_some_and(|b| b == text.as_bytes());
     same(dir.join("SKILL.md"), SKILL)
         && REFERENCES.iter().all(|(name, text)| same(dir.join("references").join(name), text))
 }

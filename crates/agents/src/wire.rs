@@ -364,7 +364,7 @@ fn trust_note(report: &mut Report, agent: Agent, trust: bool) {
 }
 
 fn codex_mcp(report: &mut Report, places: &Places, launch: &Launch, force: bool) {
-    let toml = std::fs::read_to_string(places.codex_config()).unwrap_or_default();
+    let toml = crate::config::read_config_text(&places.codex_config());
     let existing = codex::server_command(&toml);
     let wanted = format!("{} mcp", launch.program.display());
     if let Some(existing) = &existing {
@@ -501,7 +501,7 @@ fn wired(places: &Places, agent: Agent) -> bool {
             .is_some_and(|d| d.root.get(Places::mcp_key(agent)).and_then(|m| m.get("devcoach")).is_some())
     });
     let codex = agent.spec().mcp == Mcp::CodexToml
-        && codex::server_command(&std::fs::read_to_string(places.codex_config()).unwrap_or_default()).is_some();
+        && codex::server_command(&crate::config::read_config_text(&places.codex_config())).is_some();
     server || codex || crate::hooks_wired(places, agent)
 }
 
@@ -524,7 +524,7 @@ fn plugin_install(report: &mut Report, agent: Agent, places: &Places, launch: &L
         Err(_) => false,
     };
     if existed {
-        match std::fs::read(&path) {
+        match devcoach_files::read(&path, devcoach_core::limits::INSTALL_FILE_BYTES, devcoach_files::Links::Refuse) {
             Ok(bytes) if bytes == wanted.as_bytes() => {
                 return report.push(Mark::Unchanged, format!("plugin up to date ({})", places.show(&path)));
             }
@@ -628,7 +628,8 @@ pub fn uninstall(agent: Agent, places: &Places, all_selected: &[Agent]) -> Repor
 /// A file devcoach cannot read as JSON (JSONC with comments, a hand edit gone wrong) that does
 /// not even mention devcoach holds nothing to take back: uninstall says so instead of failing.
 fn mentions_devcoach(path: &Path) -> bool {
-    std::fs::read(path).map_or(true, |bytes| String::from_utf8_lossy(&bytes).to_ascii_lowercase().contains("devcoach"))
+    crate::config::read_config(path)
+        .is_none_or(|bytes| String::from_utf8_lossy(&bytes).to_ascii_lowercase().contains("devcoach"))
 }
 
 fn mcp_unregister(report: &mut Report, agent: Agent, places: &Places) {
@@ -657,7 +658,7 @@ fn mcp_unregister(report: &mut Report, agent: Agent, places: &Places) {
     // An empty server list the user had before install stays; one devcoach made goes.
     let key = Places::mcp_key(agent);
     let had_key = crate::ledger::recorded_backup(&file)
-        .and_then(|bak| std::fs::read(bak).ok())
+        .and_then(|bak| crate::config::read_config(&bak))
         .and_then(|bytes| serde_json::from_slice::<Value>(&bytes).ok())
         .is_some_and(|before| before.get(key).is_some());
     remove_server(&mut doc.root, key, had_key);
@@ -678,7 +679,7 @@ fn remove_server(root: &mut Map<String, Value>, key: &str, keep_empty: bool) {
 }
 
 fn codex_unregister(report: &mut Report, places: &Places) {
-    let toml = std::fs::read_to_string(places.codex_config()).unwrap_or_default();
+    let toml = crate::config::read_config_text(&places.codex_config());
     if codex::server_command(&toml).is_none() {
         return report.push(Mark::Unchanged, "no MCP server entry");
     }

@@ -1,7 +1,6 @@
 //! The `devcoach` binary: the CLI, and (through its subcommands) the MCP server, the dashboard
 //! and the hooks. All printing happens in this crate.
 
-mod channel;
 mod cli;
 mod commands;
 mod context;
@@ -32,7 +31,7 @@ fn main() -> ExitCode {
         use clap::{CommandFactory, FromArgMatches};
         cli::Cli::command()
             // clap keeps `&'static str` without its `string` feature: one short line, once per run.
-            .version(&*Box::leak(channel::version_line().into_boxed_str()))
+            .version(&*Box::leak(devcoach_agents::channel::version_line().into_boxed_str()))
             .try_get_matches()
             .and_then(|m| cli::Cli::from_arg_matches(&m))
     };

@@ -134,3 +134,34 @@ fn the_docs_have_a_row_for_every_agent() {
         }
     }
 }
+
+/// Another program may leave anything where an agent keeps its files: a FIFO named like
+/// Codex's `config.toml` (which devcoach only reads) must not hold uninstall or doctor's check
+/// forever, and an agent file larger than the cap is not read whole.
+#[cfg(unix)]
+#[test]
+fn an_agent_file_that_is_a_fifo_or_huge_is_not_waited_on() {
+    let home = tempfile::tempdir().expect("home");
+    let places = Places::at(home.path());
+    let data = tempfile::tempdir().expect("data");
+    devcoach_agents::ledger::keep_in(data.path());
+    std::fs::create_dir_all(places.codex_dir()).expect("codex dir");
+    let fifo = places.codex_config();
+    let made = std::process::Command::new("mkfifo").arg(&fifo).status().expect("mkfifo");
+    assert!(made.success());
+    let (tx, rx) = std::sync::mpsc::channel();
+    let p = places.clone();
+    std::thread::spawn(move || {
+        let report = wire::uninstall(Agent::Codex, &p, &[Agent::Codex]);
+        let _ = tx.send(report.steps.len());
+    });
+    let steps = rx.recv_timeout(std::time::Duration::from_secs(10)).expect("uninstall did not wait on the FIFO");
+    assert!(steps > 0);
+    // A settings file past the cap: read as unreadable, never loaded whole.
+    let big = places.claude_settings();
+    std::fs::create_dir_all(big.parent().expect("parent")).expect("dir");
+    let file = std::fs::File::create(&big).expect("create");
+    file.set_len(devcoach_core::limits::AGENT_CONFIG_BYTES + 1).expect("sparse");
+    assert!(devcoach_agents::config::read_config(&big).is_none());
+    assert!(!hooks_wired(&places, Agent::ClaudeCode));
+}

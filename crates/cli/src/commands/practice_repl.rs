@@ -350,7 +350,8 @@ fn run_tui(ctx: &Ctx, problem: &Problem) -> anyhow::Result<()> {
         .map_err(|e| invalid(format!("could not write {}: {e}", system_path.display())))?;
     let hooks_on = devcoach_agents::Places::from_env()
         .ok()
-        .and_then(|places| std::fs::read_to_string(places.claude_settings()).ok())
+        .and_then(|places| devcoach_agents::config::read_config(&places.claude_settings()))
+        .map(|bytes| String::from_utf8_lossy(&bytes).into_owned())
         .is_some_and(|settings| settings.contains("practice-prompt") && settings.contains("practice-stop"));
     if !hooks_on {
         ctx.term.warn(

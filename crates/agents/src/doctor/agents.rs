@@ -2,13 +2,13 @@
 
 use std::path::Path;
 
-use devcoach_agents::client_cli;
-use devcoach_agents::config::JsonDoc;
-use devcoach_agents::hook_entries::{self, Found};
-use devcoach_agents::launch::{self};
-use devcoach_agents::places::{claude_plugin_versions, claude_plugins_enabled};
-use devcoach_agents::skill::{self, SkillStatus};
-use devcoach_agents::{Agent, Places, codex};
+use crate::client_cli;
+use crate::config::JsonDoc;
+use crate::hook_entries::{self, Found};
+use crate::launch::{self};
+use crate::places::{claude_plugin_versions, claude_plugins_enabled};
+use crate::skill::{self, SkillStatus};
+use crate::{Agent, Places, codex};
 use serde_json::Value;
 
 use super::{Inputs, Level, Section};
@@ -326,7 +326,7 @@ pub(super) fn gemini(inputs: &Inputs<'_>) -> Section {
                 );
             }
             if let Some(doc) = &doc
-                && !devcoach_agents::gemini::hooks_enabled(&doc.root)
+                && !crate::gemini::hooks_enabled(&doc.root)
             {
                 s.add(Level::Warn, "hooks are turned off in ~/.gemini/settings.json: run `devcoach install --gemini`");
             }
@@ -348,7 +348,7 @@ pub(super) fn gemini(inputs: &Inputs<'_>) -> Section {
 pub(super) fn codex_section(inputs: &Inputs<'_>) -> Section {
     let places = inputs.places;
     let mut s = Section::new("Codex CLI");
-    let toml = std::fs::read_to_string(places.codex_config()).unwrap_or_default();
+    let toml = crate::config::read_config_text(&places.codex_config());
     match codex::server_command(&toml) {
         Some(command) => s.add(Level::Ok, format!("MCP server → {command} (~/.codex/config.toml)")),
         None => s.add(Level::Warn, "no [mcp_servers.devcoach] in ~/.codex/config.toml: run `devcoach install --codex`"),
@@ -375,7 +375,7 @@ pub(super) fn codex_section(inputs: &Inputs<'_>) -> Section {
 
 /// Gemini CLI: what the server's trust switch means where it stands.
 fn trust_report(s: &mut Section, agent: Agent, places: &Places) {
-    match devcoach_agents::wire::trusted(agent, places) {
+    match crate::wire::trusted(agent, places) {
         Some(true) => s.add(
             Level::Info,
             format!(
@@ -408,10 +408,10 @@ fn flag(agent: Agent) -> &'static str {
 pub(super) fn other_agent(inputs: &Inputs<'_>, agent: Agent) -> Section {
     let places = inputs.places;
     let mut s = Section::new(agent.label());
-    if let Some(package) = devcoach_agents::package_present(places, agent).filter(|p| p.brings_server()) {
+    if let Some(package) = crate::package_present(places, agent).filter(|p| p.brings_server()) {
         let what = package.word();
         s.add(Level::Ok, format!("devcoach {what} installed (it brings the server, hooks and skill)"));
-        if devcoach_agents::hooks_wired(places, agent) {
+        if crate::hooks_wired(places, agent) {
             s.add(
                 Level::Warn,
                 format!(
@@ -445,7 +445,7 @@ pub(super) fn other_agent(inputs: &Inputs<'_>, agent: Agent) -> Section {
         }
     }
     if let Some(plugin) = places.plugin_file(agent) {
-        match devcoach_agents::plugin::program_in(&plugin).filter(|_| devcoach_agents::plugin::is_ours(&plugin)) {
+        match crate::plugin::program_in(&plugin).filter(|_| crate::plugin::is_ours(&plugin)) {
             Some(program)
                 if std::fs::canonicalize(&program).ok() == std::fs::canonicalize(&inputs.launch.program).ok() =>
             {
@@ -472,8 +472,8 @@ pub(super) fn other_agent(inputs: &Inputs<'_>, agent: Agent) -> Section {
     }
     if let Some((path, _)) = places.hook_file(agent) {
         // Cursor runs Claude Code's hooks as well: without its own, those serve it.
-        let served_by_claude = agent == Agent::Cursor && devcoach_agents::hooks_wired(places, Agent::ClaudeCode);
-        if served_by_claude && !devcoach_agents::hooks_wired(places, agent) {
+        let served_by_claude = agent == Agent::Cursor && crate::hooks_wired(places, Agent::ClaudeCode);
+        if served_by_claude && !crate::hooks_wired(places, agent) {
             s.add(Level::Ok, "hooks: Cursor runs the Claude Code hooks in ~/.claude/settings.json");
         } else {
             hooks_report(&mut s, agent, &path, inputs, false);
@@ -484,7 +484,7 @@ pub(super) fn other_agent(inputs: &Inputs<'_>, agent: Agent) -> Section {
             &mut s,
             places,
             &dir,
-            devcoach_agents::hooks_wired(places, agent),
+            crate::hooks_wired(places, agent),
             &format!("devcoach install --{}", flag(agent)),
         );
     }
@@ -498,7 +498,7 @@ pub(super) fn other_agent(inputs: &Inputs<'_>, agent: Agent) -> Section {
 /// Agents found on the machine that devcoach does not wire: what it can do there.
 pub(super) fn unwired(inputs: &Inputs<'_>) -> Option<Section> {
     let mut s = Section::new("Other agents");
-    for (dir, name, what) in devcoach_agents::table::UNWIRED {
+    for (dir, name, what) in crate::table::UNWIRED {
         if inputs.places.home.join(dir).is_dir() {
             s.add(
                 Level::Info,

@@ -4,9 +4,9 @@ use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 use std::time::SystemTime;
 
-use devcoach_agents::Places;
-use devcoach_agents::config::JsonDoc;
-use devcoach_agents::launch::{self};
+use crate::Places;
+use crate::config::JsonDoc;
+use crate::launch::{self};
 use devcoach_core::desktop_log::{self, Failure, Run};
 use devcoach_core::limits;
 use devcoach_files::{FileError, Links};
