@@ -30,15 +30,20 @@ fn payload(name: &str) -> Vec<u8> {
         "claude-stop-plan" => "ts-0.9.5/hooks/stop-payload.plan.json",
         "claude-prompt" => "ts-0.9.5/hooks/prompt-payload.json",
         "claude-stop-full" => "hooks/claude-stop-full.json",
-        "gemini-stop" => "hooks/gemini-stop.json",
-        "gemini-prompt" => "hooks/gemini-prompt.json",
-        "codex-stop" => "hooks/codex-stop.json",
-        "codex-prompt" => "hooks/codex-prompt.json",
-        "cursor-stop" => "hooks/cursor-stop.json",
-        "cursor-prompt" => "hooks/cursor-prompt.json",
-        other => panic!("no payload {other}"),
+        other => {
+            // `<slug>-stop` / `<slug>-prompt`: one half of the agent's own fixture.
+            let (slug, kind) = other.rsplit_once('-').unwrap_or_else(|| panic!("no payload {other}"));
+            return agent_payload(slug, kind).unwrap_or_else(|| panic!("no payload {other}"));
+        }
     };
     std::fs::read(fixtures().join(path)).expect("payload fixture")
+}
+
+/// The `stop` or `prompt` payload of `tests/fixtures/hooks/<slug>.json`, as bytes.
+fn agent_payload(slug: &str, kind: &str) -> Option<Vec<u8>> {
+    let text = std::fs::read(fixtures().join(format!("hooks/{slug}.json"))).ok()?;
+    let both: Value = serde_json::from_slice(&text).expect("fixture JSON");
+    Some(serde_json::to_vec(both.get(kind)?).expect("json"))
 }
 
 /// The payload a client sends to a hook: each client's own shape.
@@ -801,7 +806,7 @@ fn stats_doctor_and_the_next_stop_agree_on_the_next_lesson() {
 
 /// Every agent in the table, through the real binary: its prompt hook primes and its stop hook
 /// cues in the answer shape its row names, from the payloads it sends
-/// (`tests/fixtures/hooks/<slug>-stop.json`, `<slug>-prompt.json`; Claude Code's are the
+/// (`tests/fixtures/hooks/<slug>.json`, its `stop` and `prompt`; Claude Code's are the
 /// original's own fixtures). A row without its payloads fails here.
 #[test]
 fn every_agent_in_the_table_answers_in_its_own_shape() {
@@ -812,9 +817,12 @@ fn every_agent_in_the_table_answers_in_its_own_shape() {
             if agent == Agent::ClaudeCode {
                 return payload(claude);
             }
-            let path = fixtures().join(format!("hooks/{}-{kind}.json", agent.spec().slug));
-            std::fs::read(&path)
-                .unwrap_or_else(|e| panic!("{}: {e} (each agent's payloads are fixtures)", path.display()))
+            agent_payload(agent.spec().slug, kind).unwrap_or_else(|| {
+                panic!(
+                    "tests/fixtures/hooks/{}.json has no {kind} payload (each agent's are fixtures)",
+                    agent.spec().slug
+                )
+            })
         };
         let env = onboarded(1);
         let prime = hook(&env, prompt, &own("prompt", "claude-prompt")).expect("the next stop is due: a prime");
