@@ -95,16 +95,17 @@ pub fn created_by_us(path: &Path) -> bool {
 
 /// The data folder the ledger is kept in, when the front end has said (else the one the
 /// environment names).
-static DATA_DIR: std::sync::OnceLock<PathBuf> = std::sync::OnceLock::new();
+static DATA_DIR: Mutex<Option<PathBuf>> = Mutex::new(None);
 
-/// Keeps this process's ledger in `dir` rather than the data folder the environment names
-/// (once per process; later calls change nothing).
+/// Keeps this process's ledger in `dir` from now on, rather than the data folder the
+/// environment names.
 pub fn keep_in(dir: &Path) {
-    let _ = DATA_DIR.set(dir.to_owned());
+    *DATA_DIR.lock().unwrap_or_else(std::sync::PoisonError::into_inner) = Some(dir.to_owned());
 }
 
 fn file_path() -> Option<PathBuf> {
-    match DATA_DIR.get() {
+    let chosen = DATA_DIR.lock().unwrap_or_else(std::sync::PoisonError::into_inner).clone();
+    match chosen {
         Some(dir) => Some(dir.join("ext-installed.json")),
         None => devcoach_store::DataDir::from_env().ok().map(|d| d.root().join("ext-installed.json")),
     }

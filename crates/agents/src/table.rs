@@ -179,7 +179,8 @@ macro_rules! agents {
 
             /// Its row.
             pub const fn spec(self) -> &'static Spec {
-                match self { $(Self::$name => &$spec,)+ }
+                // A const item per row: a row may be built by a `const fn` (as the plugin agents are).
+                match self { $(Self::$name => { const ROW: Spec = $spec; &ROW })+ }
             }
         }
     };
@@ -195,6 +196,37 @@ const ACTIVATE: &str = "Activate the `devcoach` skill";
 const PLUGIN_NOTE: &str = "the plugin sends a due lesson's cue when a session goes idle, which continues the \
     session in the interface and under `serve`; a one-shot `run` exits at idle, so the cue waits for the next \
     prompt";
+
+/// OpenCode and Kilo Code, which share their shape: a folder under `$XDG_CONFIG_HOME` named
+/// `name`, `<name>.json` (or `.jsonc`) holding `mcp`, devcoach's plugin in its `plugin/` folder,
+/// the shared skill. `name` is also the flag, the slug and the program.
+const fn plugin_agent(label: &'static str, name: &'static str, hook_names: (&'static str, &'static str)) -> Spec {
+    Spec {
+        label,
+        flag: name,
+        slug: name,
+        program: Some(name),
+        dir: Dir::XdgConfig(name),
+        mcp: Mcp::Json {
+            file: McpFile::JsonOrJsonc(name),
+            key: "mcp",
+            // The command line as one array.
+            entry: r#"{"type": "local", "command": ["{program}", "mcp"]}"#,
+            cli: NO_MCP_CLI,
+        },
+        hook_names: Some(hook_names),
+        hooks: Hooks::Plugin { file: "plugin/devcoach.js" },
+        skill: Skill::Shared,
+        package: None,
+        block: DECISION,
+        // The plugin reads the flat form.
+        prime: Prime::Flat,
+        use_skill: "Load the `devcoach` skill with the skill tool",
+        trust: false,
+        hook_note: None,
+        notes: &[PLUGIN_NOTE],
+    }
+}
 
 agents! {
     ClaudeCode => Spec {
@@ -406,53 +438,8 @@ agents! {
         hook_note: None,
         notes: &["restart Cursor (or start a new cursor-agent session) to load the server and hooks"],
     },
-    OpenCode => Spec {
-        label: "OpenCode",
-        flag: "opencode",
-        slug: "opencode",
-        program: Some("opencode"),
-        dir: Dir::XdgConfig("opencode"),
-        mcp: Mcp::Json {
-            file: McpFile::JsonOrJsonc("opencode"),
-            key: "mcp",
-            entry: r#"{"type": "local", "command": ["{program}", "mcp"]}"#,
-            cli: NO_MCP_CLI,
-        },
-        hook_names: Some(("opencode-stop-hook", "opencode-prompt-hook")),
-        hooks: Hooks::Plugin { file: "plugin/devcoach.js" },
-        skill: Skill::Shared,
-        package: None,
-        block: DECISION,
-        // The plugin reads the flat form.
-        prime: Prime::Flat,
-        use_skill: "Load the `devcoach` skill with the skill tool",
-        trust: false,
-        hook_note: None,
-        notes: &[PLUGIN_NOTE],
-    },
-    Kilo => Spec {
-        label: "Kilo Code",
-        flag: "kilo",
-        slug: "kilo",
-        program: Some("kilo"),
-        dir: Dir::XdgConfig("kilo"),
-        mcp: Mcp::Json {
-            file: McpFile::JsonOrJsonc("kilo"),
-            key: "mcp",
-            entry: r#"{"type": "local", "command": ["{program}", "mcp"]}"#,
-            cli: NO_MCP_CLI,
-        },
-        hook_names: Some(("kilo-stop-hook", "kilo-prompt-hook")),
-        hooks: Hooks::Plugin { file: "plugin/devcoach.js" },
-        skill: Skill::Shared,
-        package: None,
-        block: DECISION,
-        prime: Prime::Flat,
-        use_skill: "Load the `devcoach` skill with the skill tool",
-        trust: false,
-        hook_note: None,
-        notes: &[PLUGIN_NOTE],
-    },
+    OpenCode => plugin_agent("OpenCode", "opencode", ("opencode-stop-hook", "opencode-prompt-hook")),
+    Kilo => plugin_agent("Kilo Code", "kilo", ("kilo-stop-hook", "kilo-prompt-hook")),
 }
 
 impl Agent {

@@ -416,4 +416,43 @@ mod tests {
         let none = activity([], &[], 0, today);
         assert_eq!((none.done_recently(), none.due_soon(), none.total), (0, 0, 0));
     }
+
+    proptest::proptest! {
+        /// One more review, at any day from 40 back to 5 ahead, on any history: the total moves
+        /// by one, the thirty days' count by one exactly when the day is inside them (and only
+        /// that day's bar), nothing else moves; reviews in any order count the same.
+        #[test]
+        fn one_review_moves_one_day_by_one(
+            history in proptest::collection::vec((0i64..45, proptest::option::of(0.0f64..1.0), proptest::bool::ANY), 0..40),
+            back in -5i64..40,
+            recalled in proptest::bool::ANY,
+        ) {
+            let today = NaiveDate::from_ymd_opt(2026, 12, 3).expect("date");
+            let stamp = |back: i64| format!("{}T12:00:00.000Z", today - Duration::days(back));
+            let stamps: Vec<(String, Option<f64>, bool)> = history.iter().map(|(b, p, r)| (stamp(*b), *p, *r)).collect();
+            let marks = |extra: Option<(String, Option<f64>, bool)>| {
+                let mut all: Vec<(String, Option<f64>, bool)> = stamps.clone();
+                all.extend(extra);
+                all
+            };
+            let count = |all: &[(String, Option<f64>, bool)]| activity(all.iter().map(|(a, p, r)| (a.as_str(), *p, *r)), &[], 0, today);
+            let before = count(&marks(None));
+            let after = count(&marks(Some((stamp(back), Some(0.5), recalled))));
+            proptest::prop_assert_eq!(after.total, before.total + 1);
+            let inside = (0..30).contains(&back);
+            proptest::prop_assert_eq!(after.done_recently(), before.done_recently() + u32::from(inside));
+            for (i, ((day, n), (_, m))) in before.done.iter().zip(&after.done).enumerate() {
+                let this = inside && usize::try_from(29 - back).ok() == Some(i);
+                proptest::prop_assert_eq!(*m, n + u32::from(this), "day {}", day);
+            }
+            proptest::prop_assert_eq!(after.predicted.len(), before.predicted.len() + 1);
+            proptest::prop_assert_eq!(after.recalled(), before.recalled() + usize::from(recalled));
+            // The same reviews in reverse order: the same counts.
+            let mut reversed = marks(Some((stamp(back), Some(0.5), recalled)));
+            reversed.reverse();
+            let again = count(&reversed);
+            proptest::prop_assert_eq!(again.done, after.done);
+            proptest::prop_assert_eq!(again.total, after.total);
+        }
+    }
 }
