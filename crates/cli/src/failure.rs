@@ -25,6 +25,15 @@ pub enum UserError {
     Usage(String),
 }
 
+impl Kinded for UserError {
+    fn kind(&self) -> ErrorKind {
+        match self {
+            Self::Invalid(_) => ErrorKind::InvalidInput,
+            Self::Usage(_) => ErrorKind::Usage,
+        }
+    }
+}
+
 pub fn invalid(message: impl Into<String>) -> anyhow::Error {
     UserError::Invalid(message.into()).into()
 }
@@ -43,8 +52,8 @@ pub fn rejected() -> anyhow::Error {
 }
 
 pub fn exit_code(err: &anyhow::Error) -> u8 {
-    if let Some(UserError::Usage(_)) = err.downcast_ref::<UserError>() {
-        return 2;
+    if let Some(e) = err.downcast_ref::<UserError>() {
+        return exit_of(e.kind());
     }
     if let Some(e) = err.downcast_ref::<devcoach_sync::SyncError>() {
         return exit_of(e.kind());
@@ -89,12 +98,30 @@ pub fn report(term: Term, err: &anyhow::Error) -> ExitCode {
         return ExitCode::from(1);
     }
     let code = exit_code(err);
+    let message = chain_text(err);
     if json_requested() {
-        crate::output::note_verbatim(&json_error(&format!("{err:#}"), code));
+        crate::output::note_verbatim(&json_error(&message, code));
     } else {
-        crate::output::note(&format!("{} {err:#}", term.err(Style::Red, "error:")));
+        crate::output::note(&format!("{} {message}", term.err(Style::Red, "error:")));
     }
     ExitCode::from(code)
+}
+
+/// The error and its causes, joined by ": ". A cause its error already quotes (a file error
+/// naming the I/O error it wraps) is said once.
+fn chain_text(err: &anyhow::Error) -> String {
+    let mut text = String::new();
+    for cause in err.chain() {
+        let said = cause.to_string();
+        if said.is_empty() || text.contains(&said) {
+            continue;
+        }
+        if !text.is_empty() {
+            text.push_str(": ");
+        }
+        text.push_str(&said);
+    }
+    text
 }
 
 #[cfg(test)]
@@ -211,12 +238,146 @@ mod tests {
     fn a_sync_error_exits_by_its_kind_and_a_store_error_inside_it_by_its_own() {
         use devcoach_sync::SyncError;
         let exit = |e: SyncError| exit_code(&anyhow::Error::from(e));
-        assert_eq!(exit(SyncError::Newer("written by devcoach 9".into())), 3);
+        assert_eq!(exit(SyncError::NewerLayout { found: 9, reads: 1 }), 3);
         assert_eq!(exit(SyncError::NotSetUp), 1);
         assert_eq!(exit(SyncError::Busy), 1);
         for e in every_store_error() {
             let code = exit_of(e.kind());
             assert_eq!(exit(SyncError::Store(e)), code);
         }
+    }
+
+    /// One error of every sync variant and of every problem inside one.
+    fn every_sync_error() -> Vec<devcoach_sync::SyncError> {
+        use devcoach_sync::{GitProblem, KeyProblem, PathProblem, SetupProblem, SyncError};
+        let path = || PathBuf::from("/shared/devcoach");
+        let io = || std::io::Error::other("refused");
+        let json = || serde_json::from_str::<serde_json::Value>("{").expect_err("not JSON");
+        let child = || devcoach_probe::child::ChildError::Timeout {
+            program: "git".into(),
+            limit: std::time::Duration::from_secs(1),
+        };
+        let mut all = vec![
+            SyncError::NotSetUp,
+            SyncError::Busy,
+            SyncError::WrongPassphrase,
+            SyncError::NeedPassphrase,
+            SyncError::File(FileError::NotFound { path: path() }),
+            SyncError::NoMarker { root: path(), marker: "devcoach-sync.json" },
+            SyncError::NewerLayout { found: 9, reads: 1 },
+            SyncError::Store(StoreError::Busy),
+        ];
+        all.extend(
+            [
+                PathProblem::Io(io()),
+                PathProblem::CannotCreate(io()),
+                PathProblem::CannotRead(io()),
+                PathProblem::LinkOrNotFolder,
+                PathProblem::NotJson,
+                PathProblem::NotAMarker,
+                PathProblem::Damaged(json()),
+            ]
+            .into_iter()
+            .map(|problem| SyncError::Path { path: path(), problem }),
+        );
+        all.extend(
+            [
+                KeyProblem::Missing { path: path() },
+                KeyProblem::Damaged,
+                KeyProblem::SealedUnreadable(FileError::NotFound { path: path() }),
+                KeyProblem::SealedDamaged,
+                KeyProblem::TooCostly { required: 40 },
+                KeyProblem::MarkerChanged,
+                KeyProblem::MarkerNamesAnother,
+                KeyProblem::PlainMarkerOverSealed { marker: "devcoach-sync.json" },
+                KeyProblem::PassphraseForPlain,
+            ]
+            .map(SyncError::Key),
+        );
+        all.extend(
+            [
+                GitProblem::Missing,
+                GitProblem::Run(child()),
+                GitProblem::Failed { step: "pushing".into(), said: "denied".into() },
+                GitProblem::RunsCommands { url: "/r".into(), key: "core.fsmonitor".into(), config: path() },
+                GitProblem::OtherClone { dir: path(), origin: "/a".into(), url: "/b".into() },
+                GitProblem::PushLost { tries: 5 },
+            ]
+            .map(SyncError::Git),
+        );
+        all.extend(
+            [
+                SetupProblem::AlreadySetUp { now: "folder /x".into() },
+                SetupProblem::RemoteHelper { target: "ext::sh".into() },
+                SetupProblem::UnknownScheme { target: "ftp://x".into(), scheme: "ftp".into() },
+                SetupProblem::FolderOrRemote { target: "host:path".into() },
+                SetupProblem::BadPath { target: "x".into(), source: io() },
+                SetupProblem::InsideDataFolder,
+                SetupProblem::ForeignFolder { path: path() },
+                SetupProblem::ForeignRepository { url: "/r".into() },
+                SetupProblem::NotAFolder { path: path() },
+                SetupProblem::CannotCreate { path: path(), source: io() },
+                SetupProblem::PlainFolderForEncrypted,
+                SetupProblem::PassphraseWithoutEncrypt,
+                SetupProblem::BadDeviceId("Not An Id".into()),
+            ]
+            .map(SyncError::Setup),
+        );
+        all
+    }
+
+    /// Names every sync variant: a new one fails to build here until the list above holds it.
+    fn sync_variant(e: &devcoach_sync::SyncError) -> &'static str {
+        use devcoach_sync::SyncError;
+        match e {
+            SyncError::NotSetUp => "NotSetUp",
+            SyncError::Busy => "Busy",
+            SyncError::WrongPassphrase => "WrongPassphrase",
+            SyncError::NeedPassphrase => "NeedPassphrase",
+            SyncError::Path { .. } => "Path",
+            SyncError::File(_) => "File",
+            SyncError::NoMarker { .. } => "NoMarker",
+            SyncError::NewerLayout { .. } => "NewerLayout",
+            SyncError::Key(_) => "Key",
+            SyncError::Git(_) => "Git",
+            SyncError::Setup(_) => "Setup",
+            SyncError::Store(_) => "Store",
+        }
+    }
+
+    #[test]
+    fn every_sync_error_has_a_kind_an_exit_and_whole_words() {
+        let all = every_sync_error();
+        let names: std::collections::BTreeSet<_> = all.iter().map(sync_variant).collect();
+        assert_eq!(names.len(), 12, "every variant has a sample");
+        for e in all {
+            let kind = e.kind();
+            let said = e.to_string();
+            assert!(!said.trim().is_empty() && !said.contains('{') && !said.contains('}'), "{said}");
+            assert_eq!(exit_code(&anyhow::Error::from(e)), expected(kind).0, "{kind:?}: {said}");
+        }
+    }
+
+    #[test]
+    fn the_front_ends_own_errors_exit_by_their_kind() {
+        assert_eq!(exit_code(&usage("no such flag")), 2);
+        assert_eq!(exit_code(&invalid("no such lesson")), 1);
+        for e in [UserError::Usage("u".into()), UserError::Invalid("i".into())] {
+            let kind = e.kind();
+            assert_eq!(exit_code(&anyhow::Error::from(e)), expected(kind).0);
+        }
+    }
+
+    #[test]
+    fn a_cause_the_error_already_quotes_is_said_once() {
+        let io = std::io::Error::other("permission refused");
+        let file = FileError::Io { action: "read", path: PathBuf::from("/x/notes.md"), source: io };
+        let text = chain_text(&anyhow::Error::from(file).context("importing failed"));
+        assert_eq!(text, "importing failed: cannot read /x/notes.md: permission refused");
+        let sync = devcoach_sync::SyncError::Path {
+            path: PathBuf::from("/shared/devices"),
+            problem: devcoach_sync::PathProblem::CannotRead(std::io::Error::other("gone")),
+        };
+        assert_eq!(chain_text(&anyhow::Error::from(sync)), "/shared/devices: cannot be read (gone)");
     }
 }

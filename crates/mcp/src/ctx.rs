@@ -6,7 +6,7 @@ use std::sync::{Mutex, MutexGuard};
 
 use chrono::{DateTime, Utc};
 use devcoach_probe::history::ClaudeHome;
-use devcoach_store::{DataDir, Store, StoreError};
+use devcoach_store::{DataDir, ErrorKind, Kinded, Store, StoreError};
 
 /// Starts a dashboard on a port for a data directory, outliving the server: the binary knows how
 /// (its own command line), so it hands the server this; without one `open_ui` says it cannot.
@@ -51,11 +51,28 @@ pub(crate) enum ToolError {
     /// Something named does not exist; the message says how to find the right one.
     #[error("{0}")]
     NotFound(String),
-    /// The whole message is given (it already names the tool).
-    #[error("{0}")]
-    Verbatim(String),
+    /// The whole message is given (it already names the tool), with the kind of failure.
+    #[error("{text}")]
+    Said { kind: ErrorKind, text: String },
     #[error(transparent)]
     Store(#[from] StoreError),
+}
+
+impl Kinded for ToolError {
+    fn kind(&self) -> ErrorKind {
+        match self {
+            Self::Invalid(_) => ErrorKind::InvalidInput,
+            Self::NotFound(_) => ErrorKind::NotFound,
+            Self::Said { kind, .. } => *kind,
+            Self::Store(e) => e.kind(),
+        }
+    }
+}
+
+impl ToolError {
+    pub fn said(kind: ErrorKind, text: impl Into<String>) -> Self {
+        Self::Said { kind, text: text.into() }
+    }
 }
 
 impl From<devcoach_core::settings::SettingError> for ToolError {
@@ -94,7 +111,7 @@ impl Ctx {
         let mut guard = self.store()?;
         match guard.as_mut() {
             Some(store) => f(store),
-            None => Err(ToolError::Verbatim("the database could not be opened".into())),
+            None => Err(ToolError::said(ErrorKind::Io, "the database could not be opened")),
         }
     }
 }

@@ -95,8 +95,9 @@ pub enum Opened {
 pub enum OpenError {
     #[error("the dashboard on port {0} shows other data (the demo learner, or another DEVCOACH_DIR)")]
     OtherData(u16),
-    #[error("{0}")]
-    Launch(String),
+    /// The front end's way of starting one failed; `reason` is why.
+    #[error("could not start the dashboard: {reason}")]
+    Launch { reason: String },
 }
 
 /// A dashboard for this data on `port`: the running one, or one `launch` starts (a detached
@@ -107,7 +108,7 @@ pub fn open(port: u16, fingerprint: &str, launch: impl FnOnce() -> Result<(), St
         Occupant::OtherData => return Err(OpenError::OtherData(port)),
         Occupant::Nobody => {}
     }
-    launch().map_err(OpenError::Launch)?;
+    launch().map_err(|reason| OpenError::Launch { reason })?;
     for _ in 0..30 {
         if ping(port).is_some() {
             return Ok(Opened::Started);

@@ -3,6 +3,7 @@
 //! every front end (CLI `import`, MCP `import_lesson`, the dashboard's import) takes before
 //! handing the result to the store.
 
+use devcoach_core::error_kind::{ErrorKind, Kinded};
 use devcoach_core::share::{ShareError, SharedInput, parse_shared_input, url_to_fetch};
 
 use crate::fetch::{FetchError, FetchPolicy, fetch};
@@ -21,6 +22,25 @@ pub fn resolve(pasted: &str, policy: &FetchPolicy) -> Result<SharedInput, Import
     match url_to_fetch(pasted) {
         Some(url) => Ok(parse_shared_input(&fetch(url, policy)?)?),
         None => Ok(parse_shared_input(pasted)?),
+    }
+}
+
+impl Kinded for FetchError {
+    fn kind(&self) -> ErrorKind {
+        match self {
+            Self::NotHttp | Self::NotPublic | Self::TooLarge => ErrorKind::InvalidInput,
+            Self::Status(404 | 410) => ErrorKind::NotFound,
+            Self::Unreachable | Self::TooManyRedirects | Self::Status(_) | Self::Timeout => ErrorKind::Io,
+        }
+    }
+}
+
+impl Kinded for ImportError {
+    fn kind(&self) -> ErrorKind {
+        match self {
+            Self::Fetch(e) => e.kind(),
+            Self::Share(e) => e.kind(),
+        }
     }
 }
 

@@ -8,7 +8,7 @@ use std::time::Duration;
 use devcoach_core::limits;
 use serde_json::Value;
 
-#[derive(Debug, thiserror::Error, PartialEq, Eq)]
+#[derive(Debug, Clone, thiserror::Error, PartialEq, Eq)]
 pub enum ModelHttpError {
     #[error("nothing answers at {0}: is the model server running?")]
     Unreachable(String),

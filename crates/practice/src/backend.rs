@@ -24,15 +24,31 @@ pub struct Turn {
 
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum BackendError {
-    /// The cloud client is out of quota ("You've hit your … limit"): switch to local.
-    #[error("{0}")]
-    Quota(String),
-    #[error("{0}")]
-    Unavailable(String),
+    /// The cloud client is out of quota ("You've hit your … limit"): switch to local. `said`
+    /// is the client's own message.
+    #[error("out of quota: {said}")]
+    Quota { said: String },
+    #[error("could not start `{program}` ({reason}); install Claude Code or use --local")]
+    NotStarted { program: String, reason: String },
+    #[error("nothing answers at {at}")]
+    NoAnswer { at: String },
     #[error("the model did not answer within {0} s")]
     Timeout(u64),
-    #[error("{0}")]
-    Failed(String),
+    /// The model's client answered, but not in the shape asked for; `said` is the start of it.
+    #[error("{program} printed something other than JSON: {said}")]
+    NotJson { program: String, said: String },
+    #[error("{program} reported an error: {said}")]
+    Reported { program: String, said: String },
+    #[error("{program} sent an empty reply")]
+    Empty { program: String },
+    #[error("`{program}` failed{}: {said}", status.as_ref().map(|s| format!(" ({s})")).unwrap_or_default())]
+    Exited { program: String, status: Option<String>, said: String },
+    #[error("waiting for `{program}`: {reason}")]
+    Wait { program: String, reason: String },
+    #[error("could not write the coaching instructions to {}: {reason}", path.display())]
+    Instructions { path: std::path::PathBuf, reason: String },
+    #[error(transparent)]
+    Http(#[from] devcoach_net::model::ModelHttpError),
     /// Checked before a session: the coach cannot answer, and what to do about it.
     #[error("{problem}: {fix}")]
     NotReady { problem: String, fix: String },
@@ -146,21 +162,21 @@ impl Backend for ClaudeCli {
         let value: Value = serde_json::from_str(out.trim()).map_err(|_| {
             let text = out.trim();
             if is_quota_message(text) {
-                BackendError::Quota(text.to_owned())
+                BackendError::Quota { said: text.to_owned() }
             } else {
-                BackendError::Failed(format!("claude printed something other than JSON: {}", snippet(text)))
+                BackendError::NotJson { program: "claude".into(), said: snippet(text) }
             }
         })?;
         let result = value.get("result").and_then(Value::as_str).unwrap_or_default().to_owned();
         // Only an error is a quota message: a reply may well talk about limits.
         if value.get("is_error").and_then(Value::as_bool) == Some(true) {
             if is_quota_message(&result) {
-                return Err(BackendError::Quota(result));
+                return Err(BackendError::Quota { said: result });
             }
-            return Err(BackendError::Failed(format!("claude reported an error: {}", snippet(&result))));
+            return Err(BackendError::Reported { program: "claude".into(), said: snippet(&result) });
         }
         if result.trim().is_empty() {
-            return Err(BackendError::Failed("claude sent an empty reply".into()));
+            return Err(BackendError::Empty { program: "claude".into() });
         }
         if !self.one_shot
             && let Some(id) = value.get("session_id").and_then(Value::as_str)
@@ -178,9 +194,9 @@ impl Backend for ClaudeCli {
         let not_ready = |problem: String| BackendError::NotReady { problem, fix: CLOUD_FIX.to_owned() };
         let out = match run(cmd, "devcoach:preflight — reply with the one word: ready", PREFLIGHT_TIMEOUT) {
             Ok(out) => out,
-            Err(BackendError::Quota(said)) => return Err(BackendError::Quota(said)),
+            Err(e @ BackendError::Quota { .. }) => return Err(e),
             Err(BackendError::Timeout(s)) => return Err(not_ready(format!("`claude` did not answer within {s} s"))),
-            Err(BackendError::Unavailable(said) | BackendError::Failed(said)) if is_login_message(&said) => {
+            Err(e) if is_login_message(&e.to_string()) => {
                 return Err(not_ready("`claude` is not signed in".to_owned()));
             }
             Err(e) => return Err(not_ready(e.to_string())),
@@ -189,7 +205,7 @@ impl Backend for ClaudeCli {
         let result = value.get("result").and_then(Value::as_str).unwrap_or_default();
         if value.get("is_error").and_then(Value::as_bool) == Some(true) {
             if is_quota_message(result) {
-                return Err(BackendError::Quota(result.to_owned()));
+                return Err(BackendError::Quota { said: result.to_owned() });
             }
             let problem = if is_login_message(result) {
                 "`claude` is not signed in".to_owned()
@@ -231,11 +247,9 @@ impl SystemFile {
         options.write(true).create_new(true);
         #[cfg(unix)]
         std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
-        let mut file = options.open(&path).map_err(|e| {
-            BackendError::Failed(format!("could not write the coaching instructions to {}: {e}", path.display()))
-        })?;
-        file.write_all(text.as_bytes())
-            .map_err(|e| BackendError::Failed(format!("could not write the coaching instructions: {e}")))?;
+        let failed = |e: std::io::Error| BackendError::Instructions { path: path.clone(), reason: e.to_string() };
+        let mut file = options.open(&path).map_err(failed)?;
+        file.write_all(text.as_bytes()).map_err(failed)?;
         Ok(Self(path))
     }
 }
@@ -260,11 +274,11 @@ fn run(cmd: Command, input: &str, timeout: Duration) -> Result<String, BackendEr
         output_cap: devcoach_core::limits::MODEL_CLI_OUTPUT_BYTES,
     };
     let done = child::run(cmd, limits).map_err(|e| match e {
-        ChildError::Start { source, .. } => BackendError::Unavailable(format!(
-            "could not start `{program}` ({source}); install Claude Code or use --local"
-        )),
+        ChildError::Start { source, .. } => {
+            BackendError::NotStarted { program: program.clone(), reason: source.to_string() }
+        }
         ChildError::Timeout { limit, .. } => BackendError::Timeout(limit.as_secs()),
-        ChildError::Wait { source, .. } => BackendError::Failed(format!("waiting for `{program}`: {source}")),
+        ChildError::Wait { source, .. } => BackendError::Wait { program: program.clone(), reason: source.to_string() },
     })?;
     let (status, stdout, stderr) = (done.status, done.stdout, done.stderr);
     if !status.success() {
@@ -273,15 +287,15 @@ fn run(cmd: Command, input: &str, timeout: Duration) -> Result<String, BackendEr
             && let Some(result) = value.get("result").and_then(Value::as_str)
         {
             if is_quota_message(result) {
-                return Err(BackendError::Quota(result.to_owned()));
+                return Err(BackendError::Quota { said: result.to_owned() });
             }
-            return Err(BackendError::Failed(format!("`{program}` failed: {}", snippet(result))));
+            return Err(BackendError::Exited { program, status: None, said: snippet(result) });
         }
         let said = if stdout.trim().is_empty() { stderr.trim() } else { stdout.trim() };
         if is_quota_message(said) {
-            return Err(BackendError::Quota(said.to_owned()));
+            return Err(BackendError::Quota { said: said.to_owned() });
         }
-        return Err(BackendError::Failed(format!("`{program}` failed ({status}): {}", snippet(said))));
+        return Err(BackendError::Exited { program, status: Some(status.to_string()), said: snippet(said) });
     }
     Ok(stdout)
 }
@@ -344,11 +358,9 @@ impl Backend for HttpChat {
         };
         let reply = devcoach_net::model::post_json(&url, &body, self.timeout, self.api_key.as_deref()).map_err(
             |e| match e {
-                devcoach_net::model::ModelHttpError::Unreachable(m) => {
-                    BackendError::Unavailable(format!("nothing answers at {m}"))
-                }
+                devcoach_net::model::ModelHttpError::Unreachable(at) => BackendError::NoAnswer { at },
                 devcoach_net::model::ModelHttpError::Timeout(s) => BackendError::Timeout(s),
-                other => BackendError::Failed(other.to_string()),
+                other => BackendError::Http(other),
             },
         )?;
         let text = match self.dialect {
@@ -358,7 +370,7 @@ impl Backend for HttpChat {
         .and_then(Value::as_str)
         .unwrap_or_default();
         if text.trim().is_empty() {
-            return Err(BackendError::Failed(format!("{} sent an empty reply", self.kind())));
+            return Err(BackendError::Empty { program: self.kind().into() });
         }
         Ok(text.to_owned())
     }

@@ -337,7 +337,7 @@ impl Session {
             }
             let draft = match self.models.coach.reply(&system, &turns) {
                 Ok(draft) => draft,
-                Err(BackendError::Quota(message)) if !self.models.on_local && self.models.local.is_some() => {
+                Err(BackendError::Quota { said: message }) if !self.models.on_local && self.models.local.is_some() => {
                     if let Some(local) = self.models.local.take() {
                         let from = self.models.coach.kind().to_owned();
                         self.models.coach = local;

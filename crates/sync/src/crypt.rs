@@ -15,6 +15,7 @@ use hmac::{KeyInit, Mac};
 use sha2::Sha256;
 
 use crate::SyncError;
+use crate::error::KeyProblem;
 
 type HmacSha256 = hmac::Hmac<Sha256>;
 
@@ -63,8 +64,7 @@ impl Key {
 
     /// Reads a key kept by [`Key::secret`].
     pub fn parse(secret: &str) -> Result<Self, SyncError> {
-        let identity = age::x25519::Identity::from_str(secret.trim())
-            .map_err(|_| SyncError::Key("the sync key kept in this data folder is damaged".into()))?;
+        let identity = age::x25519::Identity::from_str(secret.trim()).map_err(|_| KeyProblem::Damaged)?;
         Ok(Self { identity })
     }
 
@@ -79,7 +79,7 @@ impl Key {
     }
 
     pub fn encrypt(&self, plain: &[u8]) -> Result<Vec<u8>, SyncError> {
-        age::encrypt(&self.identity.to_public(), plain).map_err(|e| SyncError::Key(format!("encrypting failed: {e}")))
+        Ok(age::encrypt(&self.identity.to_public(), plain).map_err(KeyProblem::Encrypting)?)
     }
 
     /// Decrypts a file of the folder; `None` when it is not for this key or was changed.
@@ -131,8 +131,7 @@ impl Key {
         // A fixed cost (256 MiB, about a second), not one tuned to this machine: every device
         // can then refuse a key file that asks for more.
         recipient.set_work_factor(SEAL_WORK_FACTOR);
-        age::encrypt(&recipient, self.secret().as_bytes())
-            .map_err(|e| SyncError::Key(format!("encrypting failed: {e}")))
+        Ok(age::encrypt(&recipient, self.secret().as_bytes()).map_err(KeyProblem::Encrypting)?)
     }
 
     /// Opens `key.age` with `passphrase`.
@@ -143,17 +142,10 @@ impl Key {
         // tuned the cost to the machine; two steps of slack keep their folders opening.
         identity.set_max_work_factor(SEAL_WORK_FACTOR + 2);
         // Not an age file, or one changed since it was written: no passphrase would open it.
-        let damaged = || {
-            SyncError::Key(
-                "the sync folder's key.age does not read (it is damaged, or was not written by devcoach); nothing was changed — put back a copy of the folder from before, or set sync up afresh"
-                    .into(),
-            )
-        };
+        let damaged = || SyncError::Key(KeyProblem::SealedDamaged);
         let decryptor = age::Decryptor::new_buffered(sealed).map_err(|_| damaged())?;
         let mut reader = decryptor.decrypt(std::iter::once(&identity as &dyn age::Identity)).map_err(|e| match e {
-            age::DecryptError::ExcessiveWork { required, .. } => SyncError::Key(format!(
-                "the folder's key.age asks for far more work than devcoach ever sets (2^{required}): it was not written by devcoach; nothing was changed"
-            )),
+            age::DecryptError::ExcessiveWork { required, .. } => SyncError::Key(KeyProblem::TooCostly { required }),
             age::DecryptError::InvalidHeader | age::DecryptError::UnknownFormat | age::DecryptError::InvalidMac => {
                 damaged()
             }
@@ -229,7 +221,7 @@ mod tests {
         // A damaged key file is not the passphrase's fault.
         for damaged in [b"not an age file at all".to_vec(), sealed[..sealed.len() / 3].to_vec()] {
             match Key::unseal(&damaged, "correct horse") {
-                Err(SyncError::Key(why)) => assert!(why.contains("does not read"), "{why}"),
+                Err(SyncError::Key(KeyProblem::SealedDamaged)) => {}
                 other => panic!("a damaged key file: {:?}", other.map(|_| ())),
             }
         }

@@ -24,6 +24,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::SyncError;
 use crate::crypt::{Key, Refused, Role};
+use crate::error::PathProblem;
 
 pub const MARKER: &str = "devcoach-sync.json";
 pub const KEY_FILE: &str = "key.age";
@@ -236,38 +237,32 @@ pub struct Folder<'a> {
     pub sent: Option<PathBuf>,
 }
 
-fn err(path: &Path, what: impl std::fmt::Display) -> SyncError {
-    SyncError::Folder(format!("{}: {what}", path.display()))
+fn err(path: &Path, problem: PathProblem) -> SyncError {
+    SyncError::Path { path: path.to_owned(), problem }
 }
 
 /// Reads the folder's marker; `None` when there is none.
 pub fn read_marker(root: &Path) -> Result<Option<Marker>, SyncError> {
     let path = root.join(MARKER);
-    let bytes = match devcoach_files::read_optional(&path, limits::SYNC_SMALL_FILE_BYTES, Links::Refuse) {
-        Ok(bytes) => bytes,
-        Err(e) => return Err(err(&path, e)),
-    };
+    let bytes = devcoach_files::read_optional(&path, limits::SYNC_SMALL_FILE_BYTES, Links::Refuse)?;
     let Some(bytes) = bytes else { return Ok(None) };
-    let value: serde_json::Value = serde_json::from_slice(&bytes)
-        .map_err(|_| err(&path, "is not a devcoach sync marker (damaged, or another program's file)"))?;
+    let value: serde_json::Value = serde_json::from_slice(&bytes).map_err(|_| err(&path, PathProblem::NotJson))?;
     if value.get("format").and_then(serde_json::Value::as_str) != Some(MARKER_FORMAT) {
-        return Err(err(&path, "is not a devcoach sync marker"));
+        return Err(err(&path, PathProblem::NotAMarker));
     }
     if let Some(v) = value.get("version").and_then(serde_json::Value::as_u64)
         && v > u64::from(LAYOUT_VERSION)
     {
-        return Err(SyncError::Newer(format!(
-            "the sync folder was set up by a newer devcoach (layout {v}; this one reads {LAYOUT_VERSION}): update devcoach on this machine"
-        )));
+        return Err(SyncError::NewerLayout { found: v, reads: LAYOUT_VERSION });
     }
-    serde_json::from_value(value).map(Some).map_err(|e| err(&path, format!("is damaged ({e})")))
+    serde_json::from_value(value).map(Some).map_err(|e| err(&path, PathProblem::Damaged(e)))
 }
 
 pub fn write_new(path: &Path, bytes: &[u8]) -> Result<(), SyncError> {
     if let Some(parent) = path.parent() {
-        std::fs::create_dir_all(parent).map_err(|e| err(parent, format!("cannot create it ({e})")))?;
+        std::fs::create_dir_all(parent).map_err(|e| err(parent, PathProblem::CannotCreate(e)))?;
     }
-    devcoach_files::write(path, bytes, Overwrite::Replace).map_err(|e| err(path, e))
+    devcoach_files::write(path, bytes, Overwrite::Replace).map_err(SyncError::File)
 }
 
 /// A plain file is named by its first change and digest; an encrypted one by its digest alone,
@@ -308,16 +303,16 @@ fn real_dir(root: &Path, parts: &[&str], create: bool) -> Result<PathBuf, SyncEr
                 match std::fs::create_dir(&path) {
                     Ok(()) => {}
                     Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {}
-                    Err(e) => return Err(err(&path, format!("cannot create it ({e})"))),
+                    Err(e) => return Err(err(&path, PathProblem::CannotCreate(e))),
                 }
                 if !std::fs::symlink_metadata(&path).is_ok_and(|m| m.is_dir()) {
-                    return Err(err(&path, "is a link or not a folder; devcoach reads and writes nothing through it"));
+                    return Err(err(&path, PathProblem::LinkOrNotFolder));
                 }
             }
-            Err(e) => return Err(err(&path, format!("cannot be read ({e})"))),
+            Err(e) => return Err(err(&path, PathProblem::CannotRead(e))),
             Ok(m) if m.is_dir() => {}
             Ok(_) => {
-                return Err(err(&path, "is a link or not a folder; devcoach reads and writes nothing through it"));
+                return Err(err(&path, PathProblem::LinkOrNotFolder));
             }
         }
     }
@@ -335,10 +330,8 @@ impl Folder<'_> {
     fn write_own(&self, device: &DeviceId, name: &str, bytes: &[u8]) -> Result<(), SyncError> {
         devcoach_files::write_below(&self.root, &[DEVICES, device.as_str()], name, bytes, Overwrite::Replace).map_err(
             |e| match e {
-                FileError::NotRegular { path, .. } => {
-                    err(&path, "is a link or not a folder; devcoach reads and writes nothing through it")
-                }
-                other => SyncError::Folder(other.to_string()),
+                FileError::NotRegular { path, .. } => err(&path, PathProblem::LinkOrNotFolder),
+                other => SyncError::File(other),
             },
         )
     }
@@ -421,7 +414,7 @@ impl Folder<'_> {
             let sealed = parse_segment_name(&name).unwrap_or(false);
             if stale && self.read_segment(&entry.path(), sealed, i64::MAX).is_ok() {
                 let bytes = devcoach_files::read(&entry.path(), limits::SYNC_FILE_BYTES, Links::Refuse)
-                    .map_err(|e| err(&entry.path(), e))?;
+                    .map_err(SyncError::File)?;
                 self.write_own(device, &name, &bytes)?;
                 restored += 1;
             }
@@ -514,7 +507,7 @@ impl Folder<'_> {
         let entries = match std::fs::read_dir(&devices_dir) {
             Ok(entries) => entries,
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(contents),
-            Err(e) => return Err(err(&devices_dir, format!("cannot be read ({e})"))),
+            Err(e) => return Err(err(&devices_dir, PathProblem::CannotRead(e))),
         };
         let mut plan: Vec<Planned> = Vec::new();
         for entry in entries.flatten() {
@@ -533,7 +526,7 @@ impl Folder<'_> {
             let mut files = Vec::new();
             let mut info = None;
             let mut listed = 0usize;
-            for file in std::fs::read_dir(&path).map_err(|e| err(&path, format!("cannot be read ({e})")))?.flatten() {
+            for file in std::fs::read_dir(&path).map_err(|e| err(&path, PathProblem::CannotRead(e)))?.flatten() {
                 // A device writes a snapshot long before this many: a folder holding more was
                 // filled by someone else, and what is listed of it stays bounded.
                 listed += 1;

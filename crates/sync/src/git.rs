@@ -11,6 +11,7 @@ use std::time::Duration;
 use devcoach_probe::child::{self, Limits};
 
 use crate::SyncError;
+use crate::error::{GitProblem, PathProblem, SetupProblem};
 
 /// The branch devcoach keeps the record on.
 pub const BRANCH: &str = "main";
@@ -35,28 +36,20 @@ pub fn is_remote(target: &str) -> bool {
 /// Why `target` is neither a folder nor a git remote devcoach uses, when it looks like neither:
 /// a remote helper (`ext::` runs a command), a URL of another scheme, or a bare `host:path`
 /// that git would read as SSH and a folder reading would put in the current directory.
-pub fn unsupported(target: &str) -> Option<String> {
+pub fn unsupported(target: &str) -> Option<SetupProblem> {
     let t = target.trim();
     let head = t.split('/').next().unwrap_or(t);
     if head.contains("::") {
-        return Some(format!(
-            "{t}: devcoach does not use git's remote helpers (`ext::`, `fd::`, …); give a folder, or an https, ssh, git or file URL"
-        ));
+        return Some(SetupProblem::RemoteHelper { target: t.to_owned() });
     }
     if let Some((scheme, _)) = t.split_once("://") {
         let known = ["https", "http", "ssh", "git", "file"].iter().any(|k| scheme.eq_ignore_ascii_case(k));
-        return (!known).then(|| {
-            format!(
-                "{t}: devcoach syncs through a folder or a git URL (https, ssh, git, file); `{scheme}://` is neither"
-            )
-        });
+        return (!known).then(|| SetupProblem::UnknownScheme { target: t.to_owned(), scheme: scheme.to_owned() });
     }
     let before_colon = head.split(':').next().unwrap_or(head);
     let drive = before_colon.len() == 1 && before_colon.as_bytes()[0].is_ascii_alphabetic();
     if head.contains(':') && !drive && !is_remote(t) && !t.starts_with('.') && !t.starts_with('~') {
-        return Some(format!(
-            "{t} could be a folder or an SSH git remote: write `user@host:path` or `ssh://host/path` for a repository, `./{t}` for a folder"
-        ));
+        return Some(SetupProblem::FolderOrRemote { target: t.to_owned() });
     }
     None
 }
@@ -124,10 +117,7 @@ fn check_local_remote(url: &str) -> Result<(), SyncError> {
         return Err(failed(&format!("reading {}", config.display()), &out));
     }
     if let Some(key) = out.stdout.lines().map(str::trim).find(|k| !k.is_empty() && !harmless_remote_key(k)) {
-        return Err(SyncError::Git(format!(
-            "the repository at {url} sets `{key}` in {}, which could make git run a command on this machine when devcoach pushes to it; devcoach does not sync through it (remove the setting, or sync through a folder)",
-            config.display()
-        )));
+        return Err(GitProblem::RunsCommands { url: url.to_owned(), key: key.to_owned(), config }.into());
     }
     Ok(())
 }
@@ -153,10 +143,8 @@ fn git(dir: Option<&Path>, args: &[&str], deadline: Duration) -> Result<Out, Syn
     cmd.args(["-c", "commit.gpgsign=false", "-c", "core.hooksPath=/dev/null"]).args(args);
     cmd.env("GIT_TERMINAL_PROMPT", "0").env("LC_ALL", "C");
     let done = child::run(cmd, Limits { deadline, ..Limits::default() }).map_err(|e| match e {
-        child::ChildError::Start { .. } => {
-            SyncError::Git("git is not installed (or not on PATH); install git, or sync through a folder".into())
-        }
-        other => SyncError::Git(other.to_string()),
+        child::ChildError::Start { .. } => GitProblem::Missing,
+        other => GitProblem::Run(other),
     })?;
     Ok(Out { ok: done.status.success(), stdout: done.stdout, stderr: done.stderr })
 }
@@ -172,7 +160,7 @@ fn failed(what: &str, out: &Out) -> SyncError {
         .take(4)
         .collect::<Vec<_>>()
         .join(" / ");
-    SyncError::Git(format!("{what} failed: {said}"))
+    GitProblem::Failed { step: what.to_owned(), said }.into()
 }
 
 impl Repo {
@@ -182,16 +170,18 @@ impl Repo {
         if dir.join(".git").is_dir() {
             let out = git(Some(dir), &["remote", "get-url", "origin"], LOCAL)?;
             if out.stdout.trim() != url {
-                return Err(SyncError::Git(format!(
-                    "{} is a clone of {}, not of {url}; run `devcoach sync off` first to change where devcoach syncs",
-                    dir.display(),
-                    out.stdout.trim()
-                )));
+                return Err(GitProblem::OtherClone {
+                    dir: dir.to_owned(),
+                    origin: out.stdout.trim().to_owned(),
+                    url: url.to_owned(),
+                }
+                .into());
             }
             return Ok(repo);
         }
         if let Some(parent) = dir.parent() {
-            std::fs::create_dir_all(parent).map_err(|e| SyncError::Folder(format!("{}: {e}", parent.display())))?;
+            std::fs::create_dir_all(parent)
+                .map_err(|e| SyncError::Path { path: parent.to_owned(), problem: PathProblem::Io(e) })?;
         }
         let _ = std::fs::remove_dir_all(dir);
         if repo.local_remote.is_some() {
@@ -275,9 +265,10 @@ impl Repo {
     /// `.gitattributes`).
     fn write_attributes(&self) -> Result<(), SyncError> {
         let info = self.dir.join(".git").join("info");
-        std::fs::create_dir_all(&info).map_err(|e| SyncError::Folder(format!("{}: {e}", info.display())))?;
+        std::fs::create_dir_all(&info)
+            .map_err(|e| SyncError::Path { path: info.clone(), problem: PathProblem::Io(e) })?;
         devcoach_files::write(&info.join("attributes"), ATTRIBUTES.as_bytes(), devcoach_files::Overwrite::Replace)
-            .map_err(|e| SyncError::Folder(e.to_string()))
+            .map_err(SyncError::File)
     }
 
     /// Commits whatever is in the clone and not committed: this round's files, or what a sync
@@ -331,9 +322,7 @@ impl Repo {
             // Another device pushed meanwhile: take its files and try again.
             self.pull()?;
         }
-        Err(SyncError::Git(format!(
-            "pushing kept losing to other devices' pushes ({PUSH_TRIES} tries); run `devcoach sync` again"
-        )))
+        Err(GitProblem::PushLost { tries: PUSH_TRIES }.into())
     }
 
     /// For a local remote, refuses one whose configuration could run a command (checked again
@@ -385,7 +374,7 @@ mod tests {
             "https://example.com/me/record.git",
             "file:///srv/record.git",
         ] {
-            assert_eq!(unsupported(good), None, "{good}");
+            assert!(unsupported(good).is_none(), "{good}");
         }
     }
 

@@ -17,11 +17,11 @@ mod round;
 mod setup;
 mod status;
 
-pub use error::SyncError;
+pub use error::{GitProblem, KeyProblem, PathProblem, SetupProblem, SyncError};
 pub use local::{Renamed, config, host_name};
 pub use round::{SyncReport, sync};
 pub use setup::{due, init, may_be_on, off};
-pub use status::{DeviceStatus, Health, Status, health, status};
+pub use status::{DeviceStatus, Finding, Health, Status, health, status};
 
 use std::path::PathBuf;
 

@@ -3,14 +3,15 @@
 
 use std::collections::BTreeSet;
 use std::fs::File;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
+use devcoach_core::limits;
 use devcoach_core::sync::DeviceId;
 use devcoach_core::time::parse_timestamp;
 use devcoach_store::{DataDir, Mark, SYNC_JOINING, Store};
 
 use crate::crypt::Key;
-use crate::error::SyncError;
+use crate::error::{KeyProblem, PathProblem, SetupProblem, SyncError};
 use crate::folder::Folder;
 use crate::round::SyncReport;
 use crate::{Config, DEFAULT_EVERY_MINUTES, Transport, folder};
@@ -181,7 +182,7 @@ pub(crate) fn fingerprint(dir: &DataDir) -> String {
 
 pub(crate) fn new_device() -> Result<DeviceId, SyncError> {
     let mut bytes = [0u8; 8];
-    getrandom::fill(&mut bytes).map_err(|e| SyncError::Setup(format!("no random numbers for a device id: {e}")))?;
+    getrandom::fill(&mut bytes).map_err(SetupProblem::NoRandom)?;
     Ok(DeviceId::from_random(bytes))
 }
 
@@ -196,7 +197,7 @@ pub fn config(store: &Store) -> Result<Option<Config>, SyncError> {
         "git" => Transport::Git(target.clone()),
         _ => Transport::Folder(PathBuf::from(target)),
     };
-    let device = DeviceId::new(device).map_err(SyncError::Setup)?;
+    let device = DeviceId::new(device).map_err(|_| SetupProblem::BadDeviceId(device.clone()))?;
     Ok(Some(Config {
         transport,
         device,
@@ -233,34 +234,29 @@ pub(crate) fn rekey(
     Ok(())
 }
 
+fn io(path: &Path, e: std::io::Error) -> SyncError {
+    SyncError::Path { path: path.to_owned(), problem: PathProblem::Io(e) }
+}
+
 /// Holds the data folder's sync lock while it lives.
 pub(crate) struct Lock(#[allow(dead_code)] File);
 
 pub(crate) fn lock(dir: &DataDir) -> Result<Lock, SyncError> {
     let path = sync_dir(dir).join("lock");
-    std::fs::create_dir_all(sync_dir(dir))
-        .map_err(|e| SyncError::Folder(format!("{}: {e}", sync_dir(dir).display())))?;
-    let file = std::fs::OpenOptions::new()
-        .create(true)
-        .truncate(false)
-        .write(true)
-        .open(&path)
-        .map_err(|e| SyncError::Folder(format!("{}: {e}", path.display())))?;
+    std::fs::create_dir_all(sync_dir(dir)).map_err(|e| io(&sync_dir(dir), e))?;
+    let file =
+        std::fs::OpenOptions::new().create(true).truncate(false).write(true).open(&path).map_err(|e| io(&path, e))?;
     match file.try_lock() {
         Ok(()) => Ok(Lock(file)),
         Err(std::fs::TryLockError::WouldBlock) => Err(SyncError::Busy),
-        Err(std::fs::TryLockError::Error(e)) => Err(SyncError::Folder(format!("{}: {e}", path.display()))),
+        Err(std::fs::TryLockError::Error(e)) => Err(io(&path, e)),
     }
 }
 
 pub(crate) fn read_key(dir: &DataDir) -> Result<Key, SyncError> {
     let path = key_path(dir);
-    let text = devcoach_files::read_to_string(&path, 4096, devcoach_files::Links::Refuse).map_err(|_| {
-        SyncError::Key(format!(
-            "the sync key is missing from {} — run `devcoach sync off`, then `devcoach sync init` again with the passphrase",
-            path.display()
-        ))
-    })?;
+    let text = devcoach_files::read_to_string(&path, limits::SYNC_SMALL_FILE_BYTES, devcoach_files::Links::Refuse)
+        .map_err(|_| KeyProblem::Missing { path: path.clone() })?;
     Key::parse(&text)
 }
 
@@ -270,8 +266,7 @@ pub(crate) fn save_key(dir: &DataDir, key: &Key) -> Result<(), SyncError> {
     #[cfg(unix)]
     {
         use std::os::unix::fs::PermissionsExt;
-        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o600))
-            .map_err(|e| SyncError::Folder(format!("{}: {e}", path.display())))?;
+        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o600)).map_err(|e| io(&path, e))?;
     }
     Ok(())
 }

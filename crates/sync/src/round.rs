@@ -13,7 +13,7 @@ use devcoach_core::time::{iso_ms, parse_timestamp};
 use devcoach_store::{DataDir, Mark, SYNC_JOINING, Store, SyncRound};
 
 use crate::crypt::Key;
-use crate::error::SyncError;
+use crate::error::{KeyProblem, SyncError};
 use crate::folder::{DeviceInfo, Folder, Problem};
 use crate::local::{
     Renamed, config, copy_ids, failed_files, fingerprint, gather, kept_dir, known_files, lock, read_key, rekey,
@@ -67,19 +67,12 @@ pub(crate) fn open(store: &Store, dir: &DataDir) -> Result<Opened, SyncError> {
 }
 
 pub(crate) fn check_marker(opened: &Opened) -> Result<(), SyncError> {
-    let marker = folder::read_marker(&opened.root)?.ok_or_else(|| {
-        SyncError::Folder(format!(
-            "{} holds no {} (is the folder there, mounted, synced?); nothing was changed",
-            opened.root.display(),
-            folder::MARKER
-        ))
-    })?;
+    let marker = folder::read_marker(&opened.root)?
+        .ok_or_else(|| SyncError::NoMarker { root: opened.root.clone(), marker: folder::MARKER })?;
     if marker.encrypted != opened.config.encrypted
         || (marker.encrypted && marker.recipient != opened.key.as_ref().map(Key::recipient))
     {
-        return Err(SyncError::Key(
-            "the sync folder's marker no longer matches this device's key (the folder was replaced or changed by someone else); nothing was changed — run `devcoach sync off` and `sync init` again if it was you".into(),
-        ));
+        return Err(KeyProblem::MarkerChanged.into());
     }
     Ok(())
 }

@@ -6,7 +6,7 @@ use devcoach_core::time::parse_timestamp;
 use devcoach_store::{DataDir, SYNC_JOINING, Store};
 
 use crate::crypt::Key;
-use crate::error::SyncError;
+use crate::error::{KeyProblem, SetupProblem, SyncError};
 use crate::folder::{DeviceInfo, Folder, Marker};
 use crate::local::{
     PARKED, config, expand_home, fingerprint, holds_sealed, host_name, key_path, lock, new_device, repo_dir, save_key,
@@ -27,13 +27,10 @@ pub fn init(store: &mut Store, dir: &DataDir, target: &str, options: &InitOption
         if same {
             return Ok(InitReport { config, joined: true, already: true, resumed: false });
         }
-        return Err(SyncError::Setup(format!(
-            "sync is already set up here ({}); run `devcoach sync off` first to change it",
-            config.transport.describe()
-        )));
+        return Err(SetupProblem::AlreadySetUp { now: config.transport.describe() }.into());
     }
     if let Some(why) = git::unsupported(target) {
-        return Err(SyncError::Setup(why));
+        return Err(why.into());
     }
     let _lock = lock(dir)?;
     // A clone left by an earlier attempt (a wrong passphrase, another URL) is not ours to keep.
@@ -44,29 +41,25 @@ pub fn init(store: &mut Store, dir: &DataDir, target: &str, options: &InitOption
         let repo = git::Repo::open(&repo_dir(dir), target.trim())?;
         if repo.is_foreign() {
             let _ = std::fs::remove_dir_all(repo_dir(dir));
-            return Err(SyncError::Setup(format!(
-                "{target} holds files that are not devcoach's; give devcoach a repository of its own (an empty private one)"
-            )));
+            return Err(SetupProblem::ForeignRepository { url: target.to_owned() }.into());
         }
         (Transport::Git(target.trim().to_owned()), repo_dir(dir))
     } else {
-        let path = std::path::absolute(expand_home(target)).map_err(|e| SyncError::Setup(format!("{target}: {e}")))?;
+        let path = std::path::absolute(expand_home(target))
+            .map_err(|source| SetupProblem::BadPath { target: target.to_owned(), source })?;
         if path.starts_with(dir.root()) {
-            return Err(SyncError::Setup("the sync folder cannot be inside devcoach's own data folder".into()));
+            return Err(SetupProblem::InsideDataFolder.into());
         }
         match std::fs::symlink_metadata(&path) {
             Ok(m) if m.is_dir() => {
                 let empty = std::fs::read_dir(&path).is_ok_and(|mut e| e.next().is_none());
                 if !empty && !path.join(folder::MARKER).exists() {
-                    return Err(SyncError::Setup(format!(
-                        "{} holds files that are not devcoach's; give an empty folder (or one another devcoach set up)",
-                        path.display()
-                    )));
+                    return Err(SetupProblem::ForeignFolder { path }.into());
                 }
             }
-            Ok(_) => return Err(SyncError::Setup(format!("{} is not a folder", path.display()))),
+            Ok(_) => return Err(SetupProblem::NotAFolder { path }.into()),
             Err(_) => std::fs::create_dir_all(&path)
-                .map_err(|e| SyncError::Setup(format!("cannot create {}: {e}", path.display())))?,
+                .map_err(|source| SetupProblem::CannotCreate { path: path.clone(), source })?,
         }
         (Transport::Folder(path.clone()), path)
     };
@@ -80,40 +73,29 @@ pub fn init(store: &mut Store, dir: &DataDir, target: &str, options: &InitOption
                 devcoach_core::limits::SYNC_SMALL_FILE_BYTES,
                 devcoach_files::Links::Refuse,
             )
-            .map_err(|e| SyncError::Folder(format!("the folder is encrypted but its key file is unreadable: {e}")))?;
+            .map_err(KeyProblem::SealedUnreadable)?;
             let key = Key::unseal(&sealed, passphrase)?;
             if marker.recipient.as_deref() != Some(key.recipient().as_str()) {
-                return Err(SyncError::Key(
-                    "the folder's marker names another key than the one its passphrase opens: the folder was changed by someone else; nothing was set up".into(),
-                ));
+                return Err(KeyProblem::MarkerNamesAnother.into());
             }
             Some(key)
         }
         // A marker that says plain over a folder holding a sealed key: someone rewrote the
         // marker, and joining would send this record in the clear.
         Some(_) if holds_sealed(&root) => {
-            return Err(SyncError::Key(format!(
-                "{} says the folder is not encrypted, but the folder holds encrypted files: the marker was changed by someone else; nothing was set up and nothing was sent",
-                folder::MARKER
-            )));
+            return Err(KeyProblem::PlainMarkerOverSealed { marker: folder::MARKER }.into());
         }
         Some(_) if options.encrypt => {
-            return Err(SyncError::Setup(
-                "this sync folder is not encrypted and other devices use it as it is; pick a new folder for an encrypted sync".into(),
-            ));
+            return Err(SetupProblem::PlainFolderForEncrypted.into());
         }
         // A passphrase given for a folder that says plain: whoever gave it expects an encrypted
         // folder, and one stripped of its key and sealed files looks exactly like this. Joining
         // would send this record in the clear.
         Some(_) if options.passphrase.is_some() => {
-            return Err(SyncError::Key(
-                "a passphrase was given, but this sync folder is not encrypted: if it was, someone removed its key and sealed files. Nothing was set up and nothing was sent; to join a plain folder, give no passphrase".into(),
-            ));
+            return Err(KeyProblem::PassphraseForPlain.into());
         }
         None if options.passphrase.is_some() && !options.encrypt => {
-            return Err(SyncError::Setup(
-                "a passphrase was given without --encrypt: add --encrypt to set up an encrypted sync, or give no passphrase for a plain one; nothing was set up".into(),
-            ));
+            return Err(SetupProblem::PassphraseWithoutEncrypt.into());
         }
         None if options.encrypt => {
             let passphrase = options.passphrase.as_deref().ok_or(SyncError::NeedPassphrase)?;

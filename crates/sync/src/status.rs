@@ -5,7 +5,6 @@ use std::collections::BTreeSet;
 use chrono::{DateTime, Utc};
 use devcoach_core::limits::SYNC_ROUND_CHANGES;
 use devcoach_core::sync::DeviceId;
-use devcoach_core::time::iso_ms;
 use devcoach_store::{DataDir, SYNC_JOINING, Store};
 
 use crate::error::SyncError;
@@ -148,35 +147,69 @@ pub enum Health {
     Bad,
 }
 
-/// What `doctor` says about sync, read without changing anything (no fetch, no clone).
-pub fn health(store: &Store, dir: &DataDir, now: DateTime<Utc>) -> Vec<(Health, String)> {
+/// One thing `doctor` reports about sync. The facts only: the front end words them.
+#[derive(Debug, Clone)]
+pub enum Finding {
+    /// Sync is not set up.
+    Off,
+    /// Sync is set up: how, as whom, and when it last succeeded.
+    On { transport: Transport, encrypted: bool, name: String, device: DeviceId, last_sync: Option<DateTime<Utc>> },
+    /// The shared folder is missing or holds no marker (unmounted, or not synced here yet).
+    FolderMissing { path: std::path::PathBuf },
+    /// The clone of the git remote is missing; the next sync makes it again.
+    CloneMissing { url: String },
+    /// Files in the folder that do not read: the first, and how many more.
+    Unreadable { first: Problem, more: usize },
+    /// An encrypted sync whose key file this data folder no longer holds.
+    KeyMissing { path: std::path::PathBuf },
+    /// The last sync failed, with what it said then.
+    LastFailed { error: String },
+    /// Sync runs on its own, but has not succeeded for over a week.
+    Stale,
+    /// Records from other devices that could not be stored here.
+    Refused { records: usize },
+}
+
+impl Finding {
+    pub fn health(&self) -> Health {
+        match self {
+            Self::Off => Health::Info,
+            Self::On { .. } => Health::Ok,
+            Self::KeyMissing { .. } => Health::Bad,
+            Self::FolderMissing { .. }
+            | Self::CloneMissing { .. }
+            | Self::Unreadable { .. }
+            | Self::LastFailed { .. }
+            | Self::Stale
+            | Self::Refused { .. } => Health::Warn,
+        }
+    }
+}
+
+/// What `doctor` finds about sync, read without changing anything (no fetch, no clone).
+pub fn health(store: &Store, dir: &DataDir, now: DateTime<Utc>) -> Vec<Finding> {
     let mut out = Vec::new();
     // A database only the TypeScript build has written has no sync table: off.
     let Ok(Some(config)) = config(store) else {
-        out.push((
-            Health::Info,
-            "sync off: `devcoach sync init <folder|git-url>` keeps one record on all your machines".into(),
-        ));
+        out.push(Finding::Off);
         return out;
     };
-    let how = if config.encrypted { ", end-to-end encrypted" } else { "" };
-    let last = config.last_sync.map_or_else(|| "never synced".to_owned(), |at| format!("last synced {}", iso_ms(at)));
-    out.push((
-        Health::Ok,
-        format!("sync through {}{how}, as {} ({}); {last}", config.transport.describe(), config.name, config.device),
-    ));
+    out.push(Finding::On {
+        transport: config.transport.clone(),
+        encrypted: config.encrypted,
+        name: config.name.clone(),
+        device: config.device.clone(),
+        last_sync: config.last_sync,
+    });
     let root = match &config.transport {
         Transport::Folder(path) => path.clone(),
         Transport::Git(_) => repo_dir(dir),
     };
     if !root.join(folder::MARKER).is_file() {
-        let what = match &config.transport {
-            Transport::Folder(p) => {
-                format!("the sync folder {} is missing or not set up (unmounted, or not synced here yet?)", p.display())
-            }
-            Transport::Git(url) => format!("the clone of {url} is missing; the next `devcoach sync` clones it again"),
-        };
-        out.push((Health::Warn, what));
+        out.push(match &config.transport {
+            Transport::Folder(path) => Finding::FolderMissing { path: path.clone() },
+            Transport::Git(url) => Finding::CloneMissing { url: url.clone() },
+        });
     }
     // Files in the folder that do not read, as `sync status` names them (read here, no fetch).
     if root.join(folder::MARKER).is_file() {
@@ -187,38 +220,26 @@ pub fn health(store: &Store, dir: &DataDir, now: DateTime<Utc>) -> Vec<(Health, 
             let known = store.sync_marks().map(|marks| known_files(&marks)).unwrap_or_default();
             let failed = failed_files(store);
             let plan = folder::ReadPlan { known: &known, failed: &failed, budget: SYNC_ROUND_CHANGES, retry: false };
-            if let Ok(contents) = folder.read_new(now.timestamp_millis(), &mut |_, _| {}, &plan)
-                && let Some(first) = contents.problems.first()
+            if let Ok(mut contents) = folder.read_new(now.timestamp_millis(), &mut |_, _| {}, &plan)
+                && !contents.problems.is_empty()
             {
-                let n = contents.problems.len();
-                let more =
-                    if n > 1 { format!(" (and {} more; see `devcoach sync status`)", n - 1) } else { String::new() };
-                out.push((
-                    Health::Warn,
-                    format!(
-                        "the sync folder holds a file that does not read: {} {}{more}",
-                        first.path.display(),
-                        first.what
-                    ),
-                ));
+                let more = contents.problems.len() - 1;
+                out.push(Finding::Unreadable { first: contents.problems.swap_remove(0), more });
             }
         }
     }
     if config.encrypted && !key_path(dir).is_file() {
-        out.push((Health::Bad, format!("the sync key is missing from {}: run `devcoach sync off`, then `devcoach sync init` again with the passphrase", key_path(dir).display())));
+        out.push(Finding::KeyMissing { path: key_path(dir) });
     }
-    if let Some(e) = &config.last_error {
-        out.push((Health::Warn, format!("the last sync failed: {e}")));
+    if let Some(error) = &config.last_error {
+        out.push(Finding::LastFailed { error: error.clone() });
     } else if config.every_minutes > 0 && config.last_sync.is_some_and(|at| now - at > chrono::Duration::days(7)) {
-        out.push((Health::Warn, "no sync for over a week: run `devcoach sync`".into()));
+        out.push(Finding::Stale);
     }
     if let Ok(n) = store.sync_refused()
         && n > 0
     {
-        out.push((
-            Health::Warn,
-            format!("{n} records from other devices could not be stored here (see `devcoach sync status`)"),
-        ));
+        out.push(Finding::Refused { records: n });
     }
     out
 }

@@ -26,27 +26,43 @@ pub(crate) enum WebError {
     Internal(String),
 }
 
+impl Kinded for WebError {
+    fn kind(&self) -> ErrorKind {
+        match self {
+            Self::NotFound(_) | Self::NotFoundText(_) => ErrorKind::NotFound,
+            Self::BadRequest(_) => ErrorKind::InvalidInput,
+            // A request from another site, or without the page's token: the call itself is wrong.
+            Self::Forbidden => ErrorKind::Usage,
+            Self::Store(e) => e.kind(),
+            Self::Setting(e) => e.kind(),
+            Self::Internal(_) => ErrorKind::Io,
+        }
+    }
+}
+
 impl IntoResponse for WebError {
     fn into_response(self) -> Response {
+        let status = status_of(self.kind());
         match self {
-            Self::NotFound(what) => (StatusCode::NOT_FOUND, Html(views::error_page(what, None))).into_response(),
-            Self::NotFoundText(what) => (StatusCode::NOT_FOUND, what).into_response(),
-            Self::BadRequest(why) => (StatusCode::BAD_REQUEST, why).into_response(),
+            Self::NotFound(what) => (status, Html(views::error_page(what, None))).into_response(),
+            Self::NotFoundText(what) => (status, what).into_response(),
+            Self::BadRequest(why) => (status, why).into_response(),
+            // Refused before anything was read: 403, whatever the kind says of the cause.
             Self::Forbidden => (StatusCode::FORBIDDEN, "Forbidden").into_response(),
             Self::Store(StoreError::SchemaTooNew(compat)) => (
                 StatusCode::SERVICE_UNAVAILABLE,
                 Html(views::error_page("Read-only database", Some(&compat.to_string()))),
             )
                 .into_response(),
-            Self::Store(e) => match status_of(e.kind()) {
+            Self::Store(e) => match status {
                 // The words of a fault in the data or the machine stay in the server's hands.
                 StatusCode::INTERNAL_SERVER_ERROR => {
                     (StatusCode::INTERNAL_SERVER_ERROR, "Internal Server Error").into_response()
                 }
                 status => (status, e.to_string()).into_response(),
             },
-            Self::Setting(e) => (StatusCode::BAD_REQUEST, e.to_string()).into_response(),
-            Self::Internal(_) => (StatusCode::INTERNAL_SERVER_ERROR, "Internal Server Error").into_response(),
+            Self::Setting(e) => (status, e.to_string()).into_response(),
+            Self::Internal(_) => (status, "Internal Server Error").into_response(),
         }
     }
 }
@@ -68,3 +84,46 @@ pub fn status_of(kind: ErrorKind) -> StatusCode {
 }
 
 pub(crate) type WebResult<T = Response> = Result<T, WebError>;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Names every variant: a new one fails to build here until the test below holds it.
+    fn sample(e: &WebError) -> &'static str {
+        match e {
+            WebError::NotFound(_) => "NotFound",
+            WebError::NotFoundText(_) => "NotFoundText",
+            WebError::BadRequest(_) => "BadRequest",
+            WebError::Forbidden => "Forbidden",
+            WebError::Store(_) => "Store",
+            WebError::Setting(_) => "Setting",
+            WebError::Internal(_) => "Internal",
+        }
+    }
+
+    #[test]
+    fn every_dashboard_error_answers_with_the_status_of_its_kind() {
+        let all = [
+            WebError::NotFound("Lesson not found"),
+            WebError::NotFoundText("no such step"),
+            WebError::BadRequest("the title is empty".into()),
+            WebError::Forbidden,
+            WebError::Store(StoreError::Changed),
+            WebError::Store(StoreError::Busy),
+            WebError::Setting(devcoach_core::settings::SettingError::BadScope),
+            WebError::Internal("the page cache failed".into()),
+        ];
+        let names: std::collections::BTreeSet<_> = all.iter().map(sample).collect();
+        assert_eq!(names.len(), 7, "every variant has a sample");
+        for e in all {
+            let (kind, forbidden) = (e.kind(), matches!(e, WebError::Forbidden));
+            let status = e.into_response().status();
+            if forbidden {
+                assert_eq!(status, StatusCode::FORBIDDEN);
+            } else {
+                assert_eq!(status, status_of(kind), "{kind:?}");
+            }
+        }
+    }
+}

@@ -407,7 +407,7 @@ fn preflight(ctx: &Ctx, models: &mut Models) -> anyhow::Result<()> {
     }
     match checked {
         Ok(()) => Ok(()),
-        Err(BackendError::Quota(said)) => {
+        Err(BackendError::Quota { said }) => {
             let local_ok = models.local.as_mut().map(|l| l.preflight());
             match (models.local.take(), local_ok) {
                 (Some(local), Some(Ok(()))) => {

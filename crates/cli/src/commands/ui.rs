@@ -104,8 +104,7 @@ pub fn run(ctx: &Ctx, args: &UiArgs) -> anyhow::Result<()> {
 /// same data, in its own process group so that the agent stopping the server leaves it running.
 pub fn launcher() -> devcoach_mcp::DashboardLauncher {
     devcoach_mcp::DashboardLauncher(std::sync::Arc::new(|dir: &devcoach_store::DataDir, port: u16| {
-        let exe = std::env::current_exe()
-            .map_err(|e| format!("cannot find the devcoach binary to start the dashboard: {e}"))?;
+        let exe = std::env::current_exe().map_err(|e| format!("the devcoach binary is not found ({e})"))?;
         let mut cmd = Command::new(exe);
         cmd.args(["ui", "--port", &port.to_string()])
             .env("DEVCOACH_DIR", dir.root())
@@ -117,7 +116,7 @@ pub fn launcher() -> devcoach_mcp::DashboardLauncher {
             use std::os::unix::process::CommandExt;
             cmd.process_group(0);
         }
-        cmd.spawn().map(drop).map_err(|e| format!("could not start the dashboard: {e}"))
+        cmd.spawn().map(drop).map_err(|e| e.to_string())
     }))
 }
 

@@ -81,14 +81,14 @@ pub(super) fn database(inputs: &Inputs<'_>) -> Vec<Section> {
              devcoach show how you work with your agents (counts only, never your words)",
         );
     }
-    for (health, text) in devcoach_sync::health(&store, inputs.dir, inputs.now) {
-        let level = match health {
+    for finding in devcoach_sync::health(&store, inputs.dir, inputs.now) {
+        let level = match finding.health() {
             devcoach_sync::Health::Ok => Level::Ok,
             devcoach_sync::Health::Info => Level::Info,
             devcoach_sync::Health::Warn => Level::Warn,
             devcoach_sync::Health::Bad => Level::Bad,
         };
-        s.add(level, text);
+        s.add(level, sync_finding(&finding));
     }
     let sessions = store.nudge_sessions().unwrap_or_default();
     let latest = sessions.iter().max_by(|a, b| a.updated_at.cmp(&b.updated_at));
@@ -183,4 +183,40 @@ pub(super) fn database(inputs: &Inputs<'_>) -> Vec<Section> {
 
 fn short(session: &str) -> String {
     session.chars().take(8).collect()
+}
+
+/// Doctor's sentence for one of sync's findings.
+fn sync_finding(finding: &devcoach_sync::Finding) -> String {
+    use devcoach_sync::Finding;
+    match finding {
+        Finding::Off => "sync off: `devcoach sync init <folder|git-url>` keeps one record on all your machines".into(),
+        Finding::On { transport, encrypted, name, device, last_sync } => {
+            let how = if *encrypted { ", end-to-end encrypted" } else { "" };
+            let last = last_sync.map_or_else(
+                || "never synced".to_owned(),
+                |at| format!("last synced {}", devcoach_core::time::iso_ms(at)),
+            );
+            format!("sync through {}{how}, as {name} ({device}); {last}", transport.describe())
+        }
+        Finding::FolderMissing { path } => {
+            format!("the sync folder {} is missing or not set up (unmounted, or not synced here yet?)", path.display())
+        }
+        Finding::CloneMissing { url } => {
+            format!("the clone of {url} is missing; the next `devcoach sync` clones it again")
+        }
+        Finding::Unreadable { first, more } => {
+            let more =
+                if *more > 0 { format!(" (and {more} more; see `devcoach sync status`)") } else { String::new() };
+            format!("the sync folder holds a file that does not read: {} {}{more}", first.path.display(), first.what)
+        }
+        Finding::KeyMissing { path } => format!(
+            "the sync key is missing from {}: run `devcoach sync off`, then `devcoach sync init` again with the passphrase",
+            path.display()
+        ),
+        Finding::LastFailed { error } => format!("the last sync failed: {error}"),
+        Finding::Stale => "no sync for over a week: run `devcoach sync`".into(),
+        Finding::Refused { records } => {
+            format!("{records} records from other devices could not be stored here (see `devcoach sync status`)")
+        }
+    }
 }

@@ -3,9 +3,9 @@
 
 use serde_json::Value;
 
-use super::ShareError;
 use super::payload::SharedLesson;
 use super::slug::slugify;
+use super::{FileProblem, ShareError};
 use crate::lesson::{Level, Platform};
 
 pub const EXTENSION: &str = ".devcoach.md";
@@ -123,7 +123,7 @@ pub fn parse_file(text: &str) -> Result<SharedLesson, ShareError> {
     let mut lines = text.split_inclusive('\n');
     let first = lines.next().unwrap_or("");
     if first.trim_end() != "---" {
-        return Err(ShareError::BadFile("Missing frontmatter (--- … ---).".into()));
+        return Err(ShareError::BadFile(FileProblem::NoFrontmatter));
     }
     let mut fields: Vec<(String, Field)> = Vec::new();
     let mut closed = false;
@@ -140,16 +140,15 @@ pub fn parse_file(text: &str) -> Result<SharedLesson, ShareError> {
             continue;
         }
         let (key, value) =
-            line.split_once(':').ok_or_else(|| ShareError::BadFile(format!("Cannot read frontmatter line: {line}")))?;
-        let field =
-            parse_field(value).map_err(|()| ShareError::BadFile("This file is not a valid devcoach lesson.".into()))?;
+            line.split_once(':').ok_or_else(|| ShareError::BadFile(FileProblem::BadLine(line.to_owned())))?;
+        let field = parse_field(value).map_err(|()| ShareError::BadFile(FileProblem::NotALesson))?;
         fields.push((key.trim().to_owned(), field));
     }
     if !closed {
-        return Err(ShareError::BadFile("Frontmatter never closes (missing ---).".into()));
+        return Err(ShareError::BadFile(FileProblem::Unclosed));
     }
     let body = text.get(consumed.min(text.len())..).unwrap_or("").trim();
-    let invalid = || ShareError::BadFile("This file is not a valid devcoach lesson.".into());
+    let invalid = || ShareError::BadFile(FileProblem::NotALesson);
     let get = |k: &str| fields.iter().find(|(key, _)| key == k).map(|(_, f)| f.clone());
     let text_of = |k: &str| match get(k) {
         Some(Field::Text(s)) => Some(s),
@@ -223,19 +222,11 @@ mod tests {
 
     #[test]
     fn broken_files_say_why() {
-        assert_eq!(parse_file("no front matter"), Err(ShareError::BadFile("Missing frontmatter (--- … ---).".into())));
-        assert_eq!(
-            parse_file("---\nformat: devcoach.lesson\n"),
-            Err(ShareError::BadFile("Frontmatter never closes (missing ---).".into()))
-        );
-        assert!(
-            matches!(parse_file("---\nno colon here\n---\n"), Err(ShareError::BadFile(m)) if m.starts_with("Cannot read frontmatter line"))
-        );
+        assert_eq!(parse_file("no front matter"), Err(ShareError::BadFile(FileProblem::NoFrontmatter)));
+        assert_eq!(parse_file("---\nformat: devcoach.lesson\n"), Err(ShareError::BadFile(FileProblem::Unclosed)));
+        assert!(matches!(parse_file("---\nno colon here\n---\n"), Err(ShareError::BadFile(FileProblem::BadLine(_)))));
         let missing_title = render_file(&sample()).replace("title: ", "titel: ");
-        assert_eq!(
-            parse_file(&missing_title),
-            Err(ShareError::BadFile("This file is not a valid devcoach lesson.".into()))
-        );
+        assert_eq!(parse_file(&missing_title), Err(ShareError::BadFile(FileProblem::NotALesson)));
         let newer = render_file(&sample()).replace("version: 1", "version: 3");
         assert_eq!(parse_file(&newer), Err(ShareError::NewerFormat("3".into())));
     }

@@ -39,6 +39,36 @@ pub enum ShareError {
         "Not a devcoach lesson: expected a devcoach:lesson code, a share link, a .devcoach.md file or a lessons JSON export."
     )]
     NotALesson,
-    #[error("{0}")]
-    BadFile(String),
+    #[error(transparent)]
+    BadFile(#[from] FileProblem),
+}
+
+/// Why a `.devcoach.md` file does not read.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum FileProblem {
+    #[error("Missing frontmatter (--- … ---).")]
+    NoFrontmatter,
+    #[error("Frontmatter never closes (missing ---).")]
+    Unclosed,
+    #[error("Cannot read frontmatter line: {0}")]
+    BadLine(String),
+    #[error("This file is not a valid devcoach lesson.")]
+    NotALesson,
+}
+
+impl crate::error_kind::Kinded for ShareError {
+    fn kind(&self) -> crate::error_kind::ErrorKind {
+        match self {
+            // Made by a newer devcoach: this one cannot read it.
+            Self::NewerFormat(_) => crate::error_kind::ErrorKind::ReadOnly,
+            Self::NotACode
+            | Self::TooLarge
+            | Self::Damaged
+            | Self::InvalidLesson
+            | Self::Empty
+            | Self::BadJson
+            | Self::NotALesson
+            | Self::BadFile(_) => crate::error_kind::ErrorKind::InvalidInput,
+        }
+    }
 }

@@ -149,8 +149,19 @@ fn every_cap_of_the_table_is_used() {
 /// program's output, an HTTP body. Each must name its cap in the table.
 #[test]
 fn no_door_reads_outside_input_under_a_number_of_its_own() {
-    const DOORS: [&str; 6] =
-        ["devcoach_files::read(", "devcoach_files::read_optional(", "output_cap:", "max_bytes:", ".limit(", "take("];
+    const DOORS: [&str; 11] = [
+        "devcoach_files::read(",
+        "devcoach_files::read_optional(",
+        "devcoach_files::read_to_string(",
+        "devcoach_files::read_tail(",
+        "devcoach_files::read_head(",
+        "devcoach_files::read_limited(",
+        "read_limited(",
+        "output_cap:",
+        "max_bytes:",
+        ".limit(",
+        "take(",
+    ];
     let number = |text: &str| {
         text.contains("<<")
             || text.contains("* 1024")
@@ -170,4 +181,27 @@ fn no_door_reads_outside_input_under_a_number_of_its_own() {
         }
     }
     assert!(stray.is_empty(), "sizes at the doors that are not caps of core::limits: {stray:#?}");
+}
+
+/// A library error carries facts (a path, a key, what git said) and words them in one place;
+/// a variant that is only a sentence made somewhere else (`#[error("{0}")]` over a `String`)
+/// cannot be classified, tested or reworded. The front ends (the binary, the dashboard, the
+/// MCP server) word their own answers and are not held to it.
+#[test]
+fn library_errors_carry_facts_not_ready_made_sentences() {
+    const FRONT_ENDS: [&str; 3] = ["cli/", "web/", "mcp/"];
+    let mut bare = Vec::new();
+    for (file, code) in all_sources() {
+        if FRONT_ENDS.iter().any(|f| file.starts_with(f)) {
+            continue;
+        }
+        let lines: Vec<&str> = code.lines().collect();
+        for (n, line) in lines.iter().enumerate() {
+            if line.trim() == "#[error(\"{0}\")]" {
+                let variant = lines.get(n + 1).map_or("", |l| l.trim());
+                bare.push(format!("{file}:{}: {variant}", n + 1));
+            }
+        }
+    }
+    assert!(bare.is_empty(), "library error variants that are a bare sentence: {bare:#?}");
 }

@@ -1,7 +1,7 @@
 //! The course tools: `create_course`, `add_course_step`, `update_course_progress`, `get_courses`.
 
 use devcoach_core::course::{Course, CourseError, CourseId, CourseStatus, Prerequisite, StepKind, StepStatus};
-use devcoach_store::{CourseFilter, DataDir, NewCourse, StoreError};
+use devcoach_store::{CourseFilter, DataDir, ErrorKind, NewCourse, StoreError};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
@@ -262,10 +262,10 @@ fn add_step(ctx: &Ctx, a: AddStepArgs) -> Result<Out<StepAddedOut>, ToolError> {
 fn progress(ctx: &Ctx, a: ProgressArgs) -> Result<Out<CourseOut>, ToolError> {
     let missing = || {
         let step = a.position.map(|p| format!(" step {p}")).unwrap_or_default();
-        ToolError::Verbatim(format!(
-            "update_course_progress: course '{}'{step} not found — call get_courses",
-            a.course_id
-        ))
+        ToolError::said(
+            ErrorKind::NotFound,
+            format!("update_course_progress: course '{}'{step} not found — call get_courses", a.course_id),
+        )
     };
     let id = CourseId::parse(&a.course_id).map_err(|_| missing())?;
     let now = ctx.now();

@@ -17,6 +17,7 @@ mod ui;
 
 use std::sync::Arc;
 
+use devcoach_core::error_kind::ErrorKind;
 use devcoach_core::limits;
 use rmcp::model::{CallToolResult, ContentBlock, JsonObject, Tool, ToolAnnotations};
 use schemars::JsonSchema;
@@ -132,7 +133,8 @@ fn error_result(text: String) -> CallToolResult {
 /// How a failure reads to the agent: named after the tool, with a way forward.
 fn failure(name: &str, err: &ToolError) -> CallToolResult {
     error_result(match err {
-        ToolError::Verbatim(m) => m.clone(),
+        // The text is whole: it names the tool and says what to do.
+        ToolError::Said { text, .. } => text.clone(),
         ToolError::Store(e) => store_failure(name, e),
         ToolError::Invalid(m) | ToolError::NotFound(m) => format!("{name} failed: {m}"),
     })
@@ -229,8 +231,8 @@ impl Registry {
                 Err(e) => return error_result(e),
             };
             match f(ctx, params).and_then(|out| {
-                let value =
-                    serde_json::to_value(&out.value).map_err(|e| ToolError::Verbatim(format!("{name} failed: {e}")))?;
+                let value = serde_json::to_value(&out.value)
+                    .map_err(|e| ToolError::said(ErrorKind::Io, format!("{name} failed: {e}")))?;
                 Ok((value, out.lead))
             }) {
                 Ok((value, lead)) => {
@@ -267,7 +269,7 @@ impl Registry {
                 Err(e) => return error_result(e),
             };
             match f(ctx, params).and_then(|value| {
-                serde_json::to_string(&value).map_err(|e| ToolError::Verbatim(format!("{name} failed: {e}")))
+                serde_json::to_string(&value).map_err(|e| ToolError::said(ErrorKind::Io, format!("{name} failed: {e}")))
             }) {
                 Ok(text) => CallToolResult::success(vec![ContentBlock::text(text)]),
                 Err(e) => failure(name, &e),
@@ -377,6 +379,46 @@ mod tests {
         }
         let private: Vec<&String> = found.iter().filter(|f| !STANDARD_FORMATS.contains(&f.as_str())).collect();
         assert!(private.is_empty(), "{private:?}");
+    }
+
+    /// Names every variant: a new one fails to build here until the test below holds it.
+    fn variant(e: &ToolError) -> &'static str {
+        match e {
+            ToolError::Invalid(_) => "Invalid",
+            ToolError::NotFound(_) => "NotFound",
+            ToolError::Said { .. } => "Said",
+            ToolError::Store(_) => "Store",
+        }
+    }
+
+    fn text_of(result: &CallToolResult) -> String {
+        serde_json::to_value(&result.content).expect("content")[0]["text"].as_str().unwrap_or_default().to_owned()
+    }
+
+    #[test]
+    fn every_tool_error_has_a_kind_and_only_a_broken_machine_points_at_doctor() {
+        use devcoach_core::error_kind::Kinded;
+        use devcoach_store::StoreError;
+        let pasted = devcoach_net::import::resolve("not a lesson", &devcoach_net::FetchPolicy::default())
+            .expect_err("not a lesson");
+        let all = [
+            (ToolError::Invalid("the title is empty".into()), ErrorKind::InvalidInput),
+            (ToolError::NotFound("lesson 'x' not found".into()), ErrorKind::NotFound),
+            (ToolError::said(pasted.kind(), format!("import_lesson: {pasted}")), ErrorKind::InvalidInput),
+            (ToolError::said(ErrorKind::Io, "the database could not be opened"), ErrorKind::Io),
+            (ToolError::Store(StoreError::Changed), ErrorKind::Conflict),
+            (ToolError::Store(StoreError::DiskFull), ErrorKind::Io),
+        ];
+        let names: std::collections::BTreeSet<_> = all.iter().map(|(e, _)| variant(e)).collect();
+        assert_eq!(names.len(), 4, "every variant has a sample");
+        for (e, kind) in all {
+            assert_eq!(e.kind(), kind, "{e}");
+            let result = failure("a_tool", &e);
+            assert_eq!(result.is_error, Some(true));
+            let text = text_of(&result);
+            let doctor = text.contains("devcoach doctor");
+            assert_eq!(doctor, matches!(e, ToolError::Store(_)) && kind.needs_doctor(), "{text}");
+        }
     }
 
     #[test]

@@ -2,6 +2,7 @@
 //! coach and judge. Every learner message goes through `practice_submit`, every draft reply
 //! through `practice_check_reply`; the session lives in its log, not in the server.
 
+use devcoach_core::error_kind::ErrorKind;
 use devcoach_practice::Toolbox;
 use devcoach_practice::problem::Problem;
 use devcoach_practice::remote::{self, Checked, RemoteError, Submitted};
@@ -14,7 +15,7 @@ use crate::ctx::{Ctx, ToolError};
 impl From<RemoteError> for ToolError {
     fn from(e: RemoteError) -> Self {
         match e {
-            RemoteError::Log(e) => ToolError::Verbatim(e.to_string()),
+            RemoteError::Log(e) => ToolError::said(ErrorKind::Io, e.to_string()),
             RemoteError::NothingToJudge(_) => ToolError::Invalid(e.to_string()),
             other => ToolError::NotFound(other.to_string()),
         }
@@ -267,7 +268,10 @@ pub(super) fn register(r: &mut Registry) {
             let path = session_path(ctx, &a.session_id)?;
             let events = remote::end(&path, &a.session_id, a.solved, &ts(ctx))?;
             let problem = remote::problem_of(&events).ok_or_else(|| {
-                ToolError::Verbatim(format!("practice_end failed: the log of {} has no start line", a.session_id))
+                ToolError::said(
+                    ErrorKind::Damaged,
+                    format!("practice_end failed: the log of {} has no start line", a.session_id),
+                )
             })?;
             let now = ctx.now();
             let Some(pm) = devcoach_practice::postmortem::build(&problem, &events, Toolbox::builtin()) else {

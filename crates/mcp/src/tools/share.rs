@@ -1,6 +1,7 @@
 //! `share_lesson` and `import_lesson`.
 
 use devcoach_core::Lesson;
+use devcoach_core::error_kind::{ErrorKind, Kinded};
 use devcoach_core::share::payload::{SharedBy, SharedLesson};
 use devcoach_core::share::{file, text};
 use devcoach_core::time::lesson_stamp;
@@ -63,7 +64,10 @@ fn share(ctx: &Ctx, a: ShareArgs) -> Result<Out<ShareOut>, ToolError> {
     let (lesson, setting, link_base) =
         ctx.with_store(|s| Ok((s.lesson(&a.lesson_id)?, s.settings()?.share_name, s.share_link_base()?)))?;
     let lesson = lesson.ok_or_else(|| {
-        ToolError::Verbatim(format!("share_lesson: lesson '{}' not found — call get_lessons to pick one", a.lesson_id))
+        ToolError::said(
+            ErrorKind::NotFound,
+            format!("share_lesson: lesson '{}' not found — call get_lessons to pick one", a.lesson_id),
+        )
     })?;
     let by = match a.shared_by {
         None => SharedBy::Default,
@@ -144,8 +148,8 @@ const EXPORT_CHECK: &str =
     "Confirm in one line how many lessons were added, and how many were already there or invalid.";
 
 fn import(ctx: &Ctx, a: ImportArgs) -> Result<Out<ImportOut>, ToolError> {
-    let fail = |e: &dyn std::fmt::Display| ToolError::Verbatim(format!("import_lesson: {e}"));
-    let input = devcoach_net::import::resolve(&a.payload, &FetchPolicy::default()).map_err(|e| fail(&e))?;
+    let input = devcoach_net::import::resolve(&a.payload, &FetchPolicy::default())
+        .map_err(|e| ToolError::said(e.kind(), format!("import_lesson: {e}")))?;
     let now = ctx.now();
     let outcome = ctx.with_store(|s| Ok(s.import_input(input, now)?))?;
     Ok(ImportOut {

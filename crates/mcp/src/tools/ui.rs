@@ -58,7 +58,7 @@ pub(super) fn register_open(r: &mut Registry) {
                 Err(e @ OpenError::OtherData(_)) => Err(ToolError::Invalid(format!(
                     "{e}; stop it with stop_ui on that port, or open one on another port"
                 ))),
-                Err(OpenError::Launch(why)) => Err(ToolError::Invalid(why)),
+                Err(e @ OpenError::Launch { .. }) => Err(ToolError::Invalid(e.to_string())),
             }
         },
     );

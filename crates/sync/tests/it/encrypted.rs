@@ -125,7 +125,7 @@ fn a_stripped_encrypted_folder_is_not_joined_in_the_clear_by_a_device_with_the_p
     b.lesson("secret");
     let with_passphrase = InitOptions { passphrase: Some("a long passphrase".into()), ..InitOptions::default() };
     let err = b.init_with(&target, &with_passphrase).expect_err("refused");
-    assert!(matches!(err, SyncError::Key(_)), "{err}");
+    assert!(matches!(err, SyncError::Key(devcoach_sync::KeyProblem::PassphraseForPlain)), "{err}");
     assert!(err.to_string().contains("not encrypted"), "{err}");
     assert!(devcoach_sync::config(&b.store).expect("config").is_none(), "nothing was set up");
     assert_eq!(crate::support::files(shared.path()), before, "nothing written");
