@@ -5,16 +5,6 @@ use std::time::Duration;
 
 use serde_json::Value;
 
-fn agent(timeout: Duration) -> ureq::Agent {
-    ureq::Agent::config_builder()
-        .timeout_global(Some(timeout))
-        .http_status_as_error(false)
-        .max_redirects(0)
-        .proxy(None)
-        .build()
-        .new_agent()
-}
-
 /// A devcoach dashboard's answer to `/ping`.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Pong {
@@ -44,7 +34,8 @@ pub fn read_pong(body: &Value) -> Option<Pong> {
 
 /// The devcoach dashboard on `port`, if one answers `/ping` within 1.5 s.
 pub fn ping(port: u16) -> Option<Pong> {
-    let mut response = agent(Duration::from_millis(1500)).get(&format!("http://127.0.0.1:{port}/ping")).call().ok()?;
+    let mut response =
+        crate::plain_agent(Duration::from_millis(1500)).get(&format!("http://127.0.0.1:{port}/ping")).call().ok()?;
     if !response.status().is_success() {
         return None;
     }
@@ -138,7 +129,7 @@ pub fn stop(port: u16) -> Stopped {
     if ping(port).is_none() {
         return if answers(port) { Stopped::NotDevcoach } else { Stopped::NothingThere };
     }
-    let agreed = agent(Duration::from_secs(3))
+    let agreed = crate::plain_agent(Duration::from_secs(3))
         .post(&format!("http://127.0.0.1:{port}/shutdown"))
         .header("sec-fetch-site", "same-origin")
         .send_empty()

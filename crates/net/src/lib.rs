@@ -17,3 +17,16 @@ pub mod leetcode;
 pub mod model;
 
 pub use fetch::{FetchError, FetchPolicy, fetch};
+
+/// A client for a server the user named or started (a model server, this machine's dashboard):
+/// no proxy, no redirect followed, every status answered rather than raised, one deadline for
+/// the whole exchange. Not for outside addresses: those go through [`fetch`].
+fn plain_agent(timeout: std::time::Duration) -> ureq::Agent {
+    ureq::Agent::config_builder()
+        .timeout_global(Some(timeout))
+        .http_status_as_error(false)
+        .max_redirects(0)
+        .proxy(None)
+        .build()
+        .new_agent()
+}

@@ -20,19 +20,9 @@ pub enum ModelHttpError {
     BadReply(String),
 }
 
-fn agent(timeout: Duration) -> ureq::Agent {
-    ureq::Agent::config_builder()
-        .timeout_global(Some(timeout))
-        .http_status_as_error(false)
-        .max_redirects(0)
-        .proxy(None)
-        .build()
-        .new_agent()
-}
-
 /// POSTs `body` as JSON to `url` and returns the JSON reply.
 pub fn post_json(url: &str, body: &Value, timeout: Duration, bearer: Option<&str>) -> Result<Value, ModelHttpError> {
-    let mut request = agent(timeout).post(url).header("content-type", "application/json");
+    let mut request = crate::plain_agent(timeout).post(url).header("content-type", "application/json");
     if let Some(key) = bearer {
         request = request.header("authorization", &format!("Bearer {key}"));
     }
@@ -46,7 +36,7 @@ pub fn post_json(url: &str, body: &Value, timeout: Duration, bearer: Option<&str
 
 /// GETs `url` and returns the JSON reply (a model server's list of models, before a session).
 pub fn get_json(url: &str, timeout: Duration, bearer: Option<&str>) -> Result<Value, ModelHttpError> {
-    let mut request = agent(timeout).get(url);
+    let mut request = crate::plain_agent(timeout).get(url);
     if let Some(key) = bearer {
         request = request.header("authorization", &format!("Bearer {key}"));
     }

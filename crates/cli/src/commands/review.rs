@@ -256,6 +256,25 @@ fn interactive(ctx: &Ctx) -> anyhow::Result<()> {
     session(ctx, &mut stdin.lock(), &mut output::stdout(), echo)
 }
 
+/// Shows `prompt` and reads one line into `line` (echoed when piped); `false` when the learner
+/// stops (`q`, or the input ends).
+fn ask(
+    input: &mut impl BufRead,
+    out: &mut impl Write,
+    line: &mut String,
+    echo: bool,
+    prompt: &str,
+) -> anyhow::Result<bool> {
+    write!(out, "{prompt} ")?;
+    out.flush()?;
+    line.clear();
+    let read = input.read_line(line)?;
+    if echo && read > 0 {
+        writeln!(out, "{}", line.trim_end())?;
+    }
+    Ok(read > 0 && line.trim() != "q")
+}
+
 /// One card at a time: the question, the learner's own answer (or just Enter), the expected
 /// answer, a grade. Line-based, so it also runs from a script.
 fn session(ctx: &Ctx, input: &mut impl BufRead, out: &mut impl Write, echo: bool) -> anyhow::Result<()> {
@@ -302,27 +321,14 @@ fn session(ctx: &Ctx, input: &mut impl BufRead, out: &mut impl Write, echo: bool
             ))
         )?;
         writeln!(out, "{}", fit(paint(Style::Bold, &card.card.question)))?;
-        write!(out, "{} ", fit("Your answer (Enter to just show it, q to stop):".to_owned()))?;
-        out.flush()?;
-        line.clear();
-        let read = input.read_line(&mut line)?;
-        if echo && read > 0 {
-            writeln!(out, "{}", line.trim_end())?;
-        }
-        if read == 0 || line.trim() == "q" {
+        if !ask(input, out, &mut line, echo, &fit("Your answer (Enter to just show it, q to stop):".to_owned()))? {
             writeln!(out, "\nStopped; {} reviewed.", output::plural(done, "card"))?;
             return Ok(());
         }
         writeln!(out, "{}", fit(format!("{} {}", paint(Style::Green, "Expected:"), card.card.answer)))?;
         let g = loop {
-            write!(out, "{} ", fit("Grade yourself: 1 again · 2 hard · 3 good · 4 easy (q to stop):".to_owned()))?;
-            out.flush()?;
-            line.clear();
-            let read = input.read_line(&mut line)?;
-            if echo && read > 0 {
-                writeln!(out, "{}", line.trim_end())?;
-            }
-            if read == 0 || line.trim() == "q" {
+            let prompt = fit("Grade yourself: 1 again · 2 hard · 3 good · 4 easy (q to stop):".to_owned());
+            if !ask(input, out, &mut line, echo, &prompt)? {
                 writeln!(out, "\nStopped; {} reviewed.", output::plural(done, "card"))?;
                 return Ok(());
             }
