@@ -160,11 +160,7 @@ pub fn hook_hash(event: &str, group: &Value, hook: &Value) -> String {
     }
     let bytes = serde_json::to_vec(&Value::Object(identity)).unwrap_or_default();
     let digest = Sha256::digest(&bytes);
-    let mut out = String::from("sha256:");
-    for b in digest {
-        out.push_str(&format!("{b:02x}"));
-    }
-    out
+    format!("sha256:{}", devcoach_core::encoding::hex(&digest))
 }
 
 /// The `trusted_hash` recorded for a hook key, if any.

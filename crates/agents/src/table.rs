@@ -136,6 +136,17 @@ pub enum Prime {
     Cursor,
 }
 
+/// How `doctor` looks at an agent.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Doctor {
+    /// From its row alone, as every agent is read: the server entry or package, the plugin,
+    /// the hooks, the skill, the trust switch and the notes. Shown when its folder exists.
+    FromRow,
+    /// A section of its own in `doctor/` as well as the row's facts (package versions, practice
+    /// hooks, Codex's hook approvals, Claude Desktop's log): checks only this agent needs.
+    Own,
+}
+
 /// Everything devcoach knows about one agent.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Spec {
@@ -165,6 +176,8 @@ pub struct Spec {
     pub hook_note: Option<&'static str>,
     /// Said at the end of its install: what it cannot do, and steps the user must take there.
     pub notes: &'static [&'static str],
+    /// What `doctor` reads for it.
+    pub doctor: Doctor,
 }
 
 /// Declares the agents: the enum, `Agent::ALL` in this order, and each one's row.
@@ -225,6 +238,7 @@ const fn plugin_agent(label: &'static str, name: &'static str, hook_names: (&'st
         trust: false,
         hook_note: None,
         notes: &[PLUGIN_NOTE],
+        doctor: Doctor::FromRow,
     }
 }
 
@@ -254,6 +268,7 @@ agents! {
         trust: false,
         hook_note: None,
         notes: &[],
+        doctor: Doctor::Own,
     },
     ClaudeDesktop => Spec {
         label: "Claude Desktop",
@@ -272,6 +287,7 @@ agents! {
         trust: false,
         hook_note: None,
         notes: &["restart Claude Desktop to load the server"],
+        doctor: Doctor::Own,
     },
     Gemini => Spec {
         label: "Gemini CLI",
@@ -305,6 +321,7 @@ agents! {
         hook_note: None,
         notes: &["Gemini CLI turns MCP servers and hooks off in folders you have not trusted: trust your project \
                   folders when it asks, or devcoach stays silent there"],
+        doctor: Doctor::Own,
     },
     Codex => Spec {
         label: "Codex CLI",
@@ -324,6 +341,7 @@ agents! {
         hook_note: Some("Codex runs new hooks only after you approve them: start `codex` and accept the devcoach \
                          hooks when it asks (`devcoach doctor` shows whether they are trusted)"),
         notes: &[],
+        doctor: Doctor::Own,
     },
     Copilot => Spec {
         label: "Copilot CLI",
@@ -358,6 +376,7 @@ agents! {
         hook_note: None,
         notes: &["Copilot CLI runs the hooks and server in ~/.copilot in every folder; it asks you to trust a \
                   folder before working there (hooks or servers a repository brings run only in trusted folders)"],
+        doctor: Doctor::FromRow,
     },
     Qwen => Spec {
         label: "Qwen Code",
@@ -386,6 +405,7 @@ agents! {
         notes: &["with folder trust on (security.folderTrust), Qwen Code starts no MCP server in a folder you have \
                   not trusted (its hooks still run): trust your project folders when it asks, or the cue names \
                   tools the model does not have"],
+        doctor: Doctor::FromRow,
     },
     Droid => Spec {
         label: "Droid",
@@ -413,6 +433,7 @@ agents! {
                   `droid exec`: the end-of-turn cue comes either way. It lists devcoach's tools for its tool \
                   search rather than loading them, so the model looks them up first; under `droid exec` they run \
                   only with `--auto high`"],
+        doctor: Doctor::FromRow,
     },
     Cursor => Spec {
         label: "Cursor",
@@ -437,6 +458,7 @@ agents! {
         trust: false,
         hook_note: None,
         notes: &["restart Cursor (or start a new cursor-agent session) to load the server and hooks"],
+        doctor: Doctor::FromRow,
     },
     OpenCode => plugin_agent("OpenCode", "opencode", ("opencode-stop-hook", "opencode-prompt-hook")),
     Kilo => plugin_agent("Kilo Code", "kilo", ("kilo-stop-hook", "kilo-prompt-hook")),

@@ -2,6 +2,7 @@
 //! review-log CSV, and xAPI statements for a company's learning-record store. Pure: the caller
 //! hands in the rows and writes the text.
 
+use crate::encoding::percent_encode;
 use std::collections::HashMap;
 
 use chrono::{DateTime, Utc};
@@ -195,7 +196,7 @@ pub fn xapi_statement(actor: &Value, event: &Event) -> Value {
         if let Some(title) = title {
             definition["name"] = json!({ "en": title });
         }
-        json!({ "objectType": "Activity", "id": format!("{XAPI_BASE}/lessons/{}", encode(id)), "definition": definition })
+        json!({ "objectType": "Activity", "id": format!("{XAPI_BASE}/lessons/{}", percent_encode(id)), "definition": definition })
     };
     let context =
         |topic: &str| json!({ "platform": "devcoach", "extensions": { format!("{XAPI_BASE}/topic"): topic } });
@@ -268,22 +269,9 @@ pub fn xapi_pretty<E>(
 fn card_object(lesson_id: &str) -> Value {
     json!({
         "objectType": "Activity",
-        "id": format!("{XAPI_BASE}/cards/{}", encode(lesson_id)),
+        "id": format!("{XAPI_BASE}/cards/{}", percent_encode(lesson_id)),
         "definition": { "type": QUESTION_TYPE, "interactionType": "long-fill-in" }
     })
-}
-
-/// A lesson id as one IRI path segment: unreserved characters kept, the rest percent-encoded.
-fn encode(id: &str) -> String {
-    let mut out = String::with_capacity(id.len());
-    for b in id.bytes() {
-        if b.is_ascii_alphanumeric() || b"-._~".contains(&b) {
-            out.push(char::from(b));
-        } else {
-            out.push_str(&format!("%{b:02X}"));
-        }
-    }
-    out
 }
 
 /// Every review card as Anki's plain-text import: a header naming the separator, then

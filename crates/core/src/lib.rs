@@ -11,6 +11,7 @@ pub mod checked;
 pub mod course;
 pub mod desktop_log;
 pub mod detect;
+pub mod encoding;
 pub mod error_kind;
 pub mod evidence;
 pub mod export;

@@ -35,6 +35,15 @@ pub enum Fields {
     List,
 }
 
+impl Fields {
+    fn columns(self) -> &'static str {
+        match self {
+            Self::Full => COLUMNS,
+            Self::List => LIST_COLUMNS,
+        }
+    }
+}
+
 const PLACEHOLDERS: &str = "?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19";
 
 /// What an import of lesson records did.
@@ -139,6 +148,23 @@ fn like_contains(s: &str) -> String {
     }
     out.push('%');
     out
+}
+
+/// `SELECT <columns>` of the lessons matching `q`, in its order (ties by rowid, so a page
+/// boundary never splits or repeats a lesson), with its limit and offset.
+fn select_matching(columns: &str, q: &LessonQuery, now: DateTime<Utc>) -> (String, Vec<SqlValue>) {
+    let (clause, mut params) = where_clause(q, now);
+    let dir = match q.order {
+        SortOrder::Asc => "ASC",
+        SortOrder::Desc => "DESC",
+    };
+    let mut sql = format!("SELECT {columns} FROM lessons {clause} ORDER BY {} {dir}, rowid {dir}", q.sort.column());
+    if q.limit.is_some() || q.offset > 0 {
+        sql.push_str(" LIMIT ? OFFSET ?");
+        params.push(SqlValue::Integer(q.limit.map_or(-1, i64::from)));
+        params.push(SqlValue::Integer(i64::try_from(q.offset).unwrap_or(i64::MAX)));
+    }
+    (sql, params)
 }
 
 fn where_clause(q: &LessonQuery, now: DateTime<Utc>) -> (String, Vec<SqlValue>) {
@@ -402,21 +428,7 @@ impl Store {
     where
         E: From<StoreError>,
     {
-        let columns = match fields {
-            Fields::Full => COLUMNS,
-            Fields::List => LIST_COLUMNS,
-        };
-        let (clause, mut params) = where_clause(q, now);
-        let dir = match q.order {
-            SortOrder::Asc => "ASC",
-            SortOrder::Desc => "DESC",
-        };
-        let mut sql = format!("SELECT {columns} FROM lessons {clause} ORDER BY {} {dir}, rowid {dir}", q.sort.column());
-        if q.limit.is_some() || q.offset > 0 {
-            sql.push_str(" LIMIT ? OFFSET ?");
-            params.push(SqlValue::Integer(q.limit.map_or(-1, i64::from)));
-            params.push(SqlValue::Integer(i64::try_from(q.offset).unwrap_or(i64::MAX)));
-        }
+        let (sql, params) = select_matching(fields.columns(), q, now);
         let mut stmt = self.conn().prepare_cached(&sql).map_err(StoreError::from)?;
         let rows = stmt.query_map(params_from_iter(params), row_to_lesson).map_err(StoreError::from)?;
         for row in rows {
@@ -429,17 +441,7 @@ impl Store {
     /// than reading the lessons: a list can remember the keys of a whole result and read only
     /// the page it shows with [`Store::lessons_by_key`].
     pub fn lesson_keys(&self, q: &LessonQuery, now: DateTime<Utc>) -> Result<Vec<RowKey>> {
-        let (clause, mut params) = where_clause(q, now);
-        let dir = match q.order {
-            SortOrder::Asc => "ASC",
-            SortOrder::Desc => "DESC",
-        };
-        let mut sql = format!("SELECT rowid FROM lessons {clause} ORDER BY {} {dir}, rowid {dir}", q.sort.column());
-        if q.limit.is_some() || q.offset > 0 {
-            sql.push_str(" LIMIT ? OFFSET ?");
-            params.push(SqlValue::Integer(q.limit.map_or(-1, i64::from)));
-            params.push(SqlValue::Integer(i64::try_from(q.offset).unwrap_or(i64::MAX)));
-        }
+        let (sql, params) = select_matching("rowid", q, now);
         let mut stmt = self.conn().prepare_cached(&sql)?;
         let keys = stmt.query_map(params_from_iter(params), |r| r.get(0).map(RowKey))?;
         Ok(keys.collect::<rusqlite::Result<_>>()?)
@@ -447,10 +449,7 @@ impl Store {
 
     /// The lessons with these keys, in the order given; keys of rows gone since are skipped.
     pub fn lessons_by_key(&self, keys: &[RowKey], fields: Fields) -> Result<Vec<Lesson>> {
-        let columns = match fields {
-            Fields::Full => COLUMNS,
-            Fields::List => LIST_COLUMNS,
-        };
+        let columns = fields.columns();
         let mut stmt = self.conn().prepare_cached(&format!("SELECT {columns} FROM lessons WHERE rowid = ?1"))?;
         let mut out = Vec::with_capacity(keys.len());
         for key in keys {

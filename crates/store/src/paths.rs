@@ -80,9 +80,6 @@ impl DataDir {
         use sha2::Digest as _;
         let path = self.root.canonicalize().unwrap_or_else(|_| self.root.clone());
         let digest = sha2::Sha256::digest(path.to_string_lossy().as_bytes());
-        digest.iter().take(8).fold(String::with_capacity(16), |mut hex, b| {
-            hex.push_str(&format!("{b:02x}"));
-            hex
-        })
+        devcoach_core::encoding::hex(&digest[..8])
     }
 }

@@ -44,17 +44,7 @@ pub(crate) fn error_page(heading: &str, detail: Option<&str>) -> String {
 }
 
 /// Percent-encodes a path segment or query value (everything but unreserved characters).
-pub(crate) fn enc(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    for b in text.bytes() {
-        if b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b'.' | b'~') {
-            out.push(char::from(b));
-        } else {
-            out.push_str(&format!("%{b:02X}"));
-        }
-    }
-    out
-}
+pub(crate) use devcoach_core::encoding::percent_encode as enc;
 
 /// `2026-11-30T12:00:00Z` → `30 Nov 2026`.
 pub(crate) fn short_date(stamp: &str) -> String {

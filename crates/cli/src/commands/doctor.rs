@@ -52,8 +52,7 @@ fn print_text(ctx: &Ctx, sections: &[doctor::Section], problems: usize, warnings
                 Level::Warn => ("!", Style::Yellow),
                 Level::Bad => ("✗", Style::Red),
             };
-            let text = output::wrap_indented(&f.text, t.width, "    ", "    ");
-            out.push_str(&format!("  {} {}\n", t.out(style, glyph), text.get(4..).unwrap_or("")));
+            out.push_str(&output::glyph_line(t, style, glyph, &f.text));
         }
         out.push('\n');
     }

@@ -39,8 +39,7 @@ fn render(term: Term, out: &mut String, agent: Agent, report: &Report) {
         // The first line is prose, wrapped to the width; lines after it are a snippet to paste,
         // kept as they are.
         let mut lines = step.text.lines();
-        let first = output::wrap_indented(lines.next().unwrap_or_default(), term.width, "    ", "    ");
-        out.push_str(&format!("  {} {}\n", term.out(style, glyph), first.get(4..).unwrap_or("")));
+        out.push_str(&output::glyph_line(term, style, glyph, lines.next().unwrap_or_default()));
         for line in lines {
             out.push_str(&format!("      {line}\n"));
         }

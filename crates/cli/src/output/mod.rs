@@ -277,6 +277,13 @@ pub fn wrap(text: &str, width: usize) -> String {
     wrap_indented(text, width, "", "")
 }
 
+/// One finding or step as a list line: two spaces, the glyph in its colour, the text wrapped
+/// to the width under a four-space hanging indent.
+pub fn glyph_line(term: Term, style: Style, glyph: &str, text: &str) -> String {
+    let wrapped = wrap_indented(text, term.width, "    ", "    ");
+    format!("  {} {}\n", term.out(style, glyph), wrapped.get(4..).unwrap_or(""))
+}
+
 /// Like [`wrap`], with a prefix for the first line of each paragraph and one for the lines after.
 pub fn wrap_indented(text: &str, width: usize, first: &str, rest: &str) -> String {
     let options = textwrap::Options::new(width.max(1))

@@ -219,14 +219,7 @@ struct End {
     ops: u64,
 }
 
-/// Bytes as lowercase hexadecimal.
-pub fn hex(bytes: &[u8]) -> String {
-    use std::fmt::Write as _;
-    bytes.iter().fold(String::with_capacity(bytes.len() * 2), |mut out, b| {
-        let _ = write!(out, "{b:02x}");
-        out
-    })
-}
+pub use crate::encoding::hex;
 
 /// The file for `ops` (all of `header.device`, numbered `header.first..=header.last`).
 pub fn encode(header: &Header, ops: &[Op]) -> (Vec<u8>, String) {

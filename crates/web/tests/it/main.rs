@@ -160,17 +160,7 @@ impl Drop for Server {
     }
 }
 
-pub fn enc(text: &str) -> String {
-    let mut out = String::new();
-    for b in text.bytes() {
-        if b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b'.' | b'~') {
-            out.push(char::from(b));
-        } else {
-            out.push_str(&format!("%{b:02X}"));
-        }
-    }
-    out
-}
+pub use devcoach_core::encoding::percent_encode as enc;
 
 /// A response, read whole.
 #[derive(Debug)]
