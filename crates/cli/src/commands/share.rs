@@ -169,8 +169,23 @@ fn source_text(source: Option<&str>) -> anyhow::Result<String> {
             let bytes = devcoach_files::read(Path::new(s), limits::IMPORT_BYTES, devcoach_files::Links::Follow)?;
             Ok(String::from_utf8_lossy(&bytes).into_owned())
         }
+        // A mistyped path would otherwise be read as pasted text ("not a devcoach lesson").
+        Some(s) if names_a_file(s) => {
+            Err(invalid(format!("there is no file at {s} — check the path, or pass the lesson's code or link itself")))
+        }
         Some(s) => Ok(s.to_owned()),
     }
+}
+
+/// Whether an argument reads as a file's path rather than a pasted code, link or export: one
+/// word, no URL scheme, and a path's start or a lesson file's ending.
+fn names_a_file(arg: &str) -> bool {
+    let t = arg.trim();
+    let one_word = !t.is_empty() && !t.contains(char::is_whitespace);
+    let pasted = t.contains("://") || t.starts_with("devcoach:") || t.starts_with(['{', '[']);
+    let path_like = t.starts_with(['/', '.', '~', '\\'])
+        || [".md", ".json", ".txt"].iter().any(|end| t.to_ascii_lowercase().ends_with(end));
+    one_word && !pasted && path_like
 }
 
 pub fn import(ctx: &Ctx, source: Option<&str>) -> anyhow::Result<()> {

@@ -47,6 +47,12 @@ fn share_transports_and_import_them_elsewhere() {
     let stdin = friend.command().arg("import").arg("-").write_stdin(text.clone()).output().expect("ran");
     assert_eq!(stdin.status.code(), Some(0));
     assert_snapshot!("import_garbage", friend.transcript(&["import", "hello there"]));
+    for missing in ["/no/such/lesson.devcoach.md", "./typo.json", "lesson.md"] {
+        let out = friend.run(&["import", missing]);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(1), "{stderr}");
+        assert!(stderr.contains(&format!("there is no file at {missing}")), "a mistyped path is named: {stderr}");
+    }
     assert_snapshot!("import_private_url", friend.transcript(&["import", "http://127.0.0.1:9/lesson"]));
     assert_snapshot!("import_no_clipboard", friend.transcript(&["import"]));
     // Piped into `devcoach import` with no argument: the pipe, never the clipboard. The
