@@ -185,3 +185,24 @@ pub const MANIFEST_BYTES: usize = 256 * 1024;
 /// How deep quotes and lists of a lesson's markdown are laid out in a terminal; deeper ones at
 /// this depth, so a body of ten thousand `>` costs what a short one does per line.
 pub const MARKDOWN_DEPTH: usize = 6;
+
+// Hands-on practice on the learner's repository: what is read of a change, at most.
+
+/// The diff of a change that is read; past it, the change's beginning is used and it says so.
+pub const HANDSON_DIFF_BYTES: u64 = 4 * 1024 * 1024;
+/// The files of a change that are looked at.
+pub const HANDSON_CHANGED_FILES: usize = 500;
+/// One source file, parsed or copied into an exercise; a larger one is not source to rebuild.
+pub const HANDSON_SOURCE_BYTES: u64 = 1024 * 1024;
+/// The files searched for tests that name a candidate.
+pub const HANDSON_SCAN_FILES: usize = 300;
+/// The candidates offered.
+pub const HANDSON_CANDIDATES: usize = 5;
+/// An exercise's state file.
+pub const HANDSON_STATE_BYTES: u64 = 4 * 1024 * 1024;
+/// The output of one test run that is kept (each of stdout and stderr).
+pub const HANDSON_TEST_OUTPUT_BYTES: u64 = 1024 * 1024;
+/// The lines of a test run's end shown after a check.
+pub const HANDSON_TAIL_LINES: usize = 40;
+/// The failed tests named after a check.
+pub const HANDSON_FAILED_NAMES: usize = 50;

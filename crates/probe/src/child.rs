@@ -36,12 +36,31 @@ pub struct Limits<'a> {
     pub input: Option<&'a [u8]>,
     pub deadline: Duration,
     pub output_cap: u64,
+    /// Run it in a process group of its own and end the whole group, at the deadline and once
+    /// it exits: a test runner's children (a hung test binary, a server a test left running)
+    /// go with it. Unix only; elsewhere only the program itself is ended.
+    pub whole_group: bool,
 }
 
 impl Default for Limits<'_> {
     fn default() -> Self {
-        Self { input: None, deadline: Duration::from_secs(3), output_cap: devcoach_core::limits::CHILD_OUTPUT_BYTES }
+        Self {
+            input: None,
+            deadline: Duration::from_secs(3),
+            output_cap: devcoach_core::limits::CHILD_OUTPUT_BYTES,
+            whole_group: false,
+        }
     }
+}
+
+/// Ends every process of the group the program led (its id is the group's).
+fn end_group(group: Option<u32>) {
+    #[cfg(unix)]
+    if let Some(pid) = group.and_then(|id| i32::try_from(id).ok()).and_then(rustix::process::Pid::from_raw) {
+        let _ = rustix::process::kill_process_group(pid, rustix::process::Signal::KILL);
+    }
+    #[cfg(not(unix))]
+    let _ = group;
 }
 
 fn drain(pipe: Option<impl Read + Send + 'static>, cap: u64) -> JoinHandle<Vec<u8>> {
@@ -63,7 +82,12 @@ pub fn run(mut cmd: Command, limits: Limits<'_>) -> Result<Finished, ChildError>
     cmd.stdin(if limits.input.is_some() { Stdio::piped() } else { Stdio::null() })
         .stdout(Stdio::piped())
         .stderr(Stdio::piped());
+    #[cfg(unix)]
+    if limits.whole_group {
+        std::os::unix::process::CommandExt::process_group(&mut cmd, 0);
+    }
     let mut child = cmd.spawn().map_err(|source| ChildError::Start { program: program.clone(), source })?;
+    let group = limits.whole_group.then(|| child.id());
     if let (Some(mut stdin), Some(input)) = (child.stdin.take(), limits.input) {
         let input = input.to_vec();
         // A program that never reads its input must not stop us writing it.
@@ -76,8 +100,13 @@ pub fn run(mut cmd: Command, limits: Limits<'_>) -> Result<Finished, ChildError>
     let started = Instant::now();
     let status = loop {
         match child.try_wait() {
-            Ok(Some(status)) => break status,
+            Ok(Some(status)) => {
+                // What it started and left running would hold its outputs open.
+                end_group(group);
+                break status;
+            }
             Ok(None) if started.elapsed() >= limits.deadline => {
+                end_group(group);
                 let _ = child.kill();
                 let _ = child.wait();
                 return Err(ChildError::Timeout { program, limit: limits.deadline });
@@ -125,6 +154,21 @@ mod tests {
             run(sh("head -c 5000000 /dev/zero; echo done >&2"), Limits { output_cap: 1000, ..Limits::default() })
                 .expect("ran");
         assert_eq!((done.stdout.len(), done.stderr.as_str()), (1000, "done\n"));
+    }
+
+    #[test]
+    fn a_whole_group_ends_with_its_leader_children_and_all() {
+        // The leader starts a grandchild that would hold the output open for a minute.
+        let started = Instant::now();
+        let done = run(sh("sleep 60 & echo started"), Limits { whole_group: true, ..Limits::default() }).expect("ran");
+        assert_eq!(done.stdout, "started\n");
+        assert!(started.elapsed() < Duration::from_secs(10), "the grandchild went with the group");
+        let err = run(
+            sh("sh -c 'sleep 60' & sleep 60"),
+            Limits { deadline: Duration::from_millis(300), whole_group: true, ..Limits::default() },
+        )
+        .expect_err("timed out");
+        assert!(matches!(err, ChildError::Timeout { .. }), "{err}");
     }
 
     #[test]

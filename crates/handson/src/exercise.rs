@@ -1,0 +1,209 @@
+//! An exercise: a git worktree of the learner's repository, under devcoach's data folder, at
+//! the change's state, with the chosen body replaced by a stub. The learner's working tree,
+//! index, branches, stash and hooks are never touched; the worktree and its record in the
+//! repository are removed at the end, and an exercise a crash left is removed at the next start.
+
+use std::fs::File;
+use std::path::{Path, PathBuf};
+
+use devcoach_core::limits;
+use devcoach_files::{Links, Overwrite};
+
+use crate::HandsOnError;
+use crate::change::Change;
+use crate::git::{git, git_ok};
+use crate::pick::{Candidate, Offer};
+
+/// The state of an open exercise, kept beside its worktree.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct Exercise {
+    pub id: String,
+    /// The learner's repository (its top folder).
+    pub repo: PathBuf,
+    /// The worktree the learner writes in.
+    pub tree: PathBuf,
+    pub base: String,
+    pub change: Change,
+    pub candidate: Candidate,
+    /// The body the stub replaced: what `/reveal` shows, and what no hint may leak.
+    pub hidden: String,
+    pub started_ms: i64,
+}
+
+impl Exercise {
+    /// The file the learner rebuilds, in the worktree.
+    pub fn file(&self) -> PathBuf {
+        self.tree.join(&self.candidate.piece.path)
+    }
+}
+
+/// Holds the hands-on lock while it lives: one exercise at a time for a data folder.
+#[derive(Debug)]
+pub struct Lock(#[allow(dead_code)] File);
+
+const STATE: &str = "exercise.json";
+
+fn io(path: &Path, source: std::io::Error) -> HandsOnError {
+    HandsOnError::Io { path: path.to_owned(), source }
+}
+
+/// Takes the lock of `root` (`<data>/handson`), then removes what earlier exercises left: with
+/// the lock free, none of them is open.
+pub fn lock(root: &Path) -> Result<(Lock, Vec<Exercise>), HandsOnError> {
+    std::fs::create_dir_all(root).map_err(|e| io(root, e))?;
+    let path = root.join("lock");
+    let file =
+        std::fs::OpenOptions::new().create(true).truncate(false).write(true).open(&path).map_err(|e| io(&path, e))?;
+    match file.try_lock() {
+        Ok(()) => {}
+        Err(std::fs::TryLockError::WouldBlock) => return Err(HandsOnError::Busy),
+        Err(std::fs::TryLockError::Error(e)) => return Err(io(&path, e)),
+    }
+    let cleaned = clean_stale(root)?;
+    Ok((Lock(file), cleaned))
+}
+
+/// Removes every exercise folder under `root` (call it holding the lock) and its worktree's
+/// record in the learner's repository; what was removed.
+fn clean_stale(root: &Path) -> Result<Vec<Exercise>, HandsOnError> {
+    let mut cleaned = Vec::new();
+    let entries = std::fs::read_dir(root).map_err(|e| io(root, e))?;
+    for entry in entries.flatten() {
+        let dir = entry.path();
+        let is_ours = entry.file_name().to_str().is_some_and(|n| n.starts_with("ex-"));
+        if !is_ours || !std::fs::symlink_metadata(&dir).is_ok_and(|m| m.is_dir()) {
+            continue;
+        }
+        let state = devcoach_files::read(&dir.join(STATE), limits::HANDSON_STATE_BYTES, Links::Refuse)
+            .ok()
+            .and_then(|bytes| serde_json::from_slice::<Exercise>(&bytes).ok());
+        if let Some(ex) = &state {
+            remove_worktree(ex);
+        }
+        std::fs::remove_dir_all(&dir).map_err(|e| io(&dir, e))?;
+        cleaned.extend(state);
+    }
+    Ok(cleaned)
+}
+
+/// Takes the worktree out of the learner's repository, whatever state it is in.
+fn remove_worktree(ex: &Exercise) {
+    let tree = ex.tree.to_string_lossy().into_owned();
+    let _ = git(&ex.repo, &["worktree", "remove", "--force", "--force", &tree], limits::GIT_OUTPUT_BYTES);
+    // The folder may be gone already (deleted by hand): prune drops the record then.
+    let _ = git(&ex.repo, &["worktree", "prune"], limits::GIT_OUTPUT_BYTES);
+}
+
+fn new_id(now_ms: i64) -> String {
+    format!("{now_ms:x}-{:x}", std::process::id())
+}
+
+/// Sets up the exercise for `pick` of `offer` under `root`, holding `lock`.
+pub fn start(
+    _lock: &Lock,
+    root: &Path,
+    offer: &Offer,
+    pick: &Candidate,
+    now_ms: i64,
+) -> Result<Exercise, HandsOnError> {
+    let changed = &offer.changed;
+    let id = new_id(now_ms);
+    let dir = root.join(format!("ex-{id}"));
+    std::fs::create_dir_all(&dir).map_err(|e| io(&dir, e))?;
+    // The worktree's name in the repository's records is the folder's name: ours, unique.
+    let tree = dir.join(format!("devcoach-{id}"));
+    let ex = Exercise {
+        id,
+        repo: changed.top.clone(),
+        tree: tree.clone(),
+        base: changed.base.clone(),
+        change: changed.change.clone(),
+        candidate: pick.clone(),
+        hidden: String::new(),
+        started_ms: now_ms,
+    };
+    // Recorded before the worktree exists: a crash from here on is cleaned at the next start.
+    save(&dir, &ex)?;
+    let set_up = (|| {
+        let tree_arg = tree.to_string_lossy().into_owned();
+        git_ok(
+            &changed.top,
+            &["worktree", "add", "--detach", "--quiet", &tree_arg, &changed.base],
+            limits::GIT_OUTPUT_BYTES,
+        )?;
+        if changed.change == Change::Uncommitted {
+            lay_uncommitted(offer, &tree)?;
+        }
+        stub(&ex)
+    })();
+    match set_up {
+        Ok(hidden) => {
+            let ex = Exercise { hidden, ..ex };
+            save(&dir, &ex)?;
+            Ok(ex)
+        }
+        Err(e) => {
+            remove_worktree(&ex);
+            let _ = std::fs::remove_dir_all(&dir);
+            Err(e)
+        }
+    }
+}
+
+fn save(dir: &Path, ex: &Exercise) -> Result<(), HandsOnError> {
+    let bytes = serde_json::to_vec_pretty(ex).unwrap_or_default();
+    devcoach_files::write(&dir.join(STATE), &bytes, Overwrite::Replace).map_err(HandsOnError::File)
+}
+
+/// Copies the uncommitted work from the learner's working tree into the worktree (which git
+/// laid at the last commit): every changed or new file, and the deletions.
+fn lay_uncommitted(offer: &Offer, tree: &Path) -> Result<(), HandsOnError> {
+    let changed = &offer.changed;
+    for file in &changed.files {
+        let from = changed.top.join(&file.path);
+        let to = tree.join(&file.path);
+        let bytes =
+            devcoach_files::read(&from, limits::HANDSON_SOURCE_BYTES, Links::Refuse).map_err(HandsOnError::File)?;
+        if let Some(parent) = to.parent() {
+            std::fs::create_dir_all(parent).map_err(|e| io(parent, e))?;
+        }
+        devcoach_files::write(&to, &bytes, Overwrite::Replace).map_err(HandsOnError::File)?;
+    }
+    for path in &changed.deleted {
+        let _ = std::fs::remove_file(tree.join(path));
+    }
+    Ok(())
+}
+
+/// Replaces the chosen body with the stub; the body it replaced.
+fn stub(ex: &Exercise) -> Result<String, HandsOnError> {
+    let piece = &ex.candidate.piece;
+    let path = ex.file();
+    let text = devcoach_files::read_to_string(&path, limits::HANDSON_SOURCE_BYTES, Links::Refuse)
+        .map_err(HandsOnError::File)?;
+    // The piece was found in the change's text; the worktree must hold the same.
+    let found = crate::pieces::pieces(piece.lang, &piece.path, &text)
+        .into_iter()
+        .find(|p| p.qualified == piece.qualified && p.lines == piece.lines)
+        .ok_or_else(|| HandsOnError::Moved { name: piece.qualified.clone() })?;
+    let hidden = text[found.body.0..found.body.1].to_owned();
+    let replaced = format!(
+        "{}{}{}",
+        &text[..found.body.0],
+        piece.lang.stub(&found.indent, &found.keep_used),
+        &text[found.body.1..]
+    );
+    devcoach_files::write(&path, replaced.as_bytes(), Overwrite::Replace).map_err(HandsOnError::File)?;
+    Ok(hidden)
+}
+
+/// Ends the exercise: the worktree and its record in the learner's repository go, and so does
+/// its folder under `root`.
+pub fn finish(root: &Path, ex: &Exercise) -> Result<(), HandsOnError> {
+    remove_worktree(ex);
+    let dir = root.join(format!("ex-{}", ex.id));
+    match std::fs::remove_dir_all(&dir) {
+        Err(e) if e.kind() != std::io::ErrorKind::NotFound => Err(io(&dir, e)),
+        _ => Ok(()),
+    }
+}

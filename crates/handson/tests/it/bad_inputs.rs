@@ -1,0 +1,75 @@
+//! What each bad input gets: a clear error, and the learner's repository as it was.
+
+use std::time::{Duration, Instant};
+
+use devcoach_handson::{Change, HandsOnError, Runner, check, pick};
+
+use crate::{Repo, differences};
+
+#[test]
+fn outside_a_repository_or_before_a_first_commit_it_says_so() {
+    let plain = tempfile::tempdir().expect("tempdir");
+    assert!(matches!(pick::offer(plain.path(), &Change::Uncommitted), Err(HandsOnError::NotARepository { .. })));
+    let repo = Repo::new();
+    repo.write("lib.py", "def f():\n    return 1\n");
+    assert!(matches!(pick::offer(repo.path(), &Change::Uncommitted), Err(HandsOnError::NoCommitYet)));
+    let err = pick::offer(repo.path(), &Change::parse(Some("--output=/tmp/x"))).expect_err("not a revision");
+    assert!(
+        matches!(
+            err,
+            HandsOnError::NotARepository { .. } | HandsOnError::NoCommitYet | HandsOnError::NoSuchRevision { .. }
+        ),
+        "{err}"
+    );
+}
+
+#[test]
+fn no_change_another_language_or_nothing_tested_each_get_their_own_answer() {
+    let repo = Repo::new();
+    repo.write("lib.py", "def f():\n    return 1\n");
+    repo.commit_all("f");
+    let before = repo.snapshot();
+    assert!(matches!(pick::offer(repo.path(), &Change::Uncommitted), Err(HandsOnError::NoChange { .. })));
+    repo.write("Main.java", "class Main { int f() { return 1; } }\n");
+    let err = pick::offer(repo.path(), &Change::Uncommitted).expect_err("java");
+    assert!(matches!(&err, HandsOnError::Unsupported { endings } if endings == &["java".to_owned()]), "{err}");
+    assert!(err.to_string().contains("Rust, Python, TypeScript, JavaScript, Go"), "{err}");
+    std::fs::remove_file(repo.path().join("Main.java")).expect("rm");
+    repo.write("lib.py", "def f():\n    return 1\n\n\ndef g(x):\n    y = x * 2\n    return y + 1\n");
+    let err = pick::offer(repo.path(), &Change::Uncommitted).expect_err("untested");
+    assert!(matches!(err, HandsOnError::NothingTested { pieces: 1 }), "{err}");
+    repo.write("lib.py", "def f():\n    return 1\n");
+    assert_eq!(differences(&before, &repo.snapshot()), Vec::<String>::new(), "reading a change writes nothing");
+    assert!(matches!(pick::offer(repo.path(), &Change::parse(Some("nope"))), Err(HandsOnError::NoSuchRevision { .. })));
+}
+
+#[test]
+fn a_binary_or_huge_change_is_passed_over_not_read_whole() {
+    let repo = Repo::new();
+    repo.write("lib.rs", "pub fn one() -> u8 {\n    1\n}\n");
+    repo.commit_all("one");
+    std::fs::write(repo.path().join("blob.bin"), vec![0u8; 3 * 1024 * 1024]).expect("binary");
+    // A 2 MiB generated source file: over what is parsed.
+    let huge: String = (0..60_000).map(|i| ["pub fn f", &i.to_string(), "() -> u32 { 1 }\n"].concat()).collect();
+    repo.write("generated.rs", &huge);
+    let err = pick::offer(repo.path(), &Change::Uncommitted).expect_err("nothing to rebuild");
+    assert!(matches!(err, HandsOnError::NothingToRebuild { .. }), "{err}");
+}
+
+#[test]
+fn a_test_command_that_hangs_floods_or_is_missing_is_stopped_and_said() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let started = Instant::now();
+    let hang = Runner::Custom("sleep 60 & sleep 60".into());
+    let err = check::check(dir.path(), &hang, Duration::from_millis(500)).expect_err("hangs");
+    assert!(matches!(err, HandsOnError::TestsTimedOut { .. }), "{err}");
+    assert!(started.elapsed() < Duration::from_secs(20), "stopped at the deadline, children and all");
+    let flood =
+        Runner::Custom("head -c 50000000 /dev/zero | tr '\\0' 'x'; echo; echo 'not ok 1 - floods'; exit 1".into());
+    let run = check::check(dir.path(), &flood, Duration::from_mins(1)).expect("ran");
+    assert!(!run.passed);
+    assert!(run.tail.len() < 2 * 1024 * 1024, "the output is capped: {} bytes", run.tail.len());
+    let missing = Runner::Custom("devcoach-no-such-test-command".into());
+    let run = check::check(dir.path(), &missing, Duration::from_secs(20)).expect("the shell ran");
+    assert!(!run.passed && run.tail.contains("not found"), "{}", run.tail);
+}

@@ -1,0 +1,194 @@
+//! A whole exercise in small real projects: Rust (cargo), Python (unittest), JavaScript (npm and
+//! node's runner). The agent's change is left uncommitted, as an agent leaves it.
+
+use std::time::Duration;
+
+use devcoach_handson::{Change, HandsOnError, Runner, check, exercise, pick};
+
+use crate::{Repo, data_root, differences};
+
+const RUST_BASE: &str = "pub fn parse_header(line: &str) -> Option<(&str, &str)> {\n    let (name, value) = line.split_once(':')?;\n    Some((name.trim(), value.trim()))\n}\n";
+
+const RUST_AGENT: &str = "\n/// The sum of the bytes of `text`, modulo 256.\npub fn checksum(text: &str) -> u8 {\n    let mut sum: u32 = 0;\n    for b in text.bytes() {\n        sum = (sum + u32::from(b)) % 256;\n    }\n    sum as u8\n}\n\n#[cfg(test)]\nmod tests {\n    use super::*;\n\n    #[test]\n    fn checksum_of_known_text() {\n        assert_eq!(checksum(\"ab\"), 195);\n        assert_eq!(checksum(\"\"), 0);\n    }\n}\n";
+
+fn rust_repo() -> Repo {
+    let repo = Repo::new();
+    repo.write("Cargo.toml", "[package]\nname = \"headers\"\nversion = \"0.1.0\"\nedition = \"2021\"\n\n[workspace]\n");
+    repo.write("src/lib.rs", RUST_BASE);
+    repo.write(".gitignore", "/target\n");
+    repo.commit_all("parse headers");
+    // The agent's work, not committed.
+    repo.write("src/lib.rs", &format!("{RUST_BASE}{RUST_AGENT}"));
+    repo
+}
+
+#[test]
+fn a_rust_rebuild_is_judged_by_the_project_s_tests_and_the_repository_is_left_as_it_was() {
+    let repo = rust_repo();
+    let before = repo.snapshot();
+    let offer = pick::offer(repo.path(), &Change::Uncommitted).expect("an offer");
+    let names: Vec<&str> = offer.candidates.iter().map(|c| c.piece.qualified.as_str()).collect();
+    assert_eq!(names, ["checksum"], "the agent's new function, not the old one");
+    let pick = &offer.candidates[0];
+    assert_eq!(pick.tests, ["checksum_of_known_text"]);
+    assert!(pick.new);
+
+    let (_data, root) = data_root();
+    let (lock, cleaned) = exercise::lock(&root).expect("lock");
+    assert!(cleaned.is_empty());
+    let ex = exercise::start(&lock, &root, &offer, pick, 1).expect("set up");
+    assert!(ex.tree.starts_with(&root), "the worktree is under devcoach's folder");
+    assert!(ex.hidden.contains("sum = (sum + u32::from(b)) % 256"), "{}", ex.hidden);
+    let stubbed = std::fs::read_to_string(ex.file()).expect("stubbed file");
+    assert!(stubbed.contains("todo!(") && !stubbed.contains("% 256"), "{stubbed}");
+    assert!(stubbed.contains("fn checksum_of_known_text"), "the tests stay");
+
+    let runner = Runner::detect(&ex.tree).expect("cargo");
+    assert_eq!(runner, Runner::Cargo);
+    let deadline = Duration::from_mins(5);
+    let stub_run = check::check(&ex.tree, &runner, deadline).expect("ran");
+    assert!(!stub_run.passed);
+    assert_eq!(stub_run.failed, ["tests::checksum_of_known_text"], "{}", stub_run.tail);
+
+    // A wrong rebuild fails, naming the test.
+    let stub = "{\n    todo!(\"devcoach hands-on: rebuild this function\")\n}";
+    assert!(stubbed.contains(stub), "{stubbed}");
+    std::fs::write(ex.file(), stubbed.replace(stub, "{\n    text.len() as u8\n}")).expect("write");
+    let wrong_run = check::check(&ex.tree, &runner, deadline).expect("ran");
+    assert!(!wrong_run.passed);
+    assert_eq!(wrong_run.failed, ["tests::checksum_of_known_text"]);
+
+    // The learner's own right rebuild passes.
+    let right = stubbed.replace(stub, "{\n    text.bytes().fold(0u8, |sum, b| sum.wrapping_add(b))\n}");
+    std::fs::write(ex.file(), &right).expect("write");
+    let right_run = check::check(&ex.tree, &runner, deadline).expect("ran");
+    assert!(right_run.passed, "{}", right_run.tail);
+    assert!(right_run.failed.is_empty());
+
+    exercise::finish(&root, &ex).expect("finish");
+    drop(lock);
+    assert!(!ex.tree.exists());
+    assert_eq!(differences(&before, &repo.snapshot()), Vec::<String>::new(), "the repository is as it was");
+}
+
+#[test]
+fn a_crash_mid_exercise_is_cleaned_at_the_next_start_and_one_exercise_runs_at_a_time() {
+    let repo = rust_repo();
+    let before = repo.snapshot();
+    let offer = pick::offer(repo.path(), &Change::Uncommitted).expect("an offer");
+    let (_data, root) = data_root();
+    let (lock, _) = exercise::lock(&root).expect("lock");
+    assert!(matches!(exercise::lock(&root), Err(HandsOnError::Busy)), "a second session is refused");
+    let ex = exercise::start(&lock, &root, &offer, &offer.candidates[0], 2).expect("set up");
+    assert!(repo.git(&["worktree", "list"]).contains(&ex.id), "git knows the worktree meanwhile");
+    // The process dies: its lock goes with it, the worktree stays behind.
+    drop(lock);
+    assert!(ex.tree.exists());
+    let (_lock, cleaned) = exercise::lock(&root).expect("the next start");
+    assert_eq!(cleaned.iter().map(|e| e.id.as_str()).collect::<Vec<_>>(), [ex.id.as_str()]);
+    assert!(!ex.tree.exists());
+    assert_eq!(differences(&before, &repo.snapshot()), Vec::<String>::new());
+}
+
+#[test]
+fn a_python_rebuild_keeps_the_docstring_and_unittest_judges_it() {
+    let repo = Repo::new();
+    repo.write("cart.py", "def count(items):\n    return len(items)\n");
+    repo.write("test_cart.py", "import unittest\nfrom cart import count\n\n\nclass CountTest(unittest.TestCase):\n    def test_count(self):\n        self.assertEqual(count([1, 2]), 2)\n");
+    repo.commit_all("count");
+    repo.write(
+        "cart.py",
+        "def count(items):\n    return len(items)\n\n\ndef total(prices, discount=0):\n    \"\"\"The sum of the prices, less a discount in percent.\"\"\"\n    gross = sum(prices)\n    return round(gross * (100 - discount) / 100, 2)\n",
+    );
+    repo.write(
+        "test_cart.py",
+        "import unittest\nfrom cart import count, total\n\n\nclass CountTest(unittest.TestCase):\n    def test_count(self):\n        self.assertEqual(count([1, 2]), 2)\n\n    def test_total_with_discount(self):\n        self.assertEqual(total([10, 10], discount=10), 18.0)\n",
+    );
+    let before = repo.snapshot();
+    let offer = pick::offer(repo.path(), &Change::Uncommitted).expect("an offer");
+    let pick = &offer.candidates[0];
+    assert_eq!(
+        (pick.piece.qualified.as_str(), pick.tests.as_slice()),
+        ("total", &["test_total_with_discount".to_owned()][..])
+    );
+    let (_data, root) = data_root();
+    let (lock, _) = exercise::lock(&root).expect("lock");
+    let ex = exercise::start(&lock, &root, &offer, pick, 3).expect("set up");
+    let stubbed = std::fs::read_to_string(ex.file()).expect("file");
+    assert!(
+        stubbed.contains("\"\"\"The sum of the prices") && stubbed.contains("raise NotImplementedError"),
+        "{stubbed}"
+    );
+    let runner = Runner::Unittest;
+    let run = check::check(&ex.tree, &runner, Duration::from_mins(2)).expect("ran");
+    assert!(!run.passed);
+    assert_eq!(run.failed, ["test_total_with_discount"], "{}", run.tail);
+    std::fs::write(
+        ex.file(),
+        stubbed.replace(
+            "raise NotImplementedError(\"devcoach hands-on: rebuild this function\")",
+            "return round(sum(prices) * (1 - discount / 100), 2)",
+        ),
+    )
+    .expect("write");
+    let run = check::check(&ex.tree, &runner, Duration::from_mins(2)).expect("ran");
+    assert!(run.passed, "{}", run.tail);
+    exercise::finish(&root, &ex).expect("finish");
+    assert_eq!(differences(&before, &repo.snapshot()), Vec::<String>::new());
+}
+
+#[test]
+fn a_javascript_rebuild_runs_under_npm_test() {
+    let repo = Repo::new();
+    repo.write(
+        "package.json",
+        "{\n  \"name\": \"adder\",\n  \"private\": true,\n  \"scripts\": { \"test\": \"node --test\" }\n}\n",
+    );
+    repo.write("add.js", "function add(a, b) {\n  return a + b;\n}\nmodule.exports = { add };\n");
+    repo.commit_all("add");
+    repo.write(
+        "add.js",
+        "function add(a, b) {\n  return a + b;\n}\n\nfunction clamp(value, low, high) {\n  if (value < low) return low;\n  if (value > high) return high;\n  return value;\n}\nmodule.exports = { add, clamp };\n",
+    );
+    repo.write(
+        "add.test.js",
+        "const test = require('node:test');\nconst assert = require('node:assert');\nconst { clamp } = require('./add');\n\ntest('clamp keeps a value in range', () => {\n  assert.strictEqual(clamp(5, 0, 3), 3);\n  assert.strictEqual(clamp(-1, 0, 3), 0);\n});\n",
+    );
+    let before = repo.snapshot();
+    let offer = pick::offer(repo.path(), &Change::Uncommitted).expect("an offer");
+    let pick = &offer.candidates[0];
+    assert_eq!(pick.piece.name, "clamp");
+    assert_eq!(pick.tests, ["clamp keeps a value in range"]);
+    let (_data, root) = data_root();
+    let (lock, _) = exercise::lock(&root).expect("lock");
+    let ex = exercise::start(&lock, &root, &offer, pick, 4).expect("set up");
+    let runner = Runner::detect(&ex.tree).expect("npm");
+    assert_eq!(runner, Runner::Npm);
+    let run = check::check(&ex.tree, &runner, Duration::from_mins(2)).expect("ran");
+    assert!(!run.passed);
+    assert!(run.failed.contains(&"clamp keeps a value in range".to_owned()), "{:?}\n{}", run.failed, run.tail);
+    let stubbed = std::fs::read_to_string(ex.file()).expect("file");
+    std::fs::write(
+        ex.file(),
+        stubbed.replace(
+            "throw new Error(\"devcoach hands-on: rebuild this function\");",
+            "return Math.min(high, Math.max(low, value));",
+        ),
+    )
+    .expect("write");
+    let run = check::check(&ex.tree, &runner, Duration::from_mins(2)).expect("ran");
+    assert!(run.passed, "{}", run.tail);
+    exercise::finish(&root, &ex).expect("finish");
+    assert_eq!(differences(&before, &repo.snapshot()), Vec::<String>::new());
+}
+
+#[test]
+fn a_committed_change_is_read_from_its_commit() {
+    let repo = rust_repo();
+    repo.commit_all("checksum");
+    let offer = pick::offer(repo.path(), &Change::parse(Some("HEAD"))).expect("an offer");
+    assert_eq!(offer.candidates[0].piece.name, "checksum");
+    let range = pick::offer(repo.path(), &Change::parse(Some("HEAD~1..HEAD"))).expect("an offer");
+    assert_eq!(range.candidates[0].piece.name, "checksum");
+    assert!(matches!(pick::offer(repo.path(), &Change::Uncommitted), Err(HandsOnError::NoChange { .. })));
+}
