@@ -12,6 +12,7 @@ pub mod check;
 pub mod exercise;
 mod git;
 pub mod lang;
+pub mod leak;
 pub mod pick;
 pub mod pieces;
 

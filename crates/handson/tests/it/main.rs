@@ -3,6 +3,7 @@
 //! is byte for byte what it was, after a finish and after a crash.
 
 mod bad_inputs;
+mod leak_props;
 mod repos;
 
 use std::collections::BTreeMap;

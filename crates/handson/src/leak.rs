@@ -1,0 +1,211 @@
+//! The leak guard of a hands-on exercise: no coach reply or hint may carry the hidden body.
+//!
+//! What counts as carrying it: an identifier only the hidden body has that reads as code (a
+//! call, a field, `snake_case` or `camelCase`), or a run of [`RUN`] words of the body in a row
+//! (identifiers and numbers, whatever stands between them) that the learner's visible code (the
+//! stubbed file, the tests) does not already hold. Spacing, punctuation and quoting do not
+//! matter: words are compared, not text.
+
+use std::collections::BTreeSet;
+use std::collections::HashSet;
+
+/// How many of the body's words in a row make a leak.
+pub const RUN: usize = 4;
+
+/// Words of the languages themselves: never a leak on their own.
+const KEYWORDS: [&str; 59] = [
+    "fn",
+    "let",
+    "mut",
+    "for",
+    "while",
+    "loop",
+    "if",
+    "else",
+    "match",
+    "return",
+    "in",
+    "as",
+    "pub",
+    "impl",
+    "self",
+    "Self",
+    "struct",
+    "enum",
+    "use",
+    "mod",
+    "const",
+    "static",
+    "def",
+    "class",
+    "lambda",
+    "yield",
+    "not",
+    "and",
+    "or",
+    "is",
+    "None",
+    "True",
+    "False",
+    "pass",
+    "raise",
+    "try",
+    "except",
+    "with",
+    "function",
+    "var",
+    "new",
+    "this",
+    "typeof",
+    "null",
+    "undefined",
+    "true",
+    "false",
+    "throw",
+    "catch",
+    "func",
+    "range",
+    "nil",
+    "go",
+    "defer",
+    "type",
+    "break",
+    "continue",
+    "some",
+    "ok",
+];
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Token {
+    Word(String),
+    Mark(char),
+}
+
+fn tokens(text: &str) -> Vec<Token> {
+    let mut out = Vec::new();
+    let mut word = String::new();
+    for c in text.chars() {
+        if c.is_alphanumeric() || c == '_' {
+            word.push(c);
+            continue;
+        }
+        if !word.is_empty() {
+            out.push(Token::Word(std::mem::take(&mut word)));
+        }
+        // Quotes and backticks are how prose wraps code: they are not the code.
+        if !c.is_whitespace() && !matches!(c, '`' | '"' | '\'') {
+            out.push(Token::Mark(c));
+        }
+    }
+    if !word.is_empty() {
+        out.push(Token::Word(word));
+    }
+    out
+}
+
+/// The words of `tokens`, in order.
+fn words(tokens: &[Token]) -> Vec<&str> {
+    tokens
+        .iter()
+        .filter_map(|t| match t {
+            Token::Word(w) => Some(w.as_str()),
+            Token::Mark(_) => None,
+        })
+        .collect()
+}
+
+fn runs<'a>(words: &'a [&'a str]) -> impl Iterator<Item = String> + 'a {
+    words.windows(RUN).map(|run| run.join(" "))
+}
+
+/// What was found in a reply.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Leak {
+    /// An identifier only the hidden body has.
+    Name(String),
+    /// A run of the hidden body's tokens.
+    Run(String),
+}
+
+/// Built once per exercise from the hidden body and what the learner can see.
+#[derive(Debug, Clone)]
+pub struct LeakGuard {
+    names: BTreeSet<String>,
+    runs: HashSet<String>,
+}
+
+impl LeakGuard {
+    pub fn new(hidden: &str, visible: &str) -> Self {
+        let hidden_tokens = tokens(hidden);
+        let visible_tokens = tokens(visible);
+        let visible_list = words(&visible_tokens);
+        let visible_words: HashSet<&str> = visible_list.iter().copied().collect();
+        let visible_runs: HashSet<String> = runs(&visible_list).collect();
+        let mut names = BTreeSet::new();
+        for (i, t) in hidden_tokens.iter().enumerate() {
+            let Token::Word(w) = t else { continue };
+            if w.len() < 3 || visible_words.contains(w.as_str()) || KEYWORDS.contains(&w.as_str()) {
+                continue;
+            }
+            if w.chars().all(|c| c.is_ascii_digit()) {
+                continue;
+            }
+            let called = hidden_tokens.get(i + 1) == Some(&Token::Mark('('));
+            let member = i > 0 && hidden_tokens.get(i - 1) == Some(&Token::Mark('.'));
+            let codeish = w.contains('_') || w.chars().skip(1).any(char::is_uppercase);
+            if called || member || codeish {
+                names.insert(w.clone());
+            }
+        }
+        let hidden_list = words(&hidden_tokens);
+        let runs = runs(&hidden_list).filter(|k| !visible_runs.contains(k)).collect();
+        Self { names, runs }
+    }
+
+    /// The first leak in `reply`, if it carries any.
+    pub fn check(&self, reply: &str) -> Option<Leak> {
+        let reply_tokens = tokens(reply);
+        for t in &reply_tokens {
+            if let Token::Word(w) = t
+                && self.names.contains(w)
+            {
+                return Some(Leak::Name(w.clone()));
+            }
+        }
+        let reply_words = words(&reply_tokens);
+        runs(&reply_words).find(|k| self.runs.contains(k)).map(Leak::Run)
+    }
+
+    /// The names the guard watches for (for the session log's count, never shown).
+    pub fn watched(&self) -> usize {
+        self.names.len() + self.runs.len()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const HIDDEN: &str = "{\n    text.bytes().fold(0u8, |sum, b| sum.wrapping_add(b))\n}";
+    const VISIBLE: &str = "pub fn checksum(text: &str) -> u8 {\n    todo!()\n}\n#[test]\nfn checksum_of_known_text() { assert_eq!(checksum(\"ab\"), 195); }";
+
+    #[test]
+    fn a_name_or_a_run_only_the_body_has_is_a_leak() {
+        let guard = LeakGuard::new(HIDDEN, VISIBLE);
+        assert_eq!(guard.check("Try `wrapping_add` on each byte."), Some(Leak::Name("wrapping_add".into())));
+        assert_eq!(guard.check("Have you looked at fold?"), Some(Leak::Name("fold".into())));
+        let plain =
+            LeakGuard::new("{ let total = a * rate + fee; total }", "fn price(a: u32, rate: u32, fee: u32) -> u32");
+        assert_eq!(plain.check("so total = a * rate + fee?"), Some(Leak::Run("total a rate fee".into())));
+        assert_eq!(plain.check("what is the total?"), None, "one plain word is not a leak");
+        assert_eq!(guard.check("What should the checksum of an empty text be?"), None);
+        assert_eq!(guard.check("Which test fails, and what does it expect for \"ab\"?"), None);
+        assert!(guard.watched() > 3);
+    }
+
+    #[test]
+    fn what_the_learner_already_sees_is_not_a_leak() {
+        let guard = LeakGuard::new("{ let total = checksum(text); total }", VISIBLE);
+        assert_eq!(guard.check("checksum(text) is what the test calls"), None);
+    }
+}
