@@ -176,6 +176,8 @@ pub enum Command {
     Review(ReviewArgs),
     /// Practise algorithm problems with a coach that wants requirements before code and never gives the answer away.
     Practice(PracticeArgs),
+    /// Rebuild a function your agent just wrote, in a worktree of your own project, judged by its tests.
+    Handson(HandsonArgs),
     /// Print a shell completion script: `devcoach completions bash > ~/.local/share/bash-completion/completions/devcoach`.
     Completions {
         #[arg(value_enum)]
@@ -243,6 +245,29 @@ pub struct PracticeArgs {
     pub resume: bool,
     #[command(flatten)]
     pub models: ModelArgs,
+}
+
+#[derive(Debug, Args)]
+pub struct HandsonArgs {
+    /// The change to practise on: a commit, or `from..to` (default: the uncommitted changes).
+    pub change: Option<String>,
+    /// Which function: its number in the list, or its name (default: asked).
+    #[arg(long)]
+    pub pick: Option<String>,
+    /// Only list what could be rebuilt.
+    #[arg(long)]
+    pub list: bool,
+    /// The command that runs the project's tests (default: found from its files).
+    #[arg(long = "test-command", value_name = "COMMAND")]
+    pub test_command: Option<String>,
+    /// The knowledge-map topic the exercise counts for (default: the language).
+    #[arg(long)]
+    pub topic: Option<String>,
+    /// How long one test run may take, in seconds.
+    #[arg(long, default_value_t = 300, value_name = "SECONDS")]
+    pub timeout: u64,
+    #[command(flatten)]
+    pub json: JsonFlag,
 }
 
 /// Which models coach and judge.

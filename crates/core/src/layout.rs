@@ -9,6 +9,11 @@ pub fn practice(data: &Path) -> PathBuf {
     data.join("practice")
 }
 
+/// `<data>/handson`: the lock of hands-on practice and the open exercise's worktree.
+pub fn handson(data: &Path) -> PathBuf {
+    data.join("handson")
+}
+
 /// `<data>/practice/sessions`: one JSONL log per session.
 pub fn practice_sessions(data: &Path) -> PathBuf {
     practice(data).join("sessions")

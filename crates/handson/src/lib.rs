@@ -15,6 +15,7 @@ pub mod lang;
 pub mod leak;
 pub mod pick;
 pub mod pieces;
+pub mod tally;
 
 use std::path::PathBuf;
 

@@ -272,6 +272,7 @@ fn run(cmd: Command, input: &str, timeout: Duration) -> Result<String, BackendEr
         input: Some(input.as_bytes()),
         deadline: timeout,
         output_cap: devcoach_core::limits::MODEL_CLI_OUTPUT_BYTES,
+        whole_group: false,
     };
     let done = child::run(cmd, limits).map_err(|e| match e {
         ChildError::Start { source, .. } => {

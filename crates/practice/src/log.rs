@@ -116,6 +116,13 @@ pub enum Event {
         reason: String,
     },
     Reveal {},
+    /// A hands-on exercise's tests ran (`devcoach handson`'s `check`).
+    Check {
+        passed: bool,
+        /// How many tests failed, by name.
+        #[serde(default)]
+        failed: u32,
+    },
     End {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         reason: Option<String>,

@@ -38,6 +38,16 @@ pub struct SessionReport {
     pub ended: bool,
     /// The learner said they solved it (and did not take it up again since).
     pub solved: bool,
+    /// A hands-on exercise: how often its tests ran, and whether the last run passed.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub checks: Option<Checks>,
+}
+
+/// The test runs of a hands-on exercise.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
+pub struct Checks {
+    pub runs: usize,
+    pub last_passed: bool,
 }
 
 impl SessionReport {
@@ -65,6 +75,7 @@ pub fn session(file: &str, events: &[Stamped], toolbox: &Toolbox) -> SessionRepo
         topics: Vec::new(),
         ended: false,
         solved: false,
+        checks: None,
     };
     let mut seen_req = false;
     for stamped in events {
@@ -104,6 +115,11 @@ pub fn session(file: &str, events: &[Stamped], toolbox: &Toolbox) -> SessionRepo
             Event::Bounce { .. } => r.bounces += 1,
             Event::Switch { .. } => r.switches += 1,
             Event::Reveal {} => r.revealed = true,
+            Event::Check { passed, .. } => {
+                let checks = r.checks.get_or_insert_with(Checks::default);
+                checks.runs += 1;
+                checks.last_passed = *passed;
+            }
             Event::End { reason } => {
                 r.ended = true;
                 r.solved = reason.as_deref() == Some(crate::log::SOLVED);

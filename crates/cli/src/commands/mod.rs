@@ -6,6 +6,7 @@ mod courses;
 mod demo;
 mod doctor;
 mod export;
+mod handson;
 mod install;
 mod knowledge;
 mod lessons;
@@ -72,5 +73,6 @@ pub fn run(command: Option<Command>, ctx: &Ctx) -> anyhow::Result<()> {
         Command::Ui(args) => ui::run(ctx, &args),
         Command::Review(args) => review::run(ctx, args),
         Command::Practice(args) => practice::run(ctx, args),
+        Command::Handson(args) => handson::run(ctx, &args),
     }
 }

@@ -8,6 +8,7 @@ mod commands;
 mod concurrency;
 mod failure_modes;
 mod fake_model;
+mod handson;
 mod hooks;
 mod mcp;
 mod mcp_protocol;

@@ -1,0 +1,330 @@
+//! `devcoach handson`: rebuild a function your agent just wrote, in a worktree of your own
+//! project, judged by its tests. Line-based, so a script (or a test) can drive it.
+//!
+//! Without a model the tests judge, the hints are the structural rungs, and the learner's
+//! requirement list is kept and set beside the tests' names.
+
+use std::io::{BufRead, Write};
+use std::time::Duration;
+
+use devcoach_handson::leak::LeakGuard;
+use devcoach_handson::tally::{self, Tally};
+use devcoach_handson::{Change, Checked, Exercise, Offer, Runner, check, exercise, pick};
+use devcoach_practice::log::{self, Event, MessageKind, Writer};
+use serde_json::json;
+
+use crate::cli::HandsonArgs;
+use crate::context::Ctx;
+use crate::failure::invalid;
+use crate::output::{self, Style};
+
+pub fn run(ctx: &Ctx, args: &HandsonArgs) -> anyhow::Result<()> {
+    let here = std::env::current_dir().map_err(|e| invalid(format!("the current folder cannot be read: {e}")))?;
+    let offer = pick::offer(&here, &Change::parse(args.change.as_deref()))?;
+    if args.list && args.json.json {
+        return Ok(output::print(&serde_json::to_string_pretty(&list_json(&offer))?)?);
+    }
+    print_offer(ctx, &offer)?;
+    if args.list {
+        return Ok(());
+    }
+    let stdin = std::io::stdin();
+    // Piped answers are echoed after their prompts, so a script's transcript reads in order.
+    let echo = !std::io::IsTerminal::is_terminal(&stdin);
+    let mut input = stdin.lock();
+    let mut out = output::stdout();
+    let Some(choice) = choose(&offer, args.pick.as_deref(), &mut input, &mut out, echo)? else {
+        return Ok(());
+    };
+    let root = devcoach_core::layout::handson(ctx.dir.root());
+    let (lock, cleaned) = exercise::lock(&root)?;
+    for old in &cleaned {
+        output::print(&ctx.term.out(
+            Style::Dim,
+            &format!("Removed an exercise an earlier session left open ({}).", old.candidate.piece.qualified),
+        ))?;
+    }
+    let ex = exercise::start(&lock, &root, &offer, &offer.candidates[choice], ctx.clock.now().timestamp_millis())?;
+    let outcome = session(ctx, args, &ex, &mut input, &mut out, echo);
+    // Whatever happened in the session, the worktree goes.
+    let finished = exercise::finish(&root, &ex);
+    drop(lock);
+    let (tally, log_path) = outcome?;
+    finished?;
+    record(ctx, args, &ex, &tally)?;
+    output::print(
+        &ctx.term
+            .out(Style::Dim, &format!("Session log: {}. `devcoach practice report` sums it up.", log_path.display())),
+    )?;
+    Ok(())
+}
+
+fn list_json(offer: &Offer) -> serde_json::Value {
+    json!({
+        "change": offer.changed.change.describe(),
+        "untested": offer.untested,
+        "candidates": offer.candidates.iter().map(|c| json!({
+            "function": c.piece.qualified,
+            "file": c.piece.path,
+            "lines": [c.piece.lines.0, c.piece.lines.1],
+            "language": c.piece.lang.name(),
+            "new": c.new,
+            "changed_lines": c.changed_lines,
+            "tests": c.tests,
+        })).collect::<Vec<_>>(),
+    })
+}
+
+fn print_offer(ctx: &Ctx, offer: &Offer) -> anyhow::Result<()> {
+    let t = ctx.term;
+    output::print(&format!("What you could rebuild from {}:", offer.changed.change.describe()))?;
+    for (i, c) in offer.candidates.iter().enumerate() {
+        let p = &c.piece;
+        let body = p.body_lines.1 + 1 - p.body_lines.0;
+        let tests = output::plural(c.tests.len(), "test");
+        let what = if c.new { "new" } else { "rewritten" };
+        output::print(&output::wrap_indented(
+            &format!(
+                "{} {}  {}:{}  {what} · {} · {tests}",
+                t.out(Style::Bold, &format!("{}.", i + 1)),
+                t.out(Style::Cyan, &p.qualified),
+                p.path.display(),
+                p.lines.0,
+                output::plural(body, "line"),
+            ),
+            t.width,
+            "  ",
+            "     ",
+        ))?;
+    }
+    if offer.untested > 0 {
+        output::print(&t.out(
+            Style::Dim,
+            &format!(
+                "  ({} more the change rewrote that no test names: a test is what judges a rebuild.)",
+                offer.untested
+            ),
+        ))?;
+    }
+    if offer.changed.truncated {
+        output::print(&t.out(Style::Dim, "  (The change is large: only its beginning was read.)"))?;
+    }
+    Ok(())
+}
+
+/// Shows `prompt`, reads one line (echoed when piped); `None` at the end of the input.
+fn ask(input: &mut impl BufRead, out: &mut impl Write, echo: bool, prompt: &str) -> anyhow::Result<Option<String>> {
+    write!(out, "{prompt}")?;
+    out.flush()?;
+    let mut line = String::new();
+    if input.read_line(&mut line)? == 0 {
+        writeln!(out)?;
+        return Ok(None);
+    }
+    if echo {
+        writeln!(out, "{}", line.trim_end())?;
+    }
+    Ok(Some(line.trim().to_owned()))
+}
+
+/// The candidate to rebuild: `--pick` (a number or a function's name), else asked.
+fn choose(
+    offer: &Offer,
+    pick: Option<&str>,
+    input: &mut impl BufRead,
+    out: &mut impl Write,
+    echo: bool,
+) -> anyhow::Result<Option<usize>> {
+    let find = |word: &str| -> Option<usize> {
+        match word.parse::<usize>() {
+            Ok(n) => (1..=offer.candidates.len()).contains(&n).then(|| n - 1),
+            Err(_) => offer.candidates.iter().position(|c| c.piece.qualified == word || c.piece.name == word),
+        }
+    };
+    if let Some(word) = pick {
+        return find(word).map(Some).ok_or_else(|| {
+            invalid(format!(
+                "--pick {word}: give a number from 1 to {}, or a name from the list",
+                offer.candidates.len()
+            ))
+        });
+    }
+    loop {
+        let Some(answer) = ask(input, out, echo, "Rebuild which one? [1, q to stop] ")? else { return Ok(None) };
+        match answer.as_str() {
+            "" => return Ok(Some(0)),
+            "q" | "quit" => return Ok(None),
+            word => match find(word) {
+                Some(i) => return Ok(Some(i)),
+                None => writeln!(out, "Type a number from 1 to {}, or q.", offer.candidates.len())?,
+            },
+        }
+    }
+}
+
+const HELP: &str = "check: run the tests · hint: the next hint · reveal: show your agent's version · done: finish";
+
+fn session(
+    ctx: &Ctx,
+    args: &HandsonArgs,
+    ex: &Exercise,
+    input: &mut impl BufRead,
+    out: &mut impl Write,
+    echo: bool,
+) -> anyhow::Result<(Tally, std::path::PathBuf)> {
+    let t = ctx.term;
+    let piece = &ex.candidate.piece;
+    let stamp = || devcoach_core::time::iso_ms(ctx.clock.now());
+    let slug = format!("handson-{}", piece.name);
+    let (log_path, _) = log::new_session_path(ctx.dir.root(), &ctx.now.format("%Y-%m-%d").to_string(), &slug);
+    let writer = Writer::new(log_path.clone());
+    let note = |event: &Event| writer.append(&stamp(), event).map_err(|e| invalid(e.to_string()));
+    note(&Event::Start {
+        schema: 1,
+        problem: slug.clone(),
+        title: Some(format!("Hands-on: {}", piece.qualified)),
+        tags: Vec::new(),
+        backend: "none".into(),
+        model: String::new(),
+        statement: Some(piece.signature.clone()),
+    })?;
+    let visible = std::fs::read_to_string(ex.file()).unwrap_or_default();
+    let guard = LeakGuard::new(&ex.hidden, &visible);
+    let runner = match &args.test_command {
+        Some(command) => Runner::Custom(command.clone()),
+        None => Runner::detect(&ex.tree).ok_or_else(|| {
+            invalid("no test runner found in the project (Cargo.toml, go.mod, package.json, a Python project): give it with --test-command")
+        })?,
+    };
+    output::print(&format!(
+        "{} Rebuild {} in your editor:\n    {}:{}",
+        t.out(Style::Green, "✓"),
+        t.out(Style::Cyan, &piece.qualified),
+        ex.file().display(),
+        piece.lines.0
+    ))?;
+    output::print(&output::wrap(
+        &format!(
+            "Its body is a stub now. The tests that judge it: {}. This is a separate worktree: your own working tree is not touched, and it goes when you finish.",
+            ex.candidate.tests.join(", ")
+        ),
+        t.width,
+    ))?;
+    output::print(&format!("\nFirst, what must {} do? A few lines; an empty line ends the list.", piece.name))?;
+    let mut tally = Tally::default();
+    while let Some(line) = ask(input, out, echo, "  - ")? {
+        if line.is_empty() {
+            break;
+        }
+        note(&Event::Learner { text: line.clone(), kind: MessageKind::Req })?;
+        tally.requirements.push(line);
+    }
+    tally.requirements_first = !tally.requirements.is_empty();
+    if !tally.requirements.is_empty() {
+        output::print(&output::wrap(
+            &format!(
+                "The tests check: {}. Is there anything they check that your list does not say?",
+                ex.candidate.tests.join(", ")
+            ),
+            t.width,
+        ))?;
+    }
+    output::print(&t.out(Style::Dim, HELP))?;
+    let mut last: Option<Checked> = None;
+    let mut leaving = None;
+    while let Some(line) = ask(input, out, echo, "handson › ")? {
+        match line.as_str() {
+            "check" => {
+                // A status line only where a person watches: never into a pipe.
+                let drawn = std::io::IsTerminal::is_terminal(&std::io::stderr());
+                if drawn {
+                    output::status(&format!("running {}…", runner.describe()));
+                }
+                let run = check::check(&ex.tree, &runner, Duration::from_secs(args.timeout));
+                if drawn {
+                    output::clear_status();
+                }
+                let run = run?;
+                tally.checked(&run);
+                note(&Event::Check {
+                    passed: run.passed,
+                    failed: u32::try_from(run.failed.len()).unwrap_or(u32::MAX),
+                })?;
+                print_check(ctx, &run)?;
+                last = Some(run);
+            }
+            "hint" => {
+                let mut shown = false;
+                while tally.rung < tally::RUNGS {
+                    tally.rung += 1;
+                    if let Some(text) = tally::hint(ex, tally.rung, last.as_ref(), &guard) {
+                        note(&Event::Coach {
+                            rung: Some(tally.rung),
+                            leaked: false,
+                            drafts: 1,
+                            text: Some(text.clone()),
+                        })?;
+                        output::print(&t.out(Style::Green, &format!("hint {} ›", tally.rung)))?;
+                        output::print(&output::wrap(&text, t.width))?;
+                        shown = true;
+                        break;
+                    }
+                }
+                if !shown {
+                    output::print("No more hints: `check` shows what fails, and `reveal` shows your agent's version.")?;
+                }
+            }
+            "reveal" => {
+                let sure = ask(input, out, echo, "Show your agent's version? It counts as revealed. [y/N] ")?;
+                if sure.as_deref().is_some_and(|a| a.eq_ignore_ascii_case("y") || a.eq_ignore_ascii_case("yes")) {
+                    tally.revealed = true;
+                    note(&Event::Reveal {})?;
+                    output::print(&t.out(Style::Green, "Your agent's version:"))?;
+                    output::print_verbatim(&format!("{}\n{}\n", piece.signature, ex.hidden.trim_end()))?;
+                }
+            }
+            "done" | "quit" | "exit" | "q" => {
+                leaving = Some(line);
+                break;
+            }
+            "help" | "?" => output::print(HELP)?,
+            "" => {}
+            _ => output::print(&t.out(Style::Dim, &format!("No coach model in this session. {HELP}")))?,
+        }
+        if tally.passed && last.as_ref().is_some_and(|l| l.passed) && line == "check" {
+            output::print(&format!("{} Type `done` to finish, or keep improving it.", t.out(Style::Green, "✓")))?;
+        }
+    }
+    let reason = if tally.passed { log::SOLVED.to_owned() } else { leaving.unwrap_or_else(|| "end of input".into()) };
+    note(&Event::End { reason: Some(reason) })?;
+    Ok((tally, log_path))
+}
+
+fn print_check(ctx: &Ctx, run: &Checked) -> anyhow::Result<()> {
+    let t = ctx.term;
+    if run.passed {
+        output::print(&format!("{} The project's tests pass ({}).", t.out(Style::Green, "✓"), run.command))?;
+        return Ok(());
+    }
+    let names = if run.failed.is_empty() { "see below".to_owned() } else { run.failed.join(", ") };
+    output::print(&format!("{} Tests fail: {names}", t.out(Style::Red, "✗")))?;
+    let tail: Vec<&str> = run.tail.lines().collect();
+    let shown = &tail[tail.len().saturating_sub(15)..];
+    output::print(&t.out(Style::Dim, &shown.join("\n")))?;
+    Ok(())
+}
+
+fn record(ctx: &Ctx, args: &HandsonArgs, ex: &Exercise, tally: &Tally) -> anyhow::Result<()> {
+    let topic = args.topic.clone().unwrap_or_else(|| ex.candidate.piece.lang.name().to_ascii_lowercase());
+    let now = ctx.clock.now();
+    let Some(card) = tally::card(ex, tally, &topic, now) else { return Ok(()) };
+    let mut store = ctx.open()?;
+    let lesson = store.record_practice(card, &[topic], tally.result(), tally.finished(), now)?;
+    output::print(&format!(
+        "{} {} (`devcoach lesson {}`)",
+        ctx.term.out(Style::Green, "Saved a lesson card:"),
+        lesson.title,
+        lesson.id
+    ))?;
+    Ok(())
+}

@@ -1,0 +1,117 @@
+//! `devcoach handson` through the real binary on a real repository: the learner lists what
+//! the function must do, checks the stub (it fails, naming the test), asks for a hint, writes
+//! the function in the worktree, checks again (it passes) and finishes. The lesson card is
+//! saved, the session log holds the steps, and the repository is as it was.
+
+use std::io::{Read, Write};
+use std::process::{Command, Stdio};
+
+use crate::Env;
+
+fn git(dir: &std::path::Path, args: &[&str]) -> String {
+    let out = Command::new("git").arg("-C").arg(dir).args(args).env("GIT_OPTIONAL_LOCKS", "0").output().expect("git");
+    assert!(out.status.success(), "git {args:?}: {}", String::from_utf8_lossy(&out.stderr));
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+fn python_repo(env: &Env) -> std::path::PathBuf {
+    let repo = env.tmp.path().join("shop");
+    std::fs::create_dir_all(&repo).expect("mkdir");
+    git(&repo, &["init", "--quiet", "--initial-branch=main"]);
+    git(&repo, &["config", "user.email", "learner@example.com"]);
+    git(&repo, &["config", "user.name", "Learner"]);
+    std::fs::write(repo.join("cart.py"), "def count(items):\n    return len(items)\n").expect("write");
+    std::fs::write(
+        repo.join("test_cart.py"),
+        "import unittest\nfrom cart import count\n\n\nclass T(unittest.TestCase):\n    def test_count(self):\n        self.assertEqual(count([1, 2]), 2)\n",
+    )
+    .expect("write");
+    git(&repo, &["add", "--all"]);
+    git(&repo, &["commit", "--quiet", "-m", "count"]);
+    // What the agent just wrote.
+    std::fs::write(
+        repo.join("cart.py"),
+        "def count(items):\n    return len(items)\n\n\ndef total(prices, discount=0):\n    \"\"\"The sum of the prices, less a discount in percent.\"\"\"\n    gross = sum(prices)\n    return round(gross * (100 - discount) / 100, 2)\n",
+    )
+    .expect("write");
+    std::fs::write(
+        repo.join("test_cart.py"),
+        "import unittest\nfrom cart import count, total\n\n\nclass T(unittest.TestCase):\n    def test_count(self):\n        self.assertEqual(count([1, 2]), 2)\n\n    def test_total_with_discount(self):\n        self.assertEqual(total([10, 10], discount=10), 18.0)\n",
+    )
+    .expect("write");
+    repo
+}
+
+/// Reads the child's stdout until `marker` has appeared `times` times in all.
+fn read_until(out: &mut impl Read, seen: &mut String, marker: &str, times: usize) {
+    let mut buf = [0u8; 4096];
+    while seen.matches(marker).count() < times {
+        let n = out.read(&mut buf).expect("read");
+        assert!(n > 0, "the session ended early:\n{seen}");
+        seen.push_str(&String::from_utf8_lossy(&buf[..n]));
+    }
+}
+
+#[test]
+fn a_hands_on_session_rebuilds_the_agent_s_function_and_leaves_the_repository_as_it_was() {
+    let env = Env::new();
+    let repo = python_repo(&env);
+    let status_before = git(&repo, &["status", "--porcelain=v2", "--untracked-files=all"]);
+    let listed = env.command().current_dir(&repo).args(["handson", "--list"]).output().expect("ran");
+    assert!(String::from_utf8_lossy(&listed.stdout).contains("1. total  cart.py:5"), "{listed:?}");
+
+    let mut child = Command::new(crate::bin())
+        .env_clear()
+        .envs(env.vars())
+        .current_dir(&repo)
+        .arg("handson")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("started");
+    let mut stdin = child.stdin.take().expect("stdin");
+    let mut stdout = child.stdout.take().expect("stdout");
+    let mut seen = String::new();
+    stdin.write_all(b"1\nit sums the prices\nit takes the discount off, in percent\n\ncheck\nhint\n").expect("write");
+    read_until(&mut stdout, &mut seen, "hint 1 ›", 1);
+    read_until(&mut stdout, &mut seen, "handson › ", 3);
+    assert!(seen.contains("Tests fail: test_total_with_discount"), "{seen}");
+    // The learner writes the function, in the worktree the session named.
+    let file = seen
+        .lines()
+        .find(|l| l.trim_start().starts_with('/') && l.contains("cart.py:5"))
+        .map(|l| l.trim().trim_end_matches(":5").to_owned())
+        .expect("the file is named");
+    assert!(file.starts_with(env.data().to_str().expect("utf-8")), "the worktree is in devcoach's folder: {file}");
+    let stubbed = std::fs::read_to_string(&file).expect("the stubbed file");
+    std::fs::write(
+        &file,
+        stubbed.replace(
+            "raise NotImplementedError(\"devcoach hands-on: rebuild this function\")",
+            "return round(sum(prices) * (100 - discount) / 100, 2)",
+        ),
+    )
+    .expect("rebuilt");
+    stdin.write_all(b"check\ndone\n").expect("write");
+    drop(stdin);
+    stdout.read_to_string(&mut seen).expect("rest");
+    let status = child.wait().expect("ended");
+    assert!(status.success(), "{seen}");
+    assert!(seen.contains("The project's tests pass"), "{seen}");
+    assert!(seen.contains("Saved a lesson card: Hands-on: you rebuilt total"), "{seen}");
+    assert!(!std::path::Path::new(&file).exists(), "the worktree is gone");
+
+    // The learner's repository: the same status, no worktree, the agent's code untouched.
+    assert_eq!(git(&repo, &["status", "--porcelain=v2", "--untracked-files=all"]), status_before);
+    assert_eq!(git(&repo, &["worktree", "list", "--porcelain"]).matches("worktree ").count(), 1);
+    assert!(std::fs::read_to_string(repo.join("cart.py")).expect("cart").contains("gross = sum(prices)"));
+
+    // The card and the log.
+    let lessons = env.run(&["lessons", "--json"]);
+    let text = String::from_utf8_lossy(&lessons.stdout);
+    assert!(text.contains("You rebuilt `total` and the project's tests pass: 2 checks, 1 hint, no reveal"), "{text}");
+    let report = env.run(&["practice", "report", "--json"]);
+    let report = String::from_utf8_lossy(&report.stdout);
+    assert!(report.contains("handson-total") && report.contains("\"last_passed\": true"), "{report}");
+}

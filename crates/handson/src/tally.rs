@@ -1,0 +1,199 @@
+//! What happened in an exercise, and what it leaves: the structural hints (no model needed),
+//! the outcome, and the lesson card.
+
+use chrono::{DateTime, Utc};
+use devcoach_core::LessonId;
+use devcoach_core::knowledge_model::PracticeResult;
+use devcoach_core::lesson::{LessonContext, Level, NewLesson};
+use devcoach_core::share::slug::slugify;
+
+use crate::check::Checked;
+use crate::exercise::Exercise;
+use crate::leak::LeakGuard;
+
+/// The counts of one exercise.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Tally {
+    pub checks: u32,
+    /// The highest hint rung given (0: none).
+    pub rung: u8,
+    pub revealed: bool,
+    /// The last check passed.
+    pub passed: bool,
+    /// The learner's own list of what the function must do, before code.
+    pub requirements: Vec<String>,
+    /// Whether the learner wrote the requirements before the first check.
+    pub requirements_first: bool,
+}
+
+impl Tally {
+    pub fn checked(&mut self, run: &Checked) {
+        self.checks += 1;
+        self.passed = run.passed;
+    }
+
+    /// How the exercise went, for the knowledge map: as a practice session is counted (a pass
+    /// with at most two structural hints is unaided). `None` when it ended before a pass and
+    /// without the answer: nothing to learn about the learner from it.
+    pub fn result(&self) -> Option<PracticeResult> {
+        match (self.revealed, self.passed) {
+            (true, _) => Some(PracticeResult::Revealed),
+            (false, true) if self.rung <= 2 => Some(PracticeResult::Alone),
+            (false, true) => Some(PracticeResult::Helped),
+            (false, false) => None,
+        }
+    }
+
+    pub fn finished(&self) -> bool {
+        self.passed || self.revealed
+    }
+}
+
+/// The structural hints, in order: none names what the hidden body holds.
+pub const RUNGS: u8 = 4;
+
+/// Hint `rung` (1-based), checked by `guard`: `None` when the rung would carry the body (it is
+/// then skipped) or there are no more.
+pub fn hint(ex: &Exercise, rung: u8, last: Option<&Checked>, guard: &LeakGuard) -> Option<String> {
+    let piece = &ex.candidate.piece;
+    let text = match rung {
+        1 => format!(
+            "Start from what it is given and what it returns: `{}`. Say in one line what it must give back for an empty input.",
+            piece.signature.lines().last().unwrap_or_default().trim()
+        ),
+        2 => format!(
+            "The tests that call it: {}. Read what each one expects before you write a line.",
+            ex.candidate.tests.iter().map(|t| format!("`{t}`")).collect::<Vec<_>>().join(", ")
+        ),
+        3 => {
+            let said = last.map(|c| assertion_lines(&c.tail)).unwrap_or_default();
+            if said.is_empty() {
+                "Run `check`: the first failing assertion says what is missing.".to_owned()
+            } else {
+                format!("What the last check said:\n{said}")
+            }
+        }
+        4 => {
+            let lines = piece.body_lines.1 + 1 - piece.body_lines.0;
+            let lines = if lines == 1 { "one line".to_owned() } else { format!("{lines} lines") };
+            format!("The version your agent wrote is {lines} long. If yours is much longer, look for a simpler way.")
+        }
+        _ => return None,
+    };
+    guard.check(&text).is_none().then_some(text)
+}
+
+/// The lines of a test run that say what was expected.
+fn assertion_lines(tail: &str) -> String {
+    let keep = ["assert", "expected", "left", "right", "Error", "panicked", "!=", "=="];
+    tail.lines()
+        .filter(|l| l.chars().any(char::is_alphanumeric) && keep.iter().any(|k| l.contains(k)))
+        .take(6)
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// The exercise's lesson card.
+pub fn card(ex: &Exercise, tally: &Tally, topic: &str, now: DateTime<Utc>) -> Option<NewLesson> {
+    let piece = &ex.candidate.piece;
+    let minutes = (now.timestamp_millis() - ex.started_ms).max(0) / 60_000;
+    let plural = |n: u32, one: &str| if n == 1 { format!("1 {one}") } else { format!("{n} {one}s") };
+    let hints = if tally.rung == 0 { "no hint".to_owned() } else { plural(u32::from(tally.rung), "hint") };
+    let reveal = if tally.revealed { "the agent's code revealed" } else { "no reveal" };
+    let counts = format!("{}, {hints}, {reveal}, {} min", plural(tally.checks, "check"), minutes);
+    let (title, summary) = match tally.result() {
+        Some(PracticeResult::Revealed) => (
+            format!("Hands-on: {} (revealed)", piece.qualified),
+            format!("You worked on `{}` and looked at your agent's version: {counts}.", piece.qualified),
+        ),
+        Some(_) => (
+            format!("Hands-on: you rebuilt {}", piece.qualified),
+            format!("You rebuilt `{}` and the project's tests pass: {counts}.", piece.qualified),
+        ),
+        None => (
+            format!("Hands-on (unfinished): {}", piece.qualified),
+            format!("You started rebuilding `{}`: {counts}. Its tests did not pass yet.", piece.qualified),
+        ),
+    };
+    let mut body = format!(
+        "**The exercise:** rebuild `{}` in `{}` (lines {}–{}) from its signature, judged by the project's tests.\n\n",
+        piece.qualified,
+        piece.path.display(),
+        piece.lines.0,
+        piece.lines.1
+    );
+    if !tally.requirements.is_empty() {
+        let when = if tally.requirements_first { "before writing code" } else { "along the way" };
+        body.push_str(&format!("**What you said it must do** ({when}):\n\n"));
+        for req in &tally.requirements {
+            body.push_str(&format!("- {req}\n"));
+        }
+        body.push('\n');
+    }
+    body.push_str(&format!(
+        "**The tests that judged it:** {}\n\n",
+        ex.candidate.tests.iter().map(|t| format!("`{t}`")).collect::<Vec<_>>().join(", ")
+    ));
+    if tally.finished() {
+        let fence = match piece.lang {
+            crate::Lang::Rust => "rust",
+            crate::Lang::Python => "python",
+            crate::Lang::TypeScript | crate::Lang::Tsx => "typescript",
+            crate::Lang::JavaScript => "javascript",
+            crate::Lang::Go => "go",
+        };
+        body.push_str(&format!(
+            "**Your agent's version**, to compare with yours:\n\n```{fence}\n{}\n{}\n```\n\n",
+            piece.signature,
+            ex.hidden.trim_end()
+        ));
+    }
+    body.push_str(match tally.result() {
+        Some(PracticeResult::Alone) => "Next: the review card asks for the idea in a few days.",
+        Some(PracticeResult::Helped) => "Next: rebuild it again in a few days with fewer hints.",
+        Some(PracticeResult::Revealed) => "Next: write it again from memory tomorrow, without looking.",
+        None => "Next: pick it up again with `devcoach handson` while the change is still there.",
+    });
+    let stamp: String = devcoach_core::time::iso_ms(now).chars().take(19).filter(char::is_ascii_alphanumeric).collect();
+    let id =
+        LessonId::new(format!("handson-{}-{}", slugify(&piece.name, "function"), stamp.to_ascii_lowercase())).ok()?;
+    Some(NewLesson {
+        id,
+        topic_id: topic.to_owned(),
+        categories: vec!["hands-on".to_owned(), topic.to_owned()],
+        title,
+        level: Level::Mid,
+        summary,
+        body,
+        context: LessonContext { task_context: Some("devcoach handson".to_owned()), ..LessonContext::default() },
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_outcome_follows_the_pass_the_hints_and_the_reveal() {
+        let mut t = Tally::default();
+        assert_eq!(t.result(), None);
+        t.passed = true;
+        assert_eq!(t.result(), Some(PracticeResult::Alone));
+        t.rung = 3;
+        assert_eq!(t.result(), Some(PracticeResult::Helped));
+        t.revealed = true;
+        assert_eq!(t.result(), Some(PracticeResult::Revealed));
+        t.passed = false;
+        assert_eq!(t.result(), Some(PracticeResult::Revealed), "a reveal counts whether or not it passed");
+        assert!(t.finished());
+    }
+
+    #[test]
+    fn the_lines_that_say_what_was_expected_are_kept() {
+        let tail = "running 1 test\nthread 'x' panicked at src/lib.rs:9:\nassertion `left == right` failed\n  left: 2\n right: 195\nnote: run with RUST_BACKTRACE";
+        assert_eq!(
+            assertion_lines(tail),
+            "thread 'x' panicked at src/lib.rs:9:\nassertion `left == right` failed\n  left: 2\n right: 195"
+        );
+    }
+}
