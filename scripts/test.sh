@@ -5,6 +5,7 @@
 # Installs (once, skipped when present):
 #   - Debian's chromium and its emoji font, for the browser tests (share codes decoded by
 #     DecompressionStream; the dashboard driven by Playwright, screenshots in target/screenshots);
+#   - Debian's Go toolchain, for the hands-on test that rebuilds a function of a Go project;
 #   - the official Python MCP SDK in target/pyenv, for the "client we did not write" test;
 #   - Node.js and npm (Debian's) when missing, then the real agent CLIs (Claude Code, Gemini
 #     CLI, Codex CLI, Copilot CLI, Qwen Code, Droid, the MCPB packer) at the versions pinned in
@@ -46,6 +47,11 @@ fi
 if ! command -v npm >/dev/null 2>&1 && { [ -z "${DEVCOACH_TEST_AGENTS:-}" ] || [ -z "${DEVCOACH_TEST_BROWSER:-}" ]; }; then
   echo "installing Node.js and npm (agent CLI and browser tests)…" >&2
   apt_install nodejs npm
+fi
+
+if ! command -v go >/dev/null 2>&1; then
+  echo "installing Go (Debian's golang-go: the hands-on test on a Go project)…" >&2
+  apt_install golang-go
 fi
 
 if [ -z "${DEVCOACH_TEST_PYTHON:-}" ] && ! target/pyenv/bin/python -c 'import mcp' >/dev/null 2>&1; then

@@ -166,8 +166,9 @@ fn inside_function(lang: Lang, node: Node<'_>) -> bool {
     false
 }
 
-/// The imported packages a Go body uses, each as one `pkg.Member` it names: the stub keeps
-/// them used (Go refuses to build a file with an unused import).
+/// The imported packages only a Go body uses, each as one `pkg.Member` it names: the stub keeps
+/// them used (Go refuses to build a file with an unused import). A package the rest of the file
+/// uses needs nothing, and is not named: each name a stub holds tells the learner a little.
 fn go_packages_used(body: Node<'_>, source: &str) -> Vec<String> {
     let root = {
         let mut top = body;
@@ -177,6 +178,22 @@ fn go_packages_used(body: Node<'_>, source: &str) -> Vec<String> {
         top
     };
     let imported = go_imports(root, source);
+    let inside = body.byte_range();
+    let mut elsewhere = BTreeSet::new();
+    let mut stack = vec![root];
+    while let Some(node) = stack.pop() {
+        if node.byte_range() == inside {
+            continue;
+        }
+        let mut cursor = node.walk();
+        stack.extend(node.named_children(&mut cursor));
+        if node.kind() == "selector_expression"
+            && let Some(operand) = node.child_by_field_name("operand")
+            && operand.kind() == "identifier"
+        {
+            elsewhere.insert(text(operand, source));
+        }
+    }
     let mut seen = BTreeSet::new();
     let mut out = Vec::new();
     let mut stack = vec![body];
@@ -195,6 +212,7 @@ fn go_packages_used(body: Node<'_>, source: &str) -> Vec<String> {
         // Only an exported member of a package is safe to name alone (`_ = fmt.Sprintf`).
         if operand.kind() == "identifier"
             && imported.contains(package)
+            && !elsewhere.contains(package)
             && member.starts_with(|c: char| c.is_ascii_uppercase())
             && seen.insert(package.to_owned())
         {
@@ -375,6 +393,8 @@ mod tests {
         let p = one(Lang::Go, src, "Label");
         assert_eq!(p.qualified, "Cart.Label");
         assert_eq!(p.keep_used, vec!["fmt.Sprintf".to_owned(), "str.ToUpper".to_owned()]);
+        let shared = format!("{src}\nfunc Shout(s string) string {{ return str.ToUpper(s) }}\n");
+        assert_eq!(one(Lang::Go, &shared, "Label").keep_used, vec!["fmt.Sprintf".to_owned()], "str is used elsewhere");
     }
 
     #[test]

@@ -192,3 +192,50 @@ fn a_committed_change_is_read_from_its_commit() {
     assert_eq!(range.candidates[0].piece.name, "checksum");
     assert!(matches!(pick::offer(repo.path(), &Change::Uncommitted), Err(HandsOnError::NoChange { .. })));
 }
+
+#[test]
+fn a_go_rebuild_keeps_the_imports_it_used_and_go_test_judges_it() {
+    let repo = Repo::new();
+    repo.write("go.mod", "module example.com/label\n\ngo 1.19\n");
+    repo.write(
+        "label.go",
+        "package label\n\nimport \"strings\"\n\nfunc Upper(s string) string {\n\treturn strings.ToUpper(s)\n}\n",
+    );
+    repo.commit_all("upper");
+    repo.write(
+        "label.go",
+        "package label\n\nimport (\n\t\"fmt\"\n\t\"strings\"\n)\n\nfunc Upper(s string) string {\n\treturn strings.ToUpper(s)\n}\n\n// Badge is a name in brackets, shouted.\nfunc Badge(name string, n int) string {\n\ttrimmed := strings.TrimSpace(name)\n\treturn fmt.Sprintf(\"[%s #%d]\", strings.ToUpper(trimmed), n)\n}\n",
+    );
+    repo.write(
+        "label_test.go",
+        "package label\n\nimport \"testing\"\n\nfunc TestBadge(t *testing.T) {\n\tif got := Badge(\"  ada \", 3); got != \"[ADA #3]\" {\n\t\tt.Fatalf(\"got %q\", got)\n\t}\n}\n",
+    );
+    let before = repo.snapshot();
+    let offer = pick::offer(repo.path(), &Change::Uncommitted).expect("an offer");
+    let pick = &offer.candidates[0];
+    assert_eq!((pick.piece.name.as_str(), pick.tests.as_slice()), ("Badge", &["TestBadge".to_owned()][..]));
+    let (_data, root) = data_root();
+    let (lock, _) = exercise::lock(&root).expect("lock");
+    let ex = exercise::start(&lock, &root, &offer, pick, 5).expect("set up");
+    let stubbed = std::fs::read_to_string(ex.file()).expect("file");
+    // Without it, `fmt` would be an unused import and the package would not build at all;
+    // `strings` is used elsewhere in the file and needs nothing.
+    assert!(stubbed.contains("_ = fmt.Sprintf") && !stubbed.contains("_ = strings."), "{stubbed}");
+    let runner = Runner::detect(&ex.tree).expect("go");
+    assert_eq!(runner, Runner::Go);
+    let run = check::check(&ex.tree, &runner, Duration::from_mins(3)).expect("ran");
+    assert!(!run.passed);
+    assert_eq!(run.failed, ["TestBadge"], "{}", run.tail);
+    std::fs::write(
+        ex.file(),
+        stubbed.replace(
+            "\tpanic(\"devcoach hands-on: rebuild this function\")",
+            "\treturn fmt.Sprintf(\"[%s #%d]\", strings.ToUpper(strings.TrimSpace(name)), n)",
+        ),
+    )
+    .expect("write");
+    let run = check::check(&ex.tree, &runner, Duration::from_mins(3)).expect("ran");
+    assert!(run.passed, "{}", run.tail);
+    exercise::finish(&root, &ex).expect("finish");
+    assert_eq!(differences(&before, &repo.snapshot()), Vec::<String>::new());
+}
