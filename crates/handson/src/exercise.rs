@@ -28,6 +28,10 @@ pub struct Exercise {
     /// The body the stub replaced: what `/reveal` shows, and what no hint may leak.
     pub hidden: String,
     pub started_ms: i64,
+    /// The learner's own copy of the file, as it was at the start (a digest): a learner who
+    /// writes there instead of in the exercise is told so.
+    #[serde(default)]
+    pub own_file: String,
 }
 
 impl Exercise {
@@ -35,6 +39,24 @@ impl Exercise {
     pub fn file(&self) -> PathBuf {
         self.tree.join(&self.candidate.piece.path)
     }
+
+    /// The same file in the learner's own working tree.
+    pub fn own_file_path(&self) -> PathBuf {
+        self.repo.join(&self.candidate.piece.path)
+    }
+
+    /// Whether the learner's own copy of the file changed since the exercise began: they are
+    /// most likely writing there instead of in the exercise.
+    pub fn own_file_changed(&self) -> bool {
+        digest(&self.own_file_path()) != self.own_file
+    }
+}
+
+fn digest(path: &Path) -> String {
+    use sha2::Digest as _;
+    devcoach_files::read(path, limits::HANDSON_SOURCE_BYTES, Links::Refuse)
+        .map(|bytes| devcoach_core::encoding::hex(&sha2::Sha256::digest(&bytes)))
+        .unwrap_or_default()
 }
 
 /// Holds the hands-on lock while it lives: one exercise at a time for a data folder.
@@ -112,6 +134,11 @@ pub fn start(
     std::fs::create_dir_all(&dir).map_err(|e| io(&dir, e))?;
     // The worktree's name in the repository's records is the folder's name: ours, unique.
     let tree = dir.join(format!("devcoach-{id}"));
+    // Never inside the learner's working tree (a data folder set inside the project).
+    if tree.starts_with(&changed.top) {
+        let _ = std::fs::remove_dir_all(&dir);
+        return Err(HandsOnError::InsideRepository { data: root.to_owned() });
+    }
     let ex = Exercise {
         id,
         repo: changed.top.clone(),
@@ -121,6 +148,7 @@ pub fn start(
         candidate: pick.clone(),
         hidden: String::new(),
         started_ms: now_ms,
+        own_file: digest(&changed.top.join(&pick.piece.path)),
     };
     // Recorded before the worktree exists: a crash from here on is cleaned at the next start.
     save(&dir, &ex)?;

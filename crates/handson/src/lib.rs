@@ -58,6 +58,11 @@ pub enum HandsOnError {
     NothingTested { pieces: usize },
     #[error("another hands-on exercise is open for this data folder; finish it first")]
     Busy,
+    #[error(
+        "devcoach's data folder ({}) is inside this repository: an exercise would sit in your own working tree; set DEVCOACH_DIR elsewhere",
+        data.display()
+    )]
+    InsideRepository { data: PathBuf },
     #[error("{name} is not where it was in the change; pick again")]
     Moved { name: String },
     #[error("{}: {source}", path.display())]
@@ -89,7 +94,7 @@ impl Kinded for HandsOnError {
             | Self::NothingTested { .. }
             | Self::NoRunner { .. } => ErrorKind::InvalidInput,
             Self::Busy => ErrorKind::Busy,
-            Self::Moved { .. } | Self::TestsTimedOut { .. } => ErrorKind::Conflict,
+            Self::Moved { .. } | Self::TestsTimedOut { .. } | Self::InsideRepository { .. } => ErrorKind::Conflict,
         }
     }
 }

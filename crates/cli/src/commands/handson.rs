@@ -245,6 +245,16 @@ fn session(
                     output::clear_status();
                 }
                 let run = run?;
+                if ex.own_file_changed() {
+                    output::print(&t.out(
+                        Style::Yellow,
+                        &format!(
+                            "You changed {} in your own working tree: the exercise is the copy in {} (check runs there).",
+                            ex.own_file_path().display(),
+                            ex.file().display()
+                        ),
+                    ))?;
+                }
                 tally.checked(&run);
                 note(&Event::Check {
                     passed: run.passed,

@@ -73,3 +73,22 @@ fn a_test_command_that_hangs_floods_or_is_missing_is_stopped_and_said() {
     let run = check::check(dir.path(), &missing, Duration::from_secs(20)).expect("the shell ran");
     assert!(!run.passed && run.tail.contains("not found"), "{}", run.tail);
 }
+
+#[test]
+fn a_data_folder_inside_the_repository_is_refused_before_any_worktree() {
+    let repo = Repo::new();
+    repo.write("lib.py", "def f():\n    return 1\n");
+    repo.write("test_lib.py", "from lib import f\n\ndef test_f():\n    assert f() == 1\n");
+    repo.commit_all("f");
+    repo.write("lib.py", "def f():\n    return 1\n\n\ndef g(x):\n    y = x * 2\n    return y + 1\n");
+    repo.write(
+        "test_lib.py",
+        "from lib import f, g\n\ndef test_f():\n    assert f() == 1\n\ndef test_g():\n    assert g(1) == 3\n",
+    );
+    let offer = pick::offer(repo.path(), &Change::Uncommitted).expect("an offer");
+    let root = repo.path().join(".devcoach").join("handson");
+    let (lock, _) = devcoach_handson::exercise::lock(&root).expect("lock");
+    let err = devcoach_handson::exercise::start(&lock, &root, &offer, &offer.candidates[0], 6).expect_err("refused");
+    assert!(matches!(err, HandsOnError::InsideRepository { .. }), "{err}");
+    assert_eq!(repo.git(&["worktree", "list"]).lines().count(), 1, "no worktree was made");
+}

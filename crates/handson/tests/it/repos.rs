@@ -81,6 +81,13 @@ fn a_crash_mid_exercise_is_cleaned_at_the_next_start_and_one_exercise_runs_at_a_
     assert!(matches!(exercise::lock(&root), Err(HandsOnError::Busy)), "a second session is refused");
     let ex = exercise::start(&lock, &root, &offer, &offer.candidates[0], 2).expect("set up");
     assert!(repo.git(&["worktree", "list"]).contains(&ex.id), "git knows the worktree meanwhile");
+    assert!(!ex.own_file_changed());
+    // A learner who writes in their own copy instead of the exercise is noticed.
+    let own = std::fs::read_to_string(ex.own_file_path()).expect("own file");
+    std::fs::write(ex.own_file_path(), format!("{own}\n// mine\n")).expect("write");
+    assert!(ex.own_file_changed());
+    std::fs::write(ex.own_file_path(), own).expect("put back");
+    assert!(!ex.own_file_changed());
     // The process dies: its lock goes with it, the worktree stays behind.
     drop(lock);
     assert!(ex.tree.exists());
