@@ -91,7 +91,7 @@ fn resolve(top: &Path, rev: &str) -> Result<String, HandsOnError> {
 pub fn read(dir: &Path, change: &Change) -> Result<Changed, HandsOnError> {
     let top = repository_top(dir)?;
     let cap = limits::HANDSON_DIFF_BYTES;
-    let diff_args = ["--no-color", "--no-ext-diff", "--no-renames", "--diff-filter=AM", "-U0"];
+    let diff_args = ["--no-color", "--no-ext-diff", "--no-textconv", "--no-renames", "--diff-filter=AM", "-U0"];
     let (base, diff, mut deleted, untracked) = match change {
         Change::Uncommitted => {
             let base = resolve(&top, "HEAD").map_err(|_| HandsOnError::NoCommitYet)?;

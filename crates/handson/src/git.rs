@@ -29,7 +29,11 @@ pub(crate) fn git(dir: &Path, args: &[&str], cap: u64) -> Result<Out, HandsOnErr
     // as they are, and no colour or pager whatever the learner's configuration says.
     cmd.args(["-c", "core.hooksPath=/dev/null", "-c", "core.fsmonitor=false", "-c", "core.quotePath=false"]);
     cmd.args(["-c", "color.ui=false", "--no-pager"]).args(args);
-    cmd.env("GIT_TERMINAL_PROMPT", "0").env("GIT_OPTIONAL_LOCKS", "0").env("LC_ALL", "C");
+    // No LFS download while a worktree is laid: that could wait on the network for a minute.
+    cmd.env("GIT_TERMINAL_PROMPT", "0")
+        .env("GIT_OPTIONAL_LOCKS", "0")
+        .env("GIT_LFS_SKIP_SMUDGE", "1")
+        .env("LC_ALL", "C");
     let done =
         child::run(cmd, Limits { deadline: DEADLINE, output_cap: cap, ..Limits::default() }).map_err(|e| match e {
             ChildError::Start { .. } => HandsOnError::NoGit,
