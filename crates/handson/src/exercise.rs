@@ -40,6 +40,17 @@ impl Exercise {
         self.tree.join(&self.candidate.piece.path)
     }
 
+    /// The agent's version as it reads in the file: the signature, then the hidden body at its
+    /// own indentation (Python's docstring stays in the learner's file and is not repeated).
+    pub fn agent_version(&self) -> String {
+        let piece = &self.candidate.piece;
+        let body = self.hidden.trim_end();
+        match piece.lang {
+            crate::Lang::Python => format!("{}\n{}{body}", piece.signature, piece.indent),
+            _ => format!("{} {body}", piece.signature),
+        }
+    }
+
     /// The same file in the learner's own working tree.
     pub fn own_file_path(&self) -> PathBuf {
         self.repo.join(&self.candidate.piece.path)

@@ -143,9 +143,8 @@ pub fn card(ex: &Exercise, tally: &Tally, topic: &str, now: DateTime<Utc>) -> Op
             crate::Lang::Go => "go",
         };
         body.push_str(&format!(
-            "**Your agent's version**, to compare with yours:\n\n```{fence}\n{}\n{}\n```\n\n",
-            piece.signature,
-            ex.hidden.trim_end()
+            "**Your agent's version**, to compare with yours:\n\n```{fence}\n{}\n```\n\n",
+            ex.agent_version()
         ));
     }
     body.push_str(match tally.result() {

@@ -290,7 +290,7 @@ fn session(
                     tally.revealed = true;
                     note(&Event::Reveal {})?;
                     output::print(&t.out(Style::Green, "Your agent's version:"))?;
-                    output::print_verbatim(&format!("{}\n{}\n", piece.signature, ex.hidden.trim_end()))?;
+                    output::print_verbatim(&format!("{}\n", ex.agent_version()))?;
                 }
             }
             "done" | "quit" | "exit" | "q" => {

@@ -39,6 +39,11 @@ fn a_rust_rebuild_is_judged_by_the_project_s_tests_and_the_repository_is_left_as
     let ex = exercise::start(&lock, &root, &offer, pick, 1).expect("set up");
     assert!(ex.tree.starts_with(&root), "the worktree is under devcoach's folder");
     assert!(ex.hidden.contains("sum = (sum + u32::from(b)) % 256"), "{}", ex.hidden);
+    assert!(
+        ex.agent_version().starts_with("pub fn checksum(text: &str) -> u8 {\n    let mut sum"),
+        "{}",
+        ex.agent_version()
+    );
     let stubbed = std::fs::read_to_string(ex.file()).expect("stubbed file");
     assert!(stubbed.contains("todo!(") && !stubbed.contains("% 256"), "{stubbed}");
     assert!(stubbed.contains("fn checksum_of_known_text"), "the tests stay");
@@ -125,6 +130,10 @@ fn a_python_rebuild_keeps_the_docstring_and_unittest_judges_it() {
     assert!(
         stubbed.contains("\"\"\"The sum of the prices") && stubbed.contains("raise NotImplementedError"),
         "{stubbed}"
+    );
+    assert_eq!(
+        ex.agent_version(),
+        "def total(prices, discount=0):\n    gross = sum(prices)\n    return round(gross * (100 - discount) / 100, 2)"
     );
     let runner = Runner::Unittest;
     let run = check::check(&ex.tree, &runner, Duration::from_mins(2)).expect("ran");
