@@ -40,6 +40,8 @@ pub struct ServerOptions {
 pub(crate) struct Ctx {
     pub opts: ServerOptions,
     store: Mutex<Option<Store>>,
+    /// The open hands-on exercise, if any (it lives as long as this server).
+    pub handson: crate::tools::handson::HandsOn,
 }
 
 /// Why a tool call failed, in words an agent can act on.
@@ -89,7 +91,7 @@ impl From<devcoach_core::knowledge::KnowledgeError> for ToolError {
 
 impl Ctx {
     pub fn new(opts: ServerOptions) -> Self {
-        Self { opts, store: Mutex::new(None) }
+        Self { opts, store: Mutex::new(None), handson: crate::tools::handson::HandsOn::default() }
     }
 
     pub fn now(&self) -> DateTime<Utc> {

@@ -420,6 +420,45 @@ fn every_tool_resource_and_prompt_through_the_rust_client() {
         let nothing = c.ok("practice_end", &call(&client, "practice_end", json!({"session_id": silent_id})).await);
         assert!(nothing["lesson_id"].is_null() && nothing["title"].is_null(), "{nothing}");
 
+        // Hands-on: the agent runs an exercise on the learner's own repository as the coach.
+        let repo = python_repo(&env);
+        let folder = repo.to_str().expect("utf-8").to_owned();
+        let offered = c.ok("handson_candidates", &call(&client, "handson_candidates", json!({"folder": folder})).await);
+        assert_eq!(offered["candidates"][0]["function"], "total", "{offered}");
+        assert_eq!(offered["candidates"][0]["tests"], json!(["test_total_with_discount"]));
+        c.err("handson_candidates", &call(&client, "handson_candidates", json!({"folder": env.tmp.path().join("nowhere").to_str()})).await, "not an absolute path to a folder");
+        c.err("handson_start", &call(&client, "handson_start", json!({"folder": folder, "pick": 9})).await, "pick 9");
+        let started = c.ok("handson_start", &call(&client, "handson_start", json!({"folder": folder, "pick": 1})).await);
+        let hid = started["session_id"].as_str().expect("id").to_owned();
+        let file = started["file"].as_str().expect("file").to_owned();
+        assert!(file.starts_with(env.data().to_str().expect("utf-8")) && started["instructions"].as_str().is_some_and(|i| i.contains("Never write the function")), "{started}");
+        let kept = c.ok("handson_requirements", &call(&client, "handson_requirements", json!({"session_id": hid, "requirements": ["sums the prices", "takes a discount in percent"]})).await);
+        assert_eq!((kept["kept"].as_u64(), kept["tests"].clone()), (Some(2), json!(["test_total_with_discount"])));
+        c.err("handson_requirements", &call(&client, "handson_requirements", json!({"session_id": "nope", "requirements": []})).await, "no open hands-on exercise");
+        let stub = c.ok("handson_check", &call(&client, "handson_check", json!({"session_id": hid})).await);
+        assert_eq!((stub["passed"].as_bool(), stub["failed"].clone()), (Some(false), json!(["test_total_with_discount"])), "{stub}");
+        c.err("handson_check", &call(&client, "handson_check", json!({"session_id": "nope"})).await, "no open hands-on exercise");
+        let leaky = c.ok("handson_check_reply", &call(&client, "handson_check_reply", json!({"session_id": hid, "draft": "Start with gross = sum(prices) and round it."})).await);
+        assert_eq!(leaky["action"], "rewrite", "{leaky}");
+        let clean = c.ok("handson_check_reply", &call(&client, "handson_check_reply", json!({"session_id": hid, "draft": "What should an empty list of prices give?"})).await);
+        assert_eq!(clean["action"], "show");
+        c.err("handson_check_reply", &call(&client, "handson_check_reply", json!({"session_id": "nope", "draft": "x"})).await, "no open hands-on exercise");
+        let hint = c.ok("handson_hint", &call(&client, "handson_hint", json!({"session_id": hid})).await);
+        assert!(hint["hint"].as_str().is_some_and(|h| h.contains("def total(prices, discount=0):")), "{hint}");
+        c.err("handson_hint", &call(&client, "handson_hint", json!({"session_id": "nope"})).await, "no open hands-on exercise");
+        let stubbed = std::fs::read_to_string(&file).expect("stubbed");
+        std::fs::write(&file, stubbed.replace("raise NotImplementedError(\"devcoach hands-on: rebuild this function\")", "return round(sum(prices) * (100 - discount) / 100, 2)")).expect("rebuilt");
+        let passed = c.ok("handson_check", &call(&client, "handson_check", json!({"session_id": hid})).await);
+        assert_eq!(passed["passed"], true, "{passed}");
+        c.err("handson_reveal", &call(&client, "handson_reveal", json!({"session_id": "nope"})).await, "no open hands-on exercise");
+        c.err("handson_finish", &call(&client, "handson_finish", json!({"session_id": "nope"})).await, "no open hands-on exercise");
+        let revealed = c.ok("handson_reveal", &call(&client, "handson_reveal", json!({"session_id": hid})).await);
+        assert!(revealed["code"].as_str().is_some_and(|code| code.contains("gross = sum(prices)")), "{revealed}");
+        let finished = c.ok("handson_finish", &call(&client, "handson_finish", json!({"session_id": hid})).await);
+        assert_eq!((finished["result"].as_str(), finished["title"].as_str()), (Some("revealed"), Some("Hands-on: total (revealed)")), "{finished}");
+        assert!(!std::path::Path::new(&file).exists(), "the worktree is gone");
+        assert!(std::fs::read_to_string(repo.join("cart.py")).expect("cart").contains("gross = sum(prices)"), "the learner's copy is untouched");
+
         let untested: Vec<&String> = c.tools.iter().filter(|t| !c.called_err.contains(*t)).collect();
         let allowed_without_failure: BTreeSet<&str> = ["get_briefing", "get_onboarding", "get_profile", "open_ui"].into();
         assert!(untested.iter().all(|t| allowed_without_failure.contains(t.as_str())), "no failure path for {untested:?}");
@@ -572,4 +611,31 @@ fn http_get(port: u16, path: &str) -> String {
     let mut out = String::new();
     stream.read_to_string(&mut out).expect("response");
     out
+}
+
+/// A Python project whose uncommitted change (the agent's) adds `total` and its test.
+fn python_repo(env: &Env) -> std::path::PathBuf {
+    let repo = env.tmp.path().join("shop");
+    std::fs::create_dir_all(&repo).expect("mkdir");
+    let git = |args: &[&str]| {
+        let out = std::process::Command::new("git").arg("-C").arg(&repo).args(args).output().expect("git");
+        assert!(out.status.success(), "git {args:?}: {}", String::from_utf8_lossy(&out.stderr));
+    };
+    git(&["init", "--quiet", "--initial-branch=main"]);
+    git(&["config", "user.email", "learner@example.com"]);
+    git(&["config", "user.name", "Learner"]);
+    std::fs::write(repo.join("cart.py"), "def count(items):\n    return len(items)\n").expect("write");
+    git(&["add", "--all"]);
+    git(&["commit", "--quiet", "-m", "count"]);
+    std::fs::write(
+        repo.join("cart.py"),
+        "def count(items):\n    return len(items)\n\n\ndef total(prices, discount=0):\n    gross = sum(prices)\n    return round(gross * (100 - discount) / 100, 2)\n",
+    )
+    .expect("write");
+    std::fs::write(
+        repo.join("test_cart.py"),
+        "import unittest\nfrom cart import total\n\n\nclass T(unittest.TestCase):\n    def test_total_with_discount(self):\n        self.assertEqual(total([10, 10], discount=10), 18.0)\n",
+    )
+    .expect("write");
+    repo
 }

@@ -6,6 +6,7 @@
 
 mod checks;
 mod courses;
+pub(crate) mod handson;
 mod knowledge;
 mod lessons;
 mod onboarding;
@@ -194,6 +195,7 @@ impl Registry {
         courses::register(&mut r);
         reviews::register(&mut r);
         practice::register(&mut r);
+        handson::register(&mut r);
         r
     }
 
