@@ -29,6 +29,9 @@ pub struct Payload {
     /// Where the agent keeps the session's transcript (`transcript_path`, Copilot's
     /// `transcriptPath`): read only with `work_insights` on.
     pub transcript_path: Option<String>,
+    /// The finished reply (`last_assistant_message`; Gemini CLI's `prompt_response`): read only
+    /// to keep an open hands-on exercise's hidden code out of it.
+    pub reply: Option<String>,
 }
 
 #[derive(Deserialize)]
@@ -49,6 +52,8 @@ struct RawPayload {
     transcript_path: Option<Field>,
     #[serde(rename = "transcriptPath")]
     transcript_path_camel: Option<Field>,
+    last_assistant_message: Option<Field>,
+    prompt_response: Option<Field>,
 }
 
 /// A payload field of any JSON type: a field of the wrong type reads as absent instead of
@@ -106,8 +111,8 @@ impl<'de> Deserialize<'de> for Field {
 
 impl Payload {
     pub fn parse(input: &[u8]) -> Self {
-        // Typed, not a `Value`: fields we do not read (a long `last_assistant_message`) are
-        // skipped by the parser without being copied.
+        // Typed, not a `Value`: fields we do not read are skipped by the parser without being
+        // copied.
         let Ok(raw) = serde_json::from_slice::<RawPayload>(input) else { return Self::default() };
         let text = |f: Option<Field>| match f {
             Some(Field::Str(s)) if !s.is_empty() => Some(s),
@@ -131,6 +136,7 @@ impl Payload {
                 || matches!(raw.loop_count, Some(Field::Int(n)) if n > 0),
             plan_mode: raw.permission_mode == Some(Field::Str("plan".into())),
             transcript_path: text(raw.transcript_path).or_else(|| text(raw.transcript_path_camel)),
+            reply: text(raw.last_assistant_message).or_else(|| text(raw.prompt_response)),
             session_id: text(raw.session_id)
                 .or_else(|| text(raw.session_id_camel))
                 .or_else(|| text(raw.session_id_upper))

@@ -87,10 +87,18 @@ pub fn lock(root: &Path) -> Result<(Lock, Vec<Exercise>), HandsOnError> {
     let path = root.join("lock");
     let file =
         std::fs::OpenOptions::new().create(true).truncate(false).write(true).open(&path).map_err(|e| io(&path, e))?;
-    match file.try_lock() {
-        Ok(()) => {}
-        Err(std::fs::TryLockError::WouldBlock) => return Err(HandsOnError::Busy),
-        Err(std::fs::TryLockError::Error(e)) => return Err(io(&path, e)),
+    // A stop hook looks at the lock for an instant (`open_exercises`): a few tries ride that out.
+    let mut tries = 0;
+    loop {
+        match file.try_lock() {
+            Ok(()) => break,
+            Err(std::fs::TryLockError::WouldBlock) if tries < 10 => {
+                tries += 1;
+                std::thread::sleep(std::time::Duration::from_millis(20));
+            }
+            Err(std::fs::TryLockError::WouldBlock) => return Err(HandsOnError::Busy),
+            Err(std::fs::TryLockError::Error(e)) => return Err(io(&path, e)),
+        }
     }
     let cleaned = clean_stale(root)?;
     Ok((Lock(file), cleaned))
@@ -117,6 +125,37 @@ fn clean_stale(root: &Path) -> Result<Vec<Exercise>, HandsOnError> {
         cleaned.extend(state);
     }
     Ok(cleaned)
+}
+
+/// The exercises open under `root` right now (a session holds the lock): at most a few, read
+/// without waiting and without writing. Used by the stop hook, on every stop.
+pub fn open_exercises(root: &Path) -> Vec<Exercise> {
+    let Ok(entries) = std::fs::read_dir(root) else { return Vec::new() };
+    let Ok(file) = std::fs::File::open(root.join("lock")) else { return Vec::new() };
+    // Free: no session is open (what lies here is a crash's, cleaned at the next start).
+    if file.try_lock_shared().is_ok() {
+        let _ = file.unlock();
+        return Vec::new();
+    }
+    entries
+        .flatten()
+        .filter(|e| e.file_name().to_str().is_some_and(|n| n.starts_with("ex-")))
+        .take(4)
+        .filter_map(|e| devcoach_files::read(&e.path().join(STATE), limits::HANDSON_STATE_BYTES, Links::Refuse).ok())
+        .filter_map(|bytes| serde_json::from_slice::<Exercise>(&bytes).ok())
+        .filter(|ex| !ex.hidden.is_empty())
+        .collect()
+}
+
+/// The open exercise whose hidden body `reply` carries, by its function's name: what the stop
+/// hook sends back. The learner's file as it stands now (their own code included) is what they
+/// can see, so nothing of it counts.
+pub fn leaked_in(root: &Path, reply: &str) -> Option<String> {
+    open_exercises(root).into_iter().find_map(|ex| {
+        let visible =
+            devcoach_files::read_to_string(&ex.file(), limits::HANDSON_SOURCE_BYTES, Links::Refuse).unwrap_or_default();
+        crate::leak::LeakGuard::new(&ex.hidden, &visible).check(reply).map(|_| ex.candidate.piece.qualified.clone())
+    })
 }
 
 /// Takes the worktree out of the learner's repository, whatever state it is in.

@@ -99,9 +99,11 @@ impl Lang {
         match self {
             Self::Rust => tree_sitter_rust::LANGUAGE.into(),
             Self::Python => tree_sitter_python::LANGUAGE.into(),
+            // `.ts` keeps its own grammar: TSX reads an old-style `<T>x` assertion as JSX and
+            // loses the functions after it. JavaScript, which has no such assertion, is read
+            // by TSX (JSX included): one grammar less in the binary (docs/PERFORMANCE.md).
             Self::TypeScript => tree_sitter_typescript::LANGUAGE_TYPESCRIPT.into(),
-            Self::Tsx => tree_sitter_typescript::LANGUAGE_TSX.into(),
-            Self::JavaScript => tree_sitter_javascript::LANGUAGE.into(),
+            Self::Tsx | Self::JavaScript => tree_sitter_typescript::LANGUAGE_TSX.into(),
             Self::Go => tree_sitter_go::LANGUAGE.into(),
         }
     }

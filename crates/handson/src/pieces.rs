@@ -383,6 +383,13 @@ mod tests {
         assert_eq!(one(Lang::JavaScript, src, "m").qualified, "C.m");
         let arrow = one(Lang::JavaScript, src, "twice");
         assert_eq!(&src[arrow.body.0..arrow.body.1], "x * 2");
+        // An old-style `<T>x` assertion does not hide a function in a `.ts` file; JSX reads in
+        // JavaScript.
+        let cast =
+            "function f(x: unknown): number {\n  return (<number>x) + 1;\n}\nfunction g(): number {\n  return 2;\n}\n";
+        assert_eq!(one(Lang::TypeScript, cast, "g").lines, (4, 6));
+        let jsx = "export function Badge({ name }) {\n  return <b>{name}</b>;\n}\n";
+        assert_eq!(one(Lang::JavaScript, jsx, "Badge").lines, (1, 3));
         let ts = "export function area(r: number): number {\n  return Math.PI * r * r;\n}\n";
         assert_eq!(one(Lang::TypeScript, ts, "area").signature, "function area(r: number): number");
     }

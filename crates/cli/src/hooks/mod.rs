@@ -151,6 +151,19 @@ pub fn decide(hook: Hook, p: &Payload, dir: &DataDir, now: DateTime<Utc>) -> Out
     if p.stop_hook_active {
         return silent("stop_hook_active: the agent is already answering a hook");
     }
+    // An open hands-on exercise: the reply must not carry the code the learner is rebuilding.
+    if let Hook::Stop(agent) = hook
+        && let Some(reply) = &p.reply
+        && let Some(function) =
+            devcoach_handson::exercise::leaked_in(&devcoach_core::layout::handson(dir.root()), reply)
+    {
+        return Outcome::Block {
+            agent,
+            reason: texts::handson_leak(&function),
+            status: false,
+            why: "hands-on: the reply carries the exercise's hidden code".into(),
+        };
+    }
     match dir.has_database() {
         Ok(true) => {}
         // A folder or a pipe where the database should be is not "no database yet".

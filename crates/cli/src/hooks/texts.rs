@@ -91,6 +91,14 @@ fn lowercase_first(s: &str) -> String {
     chars.next().map(|c| c.to_lowercase().chain(chars).collect()).unwrap_or_default()
 }
 
+/// Sent back when a reply carries the code of an open hands-on exercise.
+pub fn handson_leak(function: &str) -> String {
+    format!(
+        "devcoach hands-on: your reply carries the code of {function}, which the learner is rebuilding themselves. \
+         Write it again without that code or the names only it uses: ask a question, or point to a test."
+    )
+}
+
 /// The onboarding cue: no profile yet. What the automatic set-up reads depends on the agent:
 /// the history scan knows Claude Code's files only, so the others are told so.
 pub fn onboarding_cue(client: Agent) -> String {

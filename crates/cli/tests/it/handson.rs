@@ -115,3 +115,71 @@ fn a_hands_on_session_rebuilds_the_agent_s_function_and_leaves_the_repository_as
     let report = String::from_utf8_lossy(&report.stdout);
     assert!(report.contains("handson-total") && report.contains("\"last_passed\": true"), "{report}");
 }
+
+/// Runs `devcoach stop-hook` with `payload`; what it printed.
+fn stop_hook(env: &Env, payload: &serde_json::Value) -> String {
+    let out = env.command().arg("stop-hook").write_stdin(payload.to_string()).output().expect("ran");
+    assert!(out.status.success());
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+#[test]
+fn while_an_exercise_is_open_a_reply_carrying_its_code_is_sent_back_by_the_stop_hook() {
+    use devcoach_handson::{Change, exercise, pick};
+    let env = Env::demo();
+    let repo = python_repo(&env);
+    let offer = pick::offer(&repo, &Change::Uncommitted).expect("an offer");
+    let root = env.data().join("handson");
+    let (lock, _) = exercise::lock(&root).expect("lock");
+    let ex = exercise::start(&lock, &root, &offer, &offer.candidates[0], 1).expect("set up");
+    let leaky = serde_json::json!({"session_id": "s1", "last_assistant_message": "Try: gross = sum(prices), then round(gross * (100 - discount) / 100, 2)."});
+    let said = stop_hook(&env, &leaky);
+    let answer: serde_json::Value = serde_json::from_str(&said).expect("one JSON object");
+    assert_eq!(answer["decision"], "block", "{said}");
+    assert!(answer["reason"].as_str().is_some_and(|r| r.contains("hands-on") && r.contains("total")), "{said}");
+    assert!(!said.contains("gross"), "the answer does not repeat the code: {said}");
+    // A clean reply, a re-entry, and Gemini's field name.
+    let clean = stop_hook(
+        &env,
+        &serde_json::json!({"session_id": "s2", "last_assistant_message": "Which test fails, and what does it expect?"}),
+    );
+    assert!(!clean.contains("hands-on"), "{clean}");
+    let again = stop_hook(
+        &env,
+        &serde_json::json!({"session_id": "s3", "stop_hook_active": true, "last_assistant_message": leaky["last_assistant_message"]}),
+    );
+    assert!(again.trim().is_empty(), "one rewrite asked per turn: {again}");
+    let gemini = env
+        .command()
+        .arg("gemini-stop-hook")
+        .env("DEVCOACH_HOOK_DEBUG", "1")
+        .write_stdin(
+            serde_json::json!({"session_id": "s4", "prompt_response": leaky["last_assistant_message"]}).to_string(),
+        )
+        .output()
+        .expect("ran");
+    assert!(
+        String::from_utf8_lossy(&gemini.stdout).contains("hands-on"),
+        "{gemini:?} {:?}",
+        std::fs::read_to_string(env.data().join("hook.log"))
+    );
+    // Once the learner has written the same code in the exercise, it is theirs to discuss.
+    let stubbed = std::fs::read_to_string(ex.file()).expect("file");
+    std::fs::write(
+        ex.file(),
+        stubbed.replace(
+            "raise NotImplementedError(\"devcoach hands-on: rebuild this function\")",
+            "gross = sum(prices)\n    return round(gross * (100 - discount) / 100, 2)",
+        ),
+    )
+    .expect("learner's code");
+    let theirs = stop_hook(
+        &env,
+        &serde_json::json!({"session_id": "s5", "last_assistant_message": leaky["last_assistant_message"]}),
+    );
+    assert!(!theirs.contains("hands-on"), "{theirs}");
+    // Once the session ends (its lock goes), nothing is guarded.
+    drop(lock);
+    let after = stop_hook(&env, &leaky);
+    assert!(!after.contains("hands-on"), "{after}");
+}
