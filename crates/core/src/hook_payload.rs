@@ -29,9 +29,6 @@ pub struct Payload {
     /// Where the agent keeps the session's transcript (`transcript_path`, Copilot's
     /// `transcriptPath`): read only with `work_insights` on.
     pub transcript_path: Option<String>,
-    /// The finished reply (`last_assistant_message`; Gemini CLI's `prompt_response`): read only
-    /// to keep an open hands-on exercise's hidden code out of it.
-    pub reply: Option<String>,
 }
 
 #[derive(Deserialize)]
@@ -52,8 +49,24 @@ struct RawPayload {
     transcript_path: Option<Field>,
     #[serde(rename = "transcriptPath")]
     transcript_path_camel: Option<Field>,
+}
+
+/// The one field [`reply_of`] reads.
+#[derive(Deserialize)]
+struct RawReply {
     last_assistant_message: Option<Field>,
     prompt_response: Option<Field>,
+}
+
+/// The finished reply of a Stop payload (`last_assistant_message`; Gemini CLI's
+/// `prompt_response`), read only while a hands-on exercise is open: on any other stop a long
+/// reply is never copied.
+pub fn reply_of(input: &[u8]) -> Option<String> {
+    let raw = serde_json::from_slice::<RawReply>(input).ok()?;
+    [raw.last_assistant_message, raw.prompt_response].into_iter().find_map(|f| match f {
+        Some(Field::Str(s)) if !s.is_empty() => Some(s),
+        _ => None,
+    })
 }
 
 /// A payload field of any JSON type: a field of the wrong type reads as absent instead of
@@ -111,8 +124,8 @@ impl<'de> Deserialize<'de> for Field {
 
 impl Payload {
     pub fn parse(input: &[u8]) -> Self {
-        // Typed, not a `Value`: fields we do not read are skipped by the parser without being
-        // copied.
+        // Typed, not a `Value`: fields we do not read (a long `last_assistant_message`) are
+        // skipped by the parser without being copied.
         let Ok(raw) = serde_json::from_slice::<RawPayload>(input) else { return Self::default() };
         let text = |f: Option<Field>| match f {
             Some(Field::Str(s)) if !s.is_empty() => Some(s),
@@ -136,7 +149,6 @@ impl Payload {
                 || matches!(raw.loop_count, Some(Field::Int(n)) if n > 0),
             plan_mode: raw.permission_mode == Some(Field::Str("plan".into())),
             transcript_path: text(raw.transcript_path).or_else(|| text(raw.transcript_path_camel)),
-            reply: text(raw.last_assistant_message).or_else(|| text(raw.prompt_response)),
             session_id: text(raw.session_id)
                 .or_else(|| text(raw.session_id_camel))
                 .or_else(|| text(raw.session_id_upper))
@@ -148,6 +160,14 @@ impl Payload {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn the_reply_is_read_from_either_agent_s_field_and_only_as_text() {
+        assert_eq!(reply_of(br#"{"last_assistant_message":"done"}"#).as_deref(), Some("done"));
+        assert_eq!(reply_of(br#"{"prompt_response":"ok","x":1}"#).as_deref(), Some("ok"));
+        assert_eq!(reply_of(br#"{"last_assistant_message":["no"],"prompt_response":""}"#), None);
+        assert_eq!(reply_of(b"garbage"), None);
+    }
+
     use super::*;
 
     #[test]

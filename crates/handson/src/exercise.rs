@@ -147,11 +147,11 @@ pub fn open_exercises(root: &Path) -> Vec<Exercise> {
         .collect()
 }
 
-/// The open exercise whose hidden body `reply` carries, by its function's name: what the stop
-/// hook sends back. The learner's file as it stands now (their own code included) is what they
-/// can see, so nothing of it counts.
-pub fn leaked_in(root: &Path, reply: &str) -> Option<String> {
-    open_exercises(root).into_iter().find_map(|ex| {
+/// The exercise of `open` whose hidden body `reply` carries, by its function's name: what the
+/// stop hook sends back. The learner's file as it stands now (their own code included) is what
+/// they can see, so nothing of it counts.
+pub fn leaked_in(open: &[Exercise], reply: &str) -> Option<String> {
+    open.iter().find_map(|ex| {
         let visible =
             devcoach_files::read_to_string(&ex.file(), limits::HANDSON_SOURCE_BYTES, Links::Refuse).unwrap_or_default();
         crate::leak::LeakGuard::new(&ex.hidden, &visible).check(reply).map(|_| ex.candidate.piece.qualified.clone())

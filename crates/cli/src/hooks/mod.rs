@@ -57,14 +57,14 @@ const MAX_INPUT: u64 = limits::HOOK_PAYLOAD_BYTES as u64;
 /// Reads the payload from stdin unless it is a terminal (a hook run by hand must never wait).
 /// `None` for a payload larger than the limit: read in part, it could lose the re-entry flag,
 /// so it is not acted on at all.
-fn payload_from_stdin() -> Option<Payload> {
+fn payload_from_stdin() -> Option<(Payload, Vec<u8>)> {
     let stdin = std::io::stdin();
     if stdin.is_terminal() {
-        return Some(Payload::default());
+        return Some((Payload::default(), Vec::new()));
     }
     let mut buf = Vec::new();
     let _ = stdin.lock().take(MAX_INPUT + 1).read_to_end(&mut buf);
-    (buf.len() as u64 <= MAX_INPUT).then(|| Payload::parse(&buf))
+    (buf.len() as u64 <= MAX_INPUT).then(|| (Payload::parse(&buf), buf))
 }
 
 /// What a hook prints.
@@ -98,7 +98,7 @@ fn onboarding(agent: Agent) -> Outcome {
 }
 
 /// Decides a hook from its payload and the data directory.
-pub fn decide(hook: Hook, p: &Payload, dir: &DataDir, now: DateTime<Utc>) -> Outcome {
+pub fn decide(hook: Hook, p: &Payload, raw: &[u8], dir: &DataDir, now: DateTime<Utc>) -> Outcome {
     let session = SessionId::from_payload(p.session_id.as_deref());
     let silent = |why: &str| Outcome::Silent(why.to_owned());
     if let Hook::Prompt(client) = hook {
@@ -152,10 +152,12 @@ pub fn decide(hook: Hook, p: &Payload, dir: &DataDir, now: DateTime<Utc>) -> Out
         return silent("stop_hook_active: the agent is already answering a hook");
     }
     // An open hands-on exercise: the reply must not carry the code the learner is rebuilding.
+    // Read only then (one failed `readdir` otherwise): a long reply is never copied for nothing.
     if let Hook::Stop(agent) = hook
-        && let Some(reply) = &p.reply
-        && let Some(function) =
-            devcoach_handson::exercise::leaked_in(&devcoach_core::layout::handson(dir.root()), reply)
+        && let open = devcoach_handson::exercise::open_exercises(&devcoach_core::layout::handson(dir.root()))
+        && !open.is_empty()
+        && let Some(reply) = devcoach_core::hook_payload::reply_of(raw)
+        && let Some(function) = devcoach_handson::exercise::leaked_in(&open, &reply)
     {
         return Outcome::Block {
             agent,
@@ -357,11 +359,11 @@ pub fn run(hook: Hook) {
     let _ = std::panic::catch_unwind(|| {
         let Ok(dir) = DataDir::from_env() else { return };
         let now = now();
-        let Some(payload) = payload_from_stdin() else {
+        let Some((payload, raw)) = payload_from_stdin() else {
             trace(&dir, hook, None, "payload over 16 MiB: not read whole, so not acted on", now);
             return;
         };
-        let outcome = decide(hook, &payload, &dir, now);
+        let outcome = decide(hook, &payload, &raw, &dir, now);
         trace(&dir, hook, payload.session_id.as_deref(), outcome.why(), now);
         if let Some(v) = outcome.json() {
             crate::output::hook_answer(&v);
