@@ -51,11 +51,20 @@ struct RawPayload {
     transcript_path_camel: Option<Field>,
 }
 
-/// The one field [`reply_of`] reads.
+/// The fields [`reply_of`] and [`cwd_of`] read.
 #[derive(Deserialize)]
 struct RawReply {
     last_assistant_message: Option<Field>,
     prompt_response: Option<Field>,
+    cwd: Option<Field>,
+}
+
+/// The folder the agent works in, when the payload says (`cwd`).
+pub fn cwd_of(input: &[u8]) -> Option<String> {
+    match serde_json::from_slice::<RawReply>(input).ok()?.cwd {
+        Some(Field::Str(s)) if !s.is_empty() => Some(s),
+        _ => None,
+    }
 }
 
 /// The finished reply of a Stop payload (`last_assistant_message`; Gemini CLI's

@@ -64,6 +64,9 @@ pub struct Changed {
     pub files: Vec<ChangedFile>,
     /// Paths the uncommitted work deleted (an exercise deletes them too).
     pub deleted: Vec<PathBuf>,
+    /// Every file the uncommitted work added or changed, whatever it changed (an exercise
+    /// copies them all, not only those with new lines).
+    pub copy: Vec<PathBuf>,
     /// The diff was larger than devcoach reads: only its beginning was looked at.
     pub truncated: bool,
 }
@@ -78,9 +81,13 @@ pub fn repository_top(dir: &Path) -> Result<PathBuf, HandsOnError> {
 }
 
 fn resolve(top: &Path, rev: &str) -> Result<String, HandsOnError> {
-    // `--end-of-options` keeps a revision that starts with `-` from being read as an option.
+    // A revision that starts with `-` would be read as an option (older gits take no
+    // `--end-of-options` here). Every later command gets the full commit id this returns.
+    if rev.starts_with('-') || rev.contains(char::is_control) {
+        return Err(HandsOnError::NoSuchRevision { rev: rev.to_owned() });
+    }
     let spec = format!("{rev}^{{commit}}");
-    let out = git(top, &["rev-parse", "--verify", "--quiet", "--end-of-options", &spec], limits::GIT_OUTPUT_BYTES)?;
+    let out = git(top, &["rev-parse", "--verify", "--quiet", &spec], limits::GIT_OUTPUT_BYTES)?;
     if !out.ok || out.stdout.trim().is_empty() {
         return Err(HandsOnError::NoSuchRevision { rev: rev.to_owned() });
     }
@@ -91,8 +98,20 @@ fn resolve(top: &Path, rev: &str) -> Result<String, HandsOnError> {
 pub fn read(dir: &Path, change: &Change) -> Result<Changed, HandsOnError> {
     let top = repository_top(dir)?;
     let cap = limits::HANDSON_DIFF_BYTES;
-    let diff_args = ["--no-color", "--no-ext-diff", "--no-textconv", "--no-renames", "--diff-filter=AM", "-U0"];
-    let (base, diff, mut deleted, untracked) = match change {
+    // Every setting that would change the text read is overridden: prefixes, merged hunks,
+    // colour, external diff and conversion programs.
+    let diff_args = [
+        "--no-color",
+        "--no-ext-diff",
+        "--no-textconv",
+        "--no-renames",
+        "--diff-filter=AM",
+        "-U0",
+        "--inter-hunk-context=0",
+        "--src-prefix=a/",
+        "--dst-prefix=b/",
+    ];
+    let (base, diff, mut deleted, untracked, mut copy) = match change {
         Change::Uncommitted => {
             let base = resolve(&top, "HEAD").map_err(|_| HandsOnError::NoCommitYet)?;
             let mut args = vec!["diff", "HEAD"];
@@ -100,24 +119,29 @@ pub fn read(dir: &Path, change: &Change) -> Result<Changed, HandsOnError> {
             let diff = git_ok(&top, &args, cap)?;
             let gone = git_ok(&top, &["diff", "HEAD", "--no-renames", "--diff-filter=D", "--name-only", "-z"], cap)?;
             let new = git_ok(&top, &["ls-files", "-z", "--others", "--exclude-standard"], cap)?;
-            let split = |text: &str| text.split('\0').filter(|p| !p.is_empty()).map(PathBuf::from).collect::<Vec<_>>();
-            (base, diff, split(&gone.stdout), split(&new.stdout))
+            let changed =
+                git_ok(&top, &["diff", "HEAD", "--no-renames", "--diff-filter=AMT", "--name-only", "-z"], cap)?;
+            let split = |text: &str| text.split('\0').filter_map(plain_relative).collect::<Vec<_>>();
+            let mut copy = split(&changed.stdout);
+            copy.extend(split(&new.stdout));
+            (base, diff, split(&gone.stdout), split(&new.stdout), copy)
         }
         Change::Commit(rev) => {
             let base = resolve(&top, rev)?;
             let mut args = vec!["show", "--format=", "--first-parent"];
             args.extend(diff_args);
-            args.extend(["--end-of-options", base.as_str()]);
-            (base.clone(), git_ok(&top, &args, cap)?, Vec::new(), Vec::new())
+            args.push(base.as_str());
+            (base.clone(), git_ok(&top, &args, cap)?, Vec::new(), Vec::new(), Vec::new())
         }
         Change::Range { from, to } => {
             let (from, base) = (resolve(&top, from)?, resolve(&top, to)?);
             let mut args = vec!["diff"];
             args.extend(diff_args);
-            args.extend(["--end-of-options", from.as_str(), base.as_str()]);
-            (base.clone(), git_ok(&top, &args, cap)?, Vec::new(), Vec::new())
+            args.extend([from.as_str(), base.as_str()]);
+            (base.clone(), git_ok(&top, &args, cap)?, Vec::new(), Vec::new(), Vec::new())
         }
     };
+    copy.truncate(limits::HANDSON_CHANGED_FILES);
     let mut files = parse_diff(&diff.stdout);
     let mut truncated = diff.capped;
     for path in untracked {
@@ -135,7 +159,7 @@ pub fn read(dir: &Path, change: &Change) -> Result<Changed, HandsOnError> {
     if files.is_empty() && deleted.is_empty() {
         return Err(HandsOnError::NoChange { what: change.describe() });
     }
-    Ok(Changed { top, base, change: change.clone(), files, deleted, truncated })
+    Ok(Changed { top, base, change: change.clone(), files, deleted, copy, truncated })
 }
 
 /// The files of a unified diff with zero context, and the new-side lines of their hunks.
@@ -144,28 +168,44 @@ pub fn parse_diff(diff: &str) -> Vec<ChangedFile> {
     let mut files: Vec<ChangedFile> = Vec::new();
     let mut current: Option<ChangedFile> = None;
     let mut created = false;
+    // Inside a file's header (between `diff --git` and its first hunk): only there is a `+++`
+    // line a path. In a hunk, an added line that reads `++ b/…` shows as `+++ b/…` too.
+    let mut in_header = false;
     for line in diff.lines() {
         if line.starts_with("diff --git ") {
             files.extend(current.take().filter(|f| !f.added.is_empty()));
             created = false;
-        } else if line.starts_with("new file mode") {
+            in_header = true;
+        } else if in_header && line.starts_with("new file mode") {
             created = true;
-        } else if let Some(path) = line.strip_prefix("+++ ") {
-            // A quoted path holds characters git escapes; such a file is not one to rebuild.
-            current = path.strip_prefix("b/").filter(|p| !p.starts_with('"')).map(|p| ChangedFile {
-                path: PathBuf::from(p),
-                added: Vec::new(),
-                created,
-            });
-        } else if let Some(hunk) = line.strip_prefix("@@ ")
-            && let Some(file) = current.as_mut()
-            && let Some(range) = new_side(hunk)
-        {
-            file.added.push(range);
+        } else if in_header && let Some(path) = line.strip_prefix("+++ ") {
+            // git ends a path holding a space with a tab; a quoted path holds characters git
+            // escapes: such a file is not one to rebuild.
+            current = path
+                .strip_prefix("b/")
+                .map(|p| p.strip_suffix('\t').unwrap_or(p))
+                .filter(|p| !p.starts_with('"'))
+                .and_then(plain_relative)
+                .map(|path| ChangedFile { path, added: Vec::new(), created });
+        } else if let Some(hunk) = line.strip_prefix("@@ ") {
+            in_header = false;
+            if let Some(file) = current.as_mut()
+                && let Some(range) = new_side(hunk)
+            {
+                file.added.push(range);
+            }
         }
     }
     files.extend(current.filter(|f| !f.added.is_empty()));
     files
+}
+
+/// `path` when it is made of plain names only (no root, no `..`, no `.`): a path of the
+/// repository, never one that leads out of it.
+pub fn plain_relative(path: &str) -> Option<PathBuf> {
+    let p = std::path::Path::new(path);
+    let plain = !path.is_empty() && p.components().all(|c| matches!(c, std::path::Component::Normal(_)));
+    plain.then(|| p.to_owned())
 }
 
 /// `-a,b +c,d @@ …` → the new lines `c..=c+d-1`; `None` when the hunk adds none.
@@ -202,5 +242,15 @@ mod tests {
                 ChangedFile { path: "new.py".into(), added: vec![(1, 3)], created: true },
             ]
         );
+        // An added line that reads `++ b/…` is not a header, and no path leads out.
+        let forged = "diff --git a/x.py b/x.py\n--- a/x.py\n+++ b/x.py\n@@ -1,0 +2,2 @@\n+++ b//etc/x.rs\n+++ b/../up.rs\n@@ -5,0 +8 @@\n+y\n";
+        let files = parse_diff(forged);
+        assert_eq!(files, vec![ChangedFile { path: "x.py".into(), added: vec![(2, 3), (8, 8)], created: false }]);
+        for bad in ["/etc/x.rs", "../up.rs", "a/../../b.rs", "./a.rs", ""] {
+            assert!(plain_relative(bad).is_none(), "{bad}");
+        }
+        assert_eq!(plain_relative("src/a b.rs"), Some(PathBuf::from("src/a b.rs")));
+        let spaced = "diff --git a/a b.py b/a b.py\n--- a/a b.py\t\n+++ b/a b.py\t\n@@ -1,0 +1 @@\n+x\n";
+        assert_eq!(parse_diff(spaced)[0].path, PathBuf::from("a b.py"));
     }
 }

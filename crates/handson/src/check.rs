@@ -126,6 +126,17 @@ pub fn check(tree: &Path, runner: &Runner, deadline: Duration) -> Result<Checked
     cmd.current_dir(tree);
     // Plain output, whatever the learner's terminal: the names are read from it.
     cmd.env("CARGO_TERM_COLOR", "never").env("NO_COLOR", "1").env("FORCE_COLOR", "0").env("CI", "1");
+    // The exercise's own modules first: a project installed in the learner's environment
+    // (`pip install -e .`) would otherwise be imported from their copy, the agent's code and all.
+    if matches!(runner, Runner::Pytest | Runner::Unittest) {
+        let mut paths = vec![tree.to_owned()];
+        paths.extend(
+            std::env::var_os("PYTHONPATH").map(|p| std::env::split_paths(&p).collect::<Vec<_>>()).unwrap_or_default(),
+        );
+        if let Ok(joined) = std::env::join_paths(paths) {
+            cmd.env("PYTHONPATH", joined);
+        }
+    }
     let limits =
         Limits { deadline, output_cap: limits::HANDSON_TEST_OUTPUT_BYTES, whole_group: true, ..Limits::default() };
     let done = child::run(cmd, limits).map_err(|e| match e {

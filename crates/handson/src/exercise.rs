@@ -32,6 +32,9 @@ pub struct Exercise {
     /// writes there instead of in the exercise is told so.
     #[serde(default)]
     pub own_file: String,
+    /// The learner asked to see the agent's version: from then on nothing is guarded.
+    #[serde(default)]
+    pub revealed: bool,
 }
 
 impl Exercise {
@@ -121,8 +124,10 @@ fn clean_stale(root: &Path) -> Result<Vec<Exercise>, HandsOnError> {
         if let Some(ex) = &state {
             remove_worktree(ex);
         }
-        std::fs::remove_dir_all(&dir).map_err(|e| io(&dir, e))?;
-        cleaned.extend(state);
+        // A folder that will not go (made read-only by a test) must not stop every later start.
+        if std::fs::remove_dir_all(&dir).is_ok() {
+            cleaned.extend(state);
+        }
     }
     Ok(cleaned)
 }
@@ -143,15 +148,18 @@ pub fn open_exercises(root: &Path) -> Vec<Exercise> {
         .take(4)
         .filter_map(|e| devcoach_files::read(&e.path().join(STATE), limits::HANDSON_STATE_BYTES, Links::Refuse).ok())
         .filter_map(|bytes| serde_json::from_slice::<Exercise>(&bytes).ok())
-        .filter(|ex| !ex.hidden.is_empty())
+        .filter(|ex| !ex.hidden.is_empty() && !ex.revealed)
         .collect()
 }
 
 /// The exercise of `open` whose hidden body `reply` carries, by its function's name: what the
 /// stop hook sends back. The learner's file as it stands now (their own code included) is what
 /// they can see, so nothing of it counts.
-pub fn leaked_in(open: &[Exercise], reply: &str) -> Option<String> {
-    open.iter().find_map(|ex| {
+pub fn leaked_in(open: &[Exercise], reply: &str, cwd: Option<&Path>) -> Option<String> {
+    // Only the agent working in that project (or in the exercise): another session in another
+    // project is not coaching it.
+    let here = |ex: &Exercise| cwd.is_none_or(|cwd| cwd.starts_with(&ex.repo) || cwd.starts_with(&ex.tree));
+    open.iter().filter(|ex| here(ex)).find_map(|ex| {
         let visible =
             devcoach_files::read_to_string(&ex.file(), limits::HANDSON_SOURCE_BYTES, Links::Refuse).unwrap_or_default();
         crate::leak::LeakGuard::new(&ex.hidden, &visible).check(reply).map(|_| ex.candidate.piece.qualified.clone())
@@ -162,8 +170,21 @@ pub fn leaked_in(open: &[Exercise], reply: &str) -> Option<String> {
 fn remove_worktree(ex: &Exercise) {
     let tree = ex.tree.to_string_lossy().into_owned();
     let _ = git(&ex.repo, &["worktree", "remove", "--force", "--force", &tree], limits::GIT_OUTPUT_BYTES);
-    // The folder may be gone already (deleted by hand): prune drops the record then.
-    let _ = git(&ex.repo, &["worktree", "prune"], limits::GIT_OUTPUT_BYTES);
+    // The folder may be gone already (deleted by hand), and then git keeps its record. Only
+    // ours goes: `git worktree prune` would drop the learner's own records of worktrees that
+    // are missing for now (an unmounted drive).
+    let Some(name) = ex.tree.file_name() else { return };
+    let Ok(out) = git(&ex.repo, &["rev-parse", "--git-common-dir"], limits::GIT_OUTPUT_BYTES) else { return };
+    let common = ex.repo.join(out.stdout.trim());
+    let record = common.join("worktrees").join(name);
+    let points_to_ours =
+        devcoach_files::read_to_string(&record.join("gitdir"), limits::GIT_OUTPUT_BYTES, Links::Refuse)
+            .is_ok_and(|gitdir| std::path::Path::new(gitdir.trim()).starts_with(&ex.tree));
+    if points_to_ours && std::fs::symlink_metadata(&record).is_ok_and(|m| m.is_dir()) {
+        let _ = std::fs::remove_dir_all(&record);
+        // git removes the folder of records once it is empty; so does this.
+        let _ = std::fs::remove_dir(common.join("worktrees"));
+    }
 }
 
 fn new_id(now_ms: i64) -> String {
@@ -185,7 +206,8 @@ pub fn start(
     // The worktree's name in the repository's records is the folder's name: ours, unique.
     let tree = dir.join(format!("devcoach-{id}"));
     // Never inside the learner's working tree (a data folder set inside the project).
-    if tree.starts_with(&changed.top) {
+    let real = |p: &Path| std::fs::canonicalize(p).unwrap_or_else(|_| p.to_owned());
+    if real(&dir).starts_with(real(&changed.top)) {
         let _ = std::fs::remove_dir_all(&dir);
         return Err(HandsOnError::InsideRepository { data: root.to_owned() });
     }
@@ -199,6 +221,7 @@ pub fn start(
         hidden: String::new(),
         started_ms: now_ms,
         own_file: digest(&changed.top.join(&pick.piece.path)),
+        revealed: false,
     };
     // Recorded before the worktree exists: a crash from here on is cleaned at the next start.
     save(&dir, &ex)?;
@@ -210,7 +233,7 @@ pub fn start(
             limits::GIT_OUTPUT_BYTES,
         )?;
         if changed.change == Change::Uncommitted {
-            lay_uncommitted(offer, &tree)?;
+            lay_uncommitted(offer, &tree);
         }
         stub(&ex)
     })();
@@ -235,22 +258,44 @@ fn save(dir: &Path, ex: &Exercise) -> Result<(), HandsOnError> {
 
 /// Copies the uncommitted work from the learner's working tree into the worktree (which git
 /// laid at the last commit): every changed or new file, and the deletions.
-fn lay_uncommitted(offer: &Offer, tree: &Path) -> Result<(), HandsOnError> {
+fn lay_uncommitted(offer: &Offer, tree: &Path) {
     let changed = &offer.changed;
-    for file in &changed.files {
-        let from = changed.top.join(&file.path);
-        let to = tree.join(&file.path);
-        let bytes =
-            devcoach_files::read(&from, limits::HANDSON_SOURCE_BYTES, Links::Refuse).map_err(HandsOnError::File)?;
-        if let Some(parent) = to.parent() {
-            std::fs::create_dir_all(parent).map_err(|e| io(parent, e))?;
-        }
-        devcoach_files::write(&to, &bytes, Overwrite::Replace).map_err(HandsOnError::File)?;
-    }
+    // Deletions first, and never through a link: a folder the change turned from a link into a
+    // real one is still a link in the worktree, and nothing is written or removed through it.
     for path in &changed.deleted {
-        let _ = std::fs::remove_file(tree.join(path));
+        if no_link_above(tree, path) {
+            let _ = std::fs::remove_file(tree.join(path));
+        }
     }
-    Ok(())
+    for path in &changed.copy {
+        let from = changed.top.join(path);
+        // What cannot be copied (a link, a pipe, a file over the cap) is left as the last commit
+        // has it: the exercise's own file is checked when it is stubbed.
+        let Ok(bytes) = devcoach_files::read(&from, limits::HANDSON_SOURCE_BYTES, Links::Refuse) else { continue };
+        let parts: Vec<&str> = path.iter().filter_map(|p| p.to_str()).collect();
+        let Some((name, dirs)) = parts.split_last() else { continue };
+        if devcoach_files::write_below(tree, dirs, name, &bytes, Overwrite::Replace).is_err() {
+            continue;
+        }
+        #[cfg(unix)]
+        if let Ok(meta) = std::fs::metadata(&from) {
+            use std::os::unix::fs::PermissionsExt;
+            let _ = std::fs::set_permissions(
+                tree.join(path),
+                std::fs::Permissions::from_mode(meta.permissions().mode() & 0o755),
+            );
+        }
+    }
+}
+
+/// Whether every folder between `root` and `path` is a real folder (or absent), not a link.
+fn no_link_above(root: &Path, path: &Path) -> bool {
+    let mut at = root.to_owned();
+    let parents: Vec<_> = path.parent().map(|p| p.components().collect()).unwrap_or_default();
+    parents.into_iter().all(|c| {
+        at.push(c);
+        std::fs::symlink_metadata(&at).map_or(true, |m| m.is_dir())
+    })
 }
 
 /// Replaces the chosen body with the stub; the body it replaced.
@@ -273,6 +318,12 @@ fn stub(ex: &Exercise) -> Result<String, HandsOnError> {
     );
     devcoach_files::write(&path, replaced.as_bytes(), Overwrite::Replace).map_err(HandsOnError::File)?;
     Ok(hidden)
+}
+
+/// Records that the learner asked for the agent's version (the stop hook then guards nothing).
+pub fn mark_revealed(root: &Path, ex: &mut Exercise) -> Result<(), HandsOnError> {
+    ex.revealed = true;
+    save(&root.join(format!("ex-{}", ex.id)), ex)
 }
 
 /// Ends the exercise: the worktree and its record in the learner's repository go, and so does

@@ -28,7 +28,14 @@ pub(crate) fn git(dir: &Path, args: &[&str], cap: u64) -> Result<Out, HandsOnErr
     // No hook (a `post-checkout` runs on `worktree add`), no filesystem monitor command, paths
     // as they are, and no colour or pager whatever the learner's configuration says.
     cmd.args(["-c", "core.hooksPath=/dev/null", "-c", "core.fsmonitor=false", "-c", "core.quotePath=false"]);
-    cmd.args(["-c", "color.ui=false", "--no-pager"]).args(args);
+    // `git show` would run the configured gpg program to show a signature.
+    cmd.args(["-c", "color.ui=false", "-c", "log.showSignature=false", "--no-pager"]).args(args);
+    // Inherited from a git hook, these would point every command (the worktree's own checkout
+    // included) at another repository, index or work tree.
+    for var in ["GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "GIT_OBJECT_DIRECTORY", "GIT_COMMON_DIR", "GIT_NAMESPACE"]
+    {
+        cmd.env_remove(var);
+    }
     // No LFS download while a worktree is laid: that could wait on the network for a minute.
     cmd.env("GIT_TERMINAL_PROMPT", "0")
         .env("GIT_OPTIONAL_LOCKS", "0")

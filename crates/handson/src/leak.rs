@@ -153,7 +153,8 @@ impl LeakGuard {
             let called = hidden_tokens.get(i + 1) == Some(&Token::Mark('('));
             let member = i > 0 && hidden_tokens.get(i - 1) == Some(&Token::Mark('.'));
             let codeish = w.contains('_') || w.chars().skip(1).any(char::is_uppercase);
-            if called || member || codeish {
+            // A short call or field (`sum`, `len`, `map`) is also a plain word of any reply.
+            if codeish || ((called || member) && w.chars().count() >= 4) {
                 names.insert(w.clone());
             }
         }
@@ -199,6 +200,7 @@ mod tests {
         assert_eq!(plain.check("so total = a * rate + fee?"), Some(Leak::Run("total a rate fee".into())));
         assert_eq!(plain.check("what is the total?"), None, "one plain word is not a leak");
         assert_eq!(guard.check("What should the checksum of an empty text be?"), None);
+        assert_eq!(LeakGuard::new("{ sum(xs) }", "fn f(xs: &[u8])").check("add up the sum of them"), None);
         assert_eq!(guard.check("Which test fails, and what does it expect for \"ab\"?"), None);
         assert!(guard.watched() > 3);
     }

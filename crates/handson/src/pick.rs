@@ -51,7 +51,7 @@ fn source(changed: &Changed, path: &Path) -> Option<String> {
         }
         Change::Commit(_) | Change::Range { .. } => {
             let spec = format!("{}:{}", changed.base, path.to_string_lossy());
-            let out = git(&changed.top, &["show", "--end-of-options", &spec], limits::HANDSON_SOURCE_BYTES).ok()?;
+            let out = git(&changed.top, &["show", "--no-textconv", &spec], limits::HANDSON_SOURCE_BYTES).ok()?;
             if !out.ok || out.capped {
                 return None;
             }
@@ -121,7 +121,6 @@ fn files_naming(changed: &Changed, names: &BTreeSet<String>) -> Result<Vec<PathB
         args.push(name.clone());
     }
     if changed.change != Change::Uncommitted {
-        args.push("--end-of-options".into());
         args.push(changed.base.clone());
     }
     let args: Vec<&str> = args.iter().map(String::as_str).collect();

@@ -86,7 +86,8 @@ fn piece_of(lang: Lang, path: &std::path::Path, node: Node<'_>, source: &str) ->
     let owner = owner_of(lang, node, source);
     let separator = if lang == Lang::Rust { "::" } else { "." };
     let qualified = owner.map_or_else(|| name.clone(), |o| format!("{o}{separator}{name}"));
-    let line_of = |byte: usize| source[..byte.min(source.len())].matches('\n').count() + 1;
+    // Counted on bytes: `byte` may fall inside a character (the end of a body, less one).
+    let line_of = |byte: usize| memchr::memchr_iter(b'\n', &source.as_bytes()[..byte.min(source.len())]).count() + 1;
     let line_start = source[..start].rfind('\n').map_or(0, |i| i + 1);
     let head_line = &source[source[..node.start_byte()].rfind('\n').map_or(0, |i| i + 1)..];
     let indent: String = match lang {
@@ -416,6 +417,14 @@ mod tests {
         assert_eq!(names(tests_in(Lang::Go, Path::new("cart_test.go"), go)), ["TestLabel"]);
         let js = "import test from 'node:test';\ntest('adds two numbers', () => { add(1, 2); });\n";
         assert_eq!(names(tests_in(Lang::JavaScript, Path::new("add.test.js"), js)), ["adds two numbers"]);
+    }
+
+    #[test]
+    fn a_body_ending_in_a_wide_character_is_read() {
+        let py = "def area(r):\n    return r * r * π\n";
+        assert_eq!(one(Lang::Python, py, "area").lines, (1, 2));
+        let js = "const twice = (r) => r * π\n";
+        assert_eq!(one(Lang::JavaScript, js, "twice").lines, (1, 1));
     }
 
     #[test]

@@ -6,7 +6,7 @@
 
 use std::io::{Read, Write};
 use std::process::{Command, ExitStatus, Stdio};
-use std::thread::JoinHandle;
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 /// What a finished program left.
@@ -63,17 +63,44 @@ fn end_group(group: Option<u32>) {
     let _ = group;
 }
 
-fn drain(pipe: Option<impl Read + Send + 'static>, cap: u64) -> JoinHandle<Vec<u8>> {
+/// One output being read: what was read so far, and whether the pipe has closed.
+struct Drain {
+    read: Arc<Mutex<Vec<u8>>>,
+    done: std::sync::mpsc::Receiver<()>,
+}
+
+fn drain(pipe: Option<impl Read + Send + 'static>, cap: u64) -> Drain {
+    let read = Arc::new(Mutex::new(Vec::new()));
+    let (tx, done) = std::sync::mpsc::channel();
+    let shared = Arc::clone(&read);
     std::thread::spawn(move || {
-        let mut buf = Vec::new();
-        if let Some(pipe) = pipe {
-            // Past the cap the rest is read and dropped, so the program can still finish.
-            let mut pipe = pipe;
-            let _ = (&mut pipe).take(cap).read_to_end(&mut buf);
-            let _ = std::io::copy(&mut pipe, &mut std::io::sink());
+        if let Some(mut pipe) = pipe {
+            let mut chunk = [0u8; 8192];
+            loop {
+                match pipe.read(&mut chunk) {
+                    Ok(0) | Err(_) => break,
+                    Ok(n) => {
+                        let mut buf = shared.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+                        // Past the cap the rest is read and dropped, so the program can still finish.
+                        let room = usize::try_from(cap).unwrap_or(usize::MAX).saturating_sub(buf.len());
+                        buf.extend_from_slice(&chunk[..n.min(room)]);
+                    }
+                }
+            }
         }
-        buf
-    })
+        let _ = tx.send(());
+    });
+    Drain { read, done }
+}
+
+impl Drain {
+    /// What was read, once the pipe closed or `patience` passed: a process the program left
+    /// behind (one that escaped its group) may hold the pipe open for ever.
+    fn take(self, patience: Duration) -> String {
+        let _ = self.done.recv_timeout(patience);
+        let buf = std::mem::take(&mut *self.read.lock().unwrap_or_else(std::sync::PoisonError::into_inner));
+        String::from_utf8_lossy(&buf).into_owned()
+    }
 }
 
 /// Runs `cmd` under `limits`; its status and outputs once it exits, or why not.
@@ -115,8 +142,8 @@ pub fn run(mut cmd: Command, limits: Limits<'_>) -> Result<Finished, ChildError>
             Err(source) => return Err(ChildError::Wait { program, source }),
         }
     };
-    let text = |h: JoinHandle<Vec<u8>>| String::from_utf8_lossy(&h.join().unwrap_or_default()).into_owned();
-    Ok(Finished { status, stdout: text(out), stderr: text(err) })
+    let patience = Duration::from_secs(2);
+    Ok(Finished { status, stdout: out.take(patience), stderr: err.take(patience) })
 }
 
 #[cfg(all(test, unix))]
@@ -169,6 +196,12 @@ mod tests {
         )
         .expect_err("timed out");
         assert!(matches!(err, ChildError::Timeout { .. }), "{err}");
+        // One that left its group (`setsid`) and holds the output open is waited for briefly.
+        let started = Instant::now();
+        let done =
+            run(sh("setsid sleep 60 & echo left"), Limits { whole_group: true, ..Limits::default() }).expect("ran");
+        assert_eq!(done.stdout, "left\n");
+        assert!(started.elapsed() < Duration::from_secs(10), "not held by the escaped process");
     }
 
     #[test]

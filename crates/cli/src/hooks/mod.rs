@@ -157,7 +157,11 @@ pub fn decide(hook: Hook, p: &Payload, raw: &[u8], dir: &DataDir, now: DateTime<
         && let open = devcoach_handson::exercise::open_exercises(&devcoach_core::layout::handson(dir.root()))
         && !open.is_empty()
         && let Some(reply) = devcoach_core::hook_payload::reply_of(raw)
-        && let Some(function) = devcoach_handson::exercise::leaked_in(&open, &reply)
+        && let Some(function) = devcoach_handson::exercise::leaked_in(
+            &open,
+            &reply,
+            devcoach_core::hook_payload::cwd_of(raw).as_deref().map(std::path::Path::new),
+        )
     {
         return Outcome::Block {
             agent,

@@ -163,6 +163,13 @@ fn while_an_exercise_is_open_a_reply_carrying_its_code_is_sent_back_by_the_stop_
         "{gemini:?} {:?}",
         std::fs::read_to_string(env.data().join("hook.log"))
     );
+    // An agent working in another project is not this exercise's coach.
+    let mut elsewhere = leaky.clone();
+    elsewhere["cwd"] = serde_json::json!(env.tmp.path().join("another-project").to_str());
+    assert!(!stop_hook(&env, &elsewhere).contains("hands-on"));
+    let mut here = leaky.clone();
+    here["cwd"] = serde_json::json!(repo.join("sub").to_str());
+    assert!(stop_hook(&env, &here).contains("hands-on"), "in the project, below its top");
     // Once the learner has written the same code in the exercise, it is theirs to discuss.
     let stubbed = std::fs::read_to_string(ex.file()).expect("file");
     std::fs::write(
@@ -178,6 +185,11 @@ fn while_an_exercise_is_open_a_reply_carrying_its_code_is_sent_back_by_the_stop_
         &serde_json::json!({"session_id": "s5", "last_assistant_message": leaky["last_assistant_message"]}),
     );
     assert!(!theirs.contains("hands-on"), "{theirs}");
+    // After a reveal, nothing is guarded.
+    std::fs::write(ex.file(), &stubbed).expect("the stub again");
+    assert!(stop_hook(&env, &leaky).contains("hands-on"));
+    exercise::mark_revealed(&root, &mut ex.clone()).expect("revealed");
+    assert!(!stop_hook(&env, &leaky).contains("hands-on"), "revealed");
     // Once the session ends (its lock goes), nothing is guarded.
     drop(lock);
     let after = stop_hook(&env, &leaky);

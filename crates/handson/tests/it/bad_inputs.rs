@@ -92,3 +92,52 @@ fn a_data_folder_inside_the_repository_is_refused_before_any_worktree() {
     assert!(matches!(err, HandsOnError::InsideRepository { .. }), "{err}");
     assert_eq!(repo.git(&["worktree", "list"]).lines().count(), 1, "no worktree was made");
 }
+
+#[test]
+fn a_folder_the_change_turned_from_a_link_into_a_real_one_is_never_written_through() {
+    let repo = Repo::new();
+    let outside = tempfile::tempdir().expect("tempdir");
+    repo.write("lib.py", "def f():\n    return 1\n");
+    repo.write("test_lib.py", "from lib import f\n\ndef test_f():\n    assert f() == 1\n");
+    std::os::unix::fs::symlink(outside.path(), repo.path().join("site")).expect("link");
+    repo.commit_all("f and a link");
+    // The agent's change: the link became a real folder with a file in it.
+    std::fs::remove_file(repo.path().join("site")).expect("unlink");
+    repo.write("site/sitecustomize.py", "import os\n");
+    repo.write("lib.py", "def f():\n    return 1\n\n\ndef g(x):\n    y = x * 2\n    return y + 1\n");
+    repo.write(
+        "test_lib.py",
+        "from lib import f, g\n\ndef test_f():\n    assert f() == 1\n\ndef test_g():\n    assert g(1) == 3\n",
+    );
+    let offer = pick::offer(repo.path(), &Change::Uncommitted).expect("an offer");
+    let (_data, root) = crate::data_root();
+    let (lock, _) = devcoach_handson::exercise::lock(&root).expect("lock");
+    let ex = devcoach_handson::exercise::start(&lock, &root, &offer, &offer.candidates[0], 7).expect("set up");
+    assert!(std::fs::read_dir(outside.path()).expect("outside").next().is_none(), "nothing was written outside");
+    devcoach_handson::exercise::finish(&root, &ex).expect("finish");
+}
+
+#[test]
+fn finishing_leaves_the_learner_s_other_worktree_records_alone() {
+    let repo = Repo::new();
+    repo.write("lib.py", "def f():\n    return 1\n");
+    repo.write("test_lib.py", "from lib import f\n\ndef test_f():\n    assert f() == 1\n");
+    repo.commit_all("f");
+    // The learner's own worktree, on a drive that is not mounted right now.
+    let elsewhere = tempfile::tempdir().expect("tempdir");
+    let theirs = elsewhere.path().join("feature");
+    repo.git(&["worktree", "add", "--quiet", "--detach", theirs.to_str().expect("utf-8")]);
+    std::fs::remove_dir_all(&theirs).expect("unmounted");
+    repo.write("lib.py", "def f():\n    return 1\n\n\ndef g(x):\n    y = x * 2\n    return y + 1\n");
+    repo.write(
+        "test_lib.py",
+        "from lib import f, g\n\ndef test_f():\n    assert f() == 1\n\ndef test_g():\n    assert g(1) == 3\n",
+    );
+    let before = repo.git(&["worktree", "list", "--porcelain"]);
+    let offer = pick::offer(repo.path(), &Change::Uncommitted).expect("an offer");
+    let (_data, root) = crate::data_root();
+    let (lock, _) = devcoach_handson::exercise::lock(&root).expect("lock");
+    let ex = devcoach_handson::exercise::start(&lock, &root, &offer, &offer.candidates[0], 8).expect("set up");
+    devcoach_handson::exercise::finish(&root, &ex).expect("finish");
+    assert_eq!(repo.git(&["worktree", "list", "--porcelain"]), before, "their record stays, ours goes");
+}

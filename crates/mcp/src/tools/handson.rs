@@ -279,7 +279,7 @@ pub(super) fn register(r: &mut Registry) {
                 log: Writer::new(path),
                 leaky: 0,
             };
-            note(
+            let started = note(
                 ctx,
                 &open,
                 &Event::Start {
@@ -291,7 +291,12 @@ pub(super) fn register(r: &mut Registry) {
                     model: String::new(),
                     statement: Some(piece.signature.clone()),
                 },
-            )?;
+            );
+            if let Err(e) = started {
+                // Nothing half-open: the worktree goes before the error is told.
+                let _ = exercise::finish(&root, &open.ex);
+                return Err(e);
+            }
             let out = StartOut {
                 session_id: open.ex.id.clone(),
                 function: piece.qualified.clone(),
@@ -415,6 +420,8 @@ pub(super) fn register(r: &mut Registry) {
         |ctx: &Ctx, a: SessionArgs| {
             with_open(ctx, &a.session_id, |open| {
                 open.tally.revealed = true;
+                let root = devcoach_core::layout::handson(ctx.opts.dir.root());
+                exercise::mark_revealed(&root, &mut open.ex)?;
                 note(ctx, open, &Event::Reveal {})?;
                 Ok(Out::from(RevealOut { code: open.ex.agent_version() }))
             })
@@ -435,10 +442,12 @@ pub(super) fn register(r: &mut Registry) {
                     }
                 }
             };
-            let reason = if open.tally.passed { log::SOLVED.to_owned() } else { "ended by the agent".to_owned() };
-            note(ctx, &open, &Event::End { reason: Some(reason) })?;
+            // The worktree goes first, whatever the log says after.
             let root = devcoach_core::layout::handson(ctx.opts.dir.root());
-            exercise::finish(&root, &open.ex)?;
+            let finished = exercise::finish(&root, &open.ex);
+            let reason = if open.tally.passed { log::SOLVED.to_owned() } else { "ended by the agent".to_owned() };
+            let _ = note(ctx, &open, &Event::End { reason: Some(reason) });
+            finished?;
             let topic = a.topic.unwrap_or_else(|| open.ex.candidate.piece.lang.name().to_ascii_lowercase());
             let now = ctx.now();
             let result = match open.tally.result() {
