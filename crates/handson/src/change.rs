@@ -26,9 +26,11 @@ impl Change {
         match arg.map(str::trim) {
             None | Some("") => Self::Uncommitted,
             Some(arg) => match arg.split_once("..") {
-                Some((from, to)) if !from.is_empty() && !to.is_empty() && !to.starts_with('.') => {
-                    Self::Range { from: from.to_owned(), to: to.to_owned() }
-                }
+                // `main..` is `main..HEAD`, as git reads it.
+                Some((from, to)) if !from.is_empty() && !to.starts_with('.') => Self::Range {
+                    from: from.to_owned(),
+                    to: if to.is_empty() { "HEAD".to_owned() } else { to.to_owned() },
+                },
                 _ => Self::Commit(arg.to_owned()),
             },
         }
@@ -104,8 +106,9 @@ pub fn read(dir: &Path, change: &Change) -> Result<Changed, HandsOnError> {
         "--no-color",
         "--no-ext-diff",
         "--no-textconv",
-        "--no-renames",
-        "--diff-filter=AM",
+        // A moved file is the same code: only what changed in it counts (with its path after).
+        "-M",
+        "--diff-filter=AMR",
         "-U0",
         "--inter-hunk-context=0",
         "--src-prefix=a/",
@@ -135,6 +138,10 @@ pub fn read(dir: &Path, change: &Change) -> Result<Changed, HandsOnError> {
         }
         Change::Range { from, to } => {
             let (from, base) = (resolve(&top, from)?, resolve(&top, to)?);
+            // What `to` added since it left `from`: from their merge base, as `git log from..to`.
+            let merged = git(&top, &["merge-base", &from, &base], limits::GIT_OUTPUT_BYTES)?;
+            let from =
+                if merged.ok && !merged.stdout.trim().is_empty() { merged.stdout.trim().to_owned() } else { from };
             let mut args = vec!["diff"];
             args.extend(diff_args);
             args.extend([from.as_str(), base.as_str()]);
@@ -228,6 +235,7 @@ mod tests {
         assert_eq!(Change::parse(Some(" ")), Change::Uncommitted);
         assert_eq!(Change::parse(Some("HEAD~2")), Change::Commit("HEAD~2".into()));
         assert_eq!(Change::parse(Some("main..topic")), Change::Range { from: "main".into(), to: "topic".into() });
+        assert_eq!(Change::parse(Some("main..")), Change::Range { from: "main".into(), to: "HEAD".into() });
         assert_eq!(Change::parse(Some("a...b")), Change::Commit("a...b".into()), "a symmetric range is not taken");
     }
 

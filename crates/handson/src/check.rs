@@ -58,6 +58,34 @@ impl Runner {
         None
     }
 
+    /// The runner for a function of `lang` in `file` (relative to `tree`), and the folder to run
+    /// it in: the nearest folder above the file with the language's own project file (a Cargo
+    /// workspace member, a Go module, a JavaScript package), else what the top names. A
+    /// project's other tooling (a `package.json` beside a Python package) does not decide.
+    pub fn detect_for(tree: &Path, file: &Path, lang: crate::Lang) -> Option<(Self, std::path::PathBuf)> {
+        let markers: &[&str] = match lang {
+            crate::Lang::Rust => &["Cargo.toml"],
+            crate::Lang::Go => &["go.mod"],
+            crate::Lang::TypeScript | crate::Lang::Tsx | crate::Lang::JavaScript => &["package.json"],
+            crate::Lang::Python => &["pyproject.toml", "setup.py", "setup.cfg", "pytest.ini", "tox.ini"],
+        };
+        let python = |dir: &Path| if pytest_here(dir) { Self::Pytest } else { Self::Unittest };
+        let mut dir = tree.join(file);
+        while dir.pop() && dir.starts_with(tree) {
+            if markers.iter().any(|m| dir.join(m).is_file()) {
+                return match lang {
+                    crate::Lang::Python => Some((python(&dir), dir)),
+                    _ => Self::detect(&dir).map(|r| (r, dir)),
+                };
+            }
+        }
+        match lang {
+            // A Python project with no project file: its tests run from the top.
+            crate::Lang::Python => Some((python(tree), tree.to_owned())),
+            _ => Self::detect(tree).map(|r| (r, tree.to_owned())),
+        }
+    }
+
     /// The command line, as shown to the learner.
     pub fn describe(&self) -> String {
         match self {
@@ -172,7 +200,12 @@ pub fn failed_tests(output: &str) -> Vec<String> {
         let name = if let Some(rest) = t.strip_prefix("test ").and_then(|r| r.strip_suffix(" ... FAILED")) {
             Some(rest.to_owned())
         } else if let Some(rest) = t.strip_prefix("FAILED ").filter(|r| r.contains("::")) {
-            let id = rest.split(" - ").next().unwrap_or(rest);
+            // The node id ends at its parameters' closing bracket (which may hold ` - `), or
+            // at the ` - ` before the message.
+            let id = match (rest.find('['), rest.find(" - ")) {
+                (Some(open), Some(dash)) if open < dash => rest.find("] ").map_or(rest, |end| &rest[..=end]),
+                _ => rest.split(" - ").next().unwrap_or(rest),
+            };
             Some(id.rsplit("::").next().unwrap_or(id).to_owned())
         } else if let Some(rest) = t.strip_prefix("FAIL: ").or_else(|| t.strip_prefix("ERROR: ")) {
             Some(rest.split(" (").next().unwrap_or(rest).to_owned())
@@ -183,6 +216,7 @@ pub fn failed_tests(output: &str) -> Vec<String> {
         } else {
             t.strip_prefix("✖ ")
                 .or_else(|| t.strip_prefix("✕ "))
+                .or_else(|| t.strip_prefix("× "))
                 .map(|rest| rest.rsplit_once(" (").map_or(rest, |(name, _)| name).to_owned())
         };
         if let Some(name) = name.filter(|n| !n.is_empty() && !n.ends_with("failing tests:"))
@@ -205,6 +239,9 @@ mod tests {
         assert_eq!(failed_tests(cargo), ["tests::parses"]);
         let pytest = "FAILED tests/test_cart.py::test_total - assert 0 == 3\n1 failed, 2 passed";
         assert_eq!(failed_tests(pytest), ["test_total"]);
+        let param = "FAILED tests/test_cart.py::test_total[a - b] - assert 0 == 3";
+        assert_eq!(failed_tests(param), ["test_total[a - b]"]);
+        assert_eq!(failed_tests(" × adds two numbers 3ms"), ["adds two numbers 3ms"]);
         let unittest = "FAIL: test_total (test_cart.CartTest.test_total)\n";
         assert_eq!(failed_tests(unittest), ["test_total"]);
         assert!(failed_tests("FAILED (errors=1)").is_empty(), "unittest's summary names no test");
@@ -213,6 +250,24 @@ mod tests {
         let node = "not ok 1 - adds two numbers\n  ---\n✖ adds two numbers (1.2ms)\n";
         assert_eq!(failed_tests(node), ["adds two numbers"]);
         assert!(failed_tests("all good\ntest result: ok.").is_empty());
+    }
+
+    #[test]
+    fn the_runner_follows_the_function_s_language_and_nearest_project() {
+        let tree = tempfile::tempdir().expect("tempdir");
+        let t = tree.path();
+        std::fs::write(t.join("package.json"), "{}").expect("write");
+        std::fs::create_dir_all(t.join("crates/parse/src")).expect("mkdir");
+        std::fs::write(t.join("crates/parse/Cargo.toml"), "[package]").expect("write");
+        std::fs::write(t.join("pyproject.toml"), "").expect("write");
+        let (runner, dir) =
+            Runner::detect_for(t, Path::new("crates/parse/src/lib.rs"), crate::Lang::Rust).expect("cargo");
+        assert_eq!((runner, dir), (Runner::Cargo, t.join("crates/parse")));
+        let (runner, dir) = Runner::detect_for(t, Path::new("web/app.js"), crate::Lang::JavaScript).expect("npm");
+        assert_eq!((runner, dir), (Runner::Npm, t.to_owned()));
+        // A Python function is tested by Python's runner, not the tooling's package.json.
+        let (runner, dir) = Runner::detect_for(t, Path::new("shop/cart.py"), crate::Lang::Python).expect("python");
+        assert!(matches!(runner, Runner::Pytest | Runner::Unittest) && dir == t, "{runner:?}");
     }
 
     #[test]

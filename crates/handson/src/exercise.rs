@@ -310,12 +310,17 @@ fn stub(ex: &Exercise) -> Result<String, HandsOnError> {
         .find(|p| p.qualified == piece.qualified && p.lines == piece.lines)
         .ok_or_else(|| HandsOnError::Moved { name: piece.qualified.clone() })?;
     let hidden = text[found.body.0..found.body.1].to_owned();
-    let replaced = format!(
-        "{}{}{}",
-        &text[..found.body.0],
-        piece.lang.stub(&found.indent, &found.keep_used),
-        &text[found.body.1..]
-    );
+    // The body and the import edits, from the end of the file back: each edit's bytes stay
+    // where the parse found them.
+    let mut edits = found.import_edits.clone();
+    edits.push((found.body.0, found.body.1, piece.lang.stub(&found.indent)));
+    edits.sort_by_key(|e| std::cmp::Reverse(e.0));
+    let mut replaced = text.clone();
+    for (from, to, with) in edits {
+        if from <= to && to <= replaced.len() && replaced.is_char_boundary(from) && replaced.is_char_boundary(to) {
+            replaced.replace_range(from..to, &with);
+        }
+    }
     devcoach_files::write(&path, replaced.as_bytes(), Overwrite::Replace).map_err(HandsOnError::File)?;
     Ok(hidden)
 }

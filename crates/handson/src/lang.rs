@@ -117,24 +117,15 @@ impl Lang {
     }
 
     /// The text that replaces a body: it compiles in place of any body of the language and fails
-    /// when called. `indent` is the body's own indentation (Python's block needs it);
-    /// `keep_used` names what the hidden body used that would otherwise go unused and break the
-    /// build (Go's imports).
-    pub(crate) fn stub(self, indent: &str, keep_used: &[String]) -> String {
+    /// when called. `indent` is the body's own indentation (Python's block needs it).
+    pub(crate) fn stub(self, indent: &str) -> String {
         match self {
             Self::Rust => format!("{{\n{indent}    todo!(\"{STUB_MESSAGE}\")\n{indent}}}"),
             Self::Python => format!("raise NotImplementedError(\"{STUB_MESSAGE}\")"),
             Self::TypeScript | Self::Tsx | Self::JavaScript => {
                 format!("{{\n{indent}    throw new Error(\"{STUB_MESSAGE}\");\n{indent}}}")
             }
-            Self::Go => {
-                let mut out = String::from("{\n");
-                for used in keep_used {
-                    out.push_str(&format!("{indent}\t_ = {used}\n"));
-                }
-                out.push_str(&format!("{indent}\tpanic(\"{STUB_MESSAGE}\")\n{indent}}}"));
-                out
-            }
+            Self::Go => format!("{{\n{indent}\tpanic(\"{STUB_MESSAGE}\")\n{indent}}}"),
         }
     }
 }

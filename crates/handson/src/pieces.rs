@@ -27,8 +27,9 @@ pub struct Piece {
     pub signature: String,
     /// The indentation of the body's first line (a stub keeps it).
     pub indent: String,
-    /// What the body uses that must stay used once it is gone (Go's imported packages).
-    pub keep_used: Vec<String>,
+    /// Edits to the rest of the file once the body is gone (Go: an import only the body used
+    /// becomes a blank one), as bytes of the file and their replacement.
+    pub import_edits: Vec<(usize, usize, String)>,
     /// Inside another function.
     pub nested: bool,
 }
@@ -106,7 +107,7 @@ fn piece_of(lang: Lang, path: &std::path::Path, node: Node<'_>, source: &str) ->
         body: (start, end),
         signature: source[node.start_byte()..body.start_byte()].trim_end().to_owned(),
         indent,
-        keep_used: if lang == Lang::Go { go_packages_used(body, source) } else { Vec::new() },
+        import_edits: if lang == Lang::Go { go_import_edits(body, source) } else { Vec::new() },
         nested: inside_function(lang, node),
     })
 }
@@ -167,10 +168,21 @@ fn inside_function(lang: Lang, node: Node<'_>) -> bool {
     false
 }
 
-/// The imported packages only a Go body uses, each as one `pkg.Member` it names: the stub keeps
-/// them used (Go refuses to build a file with an unused import). A package the rest of the file
-/// uses needs nothing, and is not named: each name a stub holds tells the learner a little.
-fn go_packages_used(body: Node<'_>, source: &str) -> Vec<String> {
+/// The package a node names, when it is a package's member: `fmt.Sprintf` (a call or a value)
+/// or `strings.Builder` (a type).
+fn go_package_of<'a>(node: Node<'_>, source: &'a str) -> Option<&'a str> {
+    let operand = match node.kind() {
+        "selector_expression" => node.child_by_field_name("operand")?,
+        "qualified_type" => node.child_by_field_name("package")?,
+        _ => return None,
+    };
+    (matches!(operand.kind(), "identifier" | "package_identifier")).then(|| text(operand, source))
+}
+
+/// The imports only a Go body uses, as edits that make each a blank import (`_ "fmt"`): Go
+/// refuses to build a file with an unused import, and a blank one names nothing of the body.
+/// An import the rest of the file uses needs nothing.
+fn go_import_edits(body: Node<'_>, source: &str) -> Vec<(usize, usize, String)> {
     let root = {
         let mut top = body;
         while let Some(parent) = top.parent() {
@@ -178,54 +190,34 @@ fn go_packages_used(body: Node<'_>, source: &str) -> Vec<String> {
         }
         top
     };
-    let imported = go_imports(root, source);
     let inside = body.byte_range();
-    let mut elsewhere = BTreeSet::new();
-    let mut stack = vec![root];
-    while let Some(node) = stack.pop() {
-        if node.byte_range() == inside {
-            continue;
-        }
+    let (mut in_body, mut elsewhere) = (BTreeSet::new(), BTreeSet::new());
+    let mut stack = vec![(root, false)];
+    while let Some((node, within)) = stack.pop() {
+        let within = within || node.byte_range() == inside;
         let mut cursor = node.walk();
-        stack.extend(node.named_children(&mut cursor));
-        if node.kind() == "selector_expression"
-            && let Some(operand) = node.child_by_field_name("operand")
-            && operand.kind() == "identifier"
-        {
-            elsewhere.insert(text(operand, source));
+        stack.extend(node.named_children(&mut cursor).map(|c| (c, within)));
+        if let Some(package) = go_package_of(node, source) {
+            if within {
+                in_body.insert(package)
+            } else {
+                elsewhere.insert(package)
+            };
         }
     }
-    let mut seen = BTreeSet::new();
-    let mut out = Vec::new();
-    let mut stack = vec![body];
-    while let Some(node) = stack.pop() {
-        let mut cursor = node.walk();
-        stack.extend(node.named_children(&mut cursor));
-        if node.kind() != "selector_expression" {
-            continue;
-        }
-        let (Some(operand), Some(field)) = (node.child_by_field_name("operand"), node.child_by_field_name("field"))
-        else {
-            continue;
-        };
-        let package = text(operand, source);
-        let member = text(field, source);
-        // Only an exported member of a package is safe to name alone (`_ = fmt.Sprintf`).
-        if operand.kind() == "identifier"
-            && imported.contains(package)
-            && !elsewhere.contains(package)
-            && member.starts_with(|c: char| c.is_ascii_uppercase())
-            && seen.insert(package.to_owned())
-        {
-            out.push(format!("{package}.{member}"));
+    let mut edits = Vec::new();
+    for (spec, name, path) in go_import_specs(root, source) {
+        if in_body.contains(name.as_str()) && !elsewhere.contains(name.as_str()) {
+            edits.push((spec.0, spec.1, format!("_ {path}")));
         }
     }
-    out.sort();
-    out
+    edits.sort();
+    edits
 }
 
-fn go_imports(root: Node<'_>, source: &str) -> BTreeSet<String> {
-    let mut names = BTreeSet::new();
+/// Each import of a Go file: its bytes, the name it is used by, and its quoted path.
+fn go_import_specs(root: Node<'_>, source: &str) -> Vec<((usize, usize), String, String)> {
+    let mut specs = Vec::new();
     let mut stack = vec![root];
     while let Some(node) = stack.pop() {
         let mut cursor = node.walk();
@@ -233,21 +225,15 @@ fn go_imports(root: Node<'_>, source: &str) -> BTreeSet<String> {
         if node.kind() != "import_spec" {
             continue;
         }
-        let alias = node.child_by_field_name("name").map(|n| text(n, source));
-        match alias {
-            Some("_" | ".") => {}
-            Some(alias) => {
-                names.insert(alias.to_owned());
-            }
-            None => {
-                if let Some(path) = node.child_by_field_name("path") {
-                    let path = text(path, source).trim_matches('"');
-                    names.insert(path.rsplit('/').next().unwrap_or(path).to_owned());
-                }
-            }
-        }
+        let Some(path) = node.child_by_field_name("path").map(|p| text(p, source)) else { continue };
+        let name = match node.child_by_field_name("name").map(|n| text(n, source)) {
+            Some("_" | ".") => continue,
+            Some(alias) => alias.to_owned(),
+            None => path.trim_matches('"').rsplit('/').next().unwrap_or_default().to_owned(),
+        };
+        specs.push(((node.start_byte(), node.end_byte()), name, path.to_owned()));
     }
-    names
+    specs
 }
 
 /// Whether a file is a test file of its language by its name.
@@ -396,13 +382,18 @@ mod tests {
     }
 
     #[test]
-    fn go_methods_name_their_receiver_and_keep_their_imports_used() {
-        let src = "package cart\n\nimport (\n\t\"fmt\"\n\tstr \"strings\"\n)\n\nfunc (c *Cart) Label() string {\n\treturn fmt.Sprintf(\"%s\", str.ToUpper(c.name))\n}\n";
+    fn go_methods_name_their_receiver_and_blank_the_imports_only_they_used() {
+        let src = "package cart\n\nimport (\n\t\"fmt\"\n\tstr \"strings\"\n\t\"time\"\n)\n\nfunc (c *Cart) Label() string {\n\tvar b str.Builder\n\t_ = time.Duration(3)\n\treturn fmt.Sprintf(\"%s\", b.String())\n}\n";
         let p = one(Lang::Go, src, "Label");
         assert_eq!(p.qualified, "Cart.Label");
-        assert_eq!(p.keep_used, vec!["fmt.Sprintf".to_owned(), "str.ToUpper".to_owned()]);
-        let shared = format!("{src}\nfunc Shout(s string) string {{ return str.ToUpper(s) }}\n");
-        assert_eq!(one(Lang::Go, &shared, "Label").keep_used, vec!["fmt.Sprintf".to_owned()], "str is used elsewhere");
+        let blanked: Vec<(&str, &str)> = p.import_edits.iter().map(|(a, b, to)| (&src[*a..*b], to.as_str())).collect();
+        assert_eq!(
+            blanked,
+            [("\"fmt\"", "_ \"fmt\""), ("str \"strings\"", "_ \"strings\""), ("\"time\"", "_ \"time\"")],
+            "a type (str.Builder) and a conversion (time.Duration) count as uses"
+        );
+        let shared = format!("{src}\nfunc Shout(s string) string {{ return fmt.Sprint(s) }}\n");
+        assert_eq!(one(Lang::Go, &shared, "Label").import_edits.len(), 2, "fmt is used elsewhere");
     }
 
     #[test]

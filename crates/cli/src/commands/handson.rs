@@ -190,9 +190,9 @@ fn session(
     })?;
     let visible = std::fs::read_to_string(ex.file()).unwrap_or_default();
     let guard = LeakGuard::new(&ex.hidden, &visible);
-    let runner = match &args.test_command {
-        Some(command) => Runner::Custom(command.clone()),
-        None => Runner::detect(&ex.tree).ok_or_else(|| {
+    let (runner, run_in) = match &args.test_command {
+        Some(command) => (Runner::Custom(command.clone()), ex.tree.clone()),
+        None => Runner::detect_for(&ex.tree, &piece.path, piece.lang).ok_or_else(|| {
             invalid("no test runner found in the project (Cargo.toml, go.mod, package.json, a Python project): give it with --test-command")
         })?,
     };
@@ -240,7 +240,7 @@ fn session(
                 if drawn {
                     output::status(&format!("running {}…", runner.describe()));
                 }
-                let run = check::check(&ex.tree, &runner, Duration::from_secs(args.timeout));
+                let run = check::check(&run_in, &runner, Duration::from_secs(args.timeout));
                 if drawn {
                     output::clear_status();
                 }

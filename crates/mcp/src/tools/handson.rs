@@ -26,7 +26,8 @@ pub(crate) struct Open {
     tally: Tally,
     guard: LeakGuard,
     last: Option<Checked>,
-    runner: Option<Runner>,
+    /// The test runner and the folder it runs in.
+    runner: Option<(Runner, std::path::PathBuf)>,
     log: Writer,
     /// Leaky drafts in a row (the third is withheld).
     leaky: u32,
@@ -87,7 +88,8 @@ pub(crate) struct StartArgs {
     /// The candidate's number from handson_candidates (default 1).
     #[serde(default)]
     pub pick: Option<usize>,
-    /// The command that runs the project's tests, when devcoach cannot tell.
+    /// The command that runs the project's tests, when devcoach cannot tell: run by the shell in
+    /// the exercise's worktree at every handson_check. Only what the learner asked for.
     #[serde(default)]
     pub test_command: Option<String>,
 }
@@ -268,7 +270,10 @@ pub(super) fn register(r: &mut Registry) {
             let (path, _) =
                 log::new_session_path(ctx.opts.dir.root(), &ctx.now().format("%Y-%m-%d").to_string(), &slug);
             let visible = std::fs::read_to_string(ex.file()).unwrap_or_default();
-            let runner = a.test_command.map(Runner::Custom).or_else(|| Runner::detect(&ex.tree));
+            let runner = match a.test_command {
+                Some(command) => Some((Runner::Custom(command), ex.tree.clone())),
+                None => Runner::detect_for(&ex.tree, &piece.path, piece.lang),
+            };
             let open = Open {
                 _lock: lock,
                 guard: LeakGuard::new(&ex.hidden, &visible),
@@ -334,10 +339,10 @@ pub(super) fn register(r: &mut Registry) {
         "Run the project's tests in the exercise's worktree (at most 5 minutes) and say what failed.",
         |ctx: &Ctx, a: SessionArgs| {
             with_open(ctx, &a.session_id, |open| {
-                let runner = open.runner.clone().ok_or_else(|| {
+                let (runner, run_in) = open.runner.clone().ok_or_else(|| {
                     ToolError::Invalid("no test runner found in the project: start again with test_command set".into())
                 })?;
-                let run = check::check(&open.ex.tree, &runner, TIMEOUT)?;
+                let run = check::check(&run_in, &runner, TIMEOUT)?;
                 open.tally.checked(&run);
                 let failed = u32::try_from(run.failed.len()).unwrap_or(u32::MAX);
                 note(ctx, open, &Event::Check { passed: run.passed, failed })?;
