@@ -45,6 +45,7 @@ pub fn run(ctx: &Ctx, args: &HandsonArgs) -> anyhow::Result<()> {
         ))?;
     }
     let ex = exercise::start(&lock, &root, &offer, &offer.candidates[choice], ctx.clock.now().timestamp_millis())?;
+    clean_up_on_signal(root.clone(), ex.clone());
     let outcome = session(ctx, args, &ex, &mut input, &mut out, echo);
     // Whatever happened in the session, the worktree goes.
     let finished = exercise::finish(&root, &ex);
@@ -57,6 +58,18 @@ pub fn run(ctx: &Ctx, args: &HandsonArgs) -> anyhow::Result<()> {
             .out(Style::Dim, &format!("Session log: {}. `devcoach practice report` sums it up.", log_path.display())),
     )?;
     Ok(())
+}
+
+/// Ctrl-C (or a terminal closing) mid-session: the worktree and its record in the learner's
+/// repository go at once, not at the next start.
+fn clean_up_on_signal(root: std::path::PathBuf, ex: Exercise) {
+    std::thread::spawn(move || {
+        let Ok(runtime) = tokio::runtime::Builder::new_current_thread().enable_all().build() else { return };
+        runtime.block_on(super::ui::first_signal());
+        let _ = exercise::finish(&root, &ex);
+        output::note("\nStopped: the exercise's worktree is removed and your repository is as it was.");
+        std::process::exit(130);
+    });
 }
 
 fn list_json(offer: &Offer) -> serde_json::Value {

@@ -20,7 +20,7 @@ mod setup;
 mod share;
 mod stats;
 pub mod sync;
-mod ui;
+pub(crate) mod ui;
 mod welcome;
 
 use crate::cli::Command;

@@ -131,7 +131,7 @@ async fn stop_signal() {
 }
 
 #[cfg(unix)]
-async fn first_signal() {
+pub(crate) async fn first_signal() {
     use tokio::signal::unix::{SignalKind, signal};
     let (Ok(mut int), Ok(mut term), Ok(mut hup)) =
         (signal(SignalKind::interrupt()), signal(SignalKind::terminate()), signal(SignalKind::hangup()))
@@ -147,7 +147,7 @@ async fn first_signal() {
 }
 
 #[cfg(not(unix))]
-async fn first_signal() {
+pub(crate) async fn first_signal() {
     let _ = tokio::signal::ctrl_c().await;
 }
 

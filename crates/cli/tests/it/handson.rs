@@ -195,3 +195,37 @@ fn while_an_exercise_is_open_a_reply_carrying_its_code_is_sent_back_by_the_stop_
     let after = stop_hook(&env, &leaky);
     assert!(!after.contains("hands-on"), "{after}");
 }
+
+#[test]
+fn ctrl_c_mid_session_removes_the_exercise_at_once() {
+    let env = Env::new();
+    let repo = python_repo(&env);
+    let worktrees_before = git(&repo, &["worktree", "list", "--porcelain"]);
+    let mut child = Command::new(crate::bin())
+        .env_clear()
+        .envs(env.vars())
+        .current_dir(&repo)
+        .arg("handson")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("started");
+    let mut stdin = child.stdin.take().expect("stdin");
+    let mut stdout = child.stdout.take().expect("stdout");
+    let mut seen = String::new();
+    stdin.write_all(b"1\n").expect("write");
+    read_until(&mut stdout, &mut seen, "an empty line ends the list", 1);
+    assert_ne!(git(&repo, &["worktree", "list", "--porcelain"]), worktrees_before, "the exercise is open");
+    let pid = child.id().to_string();
+    assert!(Command::new("kill").args(["-INT", &pid]).status().expect("kill").success());
+    let status = child.wait().expect("ended");
+    assert_eq!(status.code(), Some(130));
+    let mut stderr = String::new();
+    child.stderr.take().expect("stderr").read_to_string(&mut stderr).expect("stderr");
+    assert!(stderr.contains("your repository is as it was"), "{stderr}");
+    assert_eq!(git(&repo, &["worktree", "list", "--porcelain"]), worktrees_before);
+    let common = repo.join(".git");
+    assert!(!common.join("worktrees").exists(), "no record left in .git");
+    drop(stdin);
+}
