@@ -150,8 +150,32 @@ pub struct Checked {
 
 /// Runs the tests in `tree` with `runner`, for `deadline` at most.
 pub fn check(tree: &Path, runner: &Runner, deadline: Duration) -> Result<Checked, HandsOnError> {
+    check_in(tree, runner, deadline, None)
+}
+
+/// As [`check`], with the learner's own copy of the same folder: a JavaScript project's
+/// installed packages (`node_modules`, never copied into an exercise) are found there, read
+/// only (`NODE_PATH`, and their programs on `PATH`).
+pub fn check_in(tree: &Path, runner: &Runner, deadline: Duration, own: Option<&Path>) -> Result<Checked, HandsOnError> {
     let mut cmd = runner.command();
     cmd.current_dir(tree);
+    if let Some(modules) = own.map(|o| o.join("node_modules")).filter(|m| m.is_dir())
+        && !tree.join("node_modules").exists()
+    {
+        let prepend = |var: &str, first: std::path::PathBuf| {
+            let mut paths = vec![first];
+            paths.extend(
+                std::env::var_os(var).map(|p| std::env::split_paths(&p).collect::<Vec<_>>()).unwrap_or_default(),
+            );
+            std::env::join_paths(paths).ok()
+        };
+        if let Some(path) = prepend("PATH", modules.join(".bin")) {
+            cmd.env("PATH", path);
+        }
+        if let Some(node_path) = prepend("NODE_PATH", modules) {
+            cmd.env("NODE_PATH", node_path);
+        }
+    }
     // Plain output, whatever the learner's terminal: the names are read from it.
     cmd.env("CARGO_TERM_COLOR", "never").env("NO_COLOR", "1").env("FORCE_COLOR", "0").env("CI", "1");
     // The exercise's own modules first: a project installed in the learner's environment

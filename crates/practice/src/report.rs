@@ -147,6 +147,19 @@ pub struct Totals {
     pub incomplete: usize,
     pub unverified: usize,
     pub bounces: usize,
+    /// Hands-on exercises among them, when there are any.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub handson: Option<HandsOnTotals>,
+}
+
+/// Hands-on exercises summed up: how many, how many the project's tests passed, how many of
+/// those without the agent's code and with at most two hints, and the hints in all.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+pub struct HandsOnTotals {
+    pub sessions: usize,
+    pub passed: usize,
+    pub unaided: usize,
+    pub hints: usize,
 }
 
 fn sum_up<'a>(sessions: impl IntoIterator<Item = &'a SessionReport>) -> Totals {
@@ -170,6 +183,13 @@ fn sum_up<'a>(sessions: impl IntoIterator<Item = &'a SessionReport>) -> Totals {
             }
         }
         t.bounces += s.bounces;
+        if let Some(checks) = s.checks {
+            let h = t.handson.get_or_insert_with(HandsOnTotals::default);
+            h.sessions += 1;
+            h.passed += usize::from(checks.last_passed);
+            h.unaided += usize::from(checks.last_passed && !s.revealed && s.highest_rung.is_none_or(|r| r <= 2));
+            h.hints += usize::from(s.highest_rung.unwrap_or(0));
+        }
     }
     if !rungs.is_empty() {
         #[allow(clippy::cast_precision_loss)]
@@ -232,6 +252,13 @@ pub fn render(report: &Report) -> String {
                 out.push_str(&format!("    {}. {}{missing} [{}]\n", i + 1, v.verdict, v.judge));
             }
         }
+        if let Some(checks) = s.checks {
+            out.push_str(&format!(
+                "  tests run: {}×, the last {}\n",
+                checks.runs,
+                if checks.last_passed { "passed" } else { "failed" }
+            ));
+        }
         if s.code_held > 0 || s.bounces > 0 || s.switches > 0 || s.req_incomplete_code {
             out.push_str(&format!(
                 "  code held {}×, replies bounced {}×, backend switches {}{}\n",
@@ -245,6 +272,12 @@ pub fn render(report: &Report) -> String {
     let t = &report.totals;
     if report.sessions.len() > 1 || !report.topics.is_empty() {
         out.push_str(&format!("\n{}\n", line("All sessions", t)));
+        if let Some(h) = t.handson {
+            out.push_str(&format!(
+                "  hands-on: {} exercise(s), {} passed ({} unaided), {} hint(s)\n",
+                h.sessions, h.passed, h.unaided, h.hints
+            ));
+        }
         for (topic, t) in &report.topics {
             out.push_str(&format!("{}\n", line(&format!("  {topic}"), t)));
         }
@@ -265,4 +298,53 @@ fn line(label: &str, t: &Totals) -> String {
         t.incomplete,
         t.unverified
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::log::Event;
+
+    fn at(event: Event) -> Stamped {
+        Stamped { ts: "2026-12-03T10:00:00.000Z".into(), event }
+    }
+
+    fn exercise(rung: Option<u8>, passed: bool, revealed: bool) -> Vec<Stamped> {
+        let mut events = vec![at(Event::Start {
+            schema: 1,
+            problem: "handson-total".into(),
+            title: None,
+            tags: Vec::new(),
+            backend: "none".into(),
+            model: String::new(),
+            statement: None,
+        })];
+        events.push(at(Event::Check { passed: false, failed: 1 }));
+        if let Some(r) = rung {
+            events.push(at(Event::Coach { rung: Some(r), leaked: false, drafts: 1, text: None }));
+        }
+        if revealed {
+            events.push(at(Event::Reveal {}));
+        }
+        events.push(at(Event::Check { passed, failed: u32::from(!passed) }));
+        events
+    }
+
+    #[test]
+    fn hands_on_exercises_are_summed_by_their_last_test_run() {
+        let toolbox = Toolbox::builtin();
+        let sessions = vec![
+            session("a", &exercise(None, true, false), toolbox),
+            session("b", &exercise(Some(3), true, false), toolbox),
+            session("c", &exercise(Some(1), true, true), toolbox),
+            session("d", &exercise(Some(2), false, false), toolbox),
+        ];
+        assert_eq!(sessions[0].checks, Some(Checks { runs: 2, last_passed: true }));
+        let report = build(sessions);
+        assert_eq!(report.totals.handson, Some(HandsOnTotals { sessions: 4, passed: 3, unaided: 1, hints: 6 }));
+        assert!(render(&report).contains("hands-on: 4 exercise(s), 3 passed (1 unaided), 6 hint(s)"));
+        // A practice session without test runs adds no hands-on figures.
+        let plain = build(vec![session("p", &[], toolbox)]);
+        assert_eq!(plain.totals.handson, None);
+    }
 }

@@ -253,7 +253,8 @@ fn session(
                 if drawn {
                     output::status(&format!("running {}…", runner.describe()));
                 }
-                let run = check::check(&run_in, &runner, Duration::from_secs(args.timeout));
+                let own = run_in.strip_prefix(&ex.tree).map(|rel| ex.repo.join(rel)).ok();
+                let run = check::check_in(&run_in, &runner, Duration::from_secs(args.timeout), own.as_deref());
                 if drawn {
                     output::clear_status();
                 }

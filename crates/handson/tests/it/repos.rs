@@ -261,3 +261,43 @@ fn a_go_rebuild_keeps_the_imports_it_used_and_go_test_judges_it() {
     exercise::finish(&root, &ex).expect("finish");
     assert_eq!(differences(&before, &repo.snapshot()), Vec::<String>::new());
 }
+
+#[test]
+fn a_javascript_project_s_installed_packages_are_found_in_the_learner_s_copy() {
+    let repo = Repo::new();
+    repo.write(
+        "package.json",
+        "{\n  \"name\": \"pad\",\n  \"private\": true,\n  \"scripts\": { \"test\": \"node --test\" }\n}\n",
+    );
+    repo.write(".gitignore", "node_modules/\n");
+    // An installed package, as `npm install` leaves it (never committed, never copied).
+    repo.write("node_modules/left-pad-lite/package.json", "{\"name\": \"left-pad-lite\", \"main\": \"index.js\"}\n");
+    repo.write("node_modules/left-pad-lite/index.js", "module.exports = (s, n) => String(s).padStart(n, '0');\n");
+    repo.write("pad.js", "const pad = require('left-pad-lite');\nmodule.exports = {};\n");
+    repo.commit_all("pad");
+    repo.write(
+        "pad.js",
+        "const pad = require('left-pad-lite');\n\nfunction code(n) {\n  const digits = pad(n, 4);\n  return `#${digits}`;\n}\nmodule.exports = { code };\n",
+    );
+    repo.write(
+        "pad.test.js",
+        "const test = require('node:test');\nconst assert = require('node:assert');\nconst { code } = require('./pad');\n\ntest('code pads to four digits', () => {\n  assert.strictEqual(code(7), '#0007');\n});\n",
+    );
+    let offer = pick::offer(repo.path(), &Change::Uncommitted).expect("an offer");
+    let (_data, root) = data_root();
+    let (lock, _) = exercise::lock(&root).expect("lock");
+    let ex = exercise::start(&lock, &root, &offer, &offer.candidates[0], 9).expect("set up");
+    assert!(!ex.tree.join("node_modules").exists(), "not copied");
+    let stubbed = std::fs::read_to_string(ex.file()).expect("file");
+    std::fs::write(
+        ex.file(),
+        stubbed.replace("throw new Error(\"devcoach hands-on: rebuild this function\");", "return '#' + pad(n, 4);"),
+    )
+    .expect("write");
+    let (runner, dir) = Runner::detect_for(&ex.tree, &ex.candidate.piece.path, ex.candidate.piece.lang).expect("npm");
+    let without = check::check(&dir, &runner, Duration::from_mins(2)).expect("ran");
+    assert!(!without.passed, "the package is not in the exercise");
+    let with = check::check_in(&dir, &runner, Duration::from_mins(2), Some(repo.path())).expect("ran");
+    assert!(with.passed, "{}", with.tail);
+    exercise::finish(&root, &ex).expect("finish");
+}

@@ -342,7 +342,8 @@ pub(super) fn register(r: &mut Registry) {
                 let (runner, run_in) = open.runner.clone().ok_or_else(|| {
                     ToolError::Invalid("no test runner found in the project: start again with test_command set".into())
                 })?;
-                let run = check::check(&run_in, &runner, TIMEOUT)?;
+                let own = run_in.strip_prefix(&open.ex.tree).map(|rel| open.ex.repo.join(rel)).ok();
+                let run = check::check_in(&run_in, &runner, TIMEOUT, own.as_deref())?;
                 open.tally.checked(&run);
                 let failed = u32::try_from(run.failed.len()).unwrap_or(u32::MAX);
                 note(ctx, open, &Event::Check { passed: run.passed, failed })?;
