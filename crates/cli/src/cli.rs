@@ -254,7 +254,7 @@ pub struct HandsonArgs {
     /// Which function: its number in the list, or its name (default: asked).
     #[arg(long)]
     pub pick: Option<String>,
-    /// Only list what could be rebuilt.
+    /// Only list what could be rebuilt (with --json, as JSON).
     #[arg(long)]
     pub list: bool,
     /// The command that runs the project's tests (default: found from its files).

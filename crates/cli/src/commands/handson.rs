@@ -21,7 +21,8 @@ use crate::output::{self, Style};
 pub fn run(ctx: &Ctx, args: &HandsonArgs) -> anyhow::Result<()> {
     let here = std::env::current_dir().map_err(|e| invalid(format!("the current folder cannot be read: {e}")))?;
     let offer = pick::offer(&here, &Change::parse(args.change.as_deref()))?;
-    if args.list && args.json.json {
+    // A session is a conversation: `--json` asks for the list.
+    if args.json.json {
         return Ok(output::print(&serde_json::to_string_pretty(&list_json(&offer))?)?);
     }
     print_offer(ctx, &offer)?;
