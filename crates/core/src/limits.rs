@@ -203,6 +203,6 @@ pub const HANDSON_STATE_BYTES: u64 = 4 * 1024 * 1024;
 /// The output of one test run that is kept (each of stdout and stderr).
 pub const HANDSON_TEST_OUTPUT_BYTES: u64 = 1024 * 1024;
 /// The lines of a test run's end shown after a check.
-pub const HANDSON_TAIL_LINES: usize = 40;
+pub const HANDSON_TAIL_LINES: usize = 80;
 /// The failed tests named after a check.
 pub const HANDSON_FAILED_NAMES: usize = 50;

@@ -123,6 +123,7 @@ fn clean_stale(root: &Path) -> Result<Vec<Exercise>, HandsOnError> {
             .and_then(|bytes| serde_json::from_slice::<Exercise>(&bytes).ok());
         if let Some(ex) = &state {
             remove_worktree(ex);
+            let _ = std::fs::remove_dir_all(&ex.tree);
         }
         // A folder that will not go (made read-only by a test) must not stop every later start.
         if std::fs::remove_dir_all(&dir).is_ok() {
@@ -204,7 +205,8 @@ pub fn start(
     let dir = root.join(format!("ex-{id}"));
     std::fs::create_dir_all(&dir).map_err(|e| io(&dir, e))?;
     // The worktree's name in the repository's records is the folder's name: ours, unique.
-    let tree = dir.join(format!("devcoach-{id}"));
+    // Beside the state folder, not in it: the path the learner opens holds the id once.
+    let tree = root.join(format!("devcoach-{id}"));
     // Never inside the learner's working tree (a data folder set inside the project).
     let real = |p: &Path| std::fs::canonicalize(p).unwrap_or_else(|_| p.to_owned());
     if real(&dir).starts_with(real(&changed.top)) {
@@ -245,6 +247,7 @@ pub fn start(
         }
         Err(e) => {
             remove_worktree(&ex);
+            let _ = std::fs::remove_dir_all(&tree);
             let _ = std::fs::remove_dir_all(&dir);
             Err(e)
         }
@@ -325,6 +328,18 @@ fn stub(ex: &Exercise) -> Result<String, HandsOnError> {
     Ok(hidden)
 }
 
+/// Keeps the learner's own version of the file (`<root>/kept/<id>-<name>`) before the
+/// exercise goes: what they wrote is theirs, finished or not. Its path, when it was kept.
+pub fn keep_learners_copy(root: &Path, ex: &Exercise) -> Option<PathBuf> {
+    let text = devcoach_files::read(&ex.file(), limits::HANDSON_SOURCE_BYTES, Links::Refuse).ok()?;
+    let name = ex.candidate.piece.path.file_name()?.to_str()?;
+    let kept = root.join("kept");
+    std::fs::create_dir_all(&kept).ok()?;
+    let path = kept.join(format!("{}-{name}", ex.id));
+    devcoach_files::write(&path, &text, Overwrite::Replace).ok()?;
+    Some(path)
+}
+
 /// Records that the learner asked for the agent's version (the stop hook then guards nothing).
 pub fn mark_revealed(root: &Path, ex: &mut Exercise) -> Result<(), HandsOnError> {
     ex.revealed = true;
@@ -336,6 +351,7 @@ pub fn mark_revealed(root: &Path, ex: &mut Exercise) -> Result<(), HandsOnError>
 pub fn finish(root: &Path, ex: &Exercise) -> Result<(), HandsOnError> {
     remove_worktree(ex);
     let dir = root.join(format!("ex-{}", ex.id));
+    let _ = std::fs::remove_dir_all(&ex.tree);
     match std::fs::remove_dir_all(&dir) {
         Err(e) if e.kind() != std::io::ErrorKind::NotFound => Err(io(&dir, e)),
         _ => Ok(()),

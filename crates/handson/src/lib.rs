@@ -42,7 +42,7 @@ pub enum HandsOnError {
     NoCommitYet,
     #[error("no commit {rev} in this repository")]
     NoSuchRevision { rev: String },
-    #[error("{what}: nothing changed")]
+    #[error("{what}: nothing changed. To practise on what a commit did, name it: `devcoach handson HEAD`")]
     NoChange { what: String },
     #[error("{what} changed no function in a language devcoach reads ({})", lang::Lang::names())]
     NothingToRebuild { what: String },
@@ -53,9 +53,11 @@ pub enum HandsOnError {
     )]
     Unsupported { endings: Vec<String> },
     #[error(
-        "the change rewrote {pieces} function(s), but no test names any of them: a rebuild needs a test to judge it"
+        "the change added or rewrote {} ({}), but no test calls any of them by name: a rebuild needs a test to judge it",
+        if names.len() == 1 { "one function" } else { "these functions" },
+        names.join(", ")
     )]
-    NothingTested { pieces: usize },
+    NothingTested { names: Vec<String> },
     #[error("another hands-on exercise is open for this data folder; finish it first")]
     Busy,
     #[error(

@@ -187,7 +187,7 @@ pub fn offer(dir: &Path, change: &Change) -> Result<Offer, HandsOnError> {
         sites.extend(tests_in(lang, &path, &text).into_iter().map(|t| (lang, t)));
     }
     let mut candidates = Vec::new();
-    let mut untested = 0;
+    let mut untested = Vec::new();
     for (piece, changed_lines, new) in found {
         let tests: Vec<String> = sites
             .iter()
@@ -199,7 +199,7 @@ pub fn offer(dir: &Path, change: &Change) -> Result<Offer, HandsOnError> {
             .into_iter()
             .collect();
         if tests.is_empty() {
-            untested += 1;
+            untested.push(piece.qualified.clone());
             continue;
         }
         let body_len = piece.body_lines.1 + 1 - piece.body_lines.0;
@@ -209,9 +209,9 @@ pub fn offer(dir: &Path, change: &Change) -> Result<Offer, HandsOnError> {
     candidates.sort_by(|a, b| b.score.cmp(&a.score).then_with(|| a.piece.qualified.cmp(&b.piece.qualified)));
     candidates.truncate(limits::HANDSON_CANDIDATES);
     if candidates.is_empty() {
-        return Err(HandsOnError::NothingTested { pieces: untested });
+        return Err(HandsOnError::NothingTested { names: untested });
     }
-    Ok(Offer { changed, candidates, untested })
+    Ok(Offer { changed, candidates, untested: untested.len() })
 }
 
 #[cfg(test)]

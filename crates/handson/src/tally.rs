@@ -58,21 +58,21 @@ pub fn hint(ex: &Exercise, rung: u8, last: Option<&Checked>, guard: &LeakGuard) 
     let piece = &ex.candidate.piece;
     let text = match rung {
         1 => format!(
-            "Start from what it is given and what it returns: `{}`. Say in one line what it must give back for an empty input.",
+            "Start from what it is given and what it returns: `{}`. Say in one line what it returns for the simplest input you can think of.",
             piece.signature.lines().last().unwrap_or_default().trim()
         ),
         2 => format!(
             "The tests that call it: {}. Read what each one expects before you write a line.",
             ex.candidate.tests.iter().map(|t| format!("`{t}`")).collect::<Vec<_>>().join(", ")
         ),
-        3 => {
-            let said = last.map(|c| assertion_lines(&c.tail)).unwrap_or_default();
-            if said.is_empty() {
-                "Run `check`: the first failing assertion says what is missing.".to_owned()
-            } else {
+        3 => match last {
+            None => "Run `check`: the first failing assertion says what is missing.".to_owned(),
+            Some(run) => {
+                let said = assertion_lines(&run.tail);
+                let said = if said.is_empty() { last_lines(&run.tail, 6) } else { said };
                 format!("What the last check said:\n{said}")
             }
-        }
+        },
         4 => {
             let lines = piece.body_lines.1 + 1 - piece.body_lines.0;
             let lines = if lines == 1 { "one line".to_owned() } else { format!("{lines} lines") };
@@ -83,9 +83,14 @@ pub fn hint(ex: &Exercise, rung: u8, last: Option<&Checked>, guard: &LeakGuard) 
     guard.check(&text).is_none().then_some(text)
 }
 
+fn last_lines(text: &str, n: usize) -> String {
+    let lines: Vec<&str> = text.lines().collect();
+    lines[lines.len().saturating_sub(n)..].join("\n")
+}
+
 /// The lines of a test run that say what was expected.
 fn assertion_lines(tail: &str) -> String {
-    let keep = ["assert", "expected", "left", "right", "Error", "panicked", "!=", "=="];
+    let keep = ["assert", "Assert", "expected", "Expected", "actual", "left", "right", "Error", "panicked", "!=", "=="];
     tail.lines()
         .filter(|l| l.chars().any(char::is_alphanumeric) && keep.iter().any(|k| l.contains(k)))
         .take(6)
@@ -95,6 +100,10 @@ fn assertion_lines(tail: &str) -> String {
 
 /// The exercise's lesson card.
 pub fn card(ex: &Exercise, tally: &Tally, topic: &str, now: DateTime<Utc>) -> Option<NewLesson> {
+    // Nothing happened (no check, no hint, no reveal): no card to pile up.
+    if tally.checks == 0 && tally.rung == 0 && !tally.revealed {
+        return None;
+    }
     let piece = &ex.candidate.piece;
     let minutes = (now.timestamp_millis() - ex.started_ms).max(0) / 60_000;
     let plural = |n: u32, one: &str| if n == 1 { format!("1 {one}") } else { format!("{n} {one}s") };
@@ -103,15 +112,15 @@ pub fn card(ex: &Exercise, tally: &Tally, topic: &str, now: DateTime<Utc>) -> Op
     let counts = format!("{}, {hints}, {reveal}, {} min", plural(tally.checks, "check"), minutes);
     let (title, summary) = match tally.result() {
         Some(PracticeResult::Revealed) => (
-            format!("Hands-on: {} (revealed)", piece.qualified),
+            format!("{} (hands-on, revealed)", piece.qualified),
             format!("You worked on `{}` and looked at your agent's version: {counts}.", piece.qualified),
         ),
         Some(_) => (
-            format!("Hands-on: you rebuilt {}", piece.qualified),
+            format!("{}, rebuilt (hands-on)", piece.qualified),
             format!("You rebuilt `{}` and the project's tests pass: {counts}.", piece.qualified),
         ),
         None => (
-            format!("Hands-on (unfinished): {}", piece.qualified),
+            format!("{} (hands-on, unfinished)", piece.qualified),
             format!("You started rebuilding `{}`: {counts}. Its tests did not pass yet.", piece.qualified),
         ),
     };

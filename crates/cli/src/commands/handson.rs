@@ -20,6 +20,21 @@ use crate::output::{self, Style};
 
 pub fn run(ctx: &Ctx, args: &HandsonArgs) -> anyhow::Result<()> {
     let here = std::env::current_dir().map_err(|e| invalid(format!("the current folder cannot be read: {e}")))?;
+    let root = devcoach_core::layout::handson(ctx.dir.root());
+    // Taken first: a session open elsewhere is said before anything is asked, and what a crash
+    // left is removed now, even when only listing.
+    let locked = exercise::lock(&root);
+    let (lock, cleaned) = match locked {
+        Ok((lock, cleaned)) => (Some(lock), cleaned),
+        Err(devcoach_handson::HandsOnError::Busy) if args.list || args.json.json => (None, Vec::new()),
+        Err(e) => return Err(e.into()),
+    };
+    for old in &cleaned {
+        output::print(&ctx.term.out(
+            Style::Dim,
+            &format!("Removed an exercise an earlier session left open ({}).", old.candidate.piece.qualified),
+        ))?;
+    }
     let offer = pick::offer(&here, &Change::parse(args.change.as_deref()))?;
     // A session is a conversation: `--json` asks for the list.
     if args.json.json {
@@ -37,18 +52,14 @@ pub fn run(ctx: &Ctx, args: &HandsonArgs) -> anyhow::Result<()> {
     let Some(choice) = choose(&offer, args.pick.as_deref(), &mut input, &mut out, echo)? else {
         return Ok(());
     };
-    let root = devcoach_core::layout::handson(ctx.dir.root());
-    let (lock, cleaned) = exercise::lock(&root)?;
-    for old in &cleaned {
-        output::print(&ctx.term.out(
-            Style::Dim,
-            &format!("Removed an exercise an earlier session left open ({}).", old.candidate.piece.qualified),
-        ))?;
-    }
+    let Some(lock) = lock else { return Err(devcoach_handson::HandsOnError::Busy.into()) };
     let ex = exercise::start(&lock, &root, &offer, &offer.candidates[choice], ctx.clock.now().timestamp_millis())?;
     clean_up_on_signal(root.clone(), ex.clone());
     let outcome = session(ctx, args, &ex, &mut input, &mut out, echo);
-    // Whatever happened in the session, the worktree goes.
+    // Whatever happened in the session, the learner's version is kept and the worktree goes.
+    if let Some(kept) = exercise::keep_learners_copy(&root, &ex) {
+        output::print(&ctx.term.out(Style::Dim, &format!("Your version is kept in {}.", kept.display())))?;
+    }
     let finished = exercise::finish(&root, &ex);
     drop(lock);
     let (tally, log_path) = outcome?;
@@ -67,8 +78,10 @@ fn clean_up_on_signal(root: std::path::PathBuf, ex: Exercise) {
     std::thread::spawn(move || {
         let Ok(runtime) = tokio::runtime::Builder::new_current_thread().enable_all().build() else { return };
         runtime.block_on(super::ui::first_signal());
+        let kept = exercise::keep_learners_copy(&root, &ex);
         let _ = exercise::finish(&root, &ex);
-        output::note("\nStopped: the exercise's worktree is removed and your repository is as it was.");
+        let kept = kept.map(|k| format!(" Your version is kept in {}.", k.display())).unwrap_or_default();
+        output::note(&format!("\nStopped: the exercise's worktree is removed and your repository is as it was.{kept}"));
         std::process::exit(130);
     });
 }
@@ -237,7 +250,7 @@ fn session(
     if !tally.requirements.is_empty() {
         output::print(&output::wrap(
             &format!(
-                "The tests check: {}. Is there anything they check that your list does not say?",
+                "The tests that judge it: {}. Keep them beside your list as you write.",
                 ex.candidate.tests.join(", ")
             ),
             t.width,
@@ -259,7 +272,23 @@ fn session(
                 if drawn {
                     output::clear_status();
                 }
-                let run = run?;
+                // A run that did not finish is a failed check (an endless loop is a common
+                // first try), not the end of the session.
+                let run = match run {
+                    Err(devcoach_handson::HandsOnError::TestsTimedOut { command, seconds }) => Checked {
+                        passed: false,
+                        failed: Vec::new(),
+                        tail: format!(
+                            "`{command}` did not finish within {seconds} s and was stopped: a loop that never ends?"
+                        ),
+                        command,
+                    },
+                    other => other?,
+                };
+                if tally.checks == 0 {
+                    // The learner's code goes to the tests: the log's "code" step.
+                    note(&Event::Code { req_incomplete: false })?;
+                }
                 if ex.own_file_changed() {
                     output::print(&t.out(
                         Style::Yellow,
@@ -321,7 +350,7 @@ fn session(
             }
             "help" | "?" => output::print(HELP)?,
             "" => {}
-            _ => output::print(&t.out(Style::Dim, &format!("No coach model in this session. {HELP}")))?,
+            other => output::print(&t.out(Style::Dim, &format!("Unknown command `{other}`. {HELP}")))?,
         }
         if tally.passed && last.as_ref().is_some_and(|l| l.passed) && line == "check" {
             output::print(&format!("{} Type `done` to finish, or keep improving it.", t.out(Style::Green, "✓")))?;
@@ -340,8 +369,13 @@ fn print_check(ctx: &Ctx, run: &Checked) -> anyhow::Result<()> {
     }
     let names = if run.failed.is_empty() { "see below".to_owned() } else { run.failed.join(", ") };
     output::print(&format!("{} Tests fail: {names}", t.out(Style::Red, "✗")))?;
+    // What was expected first (it may stand far above the runner's summary), then the end.
     let tail: Vec<&str> = run.tail.lines().collect();
-    let shown = &tail[tail.len().saturating_sub(15)..];
+    let keys = ["assert", "Assert", "expected", "Expected", "actual", "Error", "panicked", "FAIL"];
+    let said: Vec<&str> = tail.iter().copied().filter(|l| keys.iter().any(|k| l.contains(k))).take(8).collect();
+    let end = &tail[tail.len().saturating_sub(12)..];
+    let mut shown: Vec<&str> = said.clone();
+    shown.extend(end.iter().copied().filter(|l| !said.contains(l)));
     output::print(&t.out(Style::Dim, &shown.join("\n")))?;
     Ok(())
 }

@@ -99,7 +99,7 @@ fn a_hands_on_session_rebuilds_the_agent_s_function_and_leaves_the_repository_as
     let status = child.wait().expect("ended");
     assert!(status.success(), "{seen}");
     assert!(seen.contains("The project's tests pass"), "{seen}");
-    assert!(seen.contains("Saved a lesson card: Hands-on: you rebuilt total"), "{seen}");
+    assert!(seen.contains("Saved a lesson card: total, rebuilt (hands-on)"), "{seen}");
     assert!(!std::path::Path::new(&file).exists(), "the worktree is gone");
 
     // The learner's repository: the same status, no worktree, the agent's code untouched.
@@ -228,4 +228,26 @@ fn ctrl_c_mid_session_removes_the_exercise_at_once() {
     let common = repo.join(".git");
     assert!(!common.join("worktrees").exists(), "no record left in .git");
     drop(stdin);
+}
+
+#[test]
+fn a_test_run_that_never_ends_is_a_failed_check_and_the_session_goes_on() {
+    let env = Env::new();
+    let repo = python_repo(&env);
+    let out = env
+        .command()
+        .current_dir(&repo)
+        .args(["handson", "--test-command", "sleep 30", "--timeout", "1"])
+        .write_stdin("1\n\ncheck\nhint\ndone\n")
+        .output()
+        .expect("ran");
+    let said = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{said}{}", String::from_utf8_lossy(&out.stderr));
+    assert!(said.contains("did not finish within 1 s"), "{said}");
+    assert!(said.contains("hint 1 ›"), "the session went on: {said}");
+    assert!(said.contains("Your version is kept in"), "{said}");
+    assert!(said.contains("total (hands-on, unfinished)"), "{said}");
+    // Nothing happened in a session that only listed what it must do: no card piles up.
+    let quiet = env.command().current_dir(&repo).arg("handson").write_stdin("1\n\ndone\n").output().expect("ran");
+    assert!(!String::from_utf8_lossy(&quiet.stdout).contains("Saved a lesson card"));
 }

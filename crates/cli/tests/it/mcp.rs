@@ -455,7 +455,7 @@ fn every_tool_resource_and_prompt_through_the_rust_client() {
         let revealed = c.ok("handson_reveal", &call(&client, "handson_reveal", json!({"session_id": hid})).await);
         assert!(revealed["code"].as_str().is_some_and(|code| code.contains("gross = sum(prices)")), "{revealed}");
         let finished = c.ok("handson_finish", &call(&client, "handson_finish", json!({"session_id": hid})).await);
-        assert_eq!((finished["result"].as_str(), finished["title"].as_str()), (Some("revealed"), Some("Hands-on: total (revealed)")), "{finished}");
+        assert_eq!((finished["result"].as_str(), finished["title"].as_str()), (Some("revealed"), Some("total (hands-on, revealed)")), "{finished}");
         assert!(!std::path::Path::new(&file).exists(), "the worktree is gone");
         assert!(std::fs::read_to_string(repo.join("cart.py")).expect("cart").contains("gross = sum(prices)"), "the learner's copy is untouched");
 

@@ -343,7 +343,21 @@ pub(super) fn register(r: &mut Registry) {
                     ToolError::Invalid("no test runner found in the project: start again with test_command set".into())
                 })?;
                 let own = run_in.strip_prefix(&open.ex.tree).map(|rel| open.ex.repo.join(rel)).ok();
-                let run = check::check_in(&run_in, &runner, TIMEOUT, own.as_deref())?;
+                // A run that did not finish is a failed check, not a failed tool call.
+                let run = match check::check_in(&run_in, &runner, TIMEOUT, own.as_deref()) {
+                    Err(HandsOnError::TestsTimedOut { command, seconds }) => Checked {
+                        passed: false,
+                        failed: Vec::new(),
+                        tail: format!(
+                            "`{command}` did not finish within {seconds} s and was stopped: a loop that never ends?"
+                        ),
+                        command,
+                    },
+                    other => other?,
+                };
+                if open.tally.checks == 0 {
+                    note(ctx, open, &Event::Code { req_incomplete: false })?;
+                }
                 open.tally.checked(&run);
                 let failed = u32::try_from(run.failed.len()).unwrap_or(u32::MAX);
                 note(ctx, open, &Event::Check { passed: run.passed, failed })?;
