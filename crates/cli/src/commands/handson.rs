@@ -385,12 +385,22 @@ fn record(ctx: &Ctx, args: &HandsonArgs, ex: &Exercise, tally: &Tally) -> anyhow
     let now = ctx.clock.now();
     let Some(card) = tally::card(ex, tally, &topic, now) else { return Ok(()) };
     let mut store = ctx.open()?;
-    let lesson = store.record_practice(card, &[topic], tally.result(), tally.finished(), now)?;
+    let lesson = store.record_practice(card, std::slice::from_ref(&topic), tally.result(), tally.finished(), now)?;
     output::print(&format!(
         "{} {} (`devcoach lesson {}`)",
         ctx.term.out(Style::Green, "Saved a lesson card:"),
         lesson.title,
         lesson.id
+    ))?;
+    let counted = match tally.result() {
+        Some(devcoach_core::knowledge_model::PracticeResult::Alone) => "passed unaided",
+        Some(devcoach_core::knowledge_model::PracticeResult::Helped) => "passed with hints",
+        Some(devcoach_core::knowledge_model::PracticeResult::Revealed) => "revealed (a miss)",
+        None => "unfinished (no evidence yet)",
+    };
+    output::print(&ctx.term.out(
+        Style::Dim,
+        &format!("Counted on the knowledge map as {counted} for `{topic}` (when `{topic}` is on your map)."),
     ))?;
     Ok(())
 }

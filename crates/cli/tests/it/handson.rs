@@ -100,6 +100,7 @@ fn a_hands_on_session_rebuilds_the_agent_s_function_and_leaves_the_repository_as
     assert!(status.success(), "{seen}");
     assert!(seen.contains("The project's tests pass"), "{seen}");
     assert!(seen.contains("Saved a lesson card: total, rebuilt (hands-on)"), "{seen}");
+    assert!(seen.contains("Counted on the knowledge map as passed unaided for `python`"), "{seen}");
     assert!(!std::path::Path::new(&file).exists(), "the worktree is gone");
 
     // The learner's repository: the same status, no worktree, the agent's code untouched.
