@@ -191,13 +191,27 @@ pub fn check_in(tree: &Path, runner: &Runner, deadline: Duration, own: Option<&P
     }
     let limits =
         Limits { deadline, output_cap: limits::HANDSON_TEST_OUTPUT_BYTES, whole_group: true, ..Limits::default() };
-    let done = child::run(cmd, limits).map_err(|e| match e {
-        ChildError::Start { program, source } => HandsOnError::NoRunner { command: runner.describe(), program, source },
-        ChildError::Timeout { limit, .. } => {
-            HandsOnError::TestsTimedOut { command: runner.describe(), seconds: limit.as_secs() }
+    let done = match child::run(cmd, limits) {
+        Ok(done) => done,
+        Err(ChildError::Start { program, source }) => {
+            return Err(HandsOnError::NoRunner { command: runner.describe(), program, source });
         }
-        other @ ChildError::Wait { .. } => HandsOnError::TestRun(other),
-    })?;
+        // A run that did not finish is a failed check (an endless loop is a common first try),
+        // not the end of an exercise.
+        Err(ChildError::Timeout { limit, .. }) => {
+            return Ok(Checked {
+                passed: false,
+                failed: Vec::new(),
+                tail: format!(
+                    "`{}` did not finish within {} s and was stopped: a loop that never ends?",
+                    runner.describe(),
+                    limit.as_secs()
+                ),
+                command: runner.describe(),
+            });
+        }
+        Err(other @ ChildError::Wait { .. }) => return Err(HandsOnError::TestRun(other)),
+    };
     let output = format!("{}\n{}", done.stdout, done.stderr);
     let failed = failed_tests(&output);
     Ok(Checked {

@@ -73,8 +73,6 @@ pub enum HandsOnError {
     File(devcoach_files::FileError),
     #[error("the tests could not run: `{command}` needs {program} ({source}); give the command with --test-command")]
     NoRunner { command: String, program: String, source: std::io::Error },
-    #[error("`{command}` did not finish within {seconds} s; it was stopped")]
-    TestsTimedOut { command: String, seconds: u64 },
     #[error(transparent)]
     TestRun(devcoach_probe::child::ChildError),
 }
@@ -96,7 +94,7 @@ impl Kinded for HandsOnError {
             | Self::NothingTested { .. }
             | Self::NoRunner { .. } => ErrorKind::InvalidInput,
             Self::Busy => ErrorKind::Busy,
-            Self::Moved { .. } | Self::TestsTimedOut { .. } | Self::InsideRepository { .. } => ErrorKind::Conflict,
+            Self::Moved { .. } | Self::InsideRepository { .. } => ErrorKind::Conflict,
         }
     }
 }

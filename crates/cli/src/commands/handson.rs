@@ -272,19 +272,7 @@ fn session(
                 if drawn {
                     output::clear_status();
                 }
-                // A run that did not finish is a failed check (an endless loop is a common
-                // first try), not the end of the session.
-                let run = match run {
-                    Err(devcoach_handson::HandsOnError::TestsTimedOut { command, seconds }) => Checked {
-                        passed: false,
-                        failed: Vec::new(),
-                        tail: format!(
-                            "`{command}` did not finish within {seconds} s and was stopped: a loop that never ends?"
-                        ),
-                        command,
-                    },
-                    other => other?,
-                };
+                let run = run?;
                 if tally.checks == 0 {
                     // The learner's code goes to the tests: the log's "code" step.
                     note(&Event::Code { req_incomplete: false })?;

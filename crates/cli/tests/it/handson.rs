@@ -42,6 +42,20 @@ fn python_repo(env: &Env) -> std::path::PathBuf {
     repo
 }
 
+/// `devcoach handson` in `repo`, every stream piped: a session a test drives line by line.
+fn spawn_session(env: &Env, repo: &std::path::Path) -> std::process::Child {
+    Command::new(crate::bin())
+        .env_clear()
+        .envs(env.vars())
+        .current_dir(repo)
+        .arg("handson")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("started")
+}
+
 /// Reads the child's stdout until `marker` has appeared `times` times in all.
 fn read_until(out: &mut impl Read, seen: &mut String, marker: &str, times: usize) {
     let mut buf = [0u8; 4096];
@@ -60,16 +74,7 @@ fn a_hands_on_session_rebuilds_the_agent_s_function_and_leaves_the_repository_as
     let listed = env.command().current_dir(&repo).args(["handson", "--list"]).output().expect("ran");
     assert!(String::from_utf8_lossy(&listed.stdout).contains("1. total  cart.py:5"), "{listed:?}");
 
-    let mut child = Command::new(crate::bin())
-        .env_clear()
-        .envs(env.vars())
-        .current_dir(&repo)
-        .arg("handson")
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("started");
+    let mut child = spawn_session(&env, &repo);
     let mut stdin = child.stdin.take().expect("stdin");
     let mut stdout = child.stdout.take().expect("stdout");
     let mut seen = String::new();
@@ -202,16 +207,7 @@ fn ctrl_c_mid_session_removes_the_exercise_at_once() {
     let env = Env::new();
     let repo = python_repo(&env);
     let worktrees_before = git(&repo, &["worktree", "list", "--porcelain"]);
-    let mut child = Command::new(crate::bin())
-        .env_clear()
-        .envs(env.vars())
-        .current_dir(&repo)
-        .arg("handson")
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("started");
+    let mut child = spawn_session(&env, &repo);
     let mut stdin = child.stdin.take().expect("stdin");
     let mut stdout = child.stdout.take().expect("stdout");
     let mut seen = String::new();

@@ -343,18 +343,7 @@ pub(super) fn register(r: &mut Registry) {
                     ToolError::Invalid("no test runner found in the project: start again with test_command set".into())
                 })?;
                 let own = run_in.strip_prefix(&open.ex.tree).map(|rel| open.ex.repo.join(rel)).ok();
-                // A run that did not finish is a failed check, not a failed tool call.
-                let run = match check::check_in(&run_in, &runner, TIMEOUT, own.as_deref()) {
-                    Err(HandsOnError::TestsTimedOut { command, seconds }) => Checked {
-                        passed: false,
-                        failed: Vec::new(),
-                        tail: format!(
-                            "`{command}` did not finish within {seconds} s and was stopped: a loop that never ends?"
-                        ),
-                        command,
-                    },
-                    other => other?,
-                };
+                let run = check::check_in(&run_in, &runner, TIMEOUT, own.as_deref())?;
                 if open.tally.checks == 0 {
                     note(ctx, open, &Event::Code { req_incomplete: false })?;
                 }
