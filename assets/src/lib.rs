@@ -6,10 +6,11 @@
 pub const SKILL: &str = include_str!("../SKILL.md");
 
 /// The skill's references, sorted by file name (the order the prompt joins them in).
-pub const SKILL_REFERENCES: [(&str, &str); 6] = [
+pub const SKILL_REFERENCES: [(&str, &str); 7] = [
     ("calibration.md", include_str!("../references/calibration.md")),
     ("checking.md", include_str!("../references/checking.md")),
     ("course.md", include_str!("../references/course.md")),
+    ("handson.md", include_str!("../references/handson.md")),
     ("onboarding.md", include_str!("../references/onboarding.md")),
     ("review.md", include_str!("../references/review.md")),
     ("sharing.md", include_str!("../references/sharing.md")),

@@ -266,6 +266,12 @@ pub struct HandsonArgs {
     /// How long one test run may take, in seconds.
     #[arg(long, default_value_t = 300, value_name = "SECONDS")]
     pub timeout: u64,
+    /// Coach with a model: it judges your requirement list against what the hidden body needs and
+    /// answers questions, never with your agent's code (the claude CLI; with --local, a local model).
+    #[arg(long)]
+    pub coach: bool,
+    #[command(flatten)]
+    pub models: ModelArgs,
     #[command(flatten)]
     pub json: JsonFlag,
 }

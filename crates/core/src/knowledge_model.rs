@@ -91,6 +91,15 @@ pub enum PracticeResult {
 }
 
 impl PracticeResult {
+    /// How it is stored and reported: `alone`, `helped`, `revealed`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Alone => "alone",
+            Self::Helped => "helped",
+            Self::Revealed => "revealed",
+        }
+    }
+
     /// From what the session log says; `None` when it ended before any code went through and
     /// without the answer (nothing to learn about the learner from it).
     pub fn from_session(revealed: bool, code_passed: bool, highest_rung: Option<u8>) -> Option<Self> {

@@ -19,6 +19,7 @@ pub mod feedback;
 pub mod fsrs;
 pub mod fsrs_fit;
 pub mod git;
+pub mod handson;
 pub mod highlighter;
 pub mod hook_payload;
 pub mod ids;

@@ -206,3 +206,7 @@ pub const HANDSON_TEST_OUTPUT_BYTES: u64 = 1024 * 1024;
 pub const HANDSON_TAIL_LINES: usize = 80;
 /// The failed tests named after a check.
 pub const HANDSON_FAILED_NAMES: usize = 50;
+/// One question a hands-on judge says a requirement list leaves open; a longer one is dropped.
+pub const HANDSON_GAP_CHARS: usize = 240;
+/// The learner's file as a hands-on coach is shown it with a question.
+pub const HANDSON_ATTEMPT_BYTES: u64 = 64 * 1024;

@@ -86,6 +86,15 @@ pub const REVIEW_CARDS: &[ColumnRule] = &[
 
 pub const LESSON_KINDS: &[ColumnRule] = &[("lesson_id", TEXT, false), ("kind", WORD, false)];
 
+pub const HANDSON: &[ColumnRule] = &[
+    ("lesson_id", TEXT, false),
+    ("language", WORD, false),
+    ("result", WORD, false),
+    ("checks", COUNT, false),
+    ("hints", Column::Int { min: 0, max: 100 }, false),
+    ("at", Column::Stamp, false),
+];
+
 pub const REVIEW_LOG: &[ColumnRule] = &[
     ("lesson_id", TEXT, false),
     ("grade", Column::Int { min: 1, max: 4 }, false),
@@ -217,6 +226,7 @@ pub fn check(table: &str, row: &Row) -> Result<(), String> {
         "ext_topic_model" => TOPIC_MODEL,
         "ext_review_cards" => REVIEW_CARDS,
         "ext_lesson_kinds" => LESSON_KINDS,
+        "ext_handson" => HANDSON,
         "ext_review_log" => REVIEW_LOG,
         "ext_checked_answers" => CHECKED_ANSWERS,
         "ext_work_sessions" => WORK_SESSIONS,

@@ -4,13 +4,16 @@
 //! call, a field, `snake_case` or `camelCase`), or a run of [`RUN`] words of the body in a row
 //! (identifiers and numbers, whatever stands between them) that the learner's visible code (the
 //! stubbed file, the tests) does not already hold. Spacing, punctuation and quoting do not
-//! matter: words are compared, not text.
+//! matter: words are compared, not text. A short line of the body is caught too: [`CODE`]
+//! tokens in a row, words and operators both (`gross = sum(prices`), as the body writes them.
 
 use std::collections::BTreeSet;
 use std::collections::HashSet;
 
 /// How many of the body's words in a row make a leak.
 pub const RUN: usize = 4;
+/// How many of the body's tokens in a row, operators counted, make a leak of code.
+pub const CODE: usize = 5;
 
 /// Words of the languages themselves: never a leak on their own.
 const KEYWORDS: [&str; 59] = [
@@ -118,6 +121,25 @@ fn runs<'a>(words: &'a [&'a str]) -> impl Iterator<Item = String> + 'a {
     words.windows(RUN).map(|run| run.join(" "))
 }
 
+/// Windows of [`CODE`] tokens that read as code: two words at least, joined by an operator.
+fn fragments(tokens: &[Token]) -> impl Iterator<Item = String> + '_ {
+    tokens.windows(CODE).filter_map(|window| {
+        let words = window.iter().filter(|t| matches!(t, Token::Word(_))).count();
+        let marks =
+            window.iter().filter(|t| matches!(t, Token::Mark(m) if !matches!(m, ',' | ';' | ':' | '!' | '?'))).count();
+        (words >= 2 && marks >= 1).then(|| {
+            window
+                .iter()
+                .map(|t| match t {
+                    Token::Word(w) => w.clone(),
+                    Token::Mark(m) => m.to_string(),
+                })
+                .collect::<Vec<_>>()
+                .join(" ")
+        })
+    })
+}
+
 /// What was found in a reply.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Leak {
@@ -125,6 +147,8 @@ pub enum Leak {
     Name(String),
     /// A run of the hidden body's tokens.
     Run(String),
+    /// A fragment of the body's code, operators and all.
+    Code(String),
 }
 
 /// Built once per exercise from the hidden body and what the learner can see.
@@ -132,6 +156,7 @@ pub enum Leak {
 pub struct LeakGuard {
     names: BTreeSet<String>,
     runs: HashSet<String>,
+    code: HashSet<String>,
 }
 
 impl LeakGuard {
@@ -160,7 +185,9 @@ impl LeakGuard {
         }
         let hidden_list = words(&hidden_tokens);
         let runs = runs(&hidden_list).filter(|k| !visible_runs.contains(k)).collect();
-        Self { names, runs }
+        let visible_code: HashSet<String> = fragments(&visible_tokens).collect();
+        let code = fragments(&hidden_tokens).filter(|k| !visible_code.contains(k)).collect();
+        Self { names, runs, code }
     }
 
     /// The first leak in `reply`, if it carries any.
@@ -174,12 +201,15 @@ impl LeakGuard {
             }
         }
         let reply_words = words(&reply_tokens);
-        runs(&reply_words).find(|k| self.runs.contains(k)).map(Leak::Run)
+        if let Some(run) = runs(&reply_words).find(|k| self.runs.contains(k)) {
+            return Some(Leak::Run(run));
+        }
+        fragments(&reply_tokens).find(|k| self.code.contains(k)).map(Leak::Code)
     }
 
     /// The names the guard watches for (for the session log's count, never shown).
     pub fn watched(&self) -> usize {
-        self.names.len() + self.runs.len()
+        self.names.len() + self.runs.len() + self.code.len()
     }
 }
 
@@ -203,6 +233,14 @@ mod tests {
         assert_eq!(LeakGuard::new("{ sum(xs) }", "fn f(xs: &[u8])").check("add up the sum of them"), None);
         assert_eq!(guard.check("Which test fails, and what does it expect for \"ab\"?"), None);
         assert!(guard.watched() > 3);
+        // A short line of the body: too few words for a run, but code as the body writes it.
+        let short = LeakGuard::new(
+            "{\n    gross = sum(prices)\n    return round(gross * (100 - discount) / 100, 2)\n}",
+            "def total(prices, discount=0):\n    \"\"\"The sum of the prices.\"\"\"\n    raise NotImplementedError()",
+        );
+        assert_eq!(short.check("Try: gross = sum(prices) first."), Some(Leak::Code("gross = sum ( prices".into())));
+        assert_eq!(short.check("What is the gross sum of the prices?"), None, "the same words as prose are not code");
+        assert_eq!(short.check("What does total(prices, discount=0) give for no prices?"), None);
     }
 
     #[test]

@@ -9,6 +9,7 @@
 
 pub mod change;
 pub mod check;
+pub mod coach;
 pub mod exercise;
 mod git;
 pub mod lang;

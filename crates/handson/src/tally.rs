@@ -3,6 +3,7 @@
 
 use chrono::{DateTime, Utc};
 use devcoach_core::LessonId;
+use devcoach_core::handson::HandsOn;
 use devcoach_core::knowledge_model::PracticeResult;
 use devcoach_core::lesson::{LessonContext, Level, NewLesson};
 use devcoach_core::share::slug::slugify;
@@ -46,6 +47,18 @@ impl Tally {
 
     pub fn finished(&self) -> bool {
         self.passed || self.revealed
+    }
+
+    /// What the exercise came to, as it is kept beside its card.
+    pub fn outcome(&self, language: &str) -> HandsOn {
+        HandsOn {
+            language: language.to_owned(),
+            result: self.result(),
+            checks: self.checks,
+            hints: u32::from(self.rung),
+            revealed: self.revealed,
+            passed: self.passed,
+        }
     }
 }
 

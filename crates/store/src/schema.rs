@@ -381,6 +381,22 @@ CREATE TABLE IF NOT EXISTS ext_sync_unapplied (
 ) WITHOUT ROWID;
 ",
     },
+    Addition {
+        // What each hands-on exercise came to, beside its lesson card: the language, the
+        // outcome as the knowledge map counted it, and the checks and hints it took (the
+        // progress page's hands-on figures). Synced and backed up with its card.
+        name: "rs-13-handson",
+        sql: "
+CREATE TABLE IF NOT EXISTS ext_handson (
+    lesson_id TEXT PRIMARY KEY,
+    language  TEXT NOT NULL,
+    result    TEXT NOT NULL,
+    checks    INTEGER NOT NULL,
+    hints     INTEGER NOT NULL,
+    at        TEXT NOT NULL
+);
+",
+    },
 ];
 
 pub(crate) fn user_version(conn: &Connection) -> rusqlite::Result<i64> {

@@ -7,10 +7,13 @@
 use std::io::{BufRead, Write};
 use std::time::Duration;
 
+use devcoach_handson::coach;
 use devcoach_handson::leak::LeakGuard;
 use devcoach_handson::tally::{self, Tally};
 use devcoach_handson::{Change, Checked, Exercise, Offer, Runner, check, exercise, pick};
-use devcoach_practice::log::{self, Event, MessageKind, Writer};
+use devcoach_practice::backend::{BackendError, Role, Turn};
+use devcoach_practice::log::{self, Event, Judge, MessageKind, ReqVerdict, Writer};
+use devcoach_practice::session::Models;
 use serde_json::json;
 
 use crate::cli::HandsonArgs;
@@ -53,9 +56,17 @@ pub fn run(ctx: &Ctx, args: &HandsonArgs) -> anyhow::Result<()> {
         return Ok(());
     };
     let Some(lock) = lock else { return Err(devcoach_handson::HandsOnError::Busy.into()) };
+    // Asked before anything is set up: a coach that cannot answer leaves nothing behind.
+    let models = if args.coach || args.models.local {
+        let mut models = super::practice_repl::backends(&args.models, &[]);
+        super::practice_repl::preflight(ctx, &mut models)?;
+        Some(models)
+    } else {
+        None
+    };
     let ex = exercise::start(&lock, &root, &offer, &offer.candidates[choice], ctx.clock.now().timestamp_millis())?;
     clean_up_on_signal(root.clone(), ex.clone());
-    let outcome = session(ctx, args, &ex, &mut input, &mut out, echo);
+    let outcome = session(ctx, args, &ex, models, &mut input, &mut out, echo);
     // Whatever happened in the session, the learner's version is kept and the worktree goes.
     if let Some(kept) = exercise::keep_learners_copy(&root, &ex) {
         output::print(&ctx.term.out(Style::Dim, &format!("Your version is kept in {}.", kept.display())))?;
@@ -190,11 +201,94 @@ fn choose(
 }
 
 const HELP: &str = "check: run the tests · hint: the next hint · reveal: show your agent's version · done: finish";
+const HELP_COACHED: &str = "check: run the tests · hint: the next hint · reveal: show your agent's version · done: finish · anything else: ask the coach";
+
+/// Rounds of judging a requirement list before coding goes on regardless.
+const JUDGED_ROUNDS: u32 = 3;
+
+/// The model behind a coached exercise, and the conversation so far.
+struct Coach {
+    models: Models,
+    system: String,
+    history: Vec<Turn>,
+}
+
+impl Coach {
+    fn label(&self) -> (String, String) {
+        (self.models.coach.kind().to_owned(), self.models.coach.model().to_owned())
+    }
+
+    /// The judge chain on a requirement list; no judge answering leaves it unverified.
+    fn judge(&mut self, ex: &Exercise, list: &[String], guard: &LeakGuard) -> (Judge, Option<coach::Judged>) {
+        let prompt = coach::judge_prompt(ex, list);
+        for j in &mut self.models.judges {
+            let Ok(reply) = j.backend.reply("", &[Turn { role: Role::User, text: prompt.clone() }]) else { continue };
+            if let Some(judged) = coach::read_judgement(&reply, guard) {
+                return (j.label, Some(judged));
+            }
+        }
+        (Judge::None, None)
+    }
+
+    /// One answer to `question`, guarded until the agent's version is revealed. A quota message
+    /// moves the coach to the local model once (noted in the log).
+    fn answer(
+        &mut self,
+        question: String,
+        guard: &LeakGuard,
+        revealed: bool,
+        note: &dyn Fn(&Event) -> anyhow::Result<()>,
+    ) -> Result<coach::Guarded, BackendError> {
+        self.history.push(Turn { role: Role::User, text: question });
+        let asked = self.history.len();
+        let result = loop {
+            let mut said: Option<String> = None;
+            let result = if revealed {
+                self.models.coach.reply(&self.system, &self.history).map(|text| coach::Guarded {
+                    text,
+                    leaked: false,
+                    drafts: 1,
+                    withheld: false,
+                })
+            } else {
+                let (coach_model, history, system) = (&mut self.models.coach, &mut self.history, &self.system);
+                coach::guarded(guard, |nudge| {
+                    if let Some(nudge) = nudge {
+                        history.push(Turn { role: Role::Assistant, text: said.take().unwrap_or_default() });
+                        history.push(Turn { role: Role::User, text: nudge.to_owned() });
+                    }
+                    let reply = coach_model.reply(system, history)?;
+                    said = Some(reply.clone());
+                    Ok(reply)
+                })
+            };
+            match result {
+                Err(BackendError::Quota { said }) if !self.models.on_local && self.models.local.is_some() => {
+                    let Some(local) = self.models.local.take() else { break Err(BackendError::Quota { said }) };
+                    let from = self.models.coach.kind().to_owned();
+                    self.models.coach = local;
+                    self.models.on_local = true;
+                    let _ = note(&Event::Switch { from, to: self.models.coach.kind().to_owned(), reason: said });
+                    // The local model starts from the question, not from half a redraft.
+                    self.history.truncate(asked);
+                }
+                other => break other,
+            }
+        };
+        match &result {
+            Ok(answer) => self.history.push(Turn { role: Role::Assistant, text: answer.text.clone() }),
+            // The question goes unanswered: it leaves the conversation with its drafts.
+            Err(_) => self.history.truncate(asked - 1),
+        }
+        result
+    }
+}
 
 fn session(
     ctx: &Ctx,
     args: &HandsonArgs,
     ex: &Exercise,
+    models: Option<Models>,
     input: &mut impl BufRead,
     out: &mut impl Write,
     echo: bool,
@@ -205,14 +299,17 @@ fn session(
     let slug = format!("handson-{}", piece.name);
     let (log_path, _) = log::new_session_path(ctx.dir.root(), &ctx.now.format("%Y-%m-%d").to_string(), &slug);
     let writer = Writer::new(log_path.clone());
-    let note = |event: &Event| writer.append(&stamp(), event).map_err(|e| invalid(e.to_string()));
+    let note =
+        |event: &Event| -> anyhow::Result<()> { writer.append(&stamp(), event).map_err(|e| invalid(e.to_string())) };
+    let mut coached = models.map(|models| Coach { models, system: coach::system_prompt(ex), history: Vec::new() });
+    let (backend, model) = coached.as_ref().map_or_else(|| ("none".to_owned(), String::new()), Coach::label);
     note(&Event::Start {
         schema: 1,
         problem: slug.clone(),
         title: Some(format!("Hands-on: {}", piece.qualified)),
         tags: Vec::new(),
-        backend: "none".into(),
-        model: String::new(),
+        backend,
+        model,
         statement: Some(piece.signature.clone()),
     })?;
     let visible = std::fs::read_to_string(ex.file()).unwrap_or_default();
@@ -247,7 +344,9 @@ fn session(
         tally.requirements.push(line);
     }
     tally.requirements_first = !tally.requirements.is_empty();
-    if !tally.requirements.is_empty() {
+    if let Some(coach) = coached.as_mut().filter(|_| !tally.requirements.is_empty()) {
+        judge_list(ctx, ex, coach, &guard, &mut tally, &note, input, out, echo)?;
+    } else if !tally.requirements.is_empty() {
         output::print(&output::wrap(
             &format!(
                 "The tests that judge it: {}. Keep them beside your list as you write.",
@@ -256,7 +355,8 @@ fn session(
             t.width,
         ))?;
     }
-    output::print(&t.out(Style::Dim, HELP))?;
+    let help = if coached.is_some() { HELP_COACHED } else { HELP };
+    output::print(&t.out(Style::Dim, help))?;
     let mut last: Option<Checked> = None;
     let mut leaving = None;
     while let Some(line) = ask(input, out, echo, "handson › ")? {
@@ -336,9 +436,15 @@ fn session(
                 leaving = Some(line);
                 break;
             }
-            "help" | "?" => output::print(HELP)?,
+            "help" | "?" => output::print(help)?,
             "" => {}
-            other => output::print(&t.out(Style::Dim, &format!("Unknown command `{other}`. {HELP}")))?,
+            question => match coached.as_mut() {
+                Some(coach) => ask_coach(ctx, ex, coach, &guard, &tally, last.as_ref(), question, &note)?,
+                None => output::print(&t.out(
+                    Style::Dim,
+                    &format!("Unknown command `{question}`. {HELP} (With --coach, a question goes to a coach.)"),
+                ))?,
+            },
         }
         if tally.passed && last.as_ref().is_some_and(|l| l.passed) && line == "check" {
             output::print(&format!("{} Type `done` to finish, or keep improving it.", t.out(Style::Green, "✓")))?;
@@ -373,7 +479,8 @@ fn record(ctx: &Ctx, args: &HandsonArgs, ex: &Exercise, tally: &Tally) -> anyhow
     let now = ctx.clock.now();
     let Some(card) = tally::card(ex, tally, &topic, now) else { return Ok(()) };
     let mut store = ctx.open()?;
-    let lesson = store.record_practice(card, std::slice::from_ref(&topic), tally.result(), tally.finished(), now)?;
+    let language = ex.candidate.piece.lang.name().to_ascii_lowercase();
+    let lesson = store.record_handson(card, &topic, &tally.outcome(&language), now)?;
     output::print(&format!(
         "{} {} (`devcoach lesson {}`)",
         ctx.term.out(Style::Green, "Saved a lesson card:"),
@@ -390,5 +497,120 @@ fn record(ctx: &Ctx, args: &HandsonArgs, ex: &Exercise, tally: &Tally) -> anyhow
         Style::Dim,
         &format!("Counted on the knowledge map as {counted} for `{topic}` (when `{topic}` is on your map)."),
     ))?;
+    Ok(())
+}
+
+/// Judges the learner's list (up to [`JUDGED_ROUNDS`] times, the learner adding to it between
+/// rounds) and says what it leaves out, as questions that passed the leak guard.
+#[allow(clippy::too_many_arguments)]
+fn judge_list(
+    ctx: &Ctx,
+    ex: &Exercise,
+    coach: &mut Coach,
+    guard: &LeakGuard,
+    tally: &mut Tally,
+    note: &dyn Fn(&Event) -> anyhow::Result<()>,
+    input: &mut impl BufRead,
+    out: &mut impl Write,
+    echo: bool,
+) -> anyhow::Result<()> {
+    let t = ctx.term;
+    for round in 1..=JUDGED_ROUNDS {
+        let drawn = std::io::IsTerminal::is_terminal(&std::io::stderr());
+        if drawn {
+            output::status("the coach reads your list…");
+        }
+        let (judge, judged) = coach.judge(ex, &tally.requirements, guard);
+        if drawn {
+            output::clear_status();
+        }
+        let Some(judged) = judged else {
+            note(&Event::ReqCheck { verdict: ReqVerdict::Unverified, missing: Vec::new(), judge, dropped: 0 })?;
+            output::print(&t.out(Style::Dim, "No judge answered: your list is kept as it is. The tests will judge."))?;
+            return Ok(());
+        };
+        let verdict = if judged.passed { ReqVerdict::Passed } else { ReqVerdict::Incomplete };
+        note(&Event::ReqCheck { verdict, missing: judged.missing.clone(), judge, dropped: judged.dropped })?;
+        if judged.passed || judged.missing.is_empty() {
+            output::print(&format!(
+                "{} Your list covers what the tests need: {}.",
+                t.out(Style::Green, "✓"),
+                ex.candidate.tests.join(", ")
+            ))?;
+            return Ok(());
+        }
+        output::print(&t.out(Style::Yellow, "Your list does not say yet:"))?;
+        for gap in &judged.missing {
+            output::print(&output::wrap_indented(&format!("- {gap}"), t.width, "  ", "    "))?;
+        }
+        if round == JUDGED_ROUNDS {
+            output::print(&t.out(Style::Dim, "Go on when you are ready: the tests will judge."))?;
+            return Ok(());
+        }
+        output::print("Add to your list (an empty line goes on):")?;
+        let mut added = false;
+        while let Some(line) = ask(input, out, echo, "  - ")? {
+            if line.is_empty() {
+                break;
+            }
+            note(&Event::Learner { text: line.clone(), kind: MessageKind::Req })?;
+            tally.requirements.push(line);
+            added = true;
+        }
+        if !added {
+            return Ok(());
+        }
+    }
+    Ok(())
+}
+
+/// A question to the coach, answered through the leak guard.
+#[allow(clippy::too_many_arguments)]
+fn ask_coach(
+    ctx: &Ctx,
+    ex: &Exercise,
+    coach: &mut Coach,
+    guard: &LeakGuard,
+    tally: &Tally,
+    last: Option<&Checked>,
+    question: &str,
+    note: &dyn Fn(&Event) -> anyhow::Result<()>,
+) -> anyhow::Result<()> {
+    let t = ctx.term;
+    note(&Event::Learner { text: question.to_owned(), kind: MessageKind::Prose })?;
+    let attempt = devcoach_files::read_head(
+        &ex.file(),
+        devcoach_core::limits::HANDSON_ATTEMPT_BYTES,
+        devcoach_files::Links::Refuse,
+    )
+    .map(|bytes| String::from_utf8_lossy(&bytes).into_owned())
+    .unwrap_or_default();
+    let last_check = last.filter(|l| !l.passed).map(|l| l.tail.as_str());
+    let turn = coach::question_turn(question, &attempt, last_check);
+    let drawn = std::io::IsTerminal::is_terminal(&std::io::stderr());
+    if drawn {
+        output::status("the coach is thinking…");
+    }
+    let answered = coach.answer(turn, guard, tally.revealed, note);
+    if drawn {
+        output::clear_status();
+    }
+    match answered {
+        Ok(answer) => {
+            note(&Event::Coach {
+                rung: None,
+                leaked: answer.leaked,
+                drafts: answer.drafts,
+                text: Some(answer.text.clone()),
+            })?;
+            let style = if answer.withheld { Style::Dim } else { Style::Plain };
+            output::print(&t.out(Style::Green, "coach ›"))?;
+            output::print(&t.out(style, &output::wrap(&answer.text, t.width)))?;
+        }
+        Err(e) => output::print(&t.out(
+            Style::Yellow,
+            &format!("The coach did not answer ({e}). `check` and `hint` still work; ask again when you like."),
+        ))?,
+    }
     Ok(())
 }

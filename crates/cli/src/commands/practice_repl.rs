@@ -239,7 +239,7 @@ fn claude_cli() -> anyhow::Result<std::path::PathBuf> {
 }
 
 /// The coach, its local fallback and the judge chain the flags ask for.
-fn backends(models: &ModelArgs, env: &[(String, String)]) -> Models {
+pub(crate) fn backends(models: &ModelArgs, env: &[(String, String)]) -> Models {
     let claude = std::env::var_os(CLAUDE_ENV).map_or_else(|| "claude".into(), std::path::PathBuf::from);
     let (coach, local): (Box<dyn Backend>, Option<Box<dyn Backend>>) = if models.local {
         (Box::new(local_backend(models)), None)
@@ -395,7 +395,7 @@ fn run_tui(ctx: &Ctx, problem: &Problem) -> anyhow::Result<()> {
 
 /// Asks the coach once, before the session, whether it can answer; says exactly what to do when
 /// it cannot. The cloud coach out of quota hands over to the local model when that one answers.
-fn preflight(ctx: &Ctx, models: &mut Models) -> anyhow::Result<()> {
+pub(crate) fn preflight(ctx: &Ctx, models: &mut Models) -> anyhow::Result<()> {
     use devcoach_practice::backend::BackendError;
     let drawn = std::io::IsTerminal::is_terminal(&std::io::stderr());
     if drawn {

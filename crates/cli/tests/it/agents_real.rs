@@ -406,6 +406,61 @@ fn a_copilot_cli_turn_takes_the_cue_and_logs_the_lesson() {
     assert_eq!(rust.map(|t| t["checked_answers"].clone()), Some(json!(1)), "{stats}");
 }
 
+/// The tool results of a turn's requests, as the agent handed them back to the model.
+fn tool_results(requests: &[Request]) -> String {
+    requests
+        .last()
+        .and_then(|r| r.body["messages"].as_array().cloned())
+        .into_iter()
+        .flatten()
+        .filter(|m| m["role"] == "tool")
+        .map(|m| text_of(&m))
+        .collect()
+}
+
+/// The skill's hands-on offer in a real agent: the lesson logged after work on a project whose
+/// change holds a tested function comes back with `handson_offer`, the model offers it after the
+/// card; the learner says yes on the next turn and the model starts the exercise and checks the
+/// stub through MCP. The learner's repository is as it was, once the next start has removed the
+/// exercise the agent left open.
+#[test]
+fn a_copilot_cli_turn_offers_a_hands_on_exercise_and_runs_it_through_mcp() {
+    let env = sandbox();
+    let fake = FakeModel::start();
+    ok(&env, "devcoach", &["install", "--copilot"]);
+    onboarded_learner(&env);
+    ok(&env, "devcoach", &["set", "nudge_every", "1"]);
+    let repo = project(&env);
+    crate::handson::python_repo_in(&repo);
+    let status_before = crate::handson::git(&repo, &["status", "--porcelain=v2", "--untracked-files=all"]);
+    let vars = copilot_vars(&fake);
+    let turn = |prompt: &str| chat_turn(&env, &fake, "copilot", &["-p", prompt, "--allow-all-tools"], &vars);
+
+    // The cue comes back, the lesson is logged, and its result carries the offer.
+    let first = turn("Add a total with a discount to the cart.");
+    assert!(lesson_logged(&env), "the model's log_lesson reached the store");
+    let results = tool_results(&first);
+    assert!(results.contains("handson_offer") && results.contains("\"function\":\"total\""), "{results}");
+    assert!(results.contains("handson_not_now"), "the offer says how to take it and how to decline it");
+    // The learner says yes; the model starts the exercise and checks the stub.
+    let second = turn(fake_model::HANDSON_YES);
+    let results = tool_results(&second);
+    assert!(results.contains("\"session_id\"") && results.contains("cart.py"), "handson_start answered: {results}");
+    assert!(
+        results.contains("\"passed\":false") && results.contains("test_total_with_discount"),
+        "handson_check ran the project's tests on the stub: {results}"
+    );
+    // The exercise lives under devcoach's data folder; the learner's tree is untouched.
+    assert_eq!(crate::handson::git(&repo, &["status", "--porcelain=v2", "--untracked-files=all"]), status_before);
+    // The agent's server has exited with the exercise open: the next start removes it.
+    let mut cleanup = agent(&env, "devcoach");
+    cleanup.args(["handson", "--list"]).current_dir(&repo);
+    let out = cleanup.output().expect("devcoach");
+    assert!(text(&out).contains("Removed an exercise an earlier session left open (total)"), "{}", text(&out));
+    assert_eq!(crate::handson::git(&repo, &["worktree", "list", "--porcelain"]).matches("worktree ").count(), 1);
+    assert_eq!(crate::handson::git(&repo, &["status", "--porcelain=v2", "--untracked-files=all"]), status_before);
+}
+
 /// The same turn with devcoach's Copilot plugin instead of `devcoach install`: the plugin's
 /// hooks find the launcher through the plugin root Copilot hands them.
 #[test]

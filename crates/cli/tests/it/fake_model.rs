@@ -101,20 +101,23 @@ fn answer(path: &str, body: &Value) -> (&'static str, String) {
         return ("text/event-stream", format!("data: {item}\n\ndata: {done}\n\n"));
     }
     if path.ends_with("/chat/completions") {
-        if let Some((name, arguments)) = lesson_call(body).or_else(|| explain_back_call(body)) {
+        if let Some((name, arguments)) =
+            lesson_call(body).or_else(|| explain_back_call(body)).or_else(|| handson_call(body))
+        {
             return chat_tool_call(body, &name, &arguments);
         }
+        let reply = if offered_handson(body) { HANDSON_OFFER } else { REPLY };
         let stream = body.get("stream").and_then(Value::as_bool).unwrap_or(false);
         if !stream {
             let whole = json!({
                 "id": "c1", "object": "chat.completion", "created": 0, "model": "fake",
-                "choices": [{ "index": 0, "message": { "role": "assistant", "content": REPLY }, "finish_reason": "stop" }],
+                "choices": [{ "index": 0, "message": { "role": "assistant", "content": reply }, "finish_reason": "stop" }],
                 "usage": { "prompt_tokens": 1, "completion_tokens": 1, "total_tokens": 2 }
             });
             return ("application/json", whole.to_string());
         }
         let delta = json!({ "id": "c1", "object": "chat.completion.chunk", "created": 0, "model": "fake",
-            "choices": [{ "index": 0, "delta": { "role": "assistant", "content": REPLY }, "finish_reason": null }] });
+            "choices": [{ "index": 0, "delta": { "role": "assistant", "content": reply }, "finish_reason": null }] });
         let end = json!({ "id": "c1", "object": "chat.completion.chunk", "created": 0, "model": "fake",
             "choices": [{ "index": 0, "delta": {}, "finish_reason": "stop" }],
             "usage": { "prompt_tokens": 1, "completion_tokens": 1, "total_tokens": 2 } });
@@ -184,6 +187,46 @@ fn explain_back_call(body: &Value) -> Option<(String, Value)> {
         .filter_map(|t| t.get("function")?.get("name")?.as_str())
         .find(|n| n.ends_with("submit_feedback"))?;
     Some((name.to_owned(), json!({ "lesson_id": LESSON_ID, "explain_back": { "answer": words, "grade": "correct" } })))
+}
+
+/// What the model says after a card whose `log_lesson` result offered an exercise, as the
+/// skill's hands-on reference asks.
+pub const HANDSON_OFFER: &str = "Want to rebuild `total` yourself? Its tests would judge it.";
+/// How a test's learner says yes to it.
+pub const HANDSON_YES: &str = "Yes, let me rebuild total myself.";
+
+/// Whether the newest message is a tool result that offered a hands-on exercise.
+fn offered_handson(body: &Value) -> bool {
+    let Some(last) = body.get("messages").and_then(Value::as_array).and_then(|m| m.last()) else { return false };
+    last.get("role").and_then(Value::as_str) == Some("tool") && text_of(last).contains("handson_offer")
+}
+
+/// The learner said yes to an exercise: the model starts it (`handson_start`), then checks the
+/// stub with the session id the start returned (`handson_check`), then answers.
+fn handson_call(body: &Value) -> Option<(String, Value)> {
+    let messages = body.get("messages")?.as_array()?;
+    let at = messages
+        .iter()
+        .rposition(|m| m.get("role").and_then(Value::as_str) == Some("user") && text_of(m).contains(HANDSON_YES))?;
+    let called: Vec<&str> = messages[at..]
+        .iter()
+        .flat_map(|m| m.get("tool_calls").and_then(Value::as_array).into_iter().flatten())
+        .filter_map(|c| c.get("function")?.get("name")?.as_str())
+        .collect();
+    let tools: Vec<&str> =
+        body.get("tools")?.as_array()?.iter().filter_map(|t| t.get("function")?.get("name")?.as_str()).collect();
+    let tool = |suffix: &str| tools.iter().find(|n| n.ends_with(suffix)).map(|n| (*n).to_owned());
+    if !called.iter().any(|n| n.ends_with("handson_start")) {
+        return Some((tool("handson_start")?, json!({ "pick": 1 })));
+    }
+    if called.iter().any(|n| n.ends_with("handson_check")) {
+        return None;
+    }
+    // The session id, from the start's result as the agent passed it back.
+    let said = messages[at..].iter().map(text_of).collect::<String>();
+    let after = said.split_once("\"session_id\"")?.1;
+    let id = after.split('"').nth(1)?.to_owned();
+    Some((tool("handson_check")?, json!({ "session_id": id })))
 }
 
 /// How a test's learner starts an explain-back.

@@ -8,7 +8,7 @@ use std::process::{Command, Stdio};
 
 use crate::Env;
 
-fn git(dir: &std::path::Path, args: &[&str]) -> String {
+pub(crate) fn git(dir: &std::path::Path, args: &[&str]) -> String {
     let out = Command::new("git").arg("-C").arg(dir).args(args).env("GIT_OPTIONAL_LOCKS", "0").output().expect("git");
     assert!(out.status.success(), "git {args:?}: {}", String::from_utf8_lossy(&out.stderr));
     String::from_utf8_lossy(&out.stdout).into_owned()
@@ -16,6 +16,13 @@ fn git(dir: &std::path::Path, args: &[&str]) -> String {
 
 fn python_repo(env: &Env) -> std::path::PathBuf {
     let repo = env.tmp.path().join("shop");
+    python_repo_in(&repo);
+    repo
+}
+
+/// A Python project at `repo` whose uncommitted change adds `total` and its test.
+pub(crate) fn python_repo_in(repo: &std::path::Path) {
+    let repo = repo.to_path_buf();
     std::fs::create_dir_all(&repo).expect("mkdir");
     git(&repo, &["init", "--quiet", "--initial-branch=main"]);
     git(&repo, &["config", "user.email", "learner@example.com"]);
@@ -39,7 +46,6 @@ fn python_repo(env: &Env) -> std::path::PathBuf {
         "import unittest\nfrom cart import count, total\n\n\nclass T(unittest.TestCase):\n    def test_count(self):\n        self.assertEqual(count([1, 2]), 2)\n\n    def test_total_with_discount(self):\n        self.assertEqual(total([10, 10], discount=10), 18.0)\n",
     )
     .expect("write");
-    repo
 }
 
 /// `devcoach handson` in `repo`, every stream piped: a session a test drives line by line.
@@ -247,4 +253,107 @@ fn a_test_run_that_never_ends_is_a_failed_check_and_the_session_goes_on() {
     // Nothing happened in a session that only listed what it must do: no card piles up.
     let quiet = env.command().current_dir(&repo).arg("handson").write_stdin("1\n\ndone\n").output().expect("ran");
     assert!(!String::from_utf8_lossy(&quiet.stdout).contains("Saved a lesson card"));
+}
+
+/// The session log of a hands-on exercise, one JSON value per line.
+fn handson_log(env: &Env) -> Vec<serde_json::Value> {
+    let dir = env.data().join("practice/sessions");
+    let file = std::fs::read_dir(&dir).expect("sessions").flatten().next().expect("one log").path();
+    std::fs::read_to_string(file).expect("log").lines().map(|l| serde_json::from_str(l).expect("json line")).collect()
+}
+
+#[test]
+fn a_local_coach_judges_the_list_against_the_hidden_body_and_never_shows_its_code() {
+    use crate::practice_session::{fake_ollama, ollama_says};
+    let env = Env::new();
+    let repo = python_repo(&env);
+    let ollama = fake_ollama(vec![
+        // The judge: one gap fit to show, one that names the body (dropped).
+        ollama_says(
+            r#"{"verdict": "incomplete", "missing": ["What does a discount of 10 do to the total?", "Do you round(gross * ...)?"]}"#,
+        ),
+        ollama_says(r#"{"verdict": "passed"}"#),
+        // A question: the first draft carries the body, the redraft does not.
+        ollama_says("Write `return round(gross * (100 - discount) / 100, 2)`."),
+        ollama_says("What does test_total_with_discount expect for two prices of 10?"),
+        // Asked for the answer: both drafts carry it, so nothing is shown.
+        ollama_says("gross = sum(prices)"),
+        ollama_says("round(gross * (100 - discount) / 100, 2)"),
+    ]);
+    let mut cmd = env.command();
+    let out = cmd
+        .current_dir(&repo)
+        .args(["handson", "--pick", "total", "--local", "--ollama-url", &ollama.url])
+        .write_stdin(
+            "it sums the prices\n\nthe discount is in percent\n\nwhat does the test expect?\ngive me the code\ndone\n",
+        )
+        .output()
+        .expect("ran");
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{text}\n{}", String::from_utf8_lossy(&out.stderr));
+    assert!(text.contains("Your list does not say yet:\n  - What does a discount of 10 do to the total?"), "{text}");
+    assert!(text.contains("Your list covers what the tests need: test_total_with_discount."), "{text}");
+    assert!(text.contains("coach ›\nWhat does test_total_with_discount expect for two prices of 10?"), "{text}");
+    assert!(text.contains("The coach's answer named your agent's code, so it is not shown."), "{text}");
+    for piece in ["round(", "gross", "sum(prices)"] {
+        assert!(!text.contains(piece), "`{piece}` of the hidden body reached the learner:\n{text}");
+    }
+
+    let asked = ollama.bodies.lock().expect("lock").clone();
+    assert_eq!(asked.len(), 6, "two judgements, two questions of two drafts each");
+    let judge = asked[0].to_string();
+    assert!(
+        judge.contains("gross = sum(prices)") && judge.contains("it sums the prices"),
+        "the judge sees body and list"
+    );
+    assert!(asked[1].to_string().contains("the discount is in percent"), "the list grows between rounds");
+    let coach = asked[2].to_string();
+    assert!(coach.contains("<hidden>") && coach.contains("what does the test expect?"), "{coach}");
+    assert!(coach.contains("NotImplementedError"), "the coach sees the learner's file as it is");
+    assert!(asked[3].to_string().contains("did not see it"), "the redraft says why");
+
+    let log = handson_log(&env);
+    assert_eq!(log[0]["backend"], "ollama");
+    let checks: Vec<_> = log.iter().filter(|e| e["event"] == "req_check").collect();
+    assert_eq!(checks.len(), 2);
+    assert_eq!(checks[0]["verdict"], "incomplete");
+    assert_eq!(checks[0]["missing"], serde_json::json!(["What does a discount of 10 do to the total?"]));
+    assert_eq!(checks[0]["dropped"], 1);
+    assert_eq!((checks[0]["judge"].as_str(), checks[1]["verdict"].as_str()), (Some("ollama"), Some("passed")));
+    let coached: Vec<_> = log.iter().filter(|e| e["event"] == "coach" && e["rung"].is_null()).collect();
+    assert_eq!(coached.len(), 2);
+    assert!(coached.iter().all(|c| c["leaked"] == true && c["drafts"] == 2), "{coached:?}");
+    // Nothing was checked or revealed: no card.
+    assert!(!text.contains("Saved a lesson card"), "{text}");
+    assert_eq!(git(&repo, &["worktree", "list", "--porcelain"]).matches("worktree ").count(), 1);
+}
+
+#[cfg(unix)]
+#[test]
+fn the_cloud_coach_is_guarded_the_same_way_and_a_silent_judge_leaves_the_list_unverified() {
+    use crate::practice_session::{claude_result, fake_claude, read, with_fake_claude};
+    let env = Env::new();
+    let repo = python_repo(&env);
+    let fake = fake_claude(&env);
+    // haiku judges: it answers something that is not a verdict; the local judge is down.
+    claude_result(&fake, "haiku", 1, "I think it looks fine");
+    claude_result(&fake, "sonnet", 1, "Try the gross amount: gross = sum(prices) first.");
+    claude_result(&fake, "sonnet", 2, "Which test names a discount, and what does it expect?");
+    let out = with_fake_claude(&env, &fake)
+        .current_dir(&repo)
+        .args(["handson", "--pick", "1", "--coach", "--ollama-url", "http://127.0.0.1:9"])
+        .write_stdin("it sums the prices\n\nwhere do I start?\ndone\n")
+        .output()
+        .expect("ran");
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{text}\n{}", String::from_utf8_lossy(&out.stderr));
+    assert!(text.contains("No judge answered: your list is kept as it is."), "{text}");
+    assert!(text.contains("coach ›\nWhich test names a discount, and what does it expect?"), "{text}");
+    assert!(!text.contains("gross"), "{text}");
+    assert!(read(&fake, "sonnet.system.1").contains("<hidden>"), "the coach's instructions hold the body");
+    assert!(read(&fake, "sonnet.in.2").contains("did not see it"), "the redraft is asked in the same conversation");
+    let log = handson_log(&env);
+    assert_eq!((log[0]["backend"].as_str(), log[0]["model"].as_str()), (Some("claude"), Some("sonnet")));
+    let check = log.iter().find(|e| e["event"] == "req_check").expect("judged");
+    assert_eq!((check["verdict"].as_str(), check["judge"].as_str()), (Some("unverified"), Some("none")));
 }

@@ -16,7 +16,7 @@ use crate::{Env, transcript};
 /// every request body.
 pub(crate) struct FakeOllama {
     pub(crate) url: String,
-    bodies: Arc<Mutex<Vec<Value>>>,
+    pub(crate) bodies: Arc<Mutex<Vec<Value>>>,
 }
 
 pub(crate) fn fake_ollama(replies: Vec<(u16, Value)>) -> FakeOllama {
@@ -86,14 +86,14 @@ fn fake_ollama_with(answer: impl Fn(&Value) -> (u16, Value) + Send + 'static) ->
     FakeOllama { url, bodies }
 }
 
-fn ollama_says(text: &str) -> (u16, Value) {
+pub(crate) fn ollama_says(text: &str) -> (u16, Value) {
     (200, json!({ "model": "m", "message": { "role": "assistant", "content": text }, "done": true }))
 }
 
 /// The stand-in `claude` in `<sandbox>/fake`: for `--model M`, the n-th call prints `M.n` (and
 /// exits with `M.n.exit` if present), recording its arguments, stdin, system prompt file and the
 /// practice log variable. Returns the folder.
-fn fake_claude(env: &Env) -> PathBuf {
+pub(crate) fn fake_claude(env: &Env) -> PathBuf {
     use std::os::unix::fs::PermissionsExt;
     let dir = env.tmp.path().join("fake");
     std::fs::create_dir_all(&dir).expect("dir");
@@ -130,19 +130,19 @@ exit 0
 }
 
 /// The binary with the stand-in `claude` from [`fake_claude`].
-fn with_fake_claude(env: &Env, fake: &Path) -> assert_cmd::Command {
+pub(crate) fn with_fake_claude(env: &Env, fake: &Path) -> assert_cmd::Command {
     let mut cmd = env.command();
     cmd.env("DEVCOACH_CLAUDE", fake.join("claude")).env("FAKE_CLAUDE_DIR", fake);
     cmd
 }
 
-fn claude_result(dir: &Path, model: &str, n: u32, result: &str) {
+pub(crate) fn claude_result(dir: &Path, model: &str, n: u32, result: &str) {
     let body =
         json!({ "type": "result", "subtype": "success", "is_error": false, "result": result, "session_id": "s-1" });
     std::fs::write(dir.join(format!("{model}.{n}")), body.to_string()).expect("reply");
 }
 
-fn read(dir: &Path, name: &str) -> String {
+pub(crate) fn read(dir: &Path, name: &str) -> String {
     std::fs::read_to_string(dir.join(name)).unwrap_or_default()
 }
 

@@ -94,6 +94,7 @@ pub const SYNCED: &[SyncTable] = &[
     table("ext_topic_model", &["topic"]),
     SyncTable { parent: Some(("lesson_id", LESSONS)), ..table("ext_review_cards", &["lesson_id"]) },
     SyncTable { parent: Some(("lesson_id", LESSONS)), ..table("ext_lesson_kinds", &["lesson_id"]) },
+    SyncTable { parent: Some(("lesson_id", LESSONS)), ..table("ext_handson", &["lesson_id"]) },
     SyncTable { parent: Some(("lesson_id", LESSONS)), ..log("ext_review_log") },
     log("ext_checked_answers"),
     // Consent, this machine's own pacing and a cache of its own tables stay here.
@@ -107,6 +108,9 @@ pub const SYNCED: &[SyncTable] = &[
             "nudge_pruned_stops",
             "onboarding_asked",
             "onboarding_postponed",
+            "handson_offered",
+            "handson_not_now",
+            "handson_looked",
             "review_last_offer",
             "cards_signature",
             "stops_counted",

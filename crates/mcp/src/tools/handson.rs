@@ -183,6 +183,56 @@ pub(crate) struct FinishOut {
     pub title: Option<String>,
 }
 
+/// An exercise offered with a lesson: what `log_lesson` returns when one fits.
+#[derive(Debug, Serialize, JsonSchema)]
+pub(crate) struct LessonOffer {
+    /// The function the learner could rebuild, its file and the tests that would judge it.
+    pub function: String,
+    pub file: String,
+    pub tests: Vec<String>,
+    /// What to do with the offer.
+    pub how: String,
+}
+
+const OFFER_HOW: &str = "After the card's feedback line, offer it in one short sentence (\"Want to rebuild `<function>` yourself? Its tests would judge it.\"), once. If the learner says yes, call handson_start (pick 1) and coach it; if they decline or say not now, call handson_not_now and drop it. Never write the function for them.";
+
+/// The exercise to offer after the lesson just saved, if one is due and the project's change
+/// holds a tested candidate; the offer is noted so the next waits a day. Whatever goes wrong
+/// here (no repository, no change, a git error) means no offer: the lesson is saved either way.
+pub(super) fn offer_after_lesson(ctx: &Ctx) -> Option<LessonOffer> {
+    let now = ctx.now();
+    if !ctx.with_store(|s| Ok(s.handson_offer_due(now)?)).ok()? {
+        return None;
+    }
+    // An exercise already open in this session is offer enough.
+    if ctx.handson.0.lock().unwrap_or_else(std::sync::PoisonError::into_inner).is_some() {
+        return None;
+    }
+    ctx.with_store(|s| Ok(s.note_handson_looked(now)?)).ok()?;
+    // The look parses the change: bounded by the hands-on caps, and waited for only so long (a
+    // look that runs late finishes on its own and is dropped; the lesson is answered).
+    let (tx, rx) = std::sync::mpsc::channel();
+    let cwd = ctx.opts.cwd.clone();
+    std::thread::spawn(move || {
+        let best = pick::offer(&cwd, &Change::parse(None)).ok().and_then(|o| o.candidates.into_iter().next());
+        let _ = tx.send(best);
+    });
+    let best = rx.recv_timeout(Duration::from_millis(devcoach_core::handson::OFFER_WAIT_MS)).ok()??;
+    ctx.with_store(|s| Ok(s.note_handson_offered(now)?)).ok()?;
+    Some(LessonOffer {
+        function: best.piece.qualified.clone(),
+        file: best.piece.path.display().to_string(),
+        tests: best.tests.clone(),
+        how: OFFER_HOW.to_owned(),
+    })
+}
+
+#[derive(Debug, Serialize, JsonSchema)]
+pub(crate) struct NotNowOut {
+    /// When the next offer may come.
+    pub quiet_until: String,
+}
+
 fn folder(ctx: &Ctx, given: Option<&str>) -> Result<std::path::PathBuf, ToolError> {
     let dir = given.map_or_else(|| ctx.opts.cwd.clone(), std::path::PathBuf::from);
     if !dir.is_absolute() || !dir.is_dir() {
@@ -218,6 +268,16 @@ fn note(ctx: &Ctx, open: &Open, event: &Event) -> Result<(), ToolError> {
 }
 
 pub(super) fn register(r: &mut Registry) {
+    r.structured(
+        ("handson_not_now", "Hands-on Not Now", WRITE),
+        "The learner declined the hands-on exercise offered with a lesson: no offer for a week.",
+        |ctx: &Ctx, _: super::NoArgs| {
+            let now = ctx.now();
+            ctx.with_store(|s| Ok(s.handson_not_now(now)?))?;
+            let until = now + chrono::Duration::days(devcoach_core::handson::NOT_NOW_DAYS);
+            Ok(Out::from(NotNowOut { quiet_until: devcoach_core::time::iso_ms(until) }))
+        },
+    );
     r.structured(
         ("handson_candidates", "Hands-on Candidates", READ),
         "List the functions of a change (default: the uncommitted changes in the project folder) that the learner \
@@ -265,6 +325,8 @@ pub(super) fn register(r: &mut Registry) {
             let root = devcoach_core::layout::handson(ctx.opts.dir.root());
             let (lock, _cleaned) = exercise::lock(&root)?;
             let ex = exercise::start(&lock, &root, &offer, chosen, ctx.now().timestamp_millis())?;
+            // An exercise begun is the day's offer taken: none comes with the next lesson.
+            let _ = ctx.with_store(|s| Ok(s.note_handson_offered(ctx.now())?));
             let piece = ex.candidate.piece.clone();
             let slug = format!("handson-{}", piece.name);
             let (path, _) =
@@ -459,17 +521,12 @@ pub(super) fn register(r: &mut Registry) {
             finished?;
             let topic = a.topic.unwrap_or_else(|| open.ex.candidate.piece.lang.name().to_ascii_lowercase());
             let now = ctx.now();
-            let result = match open.tally.result() {
-                Some(devcoach_core::knowledge_model::PracticeResult::Alone) => "alone",
-                Some(devcoach_core::knowledge_model::PracticeResult::Helped) => "helped",
-                Some(devcoach_core::knowledge_model::PracticeResult::Revealed) => "revealed",
-                None => "unfinished",
-            };
+            let result = open.tally.result().map_or("unfinished", |r| r.as_str());
             let Some(card) = tally::card(&open.ex, &open.tally, &topic, now) else {
                 return Ok(Out::from(FinishOut { result: result.into(), lesson_id: None, title: None }));
             };
-            let (outcome, finished) = (open.tally.result(), open.tally.finished());
-            let lesson = ctx.with_store(|s| Ok(s.record_practice(card, &[topic], outcome, finished, now)?))?;
+            let outcome = open.tally.outcome(&open.ex.candidate.piece.lang.name().to_ascii_lowercase());
+            let lesson = ctx.with_store(|s| Ok(s.record_handson(card, &topic, &outcome, now)?))?;
             Ok(Out::from(FinishOut { result: result.into(), lesson_id: Some(lesson.id), title: Some(lesson.title) }))
         },
     );

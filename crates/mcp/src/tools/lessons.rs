@@ -113,6 +113,10 @@ pub(crate) struct LoggedLesson {
     pub lesson: Lesson,
     /// Read this: what to do now that the lesson is saved.
     pub reply_check: String,
+    /// A function of the change the learner could rebuild themselves (at most once a day, never
+    /// during a course): offer it after the card as `how` says.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub handson_offer: Option<super::handson::LessonOffer>,
 }
 
 fn log_lesson(ctx: &Ctx, a: LogLessonArgs) -> Result<Out<LoggedLesson>, ToolError> {
@@ -178,9 +182,14 @@ fn log_lesson(ctx: &Ctx, a: LogLessonArgs) -> Result<Out<LoggedLesson>, ToolErro
     let git = probe::git_context(&ctx.opts.cwd);
     let now = ctx.now();
     let lesson = ctx.with_store(|s| Ok(s.log_lesson(new, review.as_ref(), &git, now)?))?;
+    let handson_offer = super::handson::offer_after_lesson(ctx);
+    let offer_line = handson_offer
+        .as_ref()
+        .map(|o| format!(" Hands-on: the learner could rebuild `{}` ({}) themselves. {}", o.function, o.file, o.how))
+        .unwrap_or_default();
     Ok(Out {
-        value: LoggedLesson { lesson, reply_check: LOG_REPLY_CHECK.into() },
-        lead: Some(format!("Lesson saved. {LOG_REPLY_CHECK}")),
+        value: LoggedLesson { lesson, reply_check: LOG_REPLY_CHECK.into(), handson_offer },
+        lead: Some(format!("Lesson saved. {LOG_REPLY_CHECK}{offer_line}")),
     })
 }
 

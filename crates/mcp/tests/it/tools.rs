@@ -1,9 +1,9 @@
 //! Every tool answers every call: a failure is an error result whose text names the tool or the
 //! argument and says what to do, never a crash; the tools that need the binary say so.
 
-use serde_json::json;
+use serde_json::{Value, json};
 
-use crate::Demo;
+use crate::{Demo, now};
 
 #[test]
 fn every_tool_answers_empty_and_wrong_arguments_with_words() {
@@ -107,4 +107,112 @@ fn get_lessons_sends_every_lesson_once_and_no_more_than_the_original() {
     }
     let original = serde_json::to_string(&original).expect("json");
     assert!(text.len() <= original.len(), "{} bytes against the original's {}", text.len(), original.len());
+}
+
+/// A project whose uncommitted change adds a tested function (what an agent just wrote).
+fn project_with_a_change(root: &std::path::Path) -> std::path::PathBuf {
+    let repo = root.join("shop");
+    std::fs::create_dir_all(&repo).expect("mkdir");
+    let git = |args: &[&str]| {
+        let out = std::process::Command::new("git").arg("-C").arg(&repo).args(args).output().expect("git");
+        assert!(out.status.success(), "git {args:?}: {}", String::from_utf8_lossy(&out.stderr));
+    };
+    git(&["init", "--quiet", "--initial-branch=main"]);
+    git(&["config", "user.email", "learner@example.com"]);
+    git(&["config", "user.name", "Learner"]);
+    std::fs::write(repo.join("cart.py"), "def count(items):\n    return len(items)\n").expect("write");
+    git(&["add", "--all"]);
+    git(&["commit", "--quiet", "-m", "count"]);
+    std::fs::write(
+        repo.join("cart.py"),
+        "def count(items):\n    return len(items)\n\n\ndef total(prices, discount=0):\n    gross = sum(prices)\n    return round(gross * (100 - discount) / 100, 2)\n",
+    )
+    .expect("write");
+    std::fs::write(
+        repo.join("test_cart.py"),
+        "from cart import total\n\n\ndef test_total_with_discount():\n    assert total([10, 10], discount=10) == 18.0\n",
+    )
+    .expect("write");
+    repo
+}
+
+/// A server over `dir` as an agent working in `cwd` would start it, at `now`.
+fn server_at(dir: &devcoach_store::DataDir, cwd: &std::path::Path, now: chrono::DateTime<chrono::Utc>) -> Demo {
+    let opts = devcoach_mcp::ServerOptions {
+        dir: dir.clone(),
+        cwd: cwd.to_path_buf(),
+        now: Some(now),
+        claude: None,
+        version: "9.9.9-test".into(),
+        dashboard: None,
+    };
+    Demo { server: devcoach_mcp::DevcoachServer::new(opts, None), tmp: tempfile::TempDir::new().expect("tmp") }
+}
+
+fn lesson(id: &str) -> Value {
+    json!({
+        "id": id, "topic_id": "python", "categories": ["python"], "title": format!("Lesson {id}"), "level": "mid",
+        "summary": "A summary.", "body": "A body."
+    })
+}
+
+#[test]
+fn a_lesson_about_a_change_offers_an_exercise_once_a_day_and_not_for_a_week_after_not_now() {
+    let tmp = tempfile::TempDir::new().expect("tmp");
+    let dir = devcoach_store::DataDir::new(tmp.path().join("data"));
+    devcoach_store::Store::open(&dir).expect("store");
+    let repo = project_with_a_change(tmp.path());
+    let offer = |s: &Demo, id: &str| {
+        let result = s.call("log_lesson", lesson(id));
+        assert_eq!(result["isError"], json!(false), "{result}");
+        assert_eq!(result["structuredContent"]["id"], json!(id), "the lesson is saved either way");
+        let text = Demo::text(&result);
+        let offered = result["structuredContent"]["handson_offer"].clone();
+        assert_eq!(offered.is_null(), !text.contains("Hands-on:"), "the text and the structure agree: {text}");
+        offered
+    };
+    let s = server_at(&dir, &repo, now());
+    let first = offer(&s, "first");
+    assert_eq!(first["function"], "total");
+    assert_eq!(first["file"], "cart.py");
+    assert_eq!(first["tests"], json!(["test_total_with_discount"]));
+    assert!(first["how"].as_str().is_some_and(|h| h.contains("handson_not_now")), "{first}");
+    assert!(offer(&s, "second").is_null(), "once a day");
+    let s = server_at(&dir, &repo, now() + chrono::Duration::hours(25));
+    assert!(!offer(&s, "next-day").is_null(), "a day later");
+    let quiet = s.call("handson_not_now", json!({}));
+    assert_eq!(quiet["structuredContent"]["quiet_until"], json!("2026-12-08T13:00:00.000Z"), "{quiet}");
+    let s = server_at(&dir, &repo, now() + chrono::Duration::days(4));
+    assert!(offer(&s, "within-the-week").is_null(), "a not now is remembered");
+    // During a course, never; once it is over, the offer comes.
+    let course = devcoach_store::Store::open(&dir)
+        .expect("store")
+        .create_course(
+            &devcoach_store::NewCourse {
+                title: "Python".into(),
+                topic_id: "python".into(),
+                goal: None,
+                lesson_id: None,
+                prerequisites: vec![],
+            },
+            now(),
+        )
+        .expect("course");
+    let s = server_at(&dir, &repo, now() + chrono::Duration::days(9));
+    assert!(offer(&s, "in-a-course").is_null(), "never during a course");
+    devcoach_store::Store::open(&dir)
+        .expect("store")
+        .set_course_status(
+            &devcoach_core::course::CourseId::parse(&course.id).expect("id"),
+            devcoach_core::course::CourseStatus::Abandoned,
+            now() + chrono::Duration::days(9),
+        )
+        .expect("abandoned");
+    assert!(!offer(&s, "after-the-course").is_null(), "the course is over");
+    // Outside a repository there is nothing to offer, and the lesson is saved; a look that found
+    // nothing is not repeated for an hour.
+    let later = now() + chrono::Duration::days(11);
+    assert!(offer(&server_at(&dir, tmp.path(), later), "no-repo").is_null());
+    assert!(offer(&server_at(&dir, &repo, later + chrono::Duration::minutes(30)), "soon-after").is_null());
+    assert!(!offer(&server_at(&dir, &repo, later + chrono::Duration::minutes(61)), "an-hour-on").is_null());
 }

@@ -89,6 +89,14 @@ pub(super) const TABLES: &[Table] = &[
         merge: Merge::Newer("last_at"),
         needs_lesson: false,
     },
+    Table {
+        entry: "ext/handson.json",
+        name: "ext_handson",
+        columns: records::HANDSON,
+        key: &["lesson_id"],
+        merge: Merge::AddMissing,
+        needs_lesson: true,
+    },
 ];
 
 /// One row of `table` as a JSON object, from `SELECT <columns>`.

@@ -96,6 +96,7 @@ fn our_backup_round_trips_with_courses() {
             "ext/review_log.json",
             "ext/checked_answers.json",
             "ext/work_sessions.json",
+            "ext/handson.json",
         ],
         "the original's entries first, in its order; ours after"
     );

@@ -103,6 +103,25 @@ fn used_store() -> (tempfile::TempDir, Store) {
     store
         .record_practice(lesson, &["rust".to_owned()], Some(PracticeResult::Alone), true, now() - Duration::minutes(30))
         .expect("practice");
+    let rebuilt = NewLesson {
+        id: LessonId::new("total-rebuilt-hands-on-20261130".to_owned()).expect("id"),
+        topic_id: "python".into(),
+        categories: vec!["practice".into(), "hands-on".into()],
+        title: "total, rebuilt (hands-on)".into(),
+        level: Level::Mid,
+        summary: "You rebuilt `total`: 2 checks, 1 hint, no reveal.".into(),
+        body: "Body.".into(),
+        context: LessonContext::default(),
+    };
+    let handson = devcoach_core::handson::HandsOn {
+        language: "python".into(),
+        result: Some(PracticeResult::Alone),
+        checks: 2,
+        hints: 1,
+        revealed: false,
+        passed: true,
+    };
+    store.record_handson(rebuilt, "python", &handson, now() - Duration::minutes(25)).expect("hands-on");
     let sessions = store.data_dir().root().join("practice/sessions");
     std::fs::create_dir_all(&sessions).expect("dir");
     std::fs::write(

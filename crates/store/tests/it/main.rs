@@ -7,6 +7,7 @@ mod confidence_props;
 mod courses;
 mod demo;
 mod feedback;
+mod handson;
 mod knowledge;
 mod lessons;
 mod locks;

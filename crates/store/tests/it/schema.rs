@@ -106,11 +106,12 @@ const V6_INDEXES: &[(&str, &str, bool, &[&str])] = &[
 
 /// Every migration a database upgraded by this build records, by name (names never change once
 /// shipped).
-const FULL_LEDGER: [&str; 13] = [
+const FULL_LEDGER: [&str; 14] = [
     "rs-1-evidence",
     "rs-10-review-replays",
     "rs-11-sync-snapshots",
     "rs-12-sync-unapplied",
+    "rs-13-handson",
     "rs-2-reviews",
     "rs-3-topic-model",
     "rs-4-lesson-kinds",

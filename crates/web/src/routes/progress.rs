@@ -32,6 +32,7 @@ struct Page {
     checks: String,
     verdicts: Vec<VerdictRow>,
     work: String,
+    handson: devcoach_core::handson::HandsOnTotals,
 }
 
 /// One topic's calibration line.
@@ -116,6 +117,7 @@ pub(crate) async fn page(State(state): State<SharedState>) -> WebResult {
             checks: String::new(),
             verdicts: Vec::new(),
             work: String::new(),
+            handson: devcoach_core::handson::HandsOnTotals::default(),
         }),
     }
 }
@@ -145,6 +147,7 @@ fn render(s: &devcoach_store::Store, now: DateTime<Utc>) -> Result<String, WebEr
         .collect();
     // Our table; absent from a database only the TypeScript build has written.
     let calibration = s.calibration().unwrap_or_default();
+    let handson = s.handson_totals()?;
     let c = Chrome::new(Some(s), "progress");
     let (weekly, weeks) = plots::weekly(&points, now, 26);
     let recent =
@@ -153,7 +156,7 @@ fn render(s: &devcoach_store::Store, now: DateTime<Utc>) -> Result<String, WebEr
     let (coverage, covered, on_map) = plots::coverage(&points, &known, 15);
     let page = Page {
         c,
-        empty: points.is_empty() && evidence.is_empty() && calibration.is_empty(),
+        empty: points.is_empty() && evidence.is_empty() && calibration.is_empty() && handson.sessions == 0,
         weekly,
         weekly_note: if weeks == 0 {
             "No lessons yet.".to_owned()
@@ -176,6 +179,7 @@ fn render(s: &devcoach_store::Store, now: DateTime<Utc>) -> Result<String, WebEr
         checks: plots::self_vs_checked(&calibration),
         work: plots::work_mix(&s.work_weeks(now, 8).unwrap_or_default(), s.work_insights().unwrap_or(false)),
         verdicts: calibration.iter().map(|c| VerdictRow { class: c.verdict.as_str(), line: c.line() }).collect(),
+        handson,
     };
     super::render(&page)
 }

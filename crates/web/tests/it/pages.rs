@@ -414,3 +414,47 @@ fn the_settings_page_shows_sync_and_syncs_now() {
     let page = s.get("/settings?sync_failed=1").text();
     assert!(page.contains("Last sync failed") && page.contains("devcoach-sync.json"), "{page}");
 }
+
+#[test]
+fn the_progress_page_sums_the_hands_on_exercises() {
+    use devcoach_core::handson::HandsOn;
+    use devcoach_core::knowledge_model::PracticeResult;
+    use devcoach_core::lesson::{LessonContext, Level, NewLesson};
+    let s = Server::start(|dir| {
+        let mut store = devcoach_store::Store::open(dir).expect("store");
+        for (id, result, hints) in [
+            ("total", Some(PracticeResult::Alone), 1),
+            ("parse", Some(PracticeResult::Revealed), 4),
+            ("split", None, 0),
+        ] {
+            let card = NewLesson {
+                id: devcoach_core::ids::LessonId::new(id.to_owned()).expect("id"),
+                topic_id: "python".into(),
+                categories: vec!["practice".into()],
+                title: format!("{id}, rebuilt (hands-on)"),
+                level: Level::Mid,
+                summary: "You rebuilt it.".into(),
+                body: "Body.".into(),
+                context: LessonContext::default(),
+            };
+            let went = HandsOn {
+                language: "python".into(),
+                result,
+                checks: 2,
+                hints,
+                revealed: result == Some(PracticeResult::Revealed),
+                passed: result == Some(PracticeResult::Alone),
+            };
+            store.record_handson(card, "python", &went, now() - chrono::Duration::hours(1)).expect("saved");
+        }
+    });
+    let html = s.get("/progress").text();
+    let figure = |value: &str, label: &str| {
+        html.contains(&format!("<span class=\"stat-value\">{value}</span><span class=\"muted\">{label}</span>"))
+    };
+    assert!(html.contains("id=\"handson-title\">Hands-on</h2>"), "{html}");
+    assert!(figure("3", "exercises") && figure("1", "passed unaided") && figure("0", "passed with hints"), "{html}");
+    assert!(figure("1", "revealed") && figure("5", "hints used"), "{html}");
+    // No exercise, no section.
+    assert!(!Server::demo().get("/progress").text().contains("handson-title"));
+}
