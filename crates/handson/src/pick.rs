@@ -146,8 +146,26 @@ fn same_family(a: Lang, b: Lang) -> bool {
     family(a) == family(b)
 }
 
+/// How much the learner's confidence on a language's topic (0–10 on the knowledge map; `None`
+/// when the topic is not on it) adds to its pieces' rank: the less sure, the more there is to
+/// gain from rebuilding one.
+fn confidence_weight(confidence: Option<i64>) -> i64 {
+    match confidence {
+        Some(c) if c <= 3 => 6,
+        Some(c) if c <= 6 => 3,
+        Some(_) => 0,
+        None => 3,
+    }
+}
+
 /// The pieces of `change` worth rebuilding, best first.
 pub fn offer(dir: &Path, change: &Change) -> Result<Offer, HandsOnError> {
+    offer_for(dir, change, &|_| None)
+}
+
+/// [`offer`], ranked also by the learner's confidence on each language's topic (`known` reads
+/// the map by the language's topic name: `rust`, `python`, `typescript`, `javascript`, `go`).
+pub fn offer_for(dir: &Path, change: &Change, known: &dyn Fn(&str) -> Option<i64>) -> Result<Offer, HandsOnError> {
     let changed = crate::change::read(dir, change)?;
     let mut found: Vec<(Piece, usize, bool)> = Vec::new();
     let mut other_endings = BTreeSet::new();
@@ -203,7 +221,8 @@ pub fn offer(dir: &Path, change: &Change) -> Result<Offer, HandsOnError> {
             continue;
         }
         let body_len = piece.body_lines.1 + 1 - piece.body_lines.0;
-        let score = score(tests.len(), body_len, new);
+        let score =
+            score(tests.len(), body_len, new) + confidence_weight(known(&piece.lang.name().to_ascii_lowercase()));
         candidates.push(Candidate { piece, changed_lines, new, tests, score });
     }
     candidates.sort_by(|a, b| b.score.cmp(&a.score).then_with(|| a.piece.qualified.cmp(&b.piece.qualified)));

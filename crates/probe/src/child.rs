@@ -63,6 +63,38 @@ fn end_group(group: Option<u32>) {
     let _ = group;
 }
 
+/// The groups of the programs running now with `whole_group`, so a process that is stopping
+/// (Ctrl-C in a hands-on session) ends them too instead of leaving a test run going.
+static RUNNING: Mutex<Vec<u32>> = Mutex::new(Vec::new());
+
+/// Ends every process group a `whole_group` run of this process leads now.
+pub fn end_running_groups() {
+    let groups = std::mem::take(&mut *RUNNING.lock().unwrap_or_else(std::sync::PoisonError::into_inner));
+    for group in groups {
+        end_group(Some(group));
+    }
+}
+
+/// A group in [`RUNNING`] while its run lasts.
+struct Running(Option<u32>);
+
+impl Running {
+    fn new(group: Option<u32>) -> Self {
+        if let Some(group) = group {
+            RUNNING.lock().unwrap_or_else(std::sync::PoisonError::into_inner).push(group);
+        }
+        Self(group)
+    }
+}
+
+impl Drop for Running {
+    fn drop(&mut self) {
+        if let Some(group) = self.0 {
+            RUNNING.lock().unwrap_or_else(std::sync::PoisonError::into_inner).retain(|g| *g != group);
+        }
+    }
+}
+
 /// One output being read: what was read so far, and whether the pipe has closed.
 struct Drain {
     read: Arc<Mutex<Vec<u8>>>,
@@ -115,6 +147,7 @@ pub fn run(mut cmd: Command, limits: Limits<'_>) -> Result<Finished, ChildError>
     }
     let mut child = cmd.spawn().map_err(|source| ChildError::Start { program: program.clone(), source })?;
     let group = limits.whole_group.then(|| child.id());
+    let _running = Running::new(group);
     if let (Some(mut stdin), Some(input)) = (child.stdin.take(), limits.input) {
         let input = input.to_vec();
         // A program that never reads its input must not stop us writing it.
@@ -202,6 +235,28 @@ mod tests {
             run(sh("setsid sleep 60 & echo left"), Limits { whole_group: true, ..Limits::default() }).expect("ran");
         assert_eq!(done.stdout, "left\n");
         assert!(started.elapsed() < Duration::from_secs(10), "not held by the escaped process");
+    }
+
+    #[test]
+    fn a_stopping_process_ends_the_groups_it_runs() {
+        let marker = tempfile::tempdir().expect("tmp");
+        let file = marker.path().join("finished");
+        let script = format!("(sleep 2; touch '{}') & sleep 60", file.display());
+        let running = std::thread::spawn(move || {
+            run(sh(&script), Limits { deadline: Duration::from_mins(1), whole_group: true, ..Limits::default() })
+        });
+        let started = Instant::now();
+        while RUNNING.lock().unwrap_or_else(std::sync::PoisonError::into_inner).is_empty() {
+            assert!(started.elapsed() < Duration::from_secs(10), "the run began");
+            std::thread::sleep(Duration::from_millis(10));
+        }
+        end_running_groups();
+        let done = running.join().expect("joined").expect("ended");
+        assert!(!done.status.success(), "killed");
+        assert!(started.elapsed() < Duration::from_secs(10));
+        std::thread::sleep(Duration::from_secs(3));
+        assert!(!file.exists(), "the run's children went with it");
+        assert!(RUNNING.lock().unwrap_or_else(std::sync::PoisonError::into_inner).is_empty());
     }
 
     #[test]

@@ -38,7 +38,15 @@ pub fn run(ctx: &Ctx, args: &HandsonArgs) -> anyhow::Result<()> {
             &format!("Removed an exercise an earlier session left open ({}).", old.candidate.piece.qualified),
         ))?;
     }
-    let offer = pick::offer(&here, &Change::parse(args.change.as_deref()))?;
+    // The learner's map ranks the languages they are less sure of higher; no map, no weighting.
+    let known: std::collections::HashMap<String, i64> = ctx
+        .open_existing()
+        .ok()
+        .flatten()
+        .and_then(|s| s.profile().ok())
+        .map(|p| p.knowledge.into_iter().map(|k| (k.topic, k.confidence)).collect())
+        .unwrap_or_default();
+    let offer = pick::offer_for(&here, &Change::parse(args.change.as_deref()), &|topic| known.get(topic).copied())?;
     // A session is a conversation: `--json` asks for the list.
     if args.json.json {
         return Ok(output::print(&serde_json::to_string_pretty(&list_json(&offer))?)?);
@@ -89,6 +97,8 @@ fn clean_up_on_signal(root: std::path::PathBuf, ex: Exercise) {
     std::thread::spawn(move || {
         let Ok(runtime) = tokio::runtime::Builder::new_current_thread().enable_all().build() else { return };
         runtime.block_on(super::ui::first_signal());
+        // A check running now is in a process group of its own, out of the terminal's reach.
+        devcoach_probe::child::end_running_groups();
         let kept = exercise::keep_learners_copy(&root, &ex);
         let _ = exercise::finish(&root, &ex);
         let kept = kept.map(|k| format!(" Your version is kept in {}.", k.display())).unwrap_or_default();

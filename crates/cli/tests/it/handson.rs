@@ -234,6 +234,38 @@ fn ctrl_c_mid_session_removes_the_exercise_at_once() {
 }
 
 #[test]
+fn ctrl_c_during_a_check_ends_the_test_run_too() {
+    let env = Env::new();
+    let repo = python_repo(&env);
+    let marker = env.tmp.path().join("the-run-went-on");
+    // A test run that would leave a mark after three seconds, and a child of its own.
+    let command = format!("sleep 3 && touch '{}' & sleep 30", marker.display());
+    let mut child = Command::new(crate::bin())
+        .env_clear()
+        .envs(env.vars())
+        .current_dir(&repo)
+        .args(["handson", "--pick", "1", "--test-command", &command])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("started");
+    let mut stdin = child.stdin.take().expect("stdin");
+    let mut stdout = child.stdout.take().expect("stdout");
+    let mut seen = String::new();
+    stdin.write_all(b"\ncheck\n").expect("write");
+    read_until(&mut stdout, &mut seen, "handson › check", 1);
+    std::thread::sleep(std::time::Duration::from_millis(500));
+    let pid = child.id().to_string();
+    assert!(Command::new("kill").args(["-INT", &pid]).status().expect("kill").success());
+    assert_eq!(child.wait().expect("ended").code(), Some(130));
+    std::thread::sleep(std::time::Duration::from_secs(4));
+    assert!(!marker.exists(), "the test run ended with the session");
+    assert_eq!(git(&repo, &["worktree", "list", "--porcelain"]).matches("worktree ").count(), 1);
+    drop(stdin);
+}
+
+#[test]
 fn a_test_run_that_never_ends_is_a_failed_check_and_the_session_goes_on() {
     let env = Env::new();
     let repo = python_repo(&env);

@@ -301,3 +301,26 @@ fn a_javascript_project_s_installed_packages_are_found_in_the_learner_s_copy() {
     assert!(with.passed, "{}", with.tail);
     exercise::finish(&root, &ex).expect("finish");
 }
+
+#[test]
+fn the_less_sure_the_learner_is_of_a_language_the_higher_its_pieces_rank() {
+    let repo = Repo::new();
+    repo.write("README.md", "shop\n");
+    repo.commit_all("start");
+    // Two pieces of the same shape, one in Python and one in Go, each with a test.
+    repo.write(
+        "cart.py",
+        "def total(prices):\n    gross = 0\n    for p in prices:\n        gross += p\n    return gross\n",
+    );
+    repo.write("test_cart.py", "from cart import total\n\n\ndef test_total():\n    assert total([1, 2]) == 3\n");
+    repo.write("cart.go", "package cart\n\nfunc Sum(prices []int) int {\n\tgross := 0\n\tfor _, p := range prices {\n\t\tgross += p\n\t}\n\treturn gross\n}\n");
+    repo.write("cart_test.go", "package cart\n\nimport \"testing\"\n\nfunc TestSum(t *testing.T) {\n\tif Sum([]int{1, 2}) != 3 {\n\t\tt.Fatal(\"sum\")\n\t}\n}\n");
+    let first = |known: &dyn Fn(&str) -> Option<i64>| {
+        let offer = pick::offer_for(repo.path(), &Change::Uncommitted, known).expect("an offer");
+        assert_eq!(offer.candidates.len(), 2, "both offered");
+        offer.candidates[0].piece.qualified.clone()
+    };
+    assert_eq!(first(&|topic| (topic == "python").then_some(9).or(Some(2))), "Sum", "Go is the weaker");
+    assert_eq!(first(&|topic| (topic == "go").then_some(9).or(Some(2))), "total", "Python is the weaker");
+    assert_eq!(first(&|topic| (topic == "go").then_some(8)), "total", "a topic not on the map ranks as middling");
+}

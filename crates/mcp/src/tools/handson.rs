@@ -211,10 +211,13 @@ pub(super) fn offer_after_lesson(ctx: &Ctx) -> Option<LessonOffer> {
     ctx.with_store(|s| Ok(s.note_handson_looked(now)?)).ok()?;
     // The look parses the change: bounded by the hands-on caps, and waited for only so long (a
     // look that runs late finishes on its own and is dropped; the lesson is answered).
+    let known = known_topics(ctx);
     let (tx, rx) = std::sync::mpsc::channel();
     let cwd = ctx.opts.cwd.clone();
     std::thread::spawn(move || {
-        let best = pick::offer(&cwd, &Change::parse(None)).ok().and_then(|o| o.candidates.into_iter().next());
+        let best = pick::offer_for(&cwd, &Change::parse(None), &|topic| known.get(topic).copied())
+            .ok()
+            .and_then(|o| o.candidates.into_iter().next());
         let _ = tx.send(best);
     });
     let best = rx.recv_timeout(Duration::from_millis(devcoach_core::handson::OFFER_WAIT_MS)).ok()??;
@@ -231,6 +234,19 @@ pub(super) fn offer_after_lesson(ctx: &Ctx) -> Option<LessonOffer> {
 pub(crate) struct NotNowOut {
     /// When the next offer may come.
     pub quiet_until: String,
+}
+
+/// The knowledge map's confidences by topic (none when the map cannot be read).
+fn known_topics(ctx: &Ctx) -> std::collections::HashMap<String, i64> {
+    ctx.with_store(|s| Ok(s.profile()?))
+        .map(|p| p.knowledge.into_iter().map(|k| (k.topic, k.confidence)).collect())
+        .unwrap_or_default()
+}
+
+/// The change's candidates, the languages the learner is less sure of ranked higher.
+fn ranked_offer(ctx: &Ctx, dir: &std::path::Path, change: Option<&str>) -> Result<devcoach_handson::Offer, ToolError> {
+    let known = known_topics(ctx);
+    Ok(pick::offer_for(dir, &Change::parse(change), &|topic| known.get(topic).copied())?)
 }
 
 fn folder(ctx: &Ctx, given: Option<&str>) -> Result<std::path::PathBuf, ToolError> {
@@ -284,7 +300,7 @@ pub(super) fn register(r: &mut Registry) {
          could rebuild themselves: new or mostly rewritten, with a test that names them. Offer one after a lesson \
          about that change, at most once a day; never during a course.",
         |ctx: &Ctx, a: OfferArgs| {
-            let offer = pick::offer(&folder(ctx, a.folder.as_deref())?, &Change::parse(a.change.as_deref()))?;
+            let offer = ranked_offer(ctx, &folder(ctx, a.folder.as_deref())?, a.change.as_deref())?;
             Ok(Out::from(OfferOut {
                 change: offer.changed.change.describe(),
                 untested: offer.untested,
@@ -310,7 +326,7 @@ pub(super) fn register(r: &mut Registry) {
         "Set up the exercise the learner chose: a separate worktree of their project (theirs is not touched) with the \
          function's body replaced by a stub. Returns where they write and how to coach.",
         |ctx: &Ctx, a: StartArgs| {
-            let offer = pick::offer(&folder(ctx, a.folder.as_deref())?, &Change::parse(a.change.as_deref()))?;
+            let offer = ranked_offer(ctx, &folder(ctx, a.folder.as_deref())?, a.change.as_deref())?;
             let n = a.pick.unwrap_or(1);
             let chosen = n.checked_sub(1).and_then(|i| offer.candidates.get(i)).ok_or_else(|| {
                 ToolError::Invalid(format!("pick {n}: give a number from 1 to {}", offer.candidates.len()))

@@ -167,6 +167,8 @@ fn render(s: &devcoach_store::Store, now: DateTime<Utc>) -> Result<String, WebEr
         confidence,
         confidence_note: if topics.is_empty() {
             "Every confidence change (your answers, onboarding, your own edits) will be drawn here.".into()
+        } else if topics.len() == 1 {
+            "The one topic with a history so far; each step is a change.".into()
         } else {
             format!("The {} topics with the most history; each step is a change.", topics.len())
         },
