@@ -108,6 +108,8 @@ pub fn read(dir: &Path, change: &Change) -> Result<Changed, HandsOnError> {
         "--no-textconv",
         // A moved file is the same code: only what changed in it counts (with its path after).
         "-M",
+        // Reformatted is not rewritten: lines whose only change is spacing are not new code.
+        "--ignore-all-space",
         "--diff-filter=AMR",
         "-U0",
         "--inter-hunk-context=0",

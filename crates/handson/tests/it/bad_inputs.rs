@@ -45,6 +45,30 @@ fn no_change_another_language_or_nothing_tested_each_get_their_own_answer() {
 }
 
 #[test]
+fn a_function_only_reformatted_is_not_offered_as_rewritten() {
+    let repo = Repo::new();
+    repo.write(
+        "src/lib.rs",
+        "pub fn total(prices: &[u32]) -> u32 {\n    let mut sum = 0;\n    for p in prices {\n        sum += p;\n    }\n    sum\n}\n\n#[test]\nfn totals() {\n    assert_eq!(total(&[1, 2]), 3);\n}\n",
+    );
+    repo.commit_all("total");
+    // The agent's formatter re-indented it (tabs, other spacing): the same code.
+    repo.write(
+        "src/lib.rs",
+        "pub fn total(prices: &[u32]) -> u32 {\n\tlet mut sum = 0;\n\tfor p in prices {\n\t\tsum  +=  p;\n\t}\n\tsum\n}\n\n#[test]\nfn totals() {\n    assert_eq!(total(&[1, 2]), 3);\n}\n",
+    );
+    let err = pick::offer(repo.path(), &Change::Uncommitted).expect_err("nothing rewritten");
+    assert!(!matches!(err, HandsOnError::NothingTested { ref names } if !names.is_empty()), "{err}");
+    // A real rewrite of the same function is offered.
+    repo.write(
+        "src/lib.rs",
+        "pub fn total(prices: &[u32]) -> u32 {\n    let all = prices.iter().copied();\n    let summed = all.fold(0, |acc, p| acc + p);\n    debug_assert!(summed >= prices.len() as u32 * 0);\n    summed\n}\n\n#[test]\nfn totals() {\n    assert_eq!(total(&[1, 2]), 3);\n}\n",
+    );
+    let offer = pick::offer(repo.path(), &Change::Uncommitted).expect("rewritten");
+    assert_eq!(offer.candidates[0].piece.qualified, "total");
+}
+
+#[test]
 fn a_binary_or_huge_change_is_passed_over_not_read_whole() {
     let repo = Repo::new();
     repo.write("lib.rs", "pub fn one() -> u8 {\n    1\n}\n");
