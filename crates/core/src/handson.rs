@@ -3,6 +3,9 @@
 
 use crate::knowledge_model::PracticeResult;
 
+/// How an exercise's outcome is stored: a [`PracticeResult`]'s word, or `unfinished`.
+pub const RESULTS: [&str; 4] = ["alone", "helped", "revealed", "unfinished"];
+
 /// What a hands-on exercise came to, as its card is saved.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct HandsOn {

@@ -340,6 +340,9 @@ pub fn check(table: &str, row: &Row) -> Result<(), String> {
         "ext_evidence" if text("cause").is_some_and(|c| crate::evidence::EvidenceCause::parse(c).is_none()) => {
             return bad("cause");
         }
+        "ext_handson" if text("result").is_some_and(|r| !crate::handson::RESULTS.contains(&r)) => {
+            return bad("result");
+        }
         "ext_checked_answers" => {
             if text("kind").is_some_and(|k| crate::checked::CheckKind::parse(k).is_none()) {
                 return bad("kind");
@@ -395,6 +398,9 @@ mod tests {
             ("course_steps", row(&[("course_id", "../../etc".into())])),
             ("ext_settings", row(&[("key", "share_link_base".into()), ("value", "javascript:alert(1)".into())])),
             ("ext_checked_answers", row(&[("grade", "perfect".into())])),
+            ("ext_handson", row(&[("result", "flawless".into())])),
+            ("ext_handson", row(&[("hints", 7000.into())])),
+            ("ext_handson", row(&[("checks", (-1).into())])),
         ];
         for (table, r) in &refused {
             assert!(check(table, r).is_err(), "{table} {r:?}");

@@ -84,10 +84,13 @@ pub fn read_judgement(reply: &str, guard: &LeakGuard) -> Option<Judged> {
             let fits = !text.is_empty()
                 && text.chars().count() <= devcoach_core::limits::HANDSON_GAP_CHARS
                 && !text.contains('`');
-            if !fits || guard.check(&text).is_some() {
-                dropped += 1;
-            } else if missing.len() < MISSING_SHOWN && !missing.contains(&text) {
+            // Shown together, the gaps must not carry the body between them either.
+            let together = format!("{}\n{text}", missing.join("\n"));
+            let fresh = !missing.contains(&text);
+            if fits && fresh && missing.len() < MISSING_SHOWN && guard.check(&together).is_none() {
                 missing.push(text);
+            } else if fresh {
+                dropped += 1;
             }
         }
     }
@@ -107,10 +110,13 @@ pub fn system_prompt(ex: &Exercise) -> String {
     )
 }
 
+/// Where a question's copy of the learner's file begins (an older question's is cut there).
+pub const ATTEMPT_MARK: &str = "\n\n[devcoach: the learner's file as it is now]";
+
 /// What the learner asked, with what the coach needs to see of their attempt.
 pub fn question_turn(question: &str, attempt: &str, last_check: Option<&str>) -> String {
     let check = last_check.map(|t| format!("\nThe last check said:\n<check>\n{t}\n</check>\n")).unwrap_or_default();
-    format!("{question}\n\n[devcoach: the learner's file as it is now]\n<attempt>\n{attempt}\n</attempt>\n{check}")
+    format!("{question}{ATTEMPT_MARK}\n<attempt>\n{attempt}\n</attempt>\n{check}")
 }
 
 /// Said to the model when its draft carried the body.
@@ -179,13 +185,24 @@ mod tests {
                 "Is an unknown code an error?"
             ]
         );
-        assert_eq!(j.dropped, 4, "the body's name, its run of words, the code span and the number");
+        assert_eq!(j.dropped, 5, "the body's name, its run of words, the code span, the number and one too many");
         assert_eq!(
             read_judgement("{\"verdict\": \"passed\", \"missing\": [\"x\"]}", &guard()).map(|j| j.passed),
             Some(true)
         );
         assert_eq!(read_judgement("looks fine to me", &guard()), None);
         assert_eq!(read_judgement("{\"verdict\": \"maybe\"}", &guard()), None);
+    }
+
+    #[test]
+    fn gaps_that_carry_the_body_only_together_are_not_all_shown() {
+        let guard =
+            LeakGuard::new("{ let total = a * rate + fee; total }", "fn price(a: u32, rate: u32, fee: u32) -> u32");
+        // Each half of the run `total a rate fee` passes alone; the two read in a row do not.
+        let reply = r#"{"verdict": "incomplete", "missing": ["What is the total a", "rate fee gives?"]}"#;
+        assert!(guard.check("What is the total a").is_none() && guard.check("rate fee gives?").is_none());
+        let j = read_judgement(reply, &guard).expect("a verdict");
+        assert_eq!((j.missing.as_slice(), j.dropped), (&["What is the total a".to_owned()][..], 1));
     }
 
     #[test]

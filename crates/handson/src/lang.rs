@@ -17,6 +17,8 @@ pub enum Lang {
 
 /// One row per language: its name, file endings, grammar and function nodes.
 struct Row {
+    /// The knowledge-map topic an exercise in it counts for by default.
+    topic: &'static str,
     lang: Lang,
     name: &'static str,
     endings: &'static [&'static str],
@@ -30,6 +32,7 @@ const ROWS: [Row; 6] = [
     Row {
         lang: Lang::Rust,
         name: "Rust",
+        topic: "rust",
         endings: &["rs"],
         functions: &["function_item"],
         owners: &["impl_item", "trait_item", "mod_item"],
@@ -37,6 +40,7 @@ const ROWS: [Row; 6] = [
     Row {
         lang: Lang::Python,
         name: "Python",
+        topic: "python",
         endings: &["py"],
         functions: &["function_definition"],
         owners: &["class_definition"],
@@ -44,6 +48,7 @@ const ROWS: [Row; 6] = [
     Row {
         lang: Lang::TypeScript,
         name: "TypeScript",
+        topic: "typescript",
         endings: &["ts", "mts", "cts"],
         functions: &["function_declaration", "generator_function_declaration", "method_definition"],
         owners: &["class_declaration", "abstract_class_declaration"],
@@ -51,6 +56,7 @@ const ROWS: [Row; 6] = [
     Row {
         lang: Lang::Tsx,
         name: "TypeScript (TSX)",
+        topic: "typescript",
         endings: &["tsx"],
         functions: &["function_declaration", "generator_function_declaration", "method_definition"],
         owners: &["class_declaration", "abstract_class_declaration"],
@@ -58,6 +64,7 @@ const ROWS: [Row; 6] = [
     Row {
         lang: Lang::JavaScript,
         name: "JavaScript",
+        topic: "javascript",
         endings: &["js", "mjs", "cjs", "jsx"],
         functions: &["function_declaration", "generator_function_declaration", "method_definition"],
         owners: &["class_declaration"],
@@ -65,6 +72,7 @@ const ROWS: [Row; 6] = [
     Row {
         lang: Lang::Go,
         name: "Go",
+        topic: "go",
         endings: &["go"],
         functions: &["function_declaration", "method_declaration"],
         owners: &[],
@@ -87,6 +95,11 @@ impl Lang {
 
     pub fn name(self) -> &'static str {
         self.row().name
+    }
+
+    /// The knowledge-map topic of the language (`typescript` for TSX too).
+    pub fn topic(self) -> &'static str {
+        self.row().topic
     }
 
     /// The languages read, for a message that refuses another.

@@ -149,6 +149,16 @@ pub enum Leak {
     Run(String),
     /// A fragment of the body's code, operators and all.
     Code(String),
+    /// A control character, which a terminal drops or acts on.
+    Unprintable(char),
+}
+
+/// Whether a terminal draws nothing for `c`: Unicode's invisible format characters.
+fn invisible(c: char) -> bool {
+    matches!(c,
+            '\u{ad}' | '\u{34f}' | '\u{61c}' | '\u{115f}' | '\u{1160}' | '\u{17b4}' | '\u{17b5}' | '\u{180b}'..='\u{180f}'
+            | '\u{200b}'..='\u{200f}' | '\u{202a}'..='\u{202e}' | '\u{2060}'..='\u{206f}' | '\u{3164}'
+            | '\u{fe00}'..='\u{fe0f}' | '\u{feff}' | '\u{ffa0}' | '\u{fff0}'..='\u{fff8}' | '\u{e0000}'..='\u{e0fff}')
 }
 
 /// Built once per exercise from the hidden body and what the learner can see.
@@ -192,12 +202,24 @@ impl LeakGuard {
 
     /// The first leak in `reply`, if it carries any.
     pub fn check(&self, reply: &str) -> Option<Leak> {
-        let reply_tokens = tokens(reply);
+        // What a terminal drops (escape sequences, controls) could split a name for this check
+        // and join it again on the screen: a reply that holds any is not shown. What it draws as
+        // nothing (zero-width and other format characters, an emoji's joiners too) is read as
+        // the eye reads it: without them.
+        if let Some(c) = reply.chars().find(|&c| c.is_control() && !matches!(c, '\n' | '\t' | '\r')) {
+            return Some(Leak::Unprintable(c));
+        }
+        let seen: String = reply.chars().filter(|&c| !invisible(c)).collect();
+        let reply_tokens = tokens(&seen);
         for t in &reply_tokens {
-            if let Token::Word(w) = t
-                && self.names.contains(w)
-            {
-                return Some(Leak::Name(w.clone()));
+            if let Token::Word(w) = t {
+                if self.names.contains(w) {
+                    return Some(Leak::Name(w.clone()));
+                }
+                // A name spelled with a look-alike letter (`аpply_total`, a Cyrillic а).
+                if let Some(name) = self.looks_like_a_name(w) {
+                    return Some(Leak::Name(name));
+                }
             }
         }
         let reply_words = words(&reply_tokens);
@@ -205,6 +227,25 @@ impl LeakGuard {
             return Some(Leak::Run(run));
         }
         fragments(&reply_tokens).find(|k| self.code.contains(k)).map(Leak::Code)
+    }
+
+    /// The name `word` reads as when its letters outside ASCII are look-alikes: same length,
+    /// every ASCII letter in its place, and mostly ASCII.
+    fn looks_like_a_name(&self, word: &str) -> Option<String> {
+        if word.is_ascii() {
+            return None;
+        }
+        let chars: Vec<char> = word.chars().collect();
+        let ascii = chars.iter().filter(|c| c.is_ascii()).count();
+        if chars.len() < 4 || ascii * 2 < chars.len() {
+            return None;
+        }
+        self.names
+            .iter()
+            .find(|name| {
+                name.chars().count() == chars.len() && name.chars().zip(&chars).all(|(n, w)| !w.is_ascii() || n == *w)
+            })
+            .cloned()
     }
 
     /// The names the guard watches for (for the session log's count, never shown).
@@ -241,6 +282,21 @@ mod tests {
         assert_eq!(short.check("Try: gross = sum(prices) first."), Some(Leak::Code("gross = sum ( prices".into())));
         assert_eq!(short.check("What is the gross sum of the prices?"), None, "the same words as prose are not code");
         assert_eq!(short.check("What does total(prices, discount=0) give for no prices?"), None);
+    }
+
+    #[test]
+    fn a_name_split_by_what_a_terminal_hides_or_spelled_with_look_alikes_is_a_leak() {
+        let guard = LeakGuard::new(HIDDEN, VISIBLE);
+        for split in ["wrapping\u{1}_add", "wrapping\x1b[0m_add"] {
+            assert!(matches!(guard.check(&format!("Try {split}.")), Some(Leak::Unprintable(_))), "{split:?}");
+        }
+        for split in ["wrapping\u{200b}_add", "wrap\u{ad}ping_add", "wrapping\u{200d}_add"] {
+            assert_eq!(guard.check(&format!("Try {split}.")), Some(Leak::Name("wrapping_add".into())), "{split:?}");
+        }
+        assert_eq!(guard.check("Done ✔\u{fe0f} — which test fails? 👨\u{200d}💻"), None, "emoji are not leaks");
+        assert_eq!(guard.check("Try wrаpping_add."), Some(Leak::Name("wrapping_add".into())), "a Cyrillic а");
+        assert_eq!(guard.check("Für jedes Byte: was erwartet der Test?"), None, "prose in another language");
+        assert_eq!(guard.check("Line one.\n\tLine two.\r\n"), None);
     }
 
     #[test]

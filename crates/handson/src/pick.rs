@@ -221,8 +221,7 @@ pub fn offer_for(dir: &Path, change: &Change, known: &dyn Fn(&str) -> Option<i64
             continue;
         }
         let body_len = piece.body_lines.1 + 1 - piece.body_lines.0;
-        let score =
-            score(tests.len(), body_len, new) + confidence_weight(known(&piece.lang.name().to_ascii_lowercase()));
+        let score = score(tests.len(), body_len, new) + confidence_weight(known(piece.lang.topic()));
         candidates.push(Candidate { piece, changed_lines, new, tests, score });
     }
     candidates.sort_by(|a, b| b.score.cmp(&a.score).then_with(|| a.piece.qualified.cmp(&b.piece.qualified)));

@@ -25,6 +25,8 @@ pub struct Tally {
     pub requirements: Vec<String>,
     /// Whether the learner wrote the requirements before the first check.
     pub requirements_first: bool,
+    /// Answers a model coach gave the learner's questions (each a nudge, as a hint is).
+    pub answers: u32,
 }
 
 impl Tally {
@@ -34,12 +36,13 @@ impl Tally {
     }
 
     /// How the exercise went, for the knowledge map: as a practice session is counted (a pass
-    /// with at most two structural hints is unaided). `None` when it ended before a pass and
-    /// without the answer: nothing to learn about the learner from it.
+    /// with at most two nudges, structural hints and a coach's answers together, is unaided).
+    /// `None` when it ended before a pass and without the answer: nothing to learn about the
+    /// learner from it.
     pub fn result(&self) -> Option<PracticeResult> {
         match (self.revealed, self.passed) {
             (true, _) => Some(PracticeResult::Revealed),
-            (false, true) if self.rung <= 2 => Some(PracticeResult::Alone),
+            (false, true) if u32::from(self.rung) + self.answers <= 2 => Some(PracticeResult::Alone),
             (false, true) => Some(PracticeResult::Helped),
             (false, false) => None,
         }
@@ -122,7 +125,9 @@ pub fn card(ex: &Exercise, tally: &Tally, topic: &str, now: DateTime<Utc>) -> Op
     let plural = |n: u32, one: &str| if n == 1 { format!("1 {one}") } else { format!("{n} {one}s") };
     let hints = if tally.rung == 0 { "no hint".to_owned() } else { plural(u32::from(tally.rung), "hint") };
     let reveal = if tally.revealed { "the agent's code revealed" } else { "no reveal" };
-    let counts = format!("{}, {hints}, {reveal}, {} min", plural(tally.checks, "check"), minutes);
+    let asked =
+        if tally.answers == 0 { String::new() } else { format!(", {}", plural(tally.answers, "coach's answer")) };
+    let counts = format!("{}, {hints}{asked}, {reveal}, {} min", plural(tally.checks, "check"), minutes);
     let (title, summary) = match tally.result() {
         Some(PracticeResult::Revealed) => (
             format!("{} (hands-on, revealed)", piece.qualified),
@@ -207,6 +212,17 @@ mod tests {
         t.passed = false;
         assert_eq!(t.result(), Some(PracticeResult::Revealed), "a reveal counts whether or not it passed");
         assert!(t.finished());
+    }
+
+    #[test]
+    fn a_coach_s_answers_count_as_nudges_with_the_hints() {
+        let mut t = Tally { passed: true, rung: 1, answers: 1, ..Tally::default() };
+        assert_eq!(t.result(), Some(PracticeResult::Alone), "two nudges in all");
+        t.answers = 2;
+        assert_eq!(t.result(), Some(PracticeResult::Helped), "a third nudge is help");
+        t.rung = 0;
+        t.answers = 3;
+        assert_eq!(t.result(), Some(PracticeResult::Helped), "answers alone count too");
     }
 
     #[test]

@@ -67,23 +67,41 @@ fn end_group(group: Option<u32>) {
 /// (Ctrl-C in a hands-on session) ends them too instead of leaving a test run going.
 static RUNNING: Mutex<Vec<u32>> = Mutex::new(Vec::new());
 
-/// Ends every process group a `whole_group` run of this process leads now.
+/// Set once the process is stopping: a `whole_group` run that starts after it is ended at once.
+static STOPPING: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// Ends every process group a `whole_group` run of this process leads now, and any such run
+/// that starts from now on.
 pub fn end_running_groups() {
+    STOPPING.store(true, std::sync::atomic::Ordering::SeqCst);
     let groups = std::mem::take(&mut *RUNNING.lock().unwrap_or_else(std::sync::PoisonError::into_inner));
     for group in groups {
         end_group(Some(group));
     }
 }
 
-/// A group in [`RUNNING`] while its run lasts.
+/// A group in [`RUNNING`] while its leader runs (once it is gone, its id may become another
+/// process's).
 struct Running(Option<u32>);
 
 impl Running {
     fn new(group: Option<u32>) -> Self {
         if let Some(group) = group {
             RUNNING.lock().unwrap_or_else(std::sync::PoisonError::into_inner).push(group);
+            // Registered after a stop began: end it as the stop would have.
+            if STOPPING.load(std::sync::atomic::Ordering::SeqCst) {
+                end_group(Some(group));
+            }
         }
         Self(group)
+    }
+
+    /// Ends the group (what it left running) and forgets it, before its leader is reaped.
+    fn end(&mut self) {
+        if let Some(group) = self.0.take() {
+            end_group(Some(group));
+            RUNNING.lock().unwrap_or_else(std::sync::PoisonError::into_inner).retain(|g| *g != group);
+        }
     }
 }
 
@@ -147,7 +165,7 @@ pub fn run(mut cmd: Command, limits: Limits<'_>) -> Result<Finished, ChildError>
     }
     let mut child = cmd.spawn().map_err(|source| ChildError::Start { program: program.clone(), source })?;
     let group = limits.whole_group.then(|| child.id());
-    let _running = Running::new(group);
+    let mut running = Running::new(group);
     if let (Some(mut stdin), Some(input)) = (child.stdin.take(), limits.input) {
         let input = input.to_vec();
         // A program that never reads its input must not stop us writing it.
@@ -161,12 +179,13 @@ pub fn run(mut cmd: Command, limits: Limits<'_>) -> Result<Finished, ChildError>
     let status = loop {
         match child.try_wait() {
             Ok(Some(status)) => {
-                // What it started and left running would hold its outputs open.
-                end_group(group);
+                // What it started and left running would hold its outputs open. The group is
+                // forgotten now, not after the outputs are drained: its id is free again soon.
+                running.end();
                 break status;
             }
             Ok(None) if started.elapsed() >= limits.deadline => {
-                end_group(group);
+                running.end();
                 let _ = child.kill();
                 let _ = child.wait();
                 return Err(ChildError::Timeout { program, limit: limits.deadline });
@@ -256,6 +275,17 @@ mod tests {
         assert!(started.elapsed() < Duration::from_secs(10));
         std::thread::sleep(Duration::from_secs(3));
         assert!(!file.exists(), "the run's children went with it");
+        assert!(RUNNING.lock().unwrap_or_else(std::sync::PoisonError::into_inner).is_empty());
+    }
+
+    #[test]
+    fn a_run_that_starts_once_the_process_is_stopping_is_ended_at_once() {
+        end_running_groups();
+        let started = Instant::now();
+        let done =
+            run(sh("sleep 30"), Limits { deadline: Duration::from_mins(1), whole_group: true, ..Limits::default() })
+                .expect("ended");
+        assert!(!done.status.success() && started.elapsed() < Duration::from_secs(10));
         assert!(RUNNING.lock().unwrap_or_else(std::sync::PoisonError::into_inner).is_empty());
     }
 

@@ -104,7 +104,8 @@ impl Store {
                     coalesce(sum(h.result = 'revealed'), 0), \
                     coalesce(sum(h.hints), 0), \
                     coalesce(sum(h.checks), 0) \
-             FROM ext_handson h JOIN lessons l ON l.id = h.lesson_id",
+             FROM ext_handson h JOIN lessons l ON l.id = h.lesson_id \
+             WHERE h.result IN ('alone', 'helped', 'revealed', 'unfinished')",
             [],
             |r| {
                 Ok(HandsOnTotals {

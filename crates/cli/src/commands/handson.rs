@@ -249,6 +249,13 @@ impl Coach {
         revealed: bool,
         note: &dyn Fn(&Event) -> anyhow::Result<()>,
     ) -> Result<coach::Guarded, BackendError> {
+        // Only the newest question carries the learner's file: an earlier copy is stale, and
+        // a conversation that grows by a file a question would outgrow the model's window.
+        for turn in self.history.iter_mut().filter(|t| t.role == Role::User) {
+            if let Some(at) = turn.text.find(coach::ATTEMPT_MARK) {
+                turn.text.truncate(at);
+            }
+        }
         self.history.push(Turn { role: Role::User, text: question });
         let asked = self.history.len();
         let result = loop {
@@ -449,7 +456,11 @@ fn session(
             "help" | "?" => output::print(help)?,
             "" => {}
             question => match coached.as_mut() {
-                Some(coach) => ask_coach(ctx, ex, coach, &guard, &tally, last.as_ref(), question, &note)?,
+                Some(coach) => {
+                    if ask_coach(ctx, ex, coach, &guard, &tally, last.as_ref(), question, &note)? {
+                        tally.answers += 1;
+                    }
+                }
                 None => output::print(&t.out(
                     Style::Dim,
                     &format!("Unknown command `{question}`. {HELP} (With --coach, a question goes to a coach.)"),
@@ -485,11 +496,11 @@ fn print_check(ctx: &Ctx, run: &Checked) -> anyhow::Result<()> {
 }
 
 fn record(ctx: &Ctx, args: &HandsonArgs, ex: &Exercise, tally: &Tally) -> anyhow::Result<()> {
-    let topic = args.topic.clone().unwrap_or_else(|| ex.candidate.piece.lang.name().to_ascii_lowercase());
+    let topic = args.topic.clone().unwrap_or_else(|| ex.candidate.piece.lang.topic().to_owned());
     let now = ctx.clock.now();
     let Some(card) = tally::card(ex, tally, &topic, now) else { return Ok(()) };
     let mut store = ctx.open()?;
-    let language = ex.candidate.piece.lang.name().to_ascii_lowercase();
+    let language = ex.candidate.piece.lang.topic().to_owned();
     let lesson = store.record_handson(card, &topic, &tally.outcome(&language), now)?;
     output::print(&format!(
         "{} {} (`devcoach lesson {}`)",
@@ -541,11 +552,18 @@ fn judge_list(
         };
         let verdict = if judged.passed { ReqVerdict::Passed } else { ReqVerdict::Incomplete };
         note(&Event::ReqCheck { verdict, missing: judged.missing.clone(), judge, dropped: judged.dropped })?;
-        if judged.passed || judged.missing.is_empty() {
+        if judged.passed {
             output::print(&format!(
                 "{} Your list covers what the tests need: {}.",
                 t.out(Style::Green, "✓"),
                 ex.candidate.tests.join(", ")
+            ))?;
+            return Ok(());
+        }
+        if judged.missing.is_empty() {
+            output::print(&t.out(
+                Style::Yellow,
+                "The coach finds your list incomplete, but could not say what is missing without giving your agent's code away. Read the tests once more; they will show it.",
             ))?;
             return Ok(());
         }
@@ -574,7 +592,7 @@ fn judge_list(
     Ok(())
 }
 
-/// A question to the coach, answered through the leak guard.
+/// A question to the coach, answered through the leak guard; whether an answer was shown.
 #[allow(clippy::too_many_arguments)]
 fn ask_coach(
     ctx: &Ctx,
@@ -585,7 +603,7 @@ fn ask_coach(
     last: Option<&Checked>,
     question: &str,
     note: &dyn Fn(&Event) -> anyhow::Result<()>,
-) -> anyhow::Result<()> {
+) -> anyhow::Result<bool> {
     let t = ctx.term;
     note(&Event::Learner { text: question.to_owned(), kind: MessageKind::Prose })?;
     let attempt = devcoach_files::read_head(
@@ -616,11 +634,36 @@ fn ask_coach(
             let style = if answer.withheld { Style::Dim } else { Style::Plain };
             output::print(&t.out(Style::Green, "coach ›"))?;
             output::print(&t.out(style, &output::wrap(&answer.text, t.width)))?;
+            Ok(!answer.withheld)
         }
-        Err(e) => output::print(&t.out(
-            Style::Yellow,
-            &format!("The coach did not answer ({e}). `check` and `hint` still work; ask again when you like."),
-        ))?,
+        Err(e) => {
+            output::print(&t.out(
+                Style::Yellow,
+                &format!(
+                    "The coach did not answer ({}). `check` and `hint` still work; ask again when you like.",
+                    why_no_answer(&e)
+                ),
+            ))?;
+            Ok(false)
+        }
     }
-    Ok(())
+}
+
+/// Why the coach did not answer, in words of our own: a model's error text may quote what it
+/// was sent, and it was sent the hidden body.
+fn why_no_answer(e: &BackendError) -> &'static str {
+    match e {
+        BackendError::Quota { .. } => "it is out of quota",
+        BackendError::NotStarted { .. } => "its program would not start",
+        BackendError::NoAnswer { .. } => "nothing answers at its address",
+        BackendError::Timeout(_) => "it took too long",
+        BackendError::NotReady { .. } => "it is not ready",
+        BackendError::Empty { .. } => "its reply was empty",
+        BackendError::NotJson { .. }
+        | BackendError::Reported { .. }
+        | BackendError::Exited { .. }
+        | BackendError::Wait { .. }
+        | BackendError::Instructions { .. }
+        | BackendError::Http(_) => "it reported an error",
+    }
 }

@@ -389,3 +389,38 @@ fn the_cloud_coach_is_guarded_the_same_way_and_a_silent_judge_leaves_the_list_un
     let check = log.iter().find(|e| e["event"] == "req_check").expect("judged");
     assert_eq!((check["verdict"].as_str(), check["judge"].as_str()), (Some("unverified"), Some("none")));
 }
+
+#[test]
+fn a_coach_s_error_or_a_gapless_incomplete_verdict_shows_nothing_of_the_body() {
+    use crate::practice_session::{fake_ollama, ollama_says};
+    let env = Env::new();
+    let repo = python_repo(&env);
+    let ollama = fake_ollama(vec![
+        // Every gap names the body: none can be shown, and the list is not passed either.
+        ollama_says(r#"{"verdict": "incomplete", "missing": ["Do you round(gross)?", "gross = sum(prices) first?"]}"#),
+        // The server fails with the body in its error.
+        (500, serde_json::json!({ "error": "gross = sum(prices); return round(gross * (100 - discount) / 100, 2)" })),
+        ollama_says("Which test names a discount?"),
+        ollama_says("And what does it expect?"),
+    ]);
+    let out = env
+        .command()
+        .current_dir(&repo)
+        .args(["handson", "--pick", "total", "--local", "--ollama-url", &ollama.url])
+        .write_stdin("it sums the prices\n\nhow do I start?\nwhere is the discount?\nand then?\ndone\n")
+        .output()
+        .expect("ran");
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{text}");
+    assert!(text.contains("The coach finds your list incomplete, but could not say what is missing"), "{text}");
+    assert!(!text.contains("Your list covers"), "an incomplete list is not passed: {text}");
+    assert!(text.contains("The coach did not answer (it reported an error)"), "{text}");
+    for piece in ["round(", "gross", "sum(prices)"] {
+        assert!(!text.contains(piece), "`{piece}` of the hidden body reached the learner:\n{text}");
+    }
+    // Only the newest question carries the learner's file.
+    let asked = ollama.bodies.lock().expect("lock").clone();
+    let last = asked.last().expect("asked").to_string();
+    assert_eq!(last.matches("the learner's file as it is now").count(), 1, "{last}");
+    assert!(last.contains("where is the discount?") && last.contains("and then?"), "the conversation goes on");
+}

@@ -535,13 +535,13 @@ pub(super) fn register(r: &mut Registry) {
             let reason = if open.tally.passed { log::SOLVED.to_owned() } else { "ended by the agent".to_owned() };
             let _ = note(ctx, &open, &Event::End { reason: Some(reason) });
             finished?;
-            let topic = a.topic.unwrap_or_else(|| open.ex.candidate.piece.lang.name().to_ascii_lowercase());
+            let topic = a.topic.unwrap_or_else(|| open.ex.candidate.piece.lang.topic().to_owned());
             let now = ctx.now();
             let result = open.tally.result().map_or("unfinished", |r| r.as_str());
             let Some(card) = tally::card(&open.ex, &open.tally, &topic, now) else {
                 return Ok(Out::from(FinishOut { result: result.into(), lesson_id: None, title: None }));
             };
-            let outcome = open.tally.outcome(&open.ex.candidate.piece.lang.name().to_ascii_lowercase());
+            let outcome = open.tally.outcome(open.ex.candidate.piece.lang.topic());
             let lesson = ctx.with_store(|s| Ok(s.record_handson(card, &topic, &outcome, now)?))?;
             Ok(Out::from(FinishOut { result: result.into(), lesson_id: Some(lesson.id), title: Some(lesson.title) }))
         },

@@ -52,6 +52,12 @@ fn the_figures_sum_the_exercises_whose_cards_are_kept() {
     store.record_handson(card("total"), "python", &went(Some(PracticeResult::Alone), 3, 1), at).expect("again");
     assert_eq!(store.handson_totals().expect("totals").sessions, 4);
     assert_eq!(store.handson_totals().expect("totals").checks, 10);
+    // A row another build (or a hand-edited backup) wrote with an outcome we do not know is
+    // not counted.
+    let raw = rusqlite::Connection::open(store.data_dir().db_path()).expect("raw");
+    raw.execute("UPDATE ext_handson SET result = 'flawless' WHERE lesson_id = 'merge'", []).expect("edit");
+    assert_eq!(store.handson_totals().expect("totals").sessions, 3);
+    raw.execute("UPDATE ext_handson SET result = 'revealed' WHERE lesson_id = 'merge'", []).expect("edit");
     // A deleted card leaves the figures; nothing else moves.
     assert!(store.delete_lesson("parse").expect("delete"));
     let after = store.handson_totals().expect("totals");
