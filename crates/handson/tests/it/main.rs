@@ -4,6 +4,7 @@
 
 mod bad_inputs;
 mod leak_props;
+mod outcome_props;
 mod repos;
 
 use std::collections::BTreeMap;
