@@ -217,7 +217,8 @@ fn handson_call(body: &Value) -> Option<(String, Value)> {
         body.get("tools")?.as_array()?.iter().filter_map(|t| t.get("function")?.get("name")?.as_str()).collect();
     let tool = |suffix: &str| tools.iter().find(|n| n.ends_with(suffix)).map(|n| (*n).to_owned());
     if !called.iter().any(|n| n.ends_with("handson_start")) {
-        return Some((tool("handson_start")?, json!({ "pick": 1 })));
+        // As the offer says: the function by its name.
+        return Some((tool("handson_start")?, json!({ "function": "total" })));
     }
     if called.iter().any(|n| n.ends_with("handson_check")) {
         return None;

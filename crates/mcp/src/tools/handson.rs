@@ -88,6 +88,10 @@ pub(crate) struct StartArgs {
     /// The candidate's number from handson_candidates (default 1).
     #[serde(default)]
     pub pick: Option<usize>,
+    /// Or the function by name, as handson_candidates or log_lesson's offer name it (wins over
+    /// `pick`).
+    #[serde(default)]
+    pub function: Option<String>,
     /// The command that runs the project's tests, when devcoach cannot tell: run by the shell in
     /// the exercise's worktree at every handson_check. Only what the learner asked for.
     #[serde(default)]
@@ -194,7 +198,7 @@ pub(crate) struct LessonOffer {
     pub how: String,
 }
 
-const OFFER_HOW: &str = "After the card's feedback line, offer it in one short sentence (\"Want to rebuild `<function>` yourself? Its tests would judge it.\"), once. If the learner says yes, call handson_start (pick 1) and coach it; if they decline or say not now, call handson_not_now and drop it. Never write the function for them.";
+const OFFER_HOW: &str = "After the card's feedback line, offer it in one short sentence (\"Want to rebuild `<function>` yourself? Its tests would judge it.\"), once. If the learner says yes, call handson_start with this `function` and coach it; if they decline or say not now, call handson_not_now and drop it. Never write the function for them.";
 
 /// The exercise to offer after the lesson just saved, if one is due and the project's change
 /// holds a tested candidate; the offer is noted so the next waits a day. Whatever goes wrong
@@ -327,10 +331,25 @@ pub(super) fn register(r: &mut Registry) {
          function's body replaced by a stub. Returns where they write and how to coach.",
         |ctx: &Ctx, a: StartArgs| {
             let offer = ranked_offer(ctx, &folder(ctx, a.folder.as_deref())?, a.change.as_deref())?;
-            let n = a.pick.unwrap_or(1);
-            let chosen = n.checked_sub(1).and_then(|i| offer.candidates.get(i)).ok_or_else(|| {
-                ToolError::Invalid(format!("pick {n}: give a number from 1 to {}", offer.candidates.len()))
-            })?;
+            let chosen = match a.function.as_deref().map(str::trim) {
+                Some(name) => offer
+                    .candidates
+                    .iter()
+                    .find(|c| c.piece.qualified == name || c.piece.name == name)
+                    .ok_or_else(|| {
+                        let names: Vec<&str> = offer.candidates.iter().map(|c| c.piece.qualified.as_str()).collect();
+                        ToolError::Invalid(format!(
+                            "function {name:?} is not among this change's candidates: {}",
+                            names.join(", ")
+                        ))
+                    })?,
+                None => {
+                    let n = a.pick.unwrap_or(1);
+                    n.checked_sub(1).and_then(|i| offer.candidates.get(i)).ok_or_else(|| {
+                        ToolError::Invalid(format!("pick {n}: give a number from 1 to {}", offer.candidates.len()))
+                    })?
+                }
+            };
             let mut slot = ctx.handson.0.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
             if slot.is_some() {
                 return Err(ToolError::said(

@@ -215,4 +215,14 @@ fn a_lesson_about_a_change_offers_an_exercise_once_a_day_and_not_for_a_week_afte
     assert!(offer(&server_at(&dir, tmp.path(), later), "no-repo").is_null());
     assert!(offer(&server_at(&dir, &repo, later + chrono::Duration::minutes(30)), "soon-after").is_null());
     assert!(!offer(&server_at(&dir, &repo, later + chrono::Duration::minutes(61)), "an-hour-on").is_null());
+    // The offered function starts by its name (a number could name another after a change).
+    let s = server_at(&dir, &repo, later + chrono::Duration::minutes(62));
+    let wrong = s.call("handson_start", json!({ "function": "nope" }));
+    assert_eq!(wrong["isError"], json!(true));
+    assert!(Demo::text(&wrong).contains("not among this change's candidates: total"), "{wrong}");
+    let started = s.call("handson_start", json!({ "function": "total" }));
+    assert_eq!(started["structuredContent"]["function"], json!("total"), "{started}");
+    let id = started["structuredContent"]["session_id"].as_str().expect("an id").to_owned();
+    let finished = s.call("handson_finish", json!({ "session_id": id }));
+    assert_eq!(finished["structuredContent"]["result"], json!("unfinished"), "{finished}");
 }
