@@ -500,14 +500,8 @@ fn record(ctx: &Ctx, args: &HandsonArgs, ex: &Exercise, tally: &Tally) -> anyhow
     let now = ctx.clock.now();
     let Some(card) = tally::card(ex, tally, &topic, now) else { return Ok(()) };
     let mut store = ctx.open()?;
-    let language = ex.candidate.piece.lang.topic().to_owned();
-    let lesson = store.record_handson(card, &topic, &tally.outcome(&language), now)?;
-    output::print(&format!(
-        "{} {} (`devcoach lesson {}`)",
-        ctx.term.out(Style::Green, "Saved a lesson card:"),
-        lesson.title,
-        lesson.id
-    ))?;
+    let lesson = store.record_handson(card, &topic, &tally.outcome(ex.candidate.piece.lang.topic()), now)?;
+    super::practice_repl::print_saved(ctx, &lesson)?;
     let counted = match tally.result() {
         Some(devcoach_core::knowledge_model::PracticeResult::Alone) => "passed unaided",
         Some(devcoach_core::knowledge_model::PracticeResult::Helped) => "passed with hints",

@@ -524,12 +524,7 @@ fn postmortem(ctx: &Ctx, problem: &Problem, log_path: &std::path::Path) -> anyho
     let mut store = ctx.open()?;
     // Saved when the session ends, not when it started.
     let lesson = store.record_practice(pm.lesson, &pm.topics, pm.result, pm.finished, ctx.clock.now())?;
-    output::print(&format!(
-        "{} {} (`devcoach lesson {}`)",
-        ctx.term.out(Style::Green, "Saved a lesson card:"),
-        lesson.title,
-        lesson.id
-    ))?;
+    print_saved(ctx, &lesson)?;
     if unfinished {
         output::print(&ctx.term.out(
             Style::Dim,
@@ -590,4 +585,14 @@ fn print_shown(term: crate::output::Term, item: &Shown) -> std::io::Result<()> {
         Shown::Switched(why) => output::print(&term.out(Style::Dim, why)),
         Shown::Error(why) => output::print(&term.out(Style::Red, why)),
     }
+}
+
+/// The line that says a session's card was saved, and how to open it.
+pub(crate) fn print_saved(ctx: &Ctx, lesson: &devcoach_core::lesson::Lesson) -> std::io::Result<()> {
+    output::print(&format!(
+        "{} {} (`devcoach lesson {}`)",
+        ctx.term.out(Style::Green, "Saved a lesson card:"),
+        lesson.title,
+        lesson.id
+    ))
 }
