@@ -39,6 +39,11 @@ pub const APP_CSS: &str = include_str!("../static/app.css");
 /// The script injected into course documents (and nothing else).
 pub const COURSE_FRAME_JS: &str = include_str!("../static/course-frame.js");
 
+/// The lesson and review cards a chat host shows beside a tool result (MCP Apps): their
+/// stylesheet (tokens only) and their script. Put inline in one document each; not served.
+pub const MCP_APP_CSS: &str = include_str!("../static/mcp-app.css");
+pub const MCP_APP_JS: &str = include_str!("../static/mcp-app.js");
+
 /// The vendored highlight.js that fills course documents, and its licence.
 pub const HIGHLIGHT_JS: &str = include_str!("../static/vendor/highlight.min.js");
 pub const HIGHLIGHT_LICENSE: &str = include_str!("../static/vendor/highlight.LICENSE.txt");

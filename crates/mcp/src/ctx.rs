@@ -1,12 +1,15 @@
 //! What every handler can reach: the data directory, the (lazily opened) store, the clock and
 //! the agent's working folder.
 
+use std::collections::HashSet;
 use std::path::PathBuf;
 use std::sync::{Mutex, MutexGuard};
 
 use chrono::{DateTime, Utc};
 use devcoach_probe::history::ClaudeHome;
 use devcoach_store::{DataDir, ErrorKind, Kinded, Store, StoreError};
+
+use crate::apps::Client;
 
 /// Starts a dashboard on a port for a data directory, outliving the server: the binary knows how
 /// (its own command line), so it hands the server this; without one `open_ui` says it cannot.
@@ -42,6 +45,10 @@ pub(crate) struct Ctx {
     store: Mutex<Option<Store>>,
     /// The open hands-on exercise, if any (it lives as long as this server).
     pub handson: crate::tools::handson::HandsOn,
+    /// What the client declared at `initialize` (set before each call).
+    client: Mutex<Client>,
+    /// The lessons whose feedback this server already asked for with a form: never twice.
+    pub asked_with_form: Mutex<HashSet<String>>,
 }
 
 /// Why a tool call failed, in words an agent can act on.
@@ -91,7 +98,21 @@ impl From<devcoach_core::knowledge::KnowledgeError> for ToolError {
 
 impl Ctx {
     pub fn new(opts: ServerOptions) -> Self {
-        Self { opts, store: Mutex::new(None), handson: crate::tools::handson::HandsOn::default() }
+        Self {
+            opts,
+            store: Mutex::new(None),
+            handson: crate::tools::handson::HandsOn::default(),
+            client: Mutex::new(Client::default()),
+            asked_with_form: Mutex::new(HashSet::new()),
+        }
+    }
+
+    pub fn client(&self) -> Client {
+        *self.client.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
+    pub fn set_client(&self, client: Client) {
+        *self.client.lock().unwrap_or_else(std::sync::PoisonError::into_inner) = client;
     }
 
     pub fn now(&self) -> DateTime<Utc> {

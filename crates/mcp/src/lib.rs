@@ -9,8 +9,10 @@
 //!   reject bare scalars and arrays);
 //! - a bad argument is an `isError` result that says how to recover, never a protocol error.
 
+mod apps;
 mod ctx;
 mod dto;
+mod elicit;
 mod payloads;
 mod prompt;
 mod resources;
@@ -18,6 +20,8 @@ mod server;
 mod tools;
 mod transport;
 
+/// The MCP Apps extension's id, the cards' MIME type and addresses (packaging and tests name them).
+pub use apps::{EXTENSION as APPS_EXTENSION, LESSON_URI, MIME as APP_MIME, REVIEW_URI};
 pub use ctx::{DashboardLauncher, ServerOptions};
 /// The prompt's name and title (packaging manifests list it).
 pub use prompt::{NAME as PROMPT_NAME, TITLE as PROMPT_TITLE};

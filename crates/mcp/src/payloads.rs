@@ -316,6 +316,9 @@ pub struct DueReviewsOut {
     /// Cards due now, in all.
     pub total_due: i64,
     pub cards: Vec<DueCardOut>,
+    /// Present when the host shows these cards itself: read it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reply_check: Option<String>,
 }
 
 /// The due queue (`get_due_reviews`, `devcoach://reviews/due`). Lessons that have no card yet
@@ -339,6 +342,7 @@ pub fn due_reviews(ctx: &Ctx, limit: u32) -> Result<DueReviewsOut, ToolError> {
                     reviews: d.card.reps,
                 })
                 .collect(),
+            reply_check: None,
         })
     })
 }

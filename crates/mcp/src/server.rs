@@ -11,9 +11,10 @@ use rmcp::model::{
 use rmcp::service::{NotificationContext, RequestContext};
 use rmcp::{ErrorData, RoleServer, ServerHandler, ServiceExt};
 
+use crate::apps::{self, Client};
 use crate::ctx::{Ctx, ServerOptions};
 use crate::tools::Registry;
-use crate::{prompt, resources, transport};
+use crate::{elicit, prompt, resources, transport};
 
 const INSTRUCTIONS: &str = "devcoach turns finished technical work into short lessons sized to what the learner knows. \
 Follow the devcoach_instructions prompt (or the installed devcoach skill) for the coaching flow. Read state through the \
@@ -63,9 +64,23 @@ pub async fn serve_stdio(
     Ok(())
 }
 
+impl DevcoachServer {
+    /// What the client declared, kept in the context for the handlers that word their answer by it.
+    fn client(&self, context: &RequestContext<RoleServer>) -> Client {
+        let client = Client::of(context.peer.peer_info().as_deref());
+        self.ctx.set_client(client);
+        client
+    }
+}
+
 impl ServerHandler for DevcoachServer {
     fn get_info(&self) -> ServerConfig {
-        ServerConfig::new(ServerCapabilities::builder().enable_tools().enable_resources().enable_prompts().build())
+        let mut capabilities = ServerCapabilities::builder().enable_tools().enable_resources().enable_prompts().build();
+        // The cards: offered to every client; used only with one that declares the extension too.
+        let mut ui = rmcp::model::JsonObject::new();
+        ui.insert("mimeTypes".into(), serde_json::json!([apps::MIME]));
+        capabilities.extensions = Some([(apps::EXTENSION.to_owned(), ui)].into_iter().collect());
+        ServerConfig::new(capabilities)
             .with_server_info(Implementation::new("devcoach", self.ctx.opts.version.clone()))
             .with_instructions(INSTRUCTIONS)
     }
@@ -82,22 +97,30 @@ impl ServerHandler for DevcoachServer {
     async fn list_tools(
         &self,
         _request: Option<PaginatedRequestParams>,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, ErrorData> {
-        Ok(ListToolsResult::with_all_items(self.tools.tools()))
+        Ok(ListToolsResult::with_all_items(self.tools.tools_for(self.client(&context))))
     }
 
     fn get_tool(&self, name: &str) -> Option<Tool> {
-        self.tools.get(name).cloned()
+        self.tools.get_for(name, self.ctx.client())
     }
 
     async fn call_tool(
         &self,
         request: CallToolRequestParams,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
+        let client = self.client(&context);
         let args = request.arguments.map_or(serde_json::Value::Null, serde_json::Value::Object);
-        match self.tools.call(&self.ctx, &request.name, args) {
+        if let Some(lesson_id) = elicit::lesson_of(&request.name, &args)
+            && let Some(result) = elicit::ask(&self.ctx, &context.peer, &lesson_id).await
+        {
+            return Ok(result.into());
+        }
+        // A frame-only tool does not exist for a client that shows no frame.
+        let known = client.apps || !apps::frame_only(&request.name);
+        match known.then(|| self.tools.call(&self.ctx, &request.name, args)).flatten() {
             Some(result) => Ok(result.into()),
             None => Err(ErrorData::new(
                 ErrorCode::INVALID_PARAMS,
@@ -110,9 +133,13 @@ impl ServerHandler for DevcoachServer {
     async fn list_resources(
         &self,
         _request: Option<PaginatedRequestParams>,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<ListResourcesResult, ErrorData> {
-        Ok(ListResourcesResult::with_all_items(resources::list()))
+        let mut list = resources::list();
+        if self.client(&context).apps {
+            list.extend(apps::resources());
+        }
+        Ok(ListResourcesResult::with_all_items(list))
     }
 
     async fn list_resource_templates(
@@ -128,7 +155,7 @@ impl ServerHandler for DevcoachServer {
         request: ReadResourceRequestParams,
         _context: RequestContext<RoleServer>,
     ) -> Result<ReadResourceResponse, ErrorData> {
-        match resources::read(&self.ctx, &request.uri) {
+        match apps::read(&request.uri).or_else(|| resources::read(&self.ctx, &request.uri)) {
             Some(contents) => Ok(ReadResourceResult::new(vec![contents]).into()),
             None => Err(ErrorData::resource_not_found(format!("No devcoach resource at '{}'", request.uri), None)),
         }

@@ -8,6 +8,7 @@
 //! - a database owned by a newer devcoach is shown read-only (a 503 page for writes);
 //! - markdown from lessons is rendered with raw HTML escaped and unsafe links dropped.
 
+pub mod apps;
 mod assets;
 mod cache;
 mod error;

@@ -17,6 +17,10 @@ use super::{Hints, Out, READ, REMOVE, Registry, WRITE, check_len, not_found};
 use crate::ctx::{Ctx, ToolError};
 
 /// What the agent must check after saving: the save itself shows the learner nothing.
+/// The reply check for a host that shows the lesson card itself.
+pub const LOG_REPLY_CHECK_CARD: &str = "The learner's chat shows this lesson as a card beside this result, with the answer \
+buttons and explain-back on it. Do not write the card or the feedback line: end your reply with at most one short sentence.";
+
 pub const LOG_REPLY_CHECK: &str = "Saving shows the learner nothing: they see only the plain text of your reply, never \
 tool arguments. If the full card (top band, title line, body ending in the tip, bottom band) is not yet in your reply as \
 plain text, write it now as the last thing in your reply. If it is already there, add nothing. Never show the card twice.";
@@ -113,6 +117,12 @@ pub(crate) struct LoggedLesson {
     pub lesson: Lesson,
     /// Read this: what to do now that the lesson is saved.
     pub reply_check: String,
+    /// How the learner answers this lesson: `text` (the feedback line under the card you write),
+    /// `form` (the same, and the host can also ask them with a form: see the skill), or `card`
+    /// (the host shows the lesson as a card with the answer buttons; write neither the card nor the
+    /// feedback line).
+    #[schemars(extend("enum" = ["text", "form", "card"]))]
+    pub feedback_by: String,
     /// A function of the change the learner could rebuild themselves (at most once a day, never
     /// during a course): offer it after the card as `how` says.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -187,10 +197,58 @@ fn log_lesson(ctx: &Ctx, a: LogLessonArgs) -> Result<Out<LoggedLesson>, ToolErro
         .as_ref()
         .map(|o| format!(" Hands-on: the learner could rebuild `{}` ({}) themselves. {}", o.function, o.file, o.how))
         .unwrap_or_default();
+    let client = ctx.client();
+    let (reply_check, feedback_by) = if client.apps {
+        (LOG_REPLY_CHECK_CARD, "card")
+    } else {
+        (LOG_REPLY_CHECK, if client.form { "form" } else { "text" })
+    };
     Ok(Out {
-        value: LoggedLesson { lesson, reply_check: LOG_REPLY_CHECK.into(), handson_offer },
-        lead: Some(format!("Lesson saved. {LOG_REPLY_CHECK}{offer_line}")),
+        value: LoggedLesson { lesson, reply_check: reply_check.into(), feedback_by: feedback_by.into(), handson_offer },
+        lead: Some(format!("Lesson saved. {reply_check}{offer_line}")),
     })
+}
+
+/// What a lesson card shows: the lesson, its body made safe for a page, and the answer so far.
+#[derive(Debug, Serialize, JsonSchema)]
+pub(crate) struct LessonCardOut {
+    pub id: String,
+    pub title: String,
+    #[schemars(extend("enum" = ["junior", "mid", "senior"]))]
+    pub level: String,
+    pub categories: Vec<String>,
+    pub topic_id: String,
+    /// The body rendered with the dashboard's rules: raw HTML shown as text, unsafe links dropped.
+    pub body_html: String,
+    #[schemars(extend("enum" = ["know", "understood", "dont_know", null]))]
+    pub feedback: Option<String>,
+    pub starred: bool,
+    /// Who shared it, for a lesson someone else wrote.
+    pub shared_by: Option<String>,
+}
+
+pub(super) fn register_card(r: &mut Registry) {
+    r.structured(
+        ("lesson_card", "Lesson Card", READ),
+        "For devcoach's lesson card in the chat (the host's frame calls it; you never need to): one lesson, its body \
+         rendered for the card, and the answer recorded so far.",
+        |ctx: &Ctx, a: LessonIdArgs| {
+            let lesson = ctx.with_store(|s| Ok(s.lesson(&a.lesson_id)?))?.ok_or_else(|| not_found(&a.lesson_id))?;
+            let body = lesson.body.as_deref().unwrap_or(&lesson.summary);
+            Ok(LessonCardOut {
+                body_html: devcoach_web::apps::lesson_body_html(body),
+                id: lesson.id,
+                title: lesson.title,
+                level: lesson.level.as_str().into(),
+                categories: lesson.categories,
+                topic_id: lesson.topic_id,
+                feedback: lesson.feedback.map(|f| f.as_str().into()),
+                starred: lesson.starred,
+                shared_by: lesson.shared_by,
+            }
+            .into())
+        },
+    );
 }
 
 #[derive(Debug, Clone, Copy, Deserialize, JsonSchema)]
@@ -361,7 +419,7 @@ pub(crate) enum FeedbackArg {
     Clear,
 }
 
-#[derive(Debug, Deserialize, JsonSchema)]
+#[derive(Debug, Default, Deserialize, JsonSchema)]
 pub(crate) struct FeedbackArgs {
     pub lesson_id: String,
     /// know = already knew it (+1 confidence) · understood = new and now clear · dont_know = could not
@@ -391,6 +449,16 @@ pub(crate) struct FeedbackOut {
     /// The explain-back, when one was recorded.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub explain_back: Option<ExplainBackOut>,
+    /// When devcoach asked the learner with a form (the call gave neither answer): `answered`,
+    /// `declined` or `cancelled`. After a decline or cancel nothing was recorded: don't ask again
+    /// this turn; the feedback line stays open for a later answer.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schemars(extend("enum" = ["answered", "declined", "cancelled"]))]
+    pub form: Option<String>,
+    /// The explanation the learner wrote in the form: grade it with the rubric and record it with
+    /// another `submit_feedback` call (`explain_back`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub explanation_to_grade: Option<String>,
 }
 
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -460,67 +528,92 @@ pub(super) fn register_feedback(r: &mut Registry) {
          now clear), dont_know (could not follow), or clear; and/or an explain_back: the learner's own explanation of the \
          lesson's key idea, graded by you with the rubric (correct / partly / wrong, the missing piece in one line). \
          Repeating the stored answer, or the same explanation with the same grade, changes nothing.",
-        |ctx: &Ctx, a: FeedbackArgs| {
-            let explain = a.explain_back.as_ref().map(ExplainBackArg::check).transpose()?;
-            if a.feedback.is_none() && explain.is_none() {
-                return Err(ToolError::Invalid(
-                    "give `feedback` (know, understood, dont_know or clear), `explain_back`, or both".into(),
-                ));
-            }
-            let choice = a.feedback.map(|f| {
-                FeedbackChoice(match f {
-                    FeedbackArg::Know => Some(Feedback::Know),
-                    FeedbackArg::Understood => Some(Feedback::Understood),
-                    FeedbackArg::DontKnow => Some(Feedback::DontKnow),
-                    FeedbackArg::Clear => None,
-                })
-            });
-            let now = ctx.now();
-            ctx.with_store(|s| {
-                // The self-report first, then the check: calibration pairs the check with it.
-                let outcome = match choice {
-                    Some(choice) => s.record_feedback(&a.lesson_id, choice, now)?,
-                    None => s.lesson(&a.lesson_id)?.map(|l| devcoach_core::feedback::FeedbackOutcome {
-                        previous: l.feedback,
-                        delta: 0,
-                        confidence_before: None,
-                        confidence: None,
-                        topic_id: l.topic_id,
-                    }),
-                };
-                let Some(outcome) = outcome else { return Err(not_found(&a.lesson_id)) };
-                let stored = match choice {
-                    Some(choice) => choice.0,
-                    None => outcome.previous,
-                };
-                let mut confidence = outcome.confidence;
-                let explain_back = match &explain {
-                    Some((grade, check)) => {
-                        let recorded = s.record_explain_back(&a.lesson_id, *grade, check, now)?.ok_or_else(|| not_found(&a.lesson_id))?;
-                        confidence = recorded.confidence;
-                        Some(ExplainBackOut {
-                            grade: grade.as_str().into(),
-                            missing: check.missing.clone(),
-                            delta: recorded.confidence.unwrap_or(0) - recorded.confidence_before.unwrap_or(0),
-                            confidence: recorded.confidence,
-                            repeated: recorded.repeated,
-                        })
-                    }
-                    None => None,
-                };
-                Ok(FeedbackOut {
-                    lesson_id: a.lesson_id.clone(),
-                    feedback: stored.map(|f| f.as_str().into()),
-                    topic_id: outcome.topic_id,
-                    previous: outcome.previous.map(|f| f.as_str().into()),
-                    delta: outcome.delta,
-                    confidence,
-                    explain_back,
-                }
-                .into())
-            })
-        },
+        submit_feedback,
     );
+}
+
+/// Records the learner's answer and/or explain-back (the tool, and the form's accepted answer).
+pub(crate) fn submit_feedback(ctx: &Ctx, a: FeedbackArgs) -> Result<Out<FeedbackOut>, ToolError> {
+    let explain = a.explain_back.as_ref().map(ExplainBackArg::check).transpose()?;
+    if a.feedback.is_none() && explain.is_none() {
+        return Err(ToolError::Invalid(
+            "give `feedback` (know, understood, dont_know or clear), `explain_back`, or both".into(),
+        ));
+    }
+    let choice = a.feedback.map(|f| {
+        FeedbackChoice(match f {
+            FeedbackArg::Know => Some(Feedback::Know),
+            FeedbackArg::Understood => Some(Feedback::Understood),
+            FeedbackArg::DontKnow => Some(Feedback::DontKnow),
+            FeedbackArg::Clear => None,
+        })
+    });
+    let now = ctx.now();
+    ctx.with_store(|s| {
+        // The self-report first, then the check: calibration pairs the check with it.
+        let outcome = match choice {
+            Some(choice) => s.record_feedback(&a.lesson_id, choice, now)?,
+            None => s.lesson(&a.lesson_id)?.map(|l| devcoach_core::feedback::FeedbackOutcome {
+                previous: l.feedback,
+                delta: 0,
+                confidence_before: None,
+                confidence: None,
+                topic_id: l.topic_id,
+            }),
+        };
+        let Some(outcome) = outcome else { return Err(not_found(&a.lesson_id)) };
+        let stored = match choice {
+            Some(choice) => choice.0,
+            None => outcome.previous,
+        };
+        let mut confidence = outcome.confidence;
+        let explain_back = match &explain {
+            Some((grade, check)) => {
+                let recorded = s.record_explain_back(&a.lesson_id, *grade, check, now)?.ok_or_else(|| not_found(&a.lesson_id))?;
+                confidence = recorded.confidence;
+                Some(ExplainBackOut {
+                    grade: grade.as_str().into(),
+                    missing: check.missing.clone(),
+                    delta: recorded.confidence.unwrap_or(0) - recorded.confidence_before.unwrap_or(0),
+                    confidence: recorded.confidence,
+                    repeated: recorded.repeated,
+                })
+            }
+            None => None,
+        };
+        Ok(FeedbackOut {
+            lesson_id: a.lesson_id.clone(),
+            feedback: stored.map(|f| f.as_str().into()),
+            topic_id: outcome.topic_id,
+            previous: outcome.previous.map(|f| f.as_str().into()),
+            delta: outcome.delta,
+            confidence,
+            explain_back,
+            form: None,
+            explanation_to_grade: None,
+        }
+        .into())
+    })
+}
+
+/// The lesson's answer as stored, untouched (after a declined form).
+pub(crate) fn feedback_as_is(ctx: &Ctx, lesson_id: &str) -> Result<Option<FeedbackOut>, ToolError> {
+    let found = ctx.with_store(|s| {
+        let Some(lesson) = s.lesson(lesson_id)? else { return Ok(None) };
+        let confidence = s.confidence(&lesson.topic_id)?;
+        Ok(Some((lesson, confidence)))
+    })?;
+    Ok(found.map(|(l, confidence)| FeedbackOut {
+        lesson_id: l.id,
+        feedback: l.feedback.map(|f| f.as_str().into()),
+        topic_id: l.topic_id,
+        previous: l.feedback.map(|f| f.as_str().into()),
+        delta: 0,
+        confidence,
+        explain_back: None,
+        form: None,
+        explanation_to_grade: None,
+    }))
 }
 
 pub(super) fn register_skip(r: &mut Registry) {

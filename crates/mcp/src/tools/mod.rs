@@ -8,7 +8,7 @@ mod checks;
 mod courses;
 pub(crate) mod handson;
 mod knowledge;
-mod lessons;
+pub(crate) mod lessons;
 mod onboarding;
 mod practice;
 mod reviews;
@@ -27,6 +27,7 @@ use serde::Serialize;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 
+use crate::apps::{self, Client};
 use crate::ctx::{Ctx, ToolError};
 
 /// The annotations of a tool (all four are always set, so no client falls back to a default).
@@ -155,6 +156,25 @@ pub fn store_failure(name: &str, e: &devcoach_store::StoreError) -> String {
     }
 }
 
+/// The result of a structured tool: its value as `structuredContent` (and as text), after the
+/// lead sentence if there is one; or the failure, worded for the agent.
+pub(crate) fn structured_result<O: Serialize>(name: &str, out: Result<Out<O>, ToolError>) -> CallToolResult {
+    match out.and_then(|out| {
+        let value =
+            serde_json::to_value(&out.value).map_err(|e| ToolError::said(ErrorKind::Io, format!("{name} failed: {e}")))?;
+        Ok((value, out.lead))
+    }) {
+        Ok((value, lead)) => {
+            let mut result = CallToolResult::structured(value);
+            if let Some(lead) = lead {
+                result.content.insert(0, ContentBlock::text(lead));
+            }
+            result
+        }
+        Err(e) => failure(name, &e),
+    }
+}
+
 /// Reads a tool's arguments; the error is the message to return.
 fn parse<P: DeserializeOwned>(name: &str, args: Value) -> Result<P, String> {
     let size = serde_json::to_vec(&args).map_or(usize::MAX, |v| v.len());
@@ -196,6 +216,9 @@ impl Registry {
         reviews::register(&mut r);
         practice::register(&mut r);
         handson::register(&mut r);
+        // The cards' frame-only tools (listed only to clients that render the cards).
+        lessons::register_card(&mut r);
+        reviews::register_answer(&mut r);
         r
     }
 
@@ -232,20 +255,7 @@ impl Registry {
                 Ok(p) => p,
                 Err(e) => return error_result(e),
             };
-            match f(ctx, params).and_then(|out| {
-                let value = serde_json::to_value(&out.value)
-                    .map_err(|e| ToolError::said(ErrorKind::Io, format!("{name} failed: {e}")))?;
-                Ok((value, out.lead))
-            }) {
-                Ok((value, lead)) => {
-                    let mut result = CallToolResult::structured(value);
-                    if let Some(lead) = lead {
-                        result.content.insert(0, ContentBlock::text(lead));
-                    }
-                    result
-                }
-                Err(e) => failure(name, &e),
-            }
+            structured_result(name, f(ctx, params))
         });
         self.defs.push(ToolDef { tool, run });
     }
@@ -298,12 +308,23 @@ impl Registry {
         self.defs.push(ToolDef { tool, run });
     }
 
-    pub fn tools(&self) -> Vec<Tool> {
-        self.defs.iter().map(|d| d.tool.clone()).collect()
+    /// The tools as this client sees them: with `_meta.ui` for a client that renders the cards;
+    /// without the frame-only tools for any other.
+    pub fn tools_for(&self, client: Client) -> Vec<Tool> {
+        self.defs
+            .iter()
+            .filter(|d| client.apps || !apps::frame_only(&d.tool.name))
+            .map(|d| if client.apps { apps::decorate(d.tool.clone()) } else { d.tool.clone() })
+            .collect()
     }
 
-    pub fn get(&self, name: &str) -> Option<&Tool> {
-        self.defs.iter().find(|d| d.tool.name == name).map(|d| &d.tool)
+    /// One tool as this client sees it (`None` for a frame-only tool to a client without apps).
+    pub fn get_for(&self, name: &str, client: Client) -> Option<Tool> {
+        let def = self.defs.iter().find(|d| d.tool.name == name)?;
+        if !client.apps && apps::frame_only(name) {
+            return None;
+        }
+        Some(if client.apps { apps::decorate(def.tool.clone()) } else { def.tool.clone() })
     }
 
     /// Runs a tool; `None` when there is no tool by that name.
@@ -319,8 +340,15 @@ impl Registry {
     }
 }
 
-/// Every tool name, in registration order (for tests and packaging manifests).
+/// Every tool a client sees, in registration order (for tests and packaging manifests): the
+/// frame-only tools of the cards are not among them.
 pub fn tool_names() -> Vec<String> {
+    Registry::new().tools_for(Client::default()).iter().map(|t| t.name.to_string()).collect()
+}
+
+/// Every registered tool, the frame-only ones included.
+#[cfg(test)]
+pub(crate) fn all_tool_names() -> Vec<String> {
     Registry::new().defs.iter().map(|d| d.tool.name.to_string()).collect()
 }
 
@@ -328,12 +356,12 @@ pub fn tool_names() -> Vec<String> {
 /// them; a test keeps those lists equal to this).
 pub fn tool_summaries() -> Vec<(String, String, String)> {
     Registry::new()
-        .defs
+        .tools_for(Client::default())
         .iter()
-        .map(|d| {
-            let title = d.tool.title.clone().unwrap_or_default();
-            let description = d.tool.description.as_deref().unwrap_or_default().to_owned();
-            (d.tool.name.to_string(), title, description)
+        .map(|t| {
+            let title = t.title.clone().unwrap_or_default();
+            let description = t.description.as_deref().unwrap_or_default().to_owned();
+            (t.name.to_string(), title, description)
         })
         .collect()
 }
@@ -373,7 +401,7 @@ mod tests {
     #[test]
     fn schemas_use_only_formats_json_schema_defines() {
         let mut found = Vec::new();
-        for tool in Registry::new().tools() {
+        for tool in Registry::new().tools_for(Client { apps: true, form: true }) {
             formats(&Value::Object((*tool.input_schema).clone()), &mut found);
             if let Some(output) = &tool.output_schema {
                 formats(&Value::Object((**output).clone()), &mut found);

@@ -10,6 +10,11 @@ use crate::ctx::{Ctx, ToolError};
 use crate::payloads;
 use crate::tools::{card_text, not_found};
 
+/// What the model does when the host shows the review card.
+const DUE_IN_CARD: &str = "The learner's chat shows these as a review card beside this result: one question at a time, \
+the answer on request, then their grade. Don't ask the questions in text; if they send you an answer from the card, grade it \
+with grade_review (checked) as usual.";
+
 #[derive(Debug, Deserialize, JsonSchema)]
 pub(crate) struct DueArgs {
     /// How many due cards to return (1-50, default 5).
@@ -102,6 +107,40 @@ pub(crate) struct CardOut {
     pub due: String,
 }
 
+#[derive(Debug, Deserialize, JsonSchema)]
+pub(crate) struct AnswerArgs {
+    pub lesson_id: String,
+}
+
+#[derive(Debug, Serialize, JsonSchema)]
+pub(crate) struct AnswerOut {
+    pub lesson_id: String,
+    pub question: String,
+    /// The answer to compare with.
+    pub answer: String,
+}
+
+/// The review card's "show the answer": only for a card that is due now, so the frame learns no
+/// answer before the learner has the question in front of them.
+pub(super) fn register_answer(r: &mut Registry) {
+    r.structured(
+        ("review_answer", "Review Answer", READ),
+        "For devcoach's review card in the chat (the host's frame calls it when the learner asks to see the answer; you \
+         never need to): the expected answer of a card that is due now.",
+        |ctx: &Ctx, a: AnswerArgs| {
+            let now = devcoach_core::time::iso_ms(ctx.now());
+            let card = ctx.with_store(|s| Ok(s.review_card(&a.lesson_id)?))?.ok_or_else(|| not_found(&a.lesson_id))?;
+            if card.due > now {
+                return Err(ToolError::Invalid(format!(
+                    "the review card of '{}' is not due until {}; its answer is shown only while it is due",
+                    a.lesson_id, card.due
+                )));
+            }
+            Ok(AnswerOut { lesson_id: card.lesson_id, question: card.question, answer: card.answer }.into())
+        },
+    );
+}
+
 pub(super) fn register(r: &mut Registry) {
     r.structured(
         ("get_due_reviews", "Get Due Reviews", READ),
@@ -110,7 +149,11 @@ pub(super) fn register(r: &mut Registry) {
          returns.",
         |ctx: &Ctx, a: DueArgs| {
             let limit = a.limit.unwrap_or(5).clamp(1, 50);
-            Ok(payloads::due_reviews(ctx, limit)?.into())
+            let mut out = payloads::due_reviews(ctx, limit)?;
+            if ctx.client().apps {
+                out.reply_check = Some(DUE_IN_CARD.into());
+            }
+            Ok(out.into())
         },
     );
     r.structured(

@@ -2,6 +2,7 @@
 //! tools run in-process over a real store in a temporary data directory (the protocol over
 //! stdio, and everything that needs the binary, is tested in the binary's crate).
 
+mod apps;
 mod tools;
 
 use devcoach_mcp::{DevcoachServer, ServerOptions};

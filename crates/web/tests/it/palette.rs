@@ -133,7 +133,13 @@ fn colours_appear_only_as_tokens() {
         assert_eq!(hex_colours(&text), Vec::<String>::new(), "{}", path.display());
         assert!(!text.contains("color:") && !text.contains("background:"), "{}: inline colour", path.display());
     }
-    for source in ["crates/web/src/plots.rs", "assets/static/app.js", "assets/static/course-viewer.js"] {
+    for source in [
+        "crates/web/src/plots.rs",
+        "assets/static/app.js",
+        "assets/static/course-viewer.js",
+        "assets/static/mcp-app.js",
+        "assets/static/mcp-app.css",
+    ] {
         assert_eq!(hex_colours(&read(source)), Vec::<String>::new(), "{source}");
     }
 }

@@ -1,0 +1,210 @@
+//! Asking for a lesson's feedback with a form, in a host that can show one (elicitation) and
+//! does not show the lesson card. It happens only on the call the skill makes on the turn after
+//! the card (`submit_feedback` with a lesson id and nothing else), never inside `log_lesson`, so
+//! the learner has the lesson in front of them; and at most once per lesson. A decline, a cancel
+//! or a host that never answers leaves the feedback line as the way to answer.
+
+use std::time::Duration;
+
+use devcoach_core::checked::Check;
+use rmcp::RoleServer;
+use rmcp::model::{CallToolResult, ClientResult, ElicitRequestParams, ElicitationAction, Request, ServerRequest};
+use rmcp::service::{Peer, PeerRequestOptions};
+use serde_json::{Value, json};
+
+use crate::ctx::{Ctx, ToolError};
+use crate::tools::lessons::{self, FeedbackArg, FeedbackArgs, FeedbackOut};
+use crate::tools::{Out, structured_result};
+
+/// How long the form may stay open before the call gives up on it.
+const WAIT: Duration = Duration::from_secs(600);
+const TOOL: &str = "submit_feedback";
+
+/// The lesson a call asks about, when it is the form's call: `submit_feedback` with a lesson id
+/// and neither an answer nor an explain-back.
+pub fn lesson_of(name: &str, args: &Value) -> Option<String> {
+    if name != TOOL {
+        return None;
+    }
+    let object = args.as_object()?;
+    let given = |key: &str| object.get(key).is_some_and(|v| !v.is_null());
+    if given("feedback") || given("explain_back") {
+        return None;
+    }
+    object.get("lesson_id")?.as_str().map(str::to_owned)
+}
+
+/// The form: the three answers (required) and an optional explanation.
+fn form(title: &str) -> Result<ElicitRequestParams, serde_json::Error> {
+    let title: String = title.chars().filter(|c| !c.is_control()).take(120).collect();
+    serde_json::from_value(json!({
+        "mode": "form",
+        "message": format!("devcoach: how was the lesson \u{201c}{title}\u{201d}?"),
+        "requestedSchema": {
+            "type": "object",
+            "properties": {
+                "answer": {
+                    "type": "string",
+                    "title": "Your answer",
+                    "oneOf": [
+                        {"const": "know", "title": "✅ I knew it"},
+                        {"const": "understood", "title": "💡 Understood"},
+                        {"const": "dont_know", "title": "❌ Couldn't follow"}
+                    ]
+                },
+                "explanation": {
+                    "type": "string",
+                    "title": "🗣 Explain it back (optional)",
+                    "description": "The lesson's key idea in a sentence or two, in your own words.",
+                    "maxLength": devcoach_core::limits::CHECK_ANSWER_CHARS
+                }
+            },
+            "required": ["answer"]
+        }
+    }))
+}
+
+/// The result for a form that recorded nothing.
+fn unanswered(ctx: &Ctx, lesson_id: &str, how: &str, lead: String) -> CallToolResult {
+    let out = lessons::feedback_as_is(ctx, lesson_id).and_then(|found| {
+        let mut out = found.ok_or_else(|| crate::tools::not_found(lesson_id))?;
+        out.form = Some(how.into());
+        Ok(Out { value: out, lead: Some(lead) })
+    });
+    structured_result(TOOL, out)
+}
+
+/// Asks, when this call is the form's and the learner has not answered yet; `None` sends the call
+/// on as it is (its usual error says what is missing).
+pub async fn ask(ctx: &Ctx, peer: &Peer<RoleServer>, lesson_id: &str) -> Option<CallToolResult> {
+    let client = ctx.client();
+    if !client.form || client.apps {
+        return None;
+    }
+    let lesson = ctx.with_store(|s| Ok(s.lesson(lesson_id)?)).ok().flatten()?;
+    if lesson.feedback.is_some() {
+        return None;
+    }
+    let first = ctx.asked_with_form.lock().unwrap_or_else(std::sync::PoisonError::into_inner).insert(lesson.id.clone());
+    if !first {
+        return Some(structured_result::<FeedbackOut>(
+            TOOL,
+            Err(ToolError::Invalid(
+                "the learner was already asked about this lesson with a form; don't ask again (an answer they give \
+                 in the chat is recorded as usual)"
+                    .into(),
+            )),
+        ));
+    }
+    let params = form(&lesson.title).ok()?;
+    let sent = peer
+        .send_request_with_option(
+            ServerRequest::ElicitRequest(Request::new(params)),
+            PeerRequestOptions::with_timeout(WAIT),
+        )
+        .await;
+    let reply = match sent {
+        Ok(handle) => handle.await_response().await,
+        Err(e) => Err(e),
+    };
+    let result = match reply {
+        Ok(ClientResult::ElicitResult(result)) => result,
+        Ok(_) | Err(_) => {
+            return Some(unanswered(
+                ctx,
+                lesson_id,
+                "cancelled",
+                "The form was not answered; nothing was recorded. Leave it to the feedback line.".into(),
+            ));
+        }
+    };
+    match result.action {
+        ElicitationAction::Accept => Some(accepted(ctx, lesson_id, result.content.as_ref())),
+        ElicitationAction::Decline => Some(unanswered(
+            ctx,
+            lesson_id,
+            "declined",
+            "The learner declined the form; nothing was recorded. Don't ask again.".into(),
+        )),
+        // Cancel, and any action a later protocol adds.
+        _ => Some(unanswered(
+            ctx,
+            lesson_id,
+            "cancelled",
+            "The learner closed the form; nothing was recorded. Don't ask again.".into(),
+        )),
+    }
+}
+
+/// Records an accepted form through the tool's own path (the same checks as the model's call).
+fn accepted(ctx: &Ctx, lesson_id: &str, content: Option<&Value>) -> CallToolResult {
+    let answer = content.and_then(|c| c.get("answer")).and_then(Value::as_str);
+    let feedback = match answer {
+        Some("know") => FeedbackArg::Know,
+        Some("understood") => FeedbackArg::Understood,
+        Some("dont_know") => FeedbackArg::DontKnow,
+        _ => {
+            return unanswered(
+                ctx,
+                lesson_id,
+                "cancelled",
+                "The form came back without one of the three answers; nothing was recorded.".into(),
+            );
+        }
+    };
+    // The explanation is graded by the model, like any explain-back: it goes back to it, within
+    // the explain-back's own limit.
+    let explanation = content
+        .and_then(|c| c.get("explanation"))
+        .and_then(Value::as_str)
+        .map(str::trim)
+        .filter(|t| !t.is_empty())
+        .filter(|t| Check::new(t, None).is_ok())
+        .map(str::to_owned);
+    let args = FeedbackArgs { lesson_id: lesson_id.to_owned(), feedback: Some(feedback), explain_back: None };
+    let out = lessons::submit_feedback(ctx, args).map(|mut out| {
+        out.value.form = Some("answered".into());
+        let lead = if explanation.is_some() {
+            "The learner answered with the form and explained the idea back: grade `explanation_to_grade` with the \
+             rubric and record it with submit_feedback (explain_back)."
+        } else {
+            "The learner answered with the form; acknowledge it in a few words at most."
+        };
+        out.value.explanation_to_grade = explanation;
+        out.lead = Some(lead.into());
+        out
+    });
+    structured_result(TOOL, out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_a_bare_submit_feedback_is_the_forms_call() {
+        assert_eq!(lesson_of(TOOL, &json!({"lesson_id": "a"})), Some("a".into()));
+        assert_eq!(lesson_of(TOOL, &json!({"lesson_id": "a", "feedback": null})), Some("a".into()));
+        assert_eq!(lesson_of(TOOL, &json!({"lesson_id": "a", "feedback": "know"})), None);
+        assert_eq!(lesson_of(TOOL, &json!({"lesson_id": "a", "explain_back": {}})), None);
+        assert_eq!(lesson_of("grade_review", &json!({"lesson_id": "a"})), None);
+        assert_eq!(lesson_of(TOOL, &json!({"lesson_id": 3})), None);
+        assert_eq!(lesson_of(TOOL, &json!(null)), None);
+    }
+
+    #[test]
+    fn the_form_is_a_valid_elicitation() {
+        let params = form("Why \u{1b}[31mindexes\nhelp").expect("form");
+        let wire = serde_json::to_value(&params).expect("json");
+        assert_eq!(wire["mode"], "form");
+        assert!(!wire["message"].as_str().unwrap_or_default().contains('\u{1b}'));
+        assert_eq!(wire["requestedSchema"]["required"], json!(["answer"]));
+        let values: Vec<&str> = wire["requestedSchema"]["properties"]["answer"]["oneOf"]
+            .as_array()
+            .expect("oneOf")
+            .iter()
+            .filter_map(|o| o["const"].as_str())
+            .collect();
+        assert_eq!(values, ["know", "understood", "dont_know"]);
+    }
+}
