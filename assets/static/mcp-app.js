@@ -66,8 +66,10 @@
 
   let lastSize = "";
   function reportSize() {
+    // The body, not the document: the document is never shorter than the frame, so a card that
+    // got shorter would never tell the host.
     const width = Math.ceil(document.documentElement.scrollWidth);
-    const height = Math.ceil(document.documentElement.scrollHeight);
+    const height = Math.ceil(document.body.getBoundingClientRect().height);
     const size = `${width}x${height}`;
     if (size !== lastSize) {
       lastSize = size;
@@ -103,6 +105,8 @@
     const meta = [...(card.categories || []), level].filter(Boolean).join(" · ");
     const body = el("div", { class: "body" });
     body.innerHTML = card.body_html || "";
+    // A code block that scrolls sideways must be reachable by keyboard.
+    for (const pre of body.querySelectorAll("pre")) pre.tabIndex = 0;
     const status = el("p", { class: "status", role: "status", "aria-live": "polite" });
     const buttons = ANSWERS.map(([value, label]) => {
       const button = el("button", { type: "button", "aria-pressed": String(card.feedback === value), text: label });
@@ -341,7 +345,7 @@
     }
   });
 
-  new ResizeObserver(reportSize).observe(document.documentElement);
+  new ResizeObserver(reportSize).observe(document.body);
 
   request("ui/initialize", {
     protocolVersion: "2026-01-26",

@@ -256,3 +256,67 @@ fn every_page_and_every_click_in_chromium() {
         }
     }
 }
+
+/// The lesson and review cards (MCP Apps) in a host page built on the official host-side bridge
+/// (`tests/browser/apps.cjs`): real `devcoach mcp` results, every card in light and dark at 390
+/// and 1400 px with axe-core, the answer buttons and the review grades through the frame, and a
+/// hostile lesson that stays inert. This side checks what the clicks wrote.
+#[test]
+fn the_cards_a_chat_host_shows_in_chromium() {
+    let env = Env::demo();
+    let db = env.data().join("coaching.db");
+    let reviews = |id: &str| -> (i64, String) {
+        let conn = rusqlite::Connection::open(&db).expect("db");
+        let count = conn
+            .query_row("SELECT COUNT(*) FROM ext_review_log WHERE lesson_id = ?1 AND grade = 3", [id], |r| r.get(0))
+            .unwrap_or(0);
+        let due = conn
+            .query_row("SELECT due FROM ext_review_cards WHERE lesson_id = ?1", [id], |r| r.get(0))
+            .unwrap_or_default();
+        (count, due)
+    };
+    for dir in ["tmp", "home"] {
+        std::fs::create_dir_all(env.tmp.path().join(dir)).expect("sandbox folder");
+    }
+    // The first due card in the demo, which the run grades.
+    let before = reviews("ci-fail-fast");
+    let shots = target().join("screenshots-apps");
+    let _ = std::fs::remove_dir_all(&shots);
+    std::fs::create_dir_all(&shots).expect("screenshots");
+    let run = Command::new("node")
+        .arg(Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/browser/apps.cjs"))
+        .envs(env.vars())
+        .env("PATH", std::env::var_os("PATH").unwrap_or_default())
+        .env("NODE_PATH", playwright())
+        .env("DEVCOACH", crate::bin())
+        .env("SCREENSHOTS", &shots)
+        .env("CHROMIUM", chromium())
+        .current_dir(env.tmp.path())
+        .output()
+        .expect("node runs (scripts/test.sh installs Node.js)");
+    let stdout = String::from_utf8_lossy(&run.stdout);
+    let report: Value = stdout.lines().rev().find_map(|l| serde_json::from_str(l).ok()).unwrap_or_else(|| {
+        panic!("no report from the browser run:\n{stdout}\n{}", String::from_utf8_lossy(&run.stderr))
+    });
+    assert_eq!(report["problems"], Value::Array(Vec::new()), "the browser saw problems: {report:#}");
+    assert!(run.status.success(), "{report:#}");
+    let seen = &report["seen"];
+    assert_eq!(seen["states"].as_array().map(Vec::len), Some(12), "three cards × two themes × two widths");
+    assert_eq!(seen["axe"], 12, "{seen:#}");
+
+    // The answer button recorded through the frame, and the card said so.
+    assert_eq!(seen["feedback_pressed"], "true", "{seen:#}");
+    assert_eq!(lesson_row(&db, "apps-card").map(|r| r.1), Some(Some("understood".into())));
+    assert_eq!(seen["lesson_calls"], serde_json::json!(["lesson_card", "submit_feedback"]), "{seen:#}");
+    // Explain it back went to the chat for the agent to grade, not to the store.
+    assert!(seen["message"].as_str().is_some_and(|m| m.contains("Indexes help only selective filters.")), "{seen:#}");
+    assert_eq!(seen["theme_switched"], true, "{seen:#}");
+
+    // The review: the answer on request, then the grade moved the card.
+    assert_eq!(seen["graded"], "ci-fail-fast", "the queue's first card");
+    let (count, due) = reviews("ci-fail-fast");
+    assert_eq!(count, before.0 + 1, "one more good grade");
+    assert!(before.1.as_str() <= crate::NOW && due.as_str() > "2026-12-01", "due then {}, now {due}", before.1);
+    assert_eq!(seen["review_calls"], serde_json::json!(["review_answer", "grade_review"]), "{seen:#}");
+    assert!(seen["after_next"].as_str().is_some_and(|b| b.contains("review 2 of")), "{seen:#}");
+}
