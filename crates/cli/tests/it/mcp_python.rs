@@ -83,3 +83,46 @@ fn the_python_sdk_can_use_every_part() {
     let stats: Value = serde_json::from_slice(&env.run(&["stats", "--json"]).stdout).expect("json");
     assert_eq!(stats["calibration"], seen["calibration"]);
 }
+
+/// The feedback form (elicitation) with a client we did not write: the Python SDK declares
+/// elicitation, so on the turn after the card a bare `submit_feedback` asks the learner once.
+#[test]
+fn the_python_sdk_answers_the_feedback_form() {
+    let script = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../tests/clients/mcp_python_elicit.py");
+    for mode in ["accept", "decline", "cancel"] {
+        let env = Env::new();
+        let out = Command::new(python())
+            .arg(&script)
+            .arg(bin())
+            .arg(env.data())
+            .arg(mode)
+            .env("HOME", env.tmp.path())
+            .output()
+            .expect("python runs");
+        assert!(out.status.success(), "{mode}: python client failed:\n{}", String::from_utf8_lossy(&out.stderr));
+        let seen: Value = serde_json::from_slice(&out.stdout)
+            .unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&out.stdout)));
+        assert_eq!(seen["feedback_by"], "form", "{seen}");
+        assert_eq!(seen["asked"], 1, "asked once, never twice: {seen}");
+        assert!(seen["message"].as_str().is_some_and(|m| m.contains("Awaiting in a loop")), "{seen}");
+        assert_eq!(seen["schema"]["required"], json!(["answer"]), "{seen}");
+        assert_eq!(seen["first_error"], false, "{seen}");
+        assert_eq!(seen["second_error"], true, "{seen}");
+        let stored: Value =
+            serde_json::from_slice(&env.run(&["lesson", &format!("py-form-{mode}"), "--json"]).stdout).expect("json");
+        match mode {
+            "accept" => {
+                assert_eq!(seen["first"]["form"], "answered", "{seen}");
+                assert_eq!(seen["first"]["feedback"], "understood");
+                assert_eq!(seen["first"]["explanation_to_grade"], "Await runs one at a time.");
+                assert_eq!(stored["feedback"], "understood");
+            }
+            other => {
+                assert_eq!(seen["first"]["form"], if other == "decline" { "declined" } else { "cancelled" }, "{seen}");
+                assert_eq!(seen["first"]["feedback"], Value::Null);
+                assert!(seen["second_text"].as_str().is_some_and(|t| t.contains("already asked")), "{seen}");
+                assert_eq!(stored["feedback"], Value::Null, "{other}: nothing recorded");
+            }
+        }
+    }
+}
