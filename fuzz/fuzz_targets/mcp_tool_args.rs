@@ -30,7 +30,9 @@ fn scratch() -> &'static Scratch {
             dashboard: None,
         };
         // Tools that start processes stay out of the fuzzer.
-        let tools = tool_names().into_iter().filter(|t| t != "open_ui" && t != "stop_ui").collect();
+        // The cards' frame-only tools are listed only to hosts that render the cards; fuzzed too.
+        let frame_only = ["lesson_card".to_owned(), "review_answer".to_owned()];
+        let tools = tool_names().into_iter().chain(frame_only).filter(|t| t != "open_ui" && t != "stop_ui").collect();
         Scratch { server: DevcoachServer::new(opts, None), _dir: dir, tools }
     })
 }

@@ -40,6 +40,8 @@ const DESCRIPTION: &str =
 const REGISTRY_DESCRIPTION: &str =
     "Local, private coach: turns finished agent work into short lessons sized to what you know";
 const REGISTRY_NAME: &str = "io.github.devcoach-rs/devcoach";
+/// The hosts that show devcoach's lesson and review cards (MCP Apps), for the manifests.
+const CARD_HOSTS: &str = "Claude (web and desktop), ChatGPT, VS Code's chat and Goose";
 /// The npm wrapper that carries the binary (see the distribution docs).
 const NPM_PACKAGE: &str = "@devcoach-rs/devcoach";
 use devcoach_assets::{
@@ -269,6 +271,11 @@ fn desktop_manifest() -> PackageFile {
             "display_name": "devcoach",
             "version": devcoach_core::APP_VERSION,
             "description": DESCRIPTION,
+            "long_description": format!(
+                "{DESCRIPTION}\n\nIn hosts that render MCP Apps ({CARD_HOSTS}) a lesson appears as a card \
+                 beside the chat, with its answer buttons and explain-back on it, and due reviews as a review card: \
+                 the question first, the answer only when asked. Elsewhere the agent writes the card as text."
+            ),
             "author": { "name": "devcoach contributors", "url": REPOSITORY },
             "homepage": REPOSITORY,
             "repository": { "type": "git", "url": REPOSITORY },
@@ -315,6 +322,17 @@ fn registry_entry() -> PackageFile {
             "version": devcoach_core::APP_VERSION,
             "repository": { "url": REPOSITORY, "source": "github" },
             "websiteUrl": REPOSITORY,
+            "_meta": {
+                "io.modelcontextprotocol.registry/publisher-provided": {
+                    "extensions": {
+                        devcoach_mcp::APPS_EXTENSION: {
+                            "resources": [devcoach_mcp::LESSON_URI, devcoach_mcp::REVIEW_URI],
+                            "mimeType": devcoach_mcp::APP_MIME,
+                            "shownBy": CARD_HOSTS
+                        }
+                    }
+                }
+            },
             "packages": [{
                 "registryType": "npm",
                 "identifier": NPM_PACKAGE,

@@ -117,10 +117,7 @@ const DOCUMENTS: [(&str, &str, &str, &str, devcoach_web::apps::App); 2] = [
 /// What a resource entry and a read both carry: no connections, no outside resources, a border.
 fn resource_meta() -> MetaObject {
     let mut meta = JsonObject::new();
-    meta.insert(
-        "ui".into(),
-        json!({ "csp": { "connectDomains": [], "resourceDomains": [] }, "prefersBorder": true }),
-    );
+    meta.insert("ui".into(), json!({ "csp": { "connectDomains": [], "resourceDomains": [] }, "prefersBorder": true }));
     MetaObject(meta)
 }
 

@@ -569,7 +569,8 @@ pub(crate) fn submit_feedback(ctx: &Ctx, a: FeedbackArgs) -> Result<Out<Feedback
         let mut confidence = outcome.confidence;
         let explain_back = match &explain {
             Some((grade, check)) => {
-                let recorded = s.record_explain_back(&a.lesson_id, *grade, check, now)?.ok_or_else(|| not_found(&a.lesson_id))?;
+                let recorded =
+                    s.record_explain_back(&a.lesson_id, *grade, check, now)?.ok_or_else(|| not_found(&a.lesson_id))?;
                 confidence = recorded.confidence;
                 Some(ExplainBackOut {
                     grade: grade.as_str().into(),

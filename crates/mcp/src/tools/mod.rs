@@ -160,8 +160,8 @@ pub fn store_failure(name: &str, e: &devcoach_store::StoreError) -> String {
 /// lead sentence if there is one; or the failure, worded for the agent.
 pub(crate) fn structured_result<O: Serialize>(name: &str, out: Result<Out<O>, ToolError>) -> CallToolResult {
     match out.and_then(|out| {
-        let value =
-            serde_json::to_value(&out.value).map_err(|e| ToolError::said(ErrorKind::Io, format!("{name} failed: {e}")))?;
+        let value = serde_json::to_value(&out.value)
+            .map_err(|e| ToolError::said(ErrorKind::Io, format!("{name} failed: {e}")))?;
         Ok((value, out.lead))
     }) {
         Ok((value, lead)) => {

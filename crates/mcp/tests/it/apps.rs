@@ -7,8 +7,8 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use devcoach_mcp::{APP_MIME, APPS_EXTENSION, LESSON_URI, REVIEW_URI};
 use devcoach_store::{DataDir, Store};
 use rmcp::model::{
-    CallToolRequestParams, ClientConfig, ElicitRequestParams, ElicitResult, ElicitationAction, ReadResourceRequestParams,
-    ResourceContents,
+    CallToolRequestParams, ClientConfig, ElicitRequestParams, ElicitResult, ElicitationAction,
+    ReadResourceRequestParams, ResourceContents,
 };
 use rmcp::service::{RequestContext, RunningService};
 use rmcp::{ClientHandler, ErrorData, RoleClient, ServiceExt};
@@ -65,8 +65,9 @@ impl ClientHandler for Host {
         self.asked.fetch_add(1, Ordering::SeqCst);
         *self.last_form.lock().expect("lock") = serde_json::to_value(&request).expect("form");
         Ok(match self.reply {
-            Reply::Accept => ElicitResult::new(ElicitationAction::Accept)
-                .with_content(json!({"answer": "know", "explanation": "  The planner skips an index that keeps most rows.  "})),
+            Reply::Accept => ElicitResult::new(ElicitationAction::Accept).with_content(
+                json!({"answer": "know", "explanation": "  The planner skips an index that keeps most rows.  "}),
+            ),
             Reply::AcceptWithout => {
                 ElicitResult::new(ElicitationAction::Accept).with_content(json!({"answer": "maybe"}))
             }
@@ -213,9 +214,10 @@ async fn a_host_without_apps_sees_devcoach_as_before() {
     let resources = client.list_all_resources().await.expect("resources");
     assert!(resources.iter().all(|r| !r.uri.starts_with("ui://")));
     let refused = client
-        .call_tool(CallToolRequestParams::new("review_answer").with_arguments(
-            json!({"lesson_id": "borrow-vs-clone"}).as_object().cloned().unwrap_or_default(),
-        ))
+        .call_tool(
+            CallToolRequestParams::new("review_answer")
+                .with_arguments(json!({"lesson_id": "borrow-vs-clone"}).as_object().cloned().unwrap_or_default()),
+        )
         .await;
     assert!(refused.is_err(), "a frame-only tool does not exist here");
 
@@ -253,7 +255,8 @@ async fn a_form_asks_once_per_lesson_and_records_only_an_answer() {
     assert_eq!(host.asked.load(Ordering::SeqCst), 1);
     client.cancel().await.expect("close");
 
-    for (reply, word) in [(Reply::Decline, "declined"), (Reply::Cancel, "cancelled"), (Reply::AcceptWithout, "cancelled")]
+    for (reply, word) in
+        [(Reply::Decline, "declined"), (Reply::Cancel, "cancelled"), (Reply::AcceptWithout, "cancelled")]
     {
         let host = Host::new(false, true, reply);
         let client = connect(&demo, host.clone()).await;
