@@ -13,18 +13,19 @@
   const host = window.parent;
   const pending = new Map();
   let nextId = 1;
+  let shown = false;
 
   const send = (message) => host.postMessage(message, "*");
   const notify = (method, params) => send({ jsonrpc: "2.0", method, params });
 
-  function request(method, params) {
+  function request(method, params, wait = 60000) {
     const id = nextId++;
     send({ jsonrpc: "2.0", id, method, params });
     return new Promise((resolve, reject) => {
       pending.set(id, { resolve, reject });
       setTimeout(() => {
         if (pending.delete(id)) reject(new Error("the host did not answer"));
-      }, 60000);
+      }, wait);
     });
   }
 
@@ -37,10 +38,26 @@
     return result.structuredContent || {};
   }
 
-  /// Hands text to the chat, where the learner's agent reads it as the learner's message.
+  /// Hands text to the chat, where the learner's agent reads it as the learner's message. Only the
+  /// lesson's id and the learner's own words go: nothing a lesson's author wrote speaks as them.
+  /// A host may ask the learner first, so the wait is long (a retry would send it twice).
   async function tellAgent(text) {
-    const result = await request("ui/message", { role: "user", content: [{ type: "text", text }] });
+    const result = await request("ui/message", { role: "user", content: [{ type: "text", text }] }, 600000);
     if (result && result.isError) throw new Error("the host did not take the message");
+  }
+
+  /// A link in a lesson opens through the host (which may ask first), never in this frame: a page
+  /// loaded here would speak to the host as the card. Links that are not http(s) or mail are text.
+  function tameLinks(container) {
+    for (const link of container.querySelectorAll("a")) {
+      if (!/^(https?:|mailto:)/i.test(link.getAttribute("href") || "")) link.replaceWith(...link.childNodes);
+    }
+    container.addEventListener("click", (event) => {
+      const link = event.target instanceof Element ? event.target.closest("a") : null;
+      if (!link) return;
+      event.preventDefault();
+      request("ui/open-link", { url: link.href }).catch(() => {});
+    });
   }
 
   function el(tag, attrs, ...children) {
@@ -68,12 +85,12 @@
   function reportSize() {
     // The body, not the document: the document is never shorter than the frame, so a card that
     // got shorter would never tell the host.
-    const width = Math.ceil(document.documentElement.scrollWidth);
+    // Height only: the card takes the width it is given.
     const height = Math.ceil(document.body.getBoundingClientRect().height);
-    const size = `${width}x${height}`;
+    const size = String(height);
     if (size !== lastSize) {
       lastSize = size;
-      notify("ui/notifications/size-changed", { width, height });
+      notify("ui/notifications/size-changed", { height });
     }
   }
 
@@ -107,6 +124,7 @@
     body.innerHTML = card.body_html || "";
     // A code block that scrolls sideways must be reachable by keyboard.
     for (const pre of body.querySelectorAll("pre")) pre.tabIndex = 0;
+    tameLinks(body);
     const status = el("p", { class: "status", role: "status", "aria-live": "polite" });
     const buttons = ANSWERS.map(([value, label]) => {
       const button = el("button", { type: "button", "aria-pressed": String(card.feedback === value), text: label });
@@ -114,7 +132,7 @@
         for (const b of buttons) b.disabled = true;
         say(status, "Saving…");
         try {
-          const out = await callTool("submit_feedback", { lesson_id: card.id, feedback: value });
+          const out = await callTool("lesson_card_answer", { lesson_id: card.id, feedback: value });
           buttons.forEach((b, i) => b.setAttribute("aria-pressed", String(ANSWERS[i][0] === out.feedback)));
           say(status, recordedLine(out));
         } catch (e) {
@@ -139,7 +157,7 @@
       }
       sendButton.disabled = true;
       try {
-        await tellAgent(`Explain-back for the devcoach lesson ${card.id} ("${card.title}"): ${words}`);
+        await tellAgent(`Explain-back for the devcoach lesson ${card.id}: ${words}`);
         say(explainStatus, "Sent to the chat: your agent checks it and records it.");
       } catch {
         say(explainStatus, "This chat did not take it: paste your explanation in the chat instead.", true);
@@ -178,15 +196,29 @@
   }
 
   async function onLessonResult(result) {
-    const lesson = result && result.structuredContent;
+    const lesson = result && !result.isError && result.structuredContent;
     if (!lesson || typeof lesson.id !== "string") {
       show(problem("No lesson to show: the lesson was not saved."));
       return;
     }
     try {
       show(lessonCard(await callTool("lesson_card", { lesson_id: lesson.id })));
-    } catch (e) {
-      show(problem(`The lesson could not be shown: ${e.message}`));
+    } catch {
+      // A host that relays no tool calls: the lesson from the result, as plain text, and the
+      // answers left to the chat.
+      const body = el("div", { class: "body" }, el("p", { class: "plain", text: lesson.body || lesson.summary || "" }));
+      show(
+        el(
+          "article",
+          { class: "card", "aria-labelledby": "title" },
+          el("p", { class: "band", text: "🎓 devcoach" }),
+          el("h1", { id: "title", text: lesson.title || "" }),
+          el("p", { class: "meta", text: [...(lesson.categories || []), LEVELS[lesson.level] || ""].filter(Boolean).join(" · ") }),
+          body,
+          el("p", { class: "band", text: `${lesson.topic_id || ""} · ${lesson.level || ""}` }),
+          el("p", { class: "muted", text: "Answer in the chat: knew it, understood, or couldn't follow." }),
+        ),
+      );
     }
   }
 
@@ -213,6 +245,8 @@
     next.addEventListener("click", () => {
       place += 1;
       show(place < queue.length ? reviewCard() : finished());
+      const heading = root.querySelector("h1");
+      if (heading) heading.focus();
     });
     check.addEventListener("click", async () => {
       const words = mine.value.trim();
@@ -223,9 +257,7 @@
       check.disabled = true;
       reveal.disabled = true;
       try {
-        await tellAgent(
-          `My answer to the devcoach review of lesson ${due.lesson_id} (question: "${due.question}"): ${words}`,
-        );
+        await tellAgent(`My answer to the devcoach review of lesson ${due.lesson_id}: ${words}`);
         say(status, "Sent to the chat: your agent grades it and shows the answer.");
         next.hidden = false;
       } catch {
@@ -245,7 +277,7 @@
           button.addEventListener("click", async () => {
             for (const b of grades) b.disabled = true;
             try {
-              const graded = await callTool("grade_review", { lesson_id: due.lesson_id, grade: value, checked: false });
+              const graded = await callTool("review_card_grade", { lesson_id: due.lesson_id, grade: value });
               button.setAttribute("aria-pressed", "true");
               const days = graded.next_review_in_days;
               say(status, `Recorded: ${label.toLowerCase()}. Next review in ${days} day${days === 1 ? "" : "s"}.`);
@@ -278,7 +310,7 @@
       "article",
       { class: "card", "aria-labelledby": "title" },
       el("p", { class: "band", text: `🔁 review ${place + 1} of ${queue.length}` }),
-      el("h1", { id: "title", text: due.title || due.lesson_id }),
+      el("h1", { id: "title", tabindex: "-1", text: due.title || due.lesson_id }),
       el("p", { class: "meta", text: due.topic_id || "" }),
       el("p", { class: "question", text: due.question || "" }),
       el("label", { for: "mine", text: "Your answer, in your own words (optional)" }),
@@ -295,7 +327,7 @@
       "article",
       { class: "card", "aria-labelledby": "title" },
       el("p", { class: "band", text: "🔁 review" }),
-      el("h1", { id: "title", text: queue.length ? "All done for now" : "Nothing is due" }),
+      el("h1", { id: "title", tabindex: "-1", text: queue.length ? "All done for now" : "Nothing is due" }),
       el("p", { class: "muted", text: "Cards come back just before you would forget them." }),
     );
   }
@@ -328,8 +360,15 @@
     const params = message.params || {};
     switch (message.method) {
       case "ui/notifications/tool-result":
+        // The result of the call that opened the card, once: a host may also pass on the
+        // results of the card's own calls, which are not for this.
+        if (shown) break;
+        shown = true;
         if (kind === "review") onReviewResult(params);
         else onLessonResult(params);
+        break;
+      case "ui/notifications/tool-cancelled":
+        show(problem(kind === "review" ? "The review was cancelled." : "The lesson was not saved."));
         break;
       case "ui/notifications/host-context-changed":
         applyContext(params);

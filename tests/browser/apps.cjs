@@ -87,7 +87,8 @@ const LESSON = {
   body:
     "The index on `orders(created_at)` only pays off when the planner expects the filter to keep a small " +
     "share of rows; for wide date ranges a sequential scan is cheaper.\n\n```sql\nEXPLAIN (ANALYZE, BUFFERS)\n" +
-    "SELECT * FROM orders WHERE created_at > now() - interval '1 year';\n```\n\nSee the [manual](https://www.postgresql.org/docs/).\n\n" +
+    "SELECT * FROM orders WHERE created_at > now() - interval '1 year';\n```\n\nSee the [manual](https://www.postgresql.org/docs/) " +
+    "and [the planner notes](/docs/planner) nearby.\n\n" +
     "💡 *Senior tip:* Check plans on production-sized data.",
   task_context: "Added an index to speed up the orders report",
 };
@@ -101,7 +102,8 @@ const HOSTILE = {
   summary: "A lesson written to break out.",
   body:
     "<script>window.pwned = 1; document.title = 'pwned'</script>\n\n<img src=x onerror=\"window.pwned=2\">\n\n" +
-    "[click me](javascript:window.pwned=3) <a href=\"javascript:window.pwned=4\">raw link</a> " +
+    "[click me](javascript:window.pwned=3) <a href=\"javascript:window.pwned=4\">raw link</a> [up](../../etc) " +
+    "[here](?steal=1) [frag](#app) " +
     "![tracker](https://tracker.example/p.gif) <iframe src=\"https://evil.example\"></iframe>\n\n" +
     "<style>body{display:none}</style> <form action=\"https://evil.example\"><button>go</button></form>\n\n" +
     `${"A long paragraph that never ends. ".repeat(2600)}\n\n\`\`\`\n${"x".repeat(4000)}\n\`\`\``,
@@ -126,7 +128,7 @@ const HOST_SCRIPT = `"use strict";
   document.body.className = theme;
   const iframe = document.getElementById("view");
   const { AppBridge, PostMessageTransport } = window.McpHost;
-  const log = (window.hostLog = { calls: [], messages: [], refused: [], sizes: 0, ready: false });
+  const log = (window.hostLog = { calls: [], messages: [], links: [], refused: [], sizes: 0, ready: false });
   const rpc = async (method, params) => {
     const answer = await (await fetch("/rpc", { method: "POST", body: JSON.stringify({ method, params }) })).json();
     if (answer.error) throw new Error(answer.error.message);
@@ -149,6 +151,10 @@ const HOST_SCRIPT = `"use strict";
   };
   bridge.onmessage = async (params) => {
     log.messages.push(params);
+    return {};
+  };
+  bridge.onopenlink = async ({ url }) => {
+    log.links.push(url);
     return {};
   };
   bridge.onsizechange = ({ height }) => {
@@ -250,7 +256,7 @@ const INERT = () => ({
   scripts: document.scripts.length,
   handlers: [...document.querySelectorAll("*")].filter((e) => [...e.attributes].some((a) => /^on/i.test(a.name)))
     .length,
-  badLinks: [...document.querySelectorAll("a")].filter((a) => !/^(https?:|mailto:|#|\/)/i.test(a.getAttribute("href") || ""))
+  badLinks: [...document.querySelectorAll("a")].filter((a) => !/^(https?:|mailto:)/i.test(a.getAttribute("href") || ""))
     .length,
   loads: [...document.querySelectorAll("img, iframe, object, embed, form, style:not(head style), link")].length,
   shownAsText: document.body.textContent.includes("<script>"),
@@ -353,6 +359,7 @@ async function lessonState(page, frame, what, theme, width) {
   check(title === LESSON.title, `${what}: title ${title}`);
   check((await frame.locator(".body pre code").count()) === 1, `${what}: the code block is missing`);
   check((await frame.locator(".body a[href='https://www.postgresql.org/docs/']").count()) === 1, `${what}: link`);
+  check((await frame.locator(".body a").count()) === 1, `${what}: a relative link stayed a link`);
   if (theme === "light" && width === 1400) {
     // The first answer: recorded through submit_feedback, shown on the card.
     await frame.getByRole("button", { name: "💡 Understood" }).click();
@@ -366,6 +373,11 @@ async function lessonState(page, frame, what, theme, width) {
     const log = await page.evaluate(() => window.hostLog);
     seen.message = log.messages[0]?.content?.[0]?.text || "";
     seen.lesson_calls = log.calls;
+    // A link in the lesson opens through the host; the frame stays the card.
+    await frame.getByRole("link", { name: "manual" }).click();
+    await page.waitForFunction(() => window.hostLog.links.length === 1, null, { timeout: 10000 });
+    seen.opened = (await page.evaluate(() => window.hostLog)).links;
+    check((await frame.evaluate(() => document.documentElement.dataset.app)) === "lesson", `${what}: the link left the card`);
   } else {
     // A later showing of the same card says what was recorded.
     await frame.getByText("Recorded earlier: understood").waitFor({ timeout: 10000 });

@@ -3,7 +3,7 @@
 //!
 //! A client that declares the extension at `initialize` gets the two `ui://` documents in
 //! `resources/list`, `_meta.ui` on every tool (the card a result is shown in, and who may call the
-//! tool: the frame may call only the four tools the cards use), and the two frame-only tools. A
+//! tool: the frame may call only its four tools, and no tool of the model's), and those four. A
 //! client that did not declare it sees devcoach exactly as before. The frame's calls arrive as
 //! ordinary `tools/call` requests, so they pass the same argument checks as the model's.
 
@@ -46,7 +46,6 @@ impl Client {
 pub enum Callers {
     Model,
     App,
-    Both,
 }
 
 impl Callers {
@@ -54,20 +53,21 @@ impl Callers {
         match self {
             Self::Model => json!(["model"]),
             Self::App => json!(["app"]),
-            Self::Both => json!(["model", "app"]),
         }
     }
 }
 
 /// The tools the cards touch: (tool, who may call it, the card its result is shown in). Every
-/// other tool is the model's alone.
+/// other tool is the model's alone. The frame gets narrow tools of its own rather than the
+/// model's: it can record one of the three answers or a self-grade of a due card, never an
+/// explain-back or a checked review (those carry a grade only the model gives).
 const TABLE: &[(&str, Callers, Option<&str>)] = &[
     ("log_lesson", Callers::Model, Some(LESSON_URI)),
-    ("get_due_reviews", Callers::Both, Some(REVIEW_URI)),
-    ("submit_feedback", Callers::Both, None),
-    ("grade_review", Callers::Both, None),
+    ("get_due_reviews", Callers::Model, Some(REVIEW_URI)),
     ("lesson_card", Callers::App, None),
+    ("lesson_card_answer", Callers::App, None),
     ("review_answer", Callers::App, None),
+    ("review_card_grade", Callers::App, None),
 ];
 
 fn entry(name: &str) -> (Callers, Option<&'static str>) {

@@ -3,7 +3,7 @@
 
 use std::collections::HashSet;
 use std::path::PathBuf;
-use std::sync::{Mutex, MutexGuard};
+use std::sync::{Arc, Mutex, MutexGuard};
 
 use chrono::{DateTime, Utc};
 use devcoach_probe::history::ClaudeHome;
@@ -40,15 +40,34 @@ pub struct ServerOptions {
     pub dashboard: Option<DashboardLauncher>,
 }
 
-pub(crate) struct Ctx {
+/// What lives as long as the server: the options, the store, the open exercise.
+pub(crate) struct Shared {
     pub opts: ServerOptions,
     store: Mutex<Option<Store>>,
     /// The open hands-on exercise, if any (it lives as long as this server).
     pub handson: crate::tools::handson::HandsOn,
-    /// What the client declared at `initialize` (set before each call).
-    client: Mutex<Client>,
     /// The lessons whose feedback this server already asked for with a form: never twice.
     pub asked_with_form: Mutex<HashSet<String>>,
+}
+
+/// What one request sees: the server's shared state and what its client declared.
+#[derive(Clone)]
+pub(crate) struct Ctx {
+    shared: Arc<Shared>,
+    pub client: Client,
+}
+
+impl std::ops::Deref for Ctx {
+    type Target = Shared;
+    fn deref(&self) -> &Shared {
+        &self.shared
+    }
+}
+
+impl Ctx {
+    pub fn new(shared: &Arc<Shared>, client: Client) -> Self {
+        Self { shared: Arc::clone(shared), client }
+    }
 }
 
 /// Why a tool call failed, in words an agent can act on.
@@ -96,23 +115,14 @@ impl From<devcoach_core::knowledge::KnowledgeError> for ToolError {
     }
 }
 
-impl Ctx {
+impl Shared {
     pub fn new(opts: ServerOptions) -> Self {
         Self {
             opts,
             store: Mutex::new(None),
             handson: crate::tools::handson::HandsOn::default(),
-            client: Mutex::new(Client::default()),
             asked_with_form: Mutex::new(HashSet::new()),
         }
-    }
-
-    pub fn client(&self) -> Client {
-        *self.client.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
-    }
-
-    pub fn set_client(&self, client: Client) {
-        *self.client.lock().unwrap_or_else(std::sync::PoisonError::into_inner) = client;
     }
 
     pub fn now(&self) -> DateTime<Utc> {

@@ -8,17 +8,27 @@ use std::time::Duration;
 
 use devcoach_core::checked::Check;
 use rmcp::RoleServer;
-use rmcp::model::{CallToolResult, ClientResult, ElicitRequestParams, ElicitationAction, Request, ServerRequest};
-use rmcp::service::{Peer, PeerRequestOptions};
+use rmcp::model::{
+    CallToolResult, ClientResult, ElicitRequestParams, ElicitResult, ElicitationAction, Request, ServerNotification,
+    ServerRequest,
+};
+use rmcp::service::{PeerRequestOptions, RequestContext};
 use serde_json::{Value, json};
 
 use crate::ctx::{Ctx, ToolError};
 use crate::tools::lessons::{self, FeedbackArg, FeedbackArgs, FeedbackOut};
 use crate::tools::{Out, structured_result};
 
-/// How long the form may stay open before the call gives up on it.
-const WAIT: Duration = Duration::from_secs(600);
+/// How long the form may stay open before the call gives up on it (the agent's turn waits).
+const WAIT: Duration = Duration::from_mins(3);
+/// A lesson is asked about only while it is this fresh: the form is for the turn after the card,
+/// and a restarted server (which forgets whom it asked) must not ask about old lessons.
+const FRESH: chrono::TimeDelta = chrono::TimeDelta::hours(12);
+/// The protocol revision from which a titled choice is written `oneOf` (before it, `enumNames`).
+const TITLED_ONE_OF_FROM: &str = "2025-11-25";
 const TOOL: &str = "submit_feedback";
+const ANSWERS: [(&str, &str); 3] =
+    [("know", "✅ I knew it"), ("understood", "💡 Understood"), ("dont_know", "❌ Couldn't follow")];
 
 /// The lesson a call asks about, when it is the form's call: `submit_feedback` with a lesson id
 /// and neither an answer nor an explain-back.
@@ -34,24 +44,24 @@ pub fn lesson_of(name: &str, args: &Value) -> Option<String> {
     object.get("lesson_id")?.as_str().map(str::to_owned)
 }
 
-/// The form: the three answers (required) and an optional explanation.
-fn form(title: &str) -> Result<ElicitRequestParams, serde_json::Error> {
+/// The form: the three answers (required) and an optional explanation, the choice written the
+/// way the client's protocol revision reads it.
+fn form(title: &str, protocol: &str) -> Result<ElicitRequestParams, serde_json::Error> {
     let title: String = title.chars().filter(|c| !c.is_control()).take(120).collect();
+    let mut answer = json!({"type": "string", "title": "Your answer"});
+    if protocol >= TITLED_ONE_OF_FROM {
+        answer["oneOf"] = ANSWERS.iter().map(|(value, label)| json!({"const": value, "title": label})).collect();
+    } else {
+        answer["enum"] = ANSWERS.iter().map(|(value, _)| json!(value)).collect();
+        answer["enumNames"] = ANSWERS.iter().map(|(_, label)| json!(label)).collect();
+    }
     serde_json::from_value(json!({
         "mode": "form",
         "message": format!("devcoach: how was the lesson \u{201c}{title}\u{201d}?"),
         "requestedSchema": {
             "type": "object",
             "properties": {
-                "answer": {
-                    "type": "string",
-                    "title": "Your answer",
-                    "oneOf": [
-                        {"const": "know", "title": "✅ I knew it"},
-                        {"const": "understood", "title": "💡 Understood"},
-                        {"const": "dont_know", "title": "❌ Couldn't follow"}
-                    ]
-                },
+                "answer": answer,
                 "explanation": {
                     "type": "string",
                     "title": "🗣 Explain it back (optional)",
@@ -65,24 +75,60 @@ fn form(title: &str) -> Result<ElicitRequestParams, serde_json::Error> {
 }
 
 /// The result for a form that recorded nothing.
-fn unanswered(ctx: &Ctx, lesson_id: &str, how: &str, lead: String) -> CallToolResult {
+fn unanswered(ctx: &Ctx, lesson_id: &str, how: &str, lead: &str) -> CallToolResult {
     let out = lessons::feedback_as_is(ctx, lesson_id).and_then(|found| {
         let mut out = found.ok_or_else(|| crate::tools::not_found(lesson_id))?;
         out.form = Some(how.into());
-        Ok(Out { value: out, lead: Some(lead) })
+        Ok(Out { value: out, lead: Some(lead.into()) })
     });
     structured_result(TOOL, out)
 }
 
+/// What the host said, or that no answer came.
+enum Reply {
+    Answered(ElicitResult),
+    /// An error from the host, a reply of another kind, or no reply within the wait.
+    Failed,
+    /// The agent gave up on the call (it was cancelled): the form is withdrawn.
+    Withdrawn,
+}
+
+/// Sends the form and waits for the learner, for the call's cancellation or for the wait to end.
+async fn send(context: &RequestContext<RoleServer>, params: ElicitRequestParams) -> Reply {
+    let request = ServerRequest::ElicitRequest(Request::new(params));
+    let Ok(handle) = context.peer.send_request_with_option(request, PeerRequestOptions::with_timeout(WAIT)).await
+    else {
+        return Reply::Failed;
+    };
+    let (id, peer) = (handle.id.clone(), handle.peer.clone());
+    tokio::select! {
+        reply = handle.await_response() => match reply {
+            Ok(ClientResult::ElicitResult(result)) => Reply::Answered(result),
+            Ok(_) | Err(_) => Reply::Failed,
+        },
+        () = context.ct.cancelled() => {
+            // Close the form on the host's side too.
+            let withdraw = serde_json::from_value::<ServerNotification>(json!({
+                "method": "notifications/cancelled",
+                "params": {"requestId": id, "reason": "the tool call was cancelled"}
+            }));
+            if let Ok(notification) = withdraw {
+                let _ = peer.send_notification(notification).await;
+            }
+            Reply::Withdrawn
+        }
+    }
+}
+
 /// Asks, when this call is the form's and the learner has not answered yet; `None` sends the call
 /// on as it is (its usual error says what is missing).
-pub async fn ask(ctx: &Ctx, peer: &Peer<RoleServer>, lesson_id: &str) -> Option<CallToolResult> {
-    let client = ctx.client();
-    if !client.form || client.apps {
+pub async fn ask(ctx: &Ctx, context: &RequestContext<RoleServer>, lesson_id: &str) -> Option<CallToolResult> {
+    if !ctx.client.form || ctx.client.apps {
         return None;
     }
     let lesson = ctx.with_store(|s| Ok(s.lesson(lesson_id)?)).ok().flatten()?;
-    if lesson.feedback.is_some() {
+    let logged = devcoach_core::time::parse_timestamp(&lesson.timestamp).ok()?;
+    if lesson.feedback.is_some() || ctx.now() - logged > FRESH {
         return None;
     }
     let first = ctx.asked_with_form.lock().unwrap_or_else(std::sync::PoisonError::into_inner).insert(lesson.id.clone());
@@ -96,44 +142,33 @@ pub async fn ask(ctx: &Ctx, peer: &Peer<RoleServer>, lesson_id: &str) -> Option<
             )),
         ));
     }
-    let params = form(&lesson.title).ok()?;
-    let sent = peer
-        .send_request_with_option(
-            ServerRequest::ElicitRequest(Request::new(params)),
-            PeerRequestOptions::with_timeout(WAIT),
-        )
-        .await;
-    let reply = match sent {
-        Ok(handle) => handle.await_response().await,
-        Err(e) => Err(e),
-    };
-    let result = match reply {
-        Ok(ClientResult::ElicitResult(result)) => result,
-        Ok(_) | Err(_) => {
-            return Some(unanswered(
+    let protocol = context.peer.peer_info().map(|info| info.protocol_version.to_string()).unwrap_or_default();
+    let params = form(&lesson.title, &protocol).ok()?;
+    Some(match send(context, params).await {
+        Reply::Answered(result) => match result.action {
+            ElicitationAction::Accept => accepted(ctx, lesson_id, result.content.as_ref()),
+            ElicitationAction::Decline => unanswered(
+                ctx,
+                lesson_id,
+                "declined",
+                "The learner declined the form; nothing was recorded. Don't ask again.",
+            ),
+            // Cancel, and any action a later protocol adds.
+            _ => unanswered(
                 ctx,
                 lesson_id,
                 "cancelled",
-                "The form was not answered; nothing was recorded. Leave it to the feedback line.".into(),
-            ));
-        }
-    };
-    match result.action {
-        ElicitationAction::Accept => Some(accepted(ctx, lesson_id, result.content.as_ref())),
-        ElicitationAction::Decline => Some(unanswered(
-            ctx,
-            lesson_id,
-            "declined",
-            "The learner declined the form; nothing was recorded. Don't ask again.".into(),
-        )),
-        // Cancel, and any action a later protocol adds.
-        _ => Some(unanswered(
+                "The learner closed the form; nothing was recorded. Don't ask again.",
+            ),
+        },
+        Reply::Failed | Reply::Withdrawn => unanswered(
             ctx,
             lesson_id,
             "cancelled",
-            "The learner closed the form; nothing was recorded. Don't ask again.".into(),
-        )),
-    }
+            "The form was not answered; nothing was recorded. Don't ask again: an answer they give later in \
+             the chat is recorded as usual.",
+        ),
+    })
 }
 
 /// Records an accepted form through the tool's own path (the same checks as the model's call).
@@ -148,7 +183,7 @@ fn accepted(ctx: &Ctx, lesson_id: &str, content: Option<&Value>) -> CallToolResu
                 ctx,
                 lesson_id,
                 "cancelled",
-                "The form came back without one of the three answers; nothing was recorded.".into(),
+                "The form came back without one of the three answers; nothing was recorded. Don't ask again.",
             );
         }
     };
@@ -194,7 +229,7 @@ mod tests {
 
     #[test]
     fn the_form_is_a_valid_elicitation() {
-        let params = form("Why \u{1b}[31mindexes\nhelp").expect("form");
+        let params = form("Why \u{1b}[31mindexes\nhelp", "2025-11-25").expect("form");
         let wire = serde_json::to_value(&params).expect("json");
         assert_eq!(wire["mode"], "form");
         assert!(!wire["message"].as_str().unwrap_or_default().contains('\u{1b}'));
@@ -206,5 +241,11 @@ mod tests {
             .filter_map(|o| o["const"].as_str())
             .collect();
         assert_eq!(values, ["know", "understood", "dont_know"]);
+        // An earlier revision reads a titled choice as `enum` with `enumNames`.
+        let older = serde_json::to_value(form("t", "2025-06-18").expect("form")).expect("json");
+        let answer = &older["requestedSchema"]["properties"]["answer"];
+        assert_eq!(answer["enum"], json!(["know", "understood", "dont_know"]), "{older}");
+        assert_eq!(answer["enumNames"].as_array().map(Vec::len), Some(3), "{older}");
+        assert!(answer.get("oneOf").is_none());
     }
 }

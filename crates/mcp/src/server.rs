@@ -12,7 +12,7 @@ use rmcp::service::{NotificationContext, RequestContext};
 use rmcp::{ErrorData, RoleServer, ServerHandler, ServiceExt};
 
 use crate::apps::{self, Client};
-use crate::ctx::{Ctx, ServerOptions};
+use crate::ctx::{Ctx, ServerOptions, Shared};
 use crate::tools::Registry;
 use crate::{elicit, prompt, resources, transport};
 
@@ -26,20 +26,20 @@ pub type ClientHook = Arc<dyn Fn(&str, &str) + Send + Sync>;
 
 #[derive(Clone)]
 pub struct DevcoachServer {
-    ctx: Arc<Ctx>,
+    shared: Arc<Shared>,
     tools: Arc<Registry>,
     on_client: Option<ClientHook>,
 }
 
 impl DevcoachServer {
     pub fn new(opts: ServerOptions, on_client: Option<ClientHook>) -> Self {
-        Self { ctx: Arc::new(Ctx::new(opts)), tools: Arc::new(Registry::new()), on_client }
+        Self { shared: Arc::new(Shared::new(opts)), tools: Arc::new(Registry::new()), on_client }
     }
 
     /// Runs one tool outside the protocol, as a `tools/call` would (fuzzing, benchmarks): the
     /// result as JSON, or `None` when no tool has that name.
     pub fn run_tool(&self, name: &str, arguments: serde_json::Value) -> Option<serde_json::Value> {
-        let result = self.tools.call(&self.ctx, name, arguments)?;
+        let result = self.tools.call(&Ctx::new(&self.shared, Client::default()), name, arguments)?;
         Some(serde_json::to_value(result).unwrap_or_default())
     }
 }
@@ -65,11 +65,9 @@ pub async fn serve_stdio(
 }
 
 impl DevcoachServer {
-    /// What the client declared, kept in the context for the handlers that word their answer by it.
-    fn client(&self, context: &RequestContext<RoleServer>) -> Client {
-        let client = Client::of(context.peer.peer_info().as_deref());
-        self.ctx.set_client(client);
-        client
+    /// What one request sees: the shared state and what its client declared at `initialize`.
+    fn ctx(&self, context: &RequestContext<RoleServer>) -> Ctx {
+        Ctx::new(&self.shared, Client::of(context.peer.peer_info().as_deref()))
     }
 }
 
@@ -81,7 +79,7 @@ impl ServerHandler for DevcoachServer {
         ui.insert("mimeTypes".into(), serde_json::json!([apps::MIME]));
         capabilities.extensions = Some([(apps::EXTENSION.to_owned(), ui)].into_iter().collect());
         ServerConfig::new(capabilities)
-            .with_server_info(Implementation::new("devcoach", self.ctx.opts.version.clone()))
+            .with_server_info(Implementation::new("devcoach", self.shared.opts.version.clone()))
             .with_instructions(INSTRUCTIONS)
     }
 
@@ -99,11 +97,13 @@ impl ServerHandler for DevcoachServer {
         _request: Option<PaginatedRequestParams>,
         context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, ErrorData> {
-        Ok(ListToolsResult::with_all_items(self.tools.tools_for(self.client(&context))))
+        Ok(ListToolsResult::with_all_items(self.tools.tools_for(self.ctx(&context).client)))
     }
 
     fn get_tool(&self, name: &str) -> Option<Tool> {
-        self.tools.get_for(name, self.ctx.client())
+        // Asked without the request (rmcp checks a result against the tool's output schema): the
+        // tool as every client may call it; `_meta` plays no part there.
+        self.tools.get_for(name, Client { apps: true, form: false })
     }
 
     async fn call_tool(
@@ -111,16 +111,16 @@ impl ServerHandler for DevcoachServer {
         request: CallToolRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
-        let client = self.client(&context);
+        let ctx = self.ctx(&context);
         let args = request.arguments.map_or(serde_json::Value::Null, serde_json::Value::Object);
         if let Some(lesson_id) = elicit::lesson_of(&request.name, &args)
-            && let Some(result) = elicit::ask(&self.ctx, &context.peer, &lesson_id).await
+            && let Some(result) = elicit::ask(&ctx, &context, &lesson_id).await
         {
             return Ok(result.into());
         }
         // A frame-only tool does not exist for a client that shows no frame.
-        let known = client.apps || !apps::frame_only(&request.name);
-        match known.then(|| self.tools.call(&self.ctx, &request.name, args)).flatten() {
+        let known = ctx.client.apps || !apps::frame_only(&request.name);
+        match known.then(|| self.tools.call(&ctx, &request.name, args)).flatten() {
             Some(result) => Ok(result.into()),
             None => Err(ErrorData::new(
                 ErrorCode::INVALID_PARAMS,
@@ -136,7 +136,7 @@ impl ServerHandler for DevcoachServer {
         context: RequestContext<RoleServer>,
     ) -> Result<ListResourcesResult, ErrorData> {
         let mut list = resources::list();
-        if self.client(&context).apps {
+        if self.ctx(&context).client.apps {
             list.extend(apps::resources());
         }
         Ok(ListResourcesResult::with_all_items(list))
@@ -153,9 +153,10 @@ impl ServerHandler for DevcoachServer {
     async fn read_resource(
         &self,
         request: ReadResourceRequestParams,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<ReadResourceResponse, ErrorData> {
-        match apps::read(&request.uri).or_else(|| resources::read(&self.ctx, &request.uri)) {
+        let ctx = self.ctx(&context);
+        match apps::read(&request.uri).or_else(|| resources::read(&ctx, &request.uri)) {
             Some(contents) => Ok(ReadResourceResult::new(vec![contents]).into()),
             None => Err(ErrorData::resource_not_found(format!("No devcoach resource at '{}'", request.uri), None)),
         }

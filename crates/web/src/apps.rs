@@ -62,7 +62,7 @@ pub fn app_document(app: App) -> String {
         "<!doctype html>\n<html lang=\"en\" data-app=\"{name}\">\n<head>\n<meta charset=\"utf-8\">\n\
          <meta http-equiv=\"Content-Security-Policy\" content=\"{policy}\">\n\
          <meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n<title>{title}</title>\n\
-         <style>\n{tokens}{css}</style>\n</head>\n<body>\n<main id=\"app\" aria-live=\"polite\">\
+         <style>\n{tokens}{css}</style>\n</head>\n<body>\n<main id=\"app\">\
          <p class=\"muted\">Loading…</p></main>\n<script>{js}</script>\n</body>\n</html>\n",
         name = app.name(),
         title = app.title(),

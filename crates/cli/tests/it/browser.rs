@@ -307,9 +307,14 @@ fn the_cards_a_chat_host_shows_in_chromium() {
     // The answer button recorded through the frame, and the card said so.
     assert_eq!(seen["feedback_pressed"], "true", "{seen:#}");
     assert_eq!(lesson_row(&db, "apps-card").map(|r| r.1), Some(Some("understood".into())));
-    assert_eq!(seen["lesson_calls"], serde_json::json!(["lesson_card", "submit_feedback"]), "{seen:#}");
-    // Explain it back went to the chat for the agent to grade, not to the store.
-    assert!(seen["message"].as_str().is_some_and(|m| m.contains("Indexes help only selective filters.")), "{seen:#}");
+    assert_eq!(seen["lesson_calls"], serde_json::json!(["lesson_card", "lesson_card_answer"]), "{seen:#}");
+    // Explain it back went to the chat for the agent to grade, not to the store: the lesson's id
+    // and the learner's words, nothing the lesson's author wrote.
+    assert_eq!(
+        seen["message"], "Explain-back for the devcoach lesson apps-card: Indexes help only selective filters.",
+        "{seen:#}"
+    );
+    assert_eq!(seen["opened"], serde_json::json!(["https://www.postgresql.org/docs/"]), "{seen:#}");
     assert_eq!(seen["theme_switched"], true, "{seen:#}");
 
     // The review: the answer on request, then the grade moved the card.
@@ -317,6 +322,6 @@ fn the_cards_a_chat_host_shows_in_chromium() {
     let (count, due) = reviews("ci-fail-fast");
     assert_eq!(count, before.0 + 1, "one more good grade");
     assert!(before.1.as_str() <= crate::NOW && due.as_str() > "2026-12-01", "due then {}, now {due}", before.1);
-    assert_eq!(seen["review_calls"], serde_json::json!(["review_answer", "grade_review"]), "{seen:#}");
+    assert_eq!(seen["review_calls"], serde_json::json!(["review_answer", "review_card_grade"]), "{seen:#}");
     assert!(seen["after_next"].as_str().is_some_and(|b| b.contains("review 2 of")), "{seen:#}");
 }

@@ -121,8 +121,9 @@ pub(crate) struct LoggedLesson {
     /// `form` (the same, and the host can also ask them with a form: see the skill), or `card`
     /// (the host shows the lesson as a card with the answer buttons; write neither the card nor the
     /// feedback line).
+    #[serde(skip_serializing_if = "Option::is_none")]
     #[schemars(extend("enum" = ["text", "form", "card"]))]
-    pub feedback_by: String,
+    pub feedback_by: Option<String>,
     /// A function of the change the learner could rebuild themselves (at most once a day, never
     /// during a course): offer it after the card as `how` says.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -197,14 +198,19 @@ fn log_lesson(ctx: &Ctx, a: LogLessonArgs) -> Result<Out<LoggedLesson>, ToolErro
         .as_ref()
         .map(|o| format!(" Hands-on: the learner could rebuild `{}` ({}) themselves. {}", o.function, o.file, o.how))
         .unwrap_or_default();
-    let client = ctx.client();
+    let client = ctx.client;
     let (reply_check, feedback_by) = if client.apps {
         (LOG_REPLY_CHECK_CARD, "card")
     } else {
         (LOG_REPLY_CHECK, if client.form { "form" } else { "text" })
     };
     Ok(Out {
-        value: LoggedLesson { lesson, reply_check: reply_check.into(), feedback_by: feedback_by.into(), handson_offer },
+        value: LoggedLesson {
+            lesson,
+            reply_check: reply_check.into(),
+            feedback_by: Some(feedback_by.into()),
+            handson_offer,
+        },
         lead: Some(format!("Lesson saved. {reply_check}{offer_line}")),
     })
 }
@@ -225,6 +231,37 @@ pub(crate) struct LessonCardOut {
     pub starred: bool,
     /// Who shared it, for a lesson someone else wrote.
     pub shared_by: Option<String>,
+}
+
+/// The three answers on the lesson card (no `clear`, no explain-back: the model grades those).
+#[derive(Debug, Clone, Copy, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub(crate) enum CardAnswerArg {
+    Know,
+    Understood,
+    DontKnow,
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+pub(crate) struct CardAnswerArgs {
+    pub lesson_id: String,
+    pub feedback: CardAnswerArg,
+}
+
+pub(super) fn register_card_answer(r: &mut Registry) {
+    r.structured(
+        ("lesson_card_answer", "Lesson Card Answer", WRITE),
+        "For devcoach's lesson card in the chat (the host's frame calls it; you never need to): the learner's answer \
+         from the card's buttons, recorded as submit_feedback records it.",
+        |ctx: &Ctx, a: CardAnswerArgs| {
+            let feedback = match a.feedback {
+                CardAnswerArg::Know => FeedbackArg::Know,
+                CardAnswerArg::Understood => FeedbackArg::Understood,
+                CardAnswerArg::DontKnow => FeedbackArg::DontKnow,
+            };
+            submit_feedback(ctx, FeedbackArgs { lesson_id: a.lesson_id, feedback: Some(feedback), explain_back: None })
+        },
+    );
 }
 
 pub(super) fn register_card(r: &mut Registry) {

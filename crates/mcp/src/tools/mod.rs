@@ -218,7 +218,9 @@ impl Registry {
         handson::register(&mut r);
         // The cards' frame-only tools (listed only to clients that render the cards).
         lessons::register_card(&mut r);
+        lessons::register_card_answer(&mut r);
         reviews::register_answer(&mut r);
+        reviews::register_card_grade(&mut r);
         r
     }
 

@@ -122,23 +122,98 @@ pub(crate) struct AnswerOut {
 
 /// The review card's "show the answer": only for a card that is due now, so the frame learns no
 /// answer before the learner has the question in front of them.
+/// The review card's grade: the learner's own (never a checked one, which only the model grades).
+#[derive(Debug, Deserialize, JsonSchema)]
+pub(crate) struct CardGradeArgs {
+    pub lesson_id: String,
+    pub grade: GradeArg,
+}
+
+/// The card of `lesson_id` when it is due at the call's time; the error says when it is due.
+fn due_card(ctx: &Ctx, lesson_id: &str) -> Result<devcoach_core::review::ReviewCard, ToolError> {
+    let now = devcoach_core::time::iso_ms(ctx.now());
+    let card = ctx.with_store(|s| Ok(s.review_card(lesson_id)?))?.ok_or_else(|| not_found(lesson_id))?;
+    if card.due > now {
+        return Err(ToolError::Invalid(format!(
+            "the review card of '{lesson_id}' is not due until {}; the review card works only on due cards",
+            card.due
+        )));
+    }
+    Ok(card)
+}
+
+pub(super) fn register_card_grade(r: &mut Registry) {
+    r.structured(
+        ("review_card_grade", "Review Card Grade", WRITE),
+        "For devcoach's review card in the chat (the host's frame calls it; you never need to): the learner's own grade \
+         of a card that is due now, after they saw its answer.",
+        |ctx: &Ctx, a: CardGradeArgs| {
+            due_card(ctx, &a.lesson_id)?;
+            grade(ctx, GradeArgs { lesson_id: a.lesson_id, grade: a.grade, checked: Some(false), answer: None, missing: None })
+        },
+    );
+}
+
 pub(super) fn register_answer(r: &mut Registry) {
     r.structured(
         ("review_answer", "Review Answer", READ),
         "For devcoach's review card in the chat (the host's frame calls it when the learner asks to see the answer; you \
          never need to): the expected answer of a card that is due now.",
         |ctx: &Ctx, a: AnswerArgs| {
-            let now = devcoach_core::time::iso_ms(ctx.now());
-            let card = ctx.with_store(|s| Ok(s.review_card(&a.lesson_id)?))?.ok_or_else(|| not_found(&a.lesson_id))?;
-            if card.due > now {
-                return Err(ToolError::Invalid(format!(
-                    "the review card of '{}' is not due until {}; its answer is shown only while it is due",
-                    a.lesson_id, card.due
-                )));
-            }
+            let card = due_card(ctx, &a.lesson_id)?;
             Ok(AnswerOut { lesson_id: card.lesson_id, question: card.question, answer: card.answer }.into())
         },
     );
+}
+
+/// Grades a review: the model's call, and the review card's self-grade.
+fn grade(ctx: &Ctx, a: GradeArgs) -> Result<Out<GradedOut>, ToolError> {
+    let now = ctx.now();
+    let grade = Grade::from(a.grade);
+    let check = match (a.checked.unwrap_or(a.answer.is_some()), a.answer.as_deref()) {
+        (true, Some(answer)) => {
+            Some(Check::new(answer, a.missing.as_deref()).map_err(|e| ToolError::Invalid(e.to_string()))?)
+        }
+        (true, None) => {
+            return Err(ToolError::Invalid(
+                "a checked review needs `answer`: the learner's own words you graded".into(),
+            ));
+        }
+        (false, Some(_)) => {
+            return Err(ToolError::Invalid(
+                "`answer` is kept only for a checked review: leave `checked` out (or true) to record it, or leave \
+                 `answer` out for the learner's own grade"
+                    .into(),
+            ));
+        }
+        (false, None) if a.missing.is_some() => {
+            return Err(ToolError::Invalid(
+                "`missing` goes with a checked `answer`: give the learner's words as `answer` too".into(),
+            ));
+        }
+        (false, None) => None,
+    };
+    let outcome = ctx
+        .with_store(|s| {
+            Ok(match &check {
+                Some(check) => s.grade_checked_review(&a.lesson_id, grade, check, now)?,
+                None => s.grade_review(&a.lesson_id, grade, now)?,
+            })
+        })?
+        .ok_or_else(|| not_found(&a.lesson_id))?;
+    Ok(GradedOut {
+        lesson_id: a.lesson_id,
+        grade: grade.as_str().into(),
+        expected_answer: outcome.card.answer,
+        next_review_in_days: outcome.graded.step.interval,
+        due: outcome.card.due,
+        stability: outcome.graded.step.memory.stability,
+        difficulty: outcome.graded.step.memory.difficulty,
+        predicted_recall: (outcome.graded.reps > 1).then_some(outcome.graded.step.retrievability),
+        checked: check.is_some(),
+        counts_as: outcome.counts_as.as_str().into(),
+    }
+    .into())
 }
 
 pub(super) fn register(r: &mut Registry) {
@@ -150,7 +225,7 @@ pub(super) fn register(r: &mut Registry) {
         |ctx: &Ctx, a: DueArgs| {
             let limit = a.limit.unwrap_or(5).clamp(1, 50);
             let mut out = payloads::due_reviews(ctx, limit)?;
-            if ctx.client().apps {
+            if ctx.client.apps {
                 out.reply_check = Some(DUE_IN_CARD.into());
             }
             Ok(out.into())
@@ -161,54 +236,7 @@ pub(super) fn register(r: &mut Registry) {
         "Grade the learner's answer to a review question: again (could not recall), hard (with effort or in part), \
          good (recalled), easy (at once, fully). Pass the learner's words as `answer` when you graded them (a checked \
          review, which counts more). Schedules the next review and returns the expected answer to show.",
-        |ctx: &Ctx, a: GradeArgs| {
-            let now = ctx.now();
-            let grade = Grade::from(a.grade);
-            let check = match (a.checked.unwrap_or(a.answer.is_some()), a.answer.as_deref()) {
-                (true, Some(answer)) => {
-                    Some(Check::new(answer, a.missing.as_deref()).map_err(|e| ToolError::Invalid(e.to_string()))?)
-                }
-                (true, None) => {
-                    return Err(ToolError::Invalid(
-                        "a checked review needs `answer`: the learner's own words you graded".into(),
-                    ));
-                }
-                (false, Some(_)) => {
-                    return Err(ToolError::Invalid(
-                        "`answer` is kept only for a checked review: leave `checked` out (or true) to record it, or leave \
-                         `answer` out for the learner's own grade"
-                            .into(),
-                    ));
-                }
-                (false, None) if a.missing.is_some() => {
-                    return Err(ToolError::Invalid(
-                        "`missing` goes with a checked `answer`: give the learner's words as `answer` too".into(),
-                    ));
-                }
-                (false, None) => None,
-            };
-            let outcome = ctx
-                .with_store(|s| {
-                    Ok(match &check {
-                        Some(check) => s.grade_checked_review(&a.lesson_id, grade, check, now)?,
-                        None => s.grade_review(&a.lesson_id, grade, now)?,
-                    })
-                })?
-                .ok_or_else(|| not_found(&a.lesson_id))?;
-            Ok(GradedOut {
-                lesson_id: a.lesson_id,
-                grade: grade.as_str().into(),
-                expected_answer: outcome.card.answer,
-                next_review_in_days: outcome.graded.step.interval,
-                due: outcome.card.due,
-                stability: outcome.graded.step.memory.stability,
-                difficulty: outcome.graded.step.memory.difficulty,
-                predicted_recall: (outcome.graded.reps > 1).then_some(outcome.graded.step.retrievability),
-                checked: check.is_some(),
-                counts_as: outcome.counts_as.as_str().into(),
-            }
-            .into())
-        },
+        grade,
     );
     r.structured(
         ("add_review_card", "Add Review Card", WRITE),

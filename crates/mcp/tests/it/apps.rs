@@ -22,6 +22,8 @@ enum Reply {
     AcceptWithout,
     Decline,
     Cancel,
+    /// The host answers the form request with an error.
+    Fail,
 }
 
 /// A host: what it declares at `initialize`, and how its learner answers a form.
@@ -73,6 +75,7 @@ impl ClientHandler for Host {
             }
             Reply::Decline => ElicitResult::new(ElicitationAction::Decline),
             Reply::Cancel => ElicitResult::new(ElicitationAction::Cancel),
+            Reply::Fail => return Err(ErrorData::internal_error("the form could not be shown", None)),
         })
     }
 }
@@ -129,24 +132,17 @@ async fn a_host_that_declares_apps_gets_the_cards_and_the_frame_records_through_
     let log_meta = serde_json::to_value(&tool(&tools, "log_lesson").meta).expect("meta");
     assert_eq!(log_meta["ui/resourceUri"], LESSON_URI, "the older flat key too");
     assert_eq!(ui_meta(tool(&tools, "get_due_reviews"))["resourceUri"], REVIEW_URI);
-    for (name, visibility) in [
-        ("lesson_card", json!(["app"])),
-        ("review_answer", json!(["app"])),
-        ("submit_feedback", json!(["model", "app"])),
-        ("grade_review", json!(["model", "app"])),
-        ("delete_lesson", json!(["model"])),
-        ("import_lesson", json!(["model"])),
-        ("log_lesson", json!(["model"])),
-    ] {
-        assert_eq!(ui_meta(tool(&tools, name))["visibility"], visibility, "{name}");
-    }
-    // The frame may call only what the cards use.
+    // The frame may call only its own four tools; the model none of them.
     let frame_callable: Vec<&str> = tools
         .iter()
         .filter(|t| ui_meta(t)["visibility"].as_array().is_some_and(|v| v.contains(&json!("app"))))
         .map(|t| t.name.as_ref())
         .collect();
-    assert_eq!(frame_callable, ["submit_feedback", "get_due_reviews", "grade_review", "lesson_card", "review_answer"]);
+    assert_eq!(frame_callable, ["lesson_card", "lesson_card_answer", "review_answer", "review_card_grade"]);
+    for t in &tools {
+        let expected = if frame_callable.contains(&t.name.as_ref()) { json!(["app"]) } else { json!(["model"]) };
+        assert_eq!(ui_meta(t)["visibility"], expected, "{}", t.name);
+    }
 
     let resources = client.list_all_resources().await.expect("resources");
     for uri in [LESSON_URI, REVIEW_URI] {
@@ -174,12 +170,24 @@ async fn a_host_that_declares_apps_gets_the_cards_and_the_frame_records_through_
     assert!(card["body_html"].as_str().unwrap_or_default().contains("<strong>indexes</strong>"), "{card}");
     assert_eq!(card["feedback"], Value::Null);
 
-    // The frame's answer button: the same tool, the same checks, recorded in the store.
-    let recorded = call(&client, "submit_feedback", json!({"lesson_id": "card-one", "feedback": "understood"})).await;
+    // The frame's answer button: recorded through submit_feedback's own path.
+    let recorded =
+        call(&client, "lesson_card_answer", json!({"lesson_id": "card-one", "feedback": "understood"})).await;
     assert_eq!(recorded["structuredContent"]["feedback"], "understood");
     assert_eq!(stored_feedback(&demo, "card-one").as_deref(), Some("understood"));
-    let wrong = call(&client, "submit_feedback", json!({"lesson_id": "card-one", "feedback": "maybe"})).await;
-    assert_eq!(wrong["isError"], true, "a frame's bad value is refused like the model's");
+    // Only the three answers: no clearing, and no explain-back with a grade the frame chose.
+    for value in ["maybe", "clear"] {
+        let refused = call(&client, "lesson_card_answer", json!({"lesson_id": "card-one", "feedback": value})).await;
+        assert_eq!(refused["isError"], true, "{value}: {refused}");
+    }
+    let forged = call(
+        &client,
+        "lesson_card_answer",
+        json!({"lesson_id": "card-one", "feedback": "know", "explain_back": {"answer": "x", "grade": "correct"}}),
+    )
+    .await;
+    assert!(forged["structuredContent"].get("explain_back").is_none(), "no explain-back from the card: {forged}");
+    assert_eq!(stored_feedback(&demo, "card-one").as_deref(), Some("know"), "only its answer was recorded");
     // With the card on screen no form is asked, even though this host has forms.
     call(&client, "log_lesson", lesson("card-two")).await;
     let bare = call(&client, "submit_feedback", json!({"lesson_id": "card-two"})).await;
@@ -195,12 +203,62 @@ async fn a_host_that_declares_apps_gets_the_cards_and_the_frame_records_through_
     let id = first["lesson_id"].as_str().expect("a due card").to_owned();
     let answer = call(&client, "review_answer", json!({"lesson_id": id})).await;
     assert!(!answer["structuredContent"]["answer"].as_str().unwrap_or_default().is_empty(), "{answer}");
-    let graded = call(&client, "grade_review", json!({"lesson_id": id, "grade": "good", "checked": false})).await;
+    let graded = call(&client, "review_card_grade", json!({"lesson_id": id, "grade": "good"})).await;
     assert!(graded["structuredContent"]["next_review_in_days"].as_u64().unwrap_or(0) >= 1, "{graded}");
+    assert_eq!(graded["structuredContent"]["checked"], false, "the card's grade is a self-grade");
     let again = call(&client, "review_answer", json!({"lesson_id": id})).await;
     assert_eq!(again["isError"], true, "once graded the card is not due, and its answer is not handed out: {again}");
+    let regrade = call(&client, "review_card_grade", json!({"lesson_id": id, "grade": "easy"})).await;
+    assert_eq!(regrade["isError"], true, "nor graded again from the card: {regrade}");
     client.cancel().await.expect("close");
 }
+
+/// The tools devcoach listed before the cards (0bc9a9e): a client without them still sees these.
+const BEFORE_THE_CARDS: [&str; 43] = [
+    "log_lesson",
+    "update_knowledge",
+    "get_lessons",
+    "star_lesson",
+    "delete_lesson",
+    "submit_feedback",
+    "skip_lesson",
+    "add_topic",
+    "remove_topic",
+    "add_group",
+    "remove_group",
+    "update_settings",
+    "open_ui",
+    "stop_ui",
+    "complete_onboarding",
+    "preview_deep_scan",
+    "get_briefing",
+    "get_onboarding",
+    "get_profile",
+    "share_lesson",
+    "import_lesson",
+    "create_course",
+    "add_course_step",
+    "update_course_progress",
+    "get_courses",
+    "get_due_reviews",
+    "grade_review",
+    "add_review_card",
+    "practice_start",
+    "practice_submit",
+    "practice_judge",
+    "practice_check_reply",
+    "practice_reveal",
+    "practice_end",
+    "handson_not_now",
+    "handson_candidates",
+    "handson_start",
+    "handson_requirements",
+    "handson_check",
+    "handson_check_reply",
+    "handson_hint",
+    "handson_reveal",
+    "handson_finish",
+];
 
 #[tokio::test]
 async fn a_host_without_apps_sees_devcoach_as_before() {
@@ -208,18 +266,20 @@ async fn a_host_without_apps_sees_devcoach_as_before() {
     let client = connect(&demo, Host::new(false, false, Reply::Accept)).await;
     let tools = client.list_all_tools().await.expect("tools");
     assert!(tools.iter().all(|t| t.meta.is_none()), "no _meta.ui for a host that shows no cards");
+    // Exactly the tools such a client saw before the cards existed, in the same order.
     let names: Vec<String> = tools.iter().map(|t| t.name.to_string()).collect();
-    assert_eq!(names, devcoach_mcp::tool_names());
-    assert!(!names.iter().any(|n| n == "lesson_card" || n == "review_answer"));
+    assert_eq!(names, BEFORE_THE_CARDS);
     let resources = client.list_all_resources().await.expect("resources");
     assert!(resources.iter().all(|r| !r.uri.starts_with("ui://")));
-    let refused = client
-        .call_tool(
-            CallToolRequestParams::new("review_answer")
-                .with_arguments(json!({"lesson_id": "borrow-vs-clone"}).as_object().cloned().unwrap_or_default()),
-        )
-        .await;
-    assert!(refused.is_err(), "a frame-only tool does not exist here");
+    for frame_only in ["lesson_card", "lesson_card_answer", "review_answer", "review_card_grade"] {
+        let args = json!({"lesson_id": "borrow-vs-clone", "feedback": "know", "grade": "easy"});
+        let refused = client
+            .call_tool(
+                CallToolRequestParams::new(frame_only).with_arguments(args.as_object().cloned().unwrap_or_default()),
+            )
+            .await;
+        assert!(refused.is_err(), "{frame_only} does not exist for this client");
+    }
 
     let logged = call(&client, "log_lesson", lesson("plain")).await;
     assert_eq!(logged["structuredContent"]["feedback_by"], "text");
@@ -255,13 +315,20 @@ async fn a_form_asks_once_per_lesson_and_records_only_an_answer() {
     assert_eq!(host.asked.load(Ordering::SeqCst), 1);
     client.cancel().await.expect("close");
 
-    for (reply, word) in
-        [(Reply::Decline, "declined"), (Reply::Cancel, "cancelled"), (Reply::AcceptWithout, "cancelled")]
-    {
+    for (reply, word) in [
+        (Reply::Decline, "declined"),
+        (Reply::Cancel, "cancelled"),
+        (Reply::AcceptWithout, "cancelled"),
+        (Reply::Fail, "cancelled"),
+    ] {
         let host = Host::new(false, true, reply);
         let client = connect(&demo, host.clone()).await;
         let id = format!("left-{word}-{}", host.asked.load(Ordering::SeqCst));
-        let id = if matches!(reply, Reply::AcceptWithout) { format!("{id}-bad") } else { id };
+        let id = match reply {
+            Reply::AcceptWithout => format!("{id}-bad"),
+            Reply::Fail => format!("{id}-failed"),
+            _ => id,
+        };
         call(&client, "log_lesson", lesson(&id)).await;
         let out = call(&client, "submit_feedback", json!({"lesson_id": id})).await;
         assert_ne!(out["isError"], true, "{out}");
@@ -284,5 +351,37 @@ async fn a_form_asks_once_per_lesson_and_records_only_an_answer() {
     let client = connect(&demo, host.clone()).await;
     let out = call(&client, "submit_feedback", json!({"lesson_id": "sqlite-busy-timeout"})).await;
     assert_eq!(host.asked.load(Ordering::SeqCst), 0, "{out}");
+    client.cancel().await.expect("close");
+}
+
+#[tokio::test]
+async fn two_bare_calls_at_once_ask_once() {
+    let demo = Demo::new();
+    let host = Host::new(false, true, Reply::Accept);
+    let client = connect(&demo, host.clone()).await;
+    call(&client, "log_lesson", lesson("together")).await;
+    let (a, b) = tokio::join!(
+        call(&client, "submit_feedback", json!({"lesson_id": "together"})),
+        call(&client, "submit_feedback", json!({"lesson_id": "together"})),
+    );
+    assert_eq!(host.asked.load(Ordering::SeqCst), 1, "{a}\n{b}");
+    let answered = [&a, &b].iter().filter(|r| r["structuredContent"]["form"] == "answered").count();
+    assert_eq!(answered, 1, "{a}\n{b}");
+    assert!([&a, &b].iter().any(|r| r["isError"] == true), "the other call asked nothing: {a}\n{b}");
+    assert_eq!(stored_feedback(&demo, "together").as_deref(), Some("know"));
+    client.cancel().await.expect("close");
+}
+
+#[tokio::test]
+async fn an_old_lesson_is_not_asked_about() {
+    // The form is for the turn after the card: a lesson from a week ago (a restarted server forgets
+    // whom it asked) gets the usual error, and no form.
+    let demo = Demo::new();
+    let host = Host::new(false, true, Reply::Accept);
+    let client = connect(&demo, host.clone()).await;
+    let out = call(&client, "submit_feedback", json!({"lesson_id": "redis-ttl-jitter"})).await;
+    assert_eq!(out["isError"], true, "{out}");
+    assert_eq!(host.asked.load(Ordering::SeqCst), 0);
+    assert_eq!(stored_feedback(&demo, "redis-ttl-jitter"), None);
     client.cancel().await.expect("close");
 }
