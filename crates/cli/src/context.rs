@@ -98,8 +98,15 @@ impl Ctx {
 /// `2026-05-01`: written directly, as a table of a thousand lessons asks for a thousand of them.
 fn day(d: chrono::NaiveDate) -> String {
     use chrono::Datelike;
-    if (0..=9999).contains(&d.year()) {
-        format!("{:04}-{:02}-{:02}", d.year(), d.month(), d.day())
+    if let Ok(year @ 0..=9999) = u32::try_from(d.year()) {
+        // By hand: a list writes one per row, and the formatter costs more than the rest.
+        let digit = |n: u32| char::from(b'0' + u8::try_from(n % 10).unwrap_or(0));
+        let (m, dd) = (d.month(), d.day());
+        [year / 1000, year / 100, year / 10, year, 0, m / 10, m, 0, dd / 10, dd]
+            .iter()
+            .enumerate()
+            .map(|(i, n)| if i == 4 || i == 7 { '-' } else { digit(*n) })
+            .collect()
     } else {
         // Signed and wider, as chrono writes such a year.
         d.format("%Y-%m-%d").to_string()

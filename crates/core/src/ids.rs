@@ -55,7 +55,13 @@ pub fn typed_prefix(typed: &str) -> (&str, bool) {
 /// How many characters of `id` tell it apart from every other id in `all` (sorted): the
 /// shortest start of it that names only it (all of it when it starts another id).
 pub fn unique_prefix_chars(all: &[String], id: &str) -> usize {
-    let common = |a: &str, b: &str| a.chars().zip(b.chars()).take_while(|(x, y)| x == y).count();
+    let common = |a: &str, b: &str| {
+        if a.is_ascii() && b.is_ascii() {
+            a.bytes().zip(b.bytes()).take_while(|(x, y)| x == y).count()
+        } else {
+            a.chars().zip(b.chars()).take_while(|(x, y)| x == y).count()
+        }
+    };
     let at = all.partition_point(|a| a.as_str() < id);
     let before = at.checked_sub(1).map_or(0, |i| common(&all[i], id));
     let after = all.get(at + usize::from(all.get(at).is_some_and(|a| a == id))).map_or(0, |a| common(a, id));

@@ -277,13 +277,54 @@ fn optional_bool(obj: &Map<String, Value>, field: &'static str) -> Result<bool, 
 /// Reads the stored `categories` column: a JSON array of strings; anything else reads as empty
 /// (a damaged row must not hide the lesson).
 pub fn categories_from_column(raw: &str) -> Vec<String> {
-    // The common case (an array of strings) parses without building a JSON tree.
+    if let Some(list) = plain_string_array(raw) {
+        return list;
+    }
+    // An array of strings parses without building a JSON tree.
     if let Ok(list) = serde_json::from_str::<Vec<String>>(raw) {
         return list;
     }
     match serde_json::from_str::<Value>(raw) {
         Ok(Value::Array(items)) => items.into_iter().filter_map(|v| v.as_str().map(str::to_owned)).collect(),
         _ => Vec::new(),
+    }
+}
+
+/// An array of plain strings (`["a","b"]` as both builds write it, `["a", "b"]` as Python's
+/// json writes it; nothing escaped), read without a JSON parser: every list reads one per row.
+/// Anything else is left to serde.
+fn plain_string_array(raw: &str) -> Option<Vec<String>> {
+    let bytes = raw.as_bytes();
+    if bytes.iter().any(|&b| b == b'\\' || b < 0x20) {
+        return None;
+    }
+    let skip = |mut i: usize| {
+        while bytes.get(i) == Some(&b' ') {
+            i += 1;
+        }
+        i
+    };
+    let mut i = skip(0);
+    if bytes.get(i) != Some(&b'[') {
+        return None;
+    }
+    i = skip(i + 1);
+    let mut out = Vec::new();
+    if bytes.get(i) == Some(&b']') {
+        return (skip(i + 1) == bytes.len()).then_some(out);
+    }
+    loop {
+        if bytes.get(i) != Some(&b'"') {
+            return None;
+        }
+        let len = bytes[i + 1..].iter().position(|&b| b == b'"')?;
+        out.push(raw.get(i + 1..i + 1 + len)?.to_owned());
+        i = skip(i + 2 + len);
+        match bytes.get(i) {
+            Some(b',') => i = skip(i + 1),
+            Some(b']') => return (skip(i + 1) == bytes.len()).then_some(out),
+            _ => return None,
+        }
     }
 }
 
@@ -296,6 +337,23 @@ pub fn categories_to_column(categories: &[String]) -> String {
 mod tests {
     use super::*;
     use serde_json::json;
+
+    proptest::proptest! {
+        /// The plain reader gives what serde gives, whenever it reads anything at all.
+        #[test]
+        fn plain_categories_read_as_serde_reads_them(
+            list in proptest::collection::vec("[a-z ,\"\\\\\u{1}é]{0,6}", 0..4),
+            raw in "[\\[\\]\",a-z\\\\ \t]{0,16}",
+        ) {
+            let written = categories_to_column(&list);
+            proptest::prop_assert_eq!(categories_from_column(&written), list);
+            for text in [written.as_str(), raw.as_str()] {
+                if let Some(plain) = plain_string_array(text) {
+                    proptest::prop_assert_eq!(Some(plain), serde_json::from_str::<Vec<String>>(text).ok(), "{}", text);
+                }
+            }
+        }
+    }
 
     fn now() -> DateTime<Utc> {
         time::parse_timestamp("2026-11-30T12:00:00Z").expect("fixed now")

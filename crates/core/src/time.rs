@@ -42,6 +42,10 @@ pub fn normalize_lesson_timestamp(raw: &str, now: DateTime<Utc>) -> Result<Strin
 }
 
 fn parse_inner(s: &str) -> Option<DateTime<Utc>> {
+    parse_stored(s.as_bytes()).or_else(|| parse_general(s))
+}
+
+fn parse_general(s: &str) -> Option<DateTime<Utc>> {
     let (date_part, rest) = match s.find(['T', 't', ' ']) {
         Some(i) => (&s[..i], Some(&s[i + 1..])),
         None => (s, None),
@@ -55,6 +59,29 @@ fn parse_inner(s: &str) -> Option<DateTime<Utc>> {
     let local = date.and_time(time);
     let at = offset.from_local_datetime(&local).single()?;
     Some(at.with_timezone(&Utc))
+}
+
+/// The form every stamp is stored in (`2026-05-01T14:30:00Z`, `2026-05-01T14:30:00.123Z`), read
+/// by position: a list reads one per row, and the general reader below costs ten times as much.
+/// Anything else (or a fraction past nanoseconds) is left to the general reader, which gives the
+/// same instant for these forms.
+fn parse_stored(s: &[u8]) -> Option<DateTime<Utc>> {
+    if s.len() < 20 || [s[4], s[7], s[10], s[13], s[16]] != *b"--T::" || s.last() != Some(&b'Z') {
+        return None;
+    }
+    let number = |from: usize, to: usize| {
+        s[from..to].iter().try_fold(0_u32, |n, b| b.is_ascii_digit().then(|| n * 10 + u32::from(b - b'0')))
+    };
+    let nanos = match &s[19..s.len() - 1] {
+        [] => 0,
+        [b'.', digits @ ..] if !digits.is_empty() && digits.len() <= 9 && digits.iter().all(u8::is_ascii_digit) => {
+            (0..9).fold(0_u32, |n, i| n * 10 + digits.get(i).map_or(0, |b| u32::from(b - b'0')))
+        }
+        _ => return None,
+    };
+    let date = NaiveDate::from_ymd_opt(i32::try_from(number(0, 4)?).ok()?, number(5, 7)?, number(8, 10)?)?;
+    let time = NaiveTime::from_hms_nano_opt(number(11, 13)?, number(14, 16)?, number(17, 19)?, nanos)?;
+    Some(Utc.from_utc_datetime(&date.and_time(time)))
 }
 
 fn parse_date(s: &str) -> Option<NaiveDate> {
@@ -209,6 +236,29 @@ mod tests {
             "1714570200",
         ] {
             assert!(normalize_lesson_timestamp(bad, now()).is_err(), "{bad:?} should be refused");
+        }
+    }
+
+    proptest::proptest! {
+        /// The stored form read by position gives the general reader's instant, and every
+        /// stamp we write takes that path.
+        #[test]
+        fn the_stored_form_reads_as_the_general_reader_reads_it(
+            y in 0_u32..10_000, mo in 0_u32..14, d in 0_u32..33, h in 0_u32..26, mi in 0_u32..62, sec in 0_u32..62,
+            fraction in proptest::option::of("[0-9]{0,12}"),
+        ) {
+            let stamp = format!(
+                "{y:04}-{mo:02}-{d:02}T{h:02}:{mi:02}:{sec:02}{}Z",
+                fraction.map(|f| format!(".{f}")).unwrap_or_default()
+            );
+            if let Some(fast) = parse_stored(stamp.as_bytes()) {
+                proptest::prop_assert_eq!(Some(fast), parse_general(&stamp), "{}", stamp);
+            }
+            if let Some(at) = parse_general(&stamp) {
+                for written in [lesson_stamp(at), iso_ms(at)] {
+                    proptest::prop_assert_eq!(parse_stored(written.as_bytes()), Some(parse_general(&written).unwrap_or(at)));
+                }
+            }
         }
     }
 

@@ -9,8 +9,8 @@ use std::time::Duration;
 use devcoach_core::checked::Check;
 use rmcp::RoleServer;
 use rmcp::model::{
-    CallToolResult, ClientResult, ElicitRequestParams, ElicitResult, ElicitationAction, Request, ServerNotification,
-    ServerRequest,
+    CallToolResult, CancelledNotificationParam, ClientResult, ElicitRequestParams, ElicitResult, ElicitationAction,
+    Notification, Request, ServerNotification, ServerRequest,
 };
 use rmcp::service::{PeerRequestOptions, RequestContext};
 use serde_json::{Value, json};
@@ -108,13 +108,8 @@ async fn send(context: &RequestContext<RoleServer>, params: ElicitRequestParams)
         },
         () = context.ct.cancelled() => {
             // Close the form on the host's side too.
-            let withdraw = serde_json::from_value::<ServerNotification>(json!({
-                "method": "notifications/cancelled",
-                "params": {"requestId": id, "reason": "the tool call was cancelled"}
-            }));
-            if let Ok(notification) = withdraw {
-                let _ = peer.send_notification(notification).await;
-            }
+            let withdraw = CancelledNotificationParam::new(Some(id), Some("the tool call was cancelled".into()));
+            let _ = peer.send_notification(ServerNotification::CancelledNotification(Notification::new(withdraw))).await;
             Reply::Withdrawn
         }
     }

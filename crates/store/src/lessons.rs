@@ -55,6 +55,51 @@ pub struct ImportCounts {
     pub invalid: usize,
 }
 
+/// A row of [`LIST_COLUMNS`]: the columns that view leaves empty are not read at all, and the
+/// ones only parsed are read in place (a list reads a thousand rows; each read column costs a
+/// call into SQLite, each copy an allocation).
+fn row_to_listed_lesson(row: &Row<'_>) -> rusqlite::Result<Lesson> {
+    Ok(Lesson {
+        id: text(row, 0)?,
+        timestamp: text(row, 1)?,
+        topic_id: text(row, 2)?,
+        categories: read_text(row, 3, |t| lesson::categories_from_column(t.unwrap_or_default()))?,
+        title: text(row, 4)?,
+        level: read_text(row, 5, |t| t.and_then(|l| Level::parse(l).ok()).unwrap_or(Level::Mid))?,
+        summary: String::new(),
+        body: None,
+        context: LessonContext {
+            task_context: None,
+            git: GitContext {
+                project: opt_text(row, 9)?,
+                repository: None,
+                branch: opt_text(row, 11)?,
+                commit_hash: opt_text(row, 12)?,
+                folder: None,
+                repository_platform: None,
+            },
+        },
+        starred: row.get::<_, i64>(15)? != 0,
+        feedback: read_text(row, 16, |t| t.and_then(|f| Feedback::parse(f).ok()))?,
+        imported: row.get::<_, i64>(17)? != 0,
+        shared_by: opt_text(row, 18)?,
+    })
+}
+
+/// Reads a text column in place (as [`opt_text`] reads it, without the copy).
+fn read_text<T>(row: &Row<'_>, i: usize, f: impl FnOnce(Option<&str>) -> T) -> rusqlite::Result<T> {
+    use rusqlite::types::ValueRef;
+    Ok(match row.get_ref(i)? {
+        ValueRef::Null => f(None),
+        ValueRef::Text(bytes) | ValueRef::Blob(bytes) => match std::str::from_utf8(bytes) {
+            Ok(text) => f(Some(text)),
+            Err(_) => f(Some(&String::from_utf8_lossy(bytes))),
+        },
+        ValueRef::Integer(n) => f(Some(&n.to_string())),
+        ValueRef::Real(x) => f(Some(&x.to_string())),
+    })
+}
+
 fn row_to_lesson(row: &Row<'_>) -> rusqlite::Result<Lesson> {
     // Rows written by hand or by other tools are read leniently: an unknown level reads as mid,
     // an unknown feedback or platform as none, text that is not UTF-8 with replacement
@@ -430,7 +475,11 @@ impl Store {
     {
         let (sql, params) = select_matching(fields.columns(), q, now);
         let mut stmt = self.conn().prepare_cached(&sql).map_err(StoreError::from)?;
-        let rows = stmt.query_map(params_from_iter(params), row_to_lesson).map_err(StoreError::from)?;
+        let read = match fields {
+            Fields::Full => row_to_lesson,
+            Fields::List => row_to_listed_lesson,
+        };
+        let rows = stmt.query_map(params_from_iter(params), read).map_err(StoreError::from)?;
         for row in rows {
             f(row.map_err(StoreError::from)?)?;
         }

@@ -26,6 +26,10 @@ pub fn id_column_floor(all: &[String], shown: &[&str]) -> usize {
         .iter()
         .map(|id| {
             let n = devcoach_core::ids::unique_prefix_chars(all, id);
+            if id.is_ascii() {
+                // One column a character: no copy to measure (ids are nearly always ASCII).
+                return n + usize::from(n < id.len());
+            }
             let start: String = id.chars().take(n).collect();
             // Cut to less than the whole id, the cell ends in `…`.
             crate::output::style::width(&start) + usize::from(n < id.chars().count())

@@ -39,8 +39,12 @@ impl Style {
     /// Appends `text`, styled when `enabled`, to `out`. The text is cleaned first: a style is
     /// only ever ours, around text that carries none of its own.
     pub fn paint_into(self, out: &mut String, text: &str, enabled: bool) {
-        let text = super::clean::clean(text);
-        let text = text.as_ref();
+        self.paint_cleaned_into(out, &super::clean::clean(text), enabled);
+    }
+
+    /// As [`Self::paint_into`], for text already cleaned (a table cell is cleaned once, before
+    /// it is measured).
+    pub fn paint_cleaned_into(self, out: &mut String, text: &str, enabled: bool) {
         match self.code() {
             Some(code) if enabled && !text.is_empty() => {
                 out.push_str("\x1b[");
@@ -72,6 +76,11 @@ pub fn width(text: &str) -> usize {
 pub fn truncate(text: &str, max: usize) -> std::borrow::Cow<'_, str> {
     if width(text) <= max {
         return std::borrow::Cow::Borrowed(text);
+    }
+    if text.is_ascii() {
+        // One column a byte (the cleaned text has no controls).
+        let keep = max.saturating_sub(1);
+        return std::borrow::Cow::Owned(format!("{}…", &text[..keep]));
     }
     let mut out = String::new();
     let mut used = 0;

@@ -96,9 +96,14 @@ impl<'a, R> Table<'a, R> {
         // one line, so the newlines and tabs cleaning keeps become spaces.
         let cell = |col: &Column<'a, R>, row: &'r R| one_line((col.text)(row));
         let mut natural: Vec<usize> = self.columns.iter().map(|c| style::width(c.header)).collect();
+        // Each cell's width is kept (four bytes, not its text) so the rows below are not measured
+        // a second time.
+        let mut measured: Vec<u32> = Vec::with_capacity(rows.len() * self.columns.len());
         for row in rows {
             for (w, col) in natural.iter_mut().zip(&self.columns) {
-                *w = (*w).max(style::width(&cell(col, row)));
+                let width = style::width(&cell(col, row));
+                measured.push(u32::try_from(width).unwrap_or(u32::MAX));
+                *w = (*w).max(width);
             }
         }
         let (shown, widths) = match fit {
@@ -116,15 +121,19 @@ impl<'a, R> Table<'a, R> {
         write_rule(out, &widths, ['╭', '┬', '╮'])?;
         line.push('│');
         for (w, col) in widths.iter().zip(&columns) {
-            push_cell(&mut line, col.header, *w, Style::Bold, color);
+            let header = one_line(Cow::Borrowed(col.header));
+            push_cell(&mut line, &header, style::width(&header), *w, Style::Bold, color);
         }
         writeln!(out, "{line}")?;
         write_rule(out, &widths, ['├', '┼', '┤'])?;
-        for row in rows {
+        let stride = self.columns.len();
+        for (r, row) in rows.iter().enumerate() {
             line.clear();
             line.push('│');
-            for (w, col) in widths.iter().zip(&columns) {
-                push_cell(&mut line, &cell(col, row), *w, (col.style)(row), color);
+            for ((w, col), &c) in widths.iter().zip(&columns).zip(&shown) {
+                let known =
+                    measured.get(r * stride + c).map_or(usize::MAX, |&m| usize::try_from(m).unwrap_or(usize::MAX));
+                push_cell(&mut line, &cell(col, row), known, *w, (col.style)(row), color);
             }
             line.push('\n');
             out.write_cleaned(&line)?;
@@ -224,14 +233,28 @@ fn one_line(text: Cow<'_, str>) -> Cow<'_, str> {
     if text.bytes().any(|b| b == b'\n' || b == b'\t') { Cow::Owned(text.replace(['\n', '\t'], " ")) } else { text }
 }
 
-fn push_cell(line: &mut String, text: &str, width: usize, style: Style, color: bool) {
-    let text = style::truncate(text, width);
-    let used = style::width(&text).min(width);
+/// One cell, `text` being `text_width` columns wide, in a column `width` wide.
+fn push_cell(line: &mut String, text: &str, text_width: usize, width: usize, style: Style, color: bool) {
+    let (text, used) = if text_width <= width {
+        (Cow::Borrowed(text), text_width)
+    } else {
+        let cut = style::truncate(text, width);
+        let used = style::width(&cut).min(width);
+        (cut, used)
+    };
     line.push(' ');
-    style.paint_into(line, &text, color);
-    line.extend(std::iter::repeat_n(' ', width.saturating_sub(used) + 1));
+    // Cleaned already: every cell, the header too, went through `one_line`.
+    style.paint_cleaned_into(line, &text, color);
+    let mut pad = width.saturating_sub(used) + 1;
+    while pad > 0 {
+        let n = pad.min(SPACES.len());
+        line.push_str(&SPACES[..n]);
+        pad -= n;
+    }
     line.push('│');
 }
+
+const SPACES: &str = "                                                                ";
 
 fn spaces(out: &mut impl Write, n: usize) -> io::Result<()> {
     // Not `{:n$}`: a width past u16::MAX panics in the formatter, and cells can be that long.

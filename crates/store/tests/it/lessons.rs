@@ -232,6 +232,17 @@ fn odd_rows_written_by_other_tools_still_read() {
     let odd = store.lesson("odd").expect("read").expect("exists");
     assert!(odd.categories.is_empty());
     assert_eq!((odd.level, odd.feedback, odd.context.git.repository_platform), (Level::Mid, None, None));
+    // The list view reads the same row as leniently.
+    let mut listed = Vec::new();
+    store
+        .visit_lessons(&LessonQuery::default(), now(), devcoach_store::Fields::List, |l| {
+            listed.push(l);
+            Ok::<_, devcoach_store::StoreError>(())
+        })
+        .expect("visit");
+    let odd = listed.iter().find(|l| l.id == "odd").expect("listed");
+    assert!(odd.categories.is_empty());
+    assert_eq!((odd.level, odd.feedback, odd.summary.as_str()), (Level::Mid, None, ""));
 }
 
 #[test]
