@@ -30,8 +30,9 @@ fn scratch() -> &'static Scratch {
             dashboard: None,
         };
         // Tools that start processes stay out of the fuzzer.
-        // The cards' frame-only tools are listed only to hosts that render the cards; fuzzed too.
-        let frame_only = ["lesson_card".to_owned(), "review_answer".to_owned()];
+        // The tools listed only to hosts that render the cards are fuzzed too.
+        let frame_only = ["show_lesson", "lesson_card", "lesson_card_answer", "review_answer", "review_card_grade"]
+            .map(str::to_owned);
         let tools = tool_names().into_iter().chain(frame_only).filter(|t| t != "open_ui" && t != "stop_ui").collect();
         Scratch { server: DevcoachServer::new(opts, None), _dir: dir, tools }
     })

@@ -288,6 +288,9 @@ async function main() {
   check(!logged.isError, `log_lesson failed: ${JSON.stringify(logged.content)}`);
   const hostile = await mcp.call("tools/call", { name: "log_lesson", arguments: HOSTILE });
   check(!hostile.isError, `the hostile log_lesson failed: ${JSON.stringify(hostile.content)}`);
+  // The learner asks to see an older lesson again: the same card, from the lookup.
+  const lookup = await mcp.call("tools/call", { name: "show_lesson", arguments: { lesson_id: "sqlite-busy-timeout" } });
+  check(!lookup.isError && uriOf("show_lesson") === uriOf("log_lesson"), "show_lesson is not the lesson card's tool");
   const due = await mcp.call("tools/call", { name: "get_due_reviews", arguments: { limit: 3 } });
   const first = due.structuredContent.cards[0];
   // The oracle: the answer the frame must not hold before the learner asks.
@@ -298,6 +301,7 @@ async function main() {
   const cases = {
     lesson: { html: lessonHtml, args: LESSON, result: logged, visibility },
     hostile: { html: lessonHtml, args: HOSTILE, result: hostile, visibility },
+    lookup: { html: lessonHtml, args: { lesson_id: "sqlite-busy-timeout" }, result: lookup, visibility },
     review: { html: reviewHtml, args: { limit: 3 }, result: due, visibility },
   };
   const routes = {
@@ -312,7 +316,7 @@ async function main() {
 
   const browser = await chromium.launch({ executablePath: process.env.CHROMIUM, args: ["--no-sandbox"] });
   try {
-    for (const name of ["lesson", "hostile", "review"]) {
+    for (const name of ["lesson", "hostile", "lookup", "review"]) {
       for (const theme of THEMES) {
         for (const width of WIDTHS) {
           const what = `${name} ${theme} ${width}`;
@@ -338,6 +342,11 @@ async function main() {
             );
           }
           if (name === "review") await reviewState(page, frame, what, theme, width, oracle);
+          if (name === "lookup") {
+            // An older lesson, answered before: the card says what was recorded.
+            await frame.getByText("Recorded earlier: understood").waitFor({ timeout: 10000 });
+            seen.lookup_title = await frame.locator("h1").textContent();
+          }
           await audit(frame, what);
           const log = await page.evaluate(() => window.hostLog);
           check(log.refused.length === 0, `${what}: the frame asked for tools it may not call: ${log.refused}`);

@@ -3,7 +3,8 @@
 //!
 //! A client that declares the extension at `initialize` gets the two `ui://` documents in
 //! `resources/list`, `_meta.ui` on every tool (the card a result is shown in, and who may call the
-//! tool: the frame may call only its four tools, and no tool of the model's), and those four. A
+//! tool: the frame may call only its four tools, and no tool of the model's), those four, and
+//! `show_lesson` (a lesson the learner asked to see, as a card). A
 //! client that did not declare it sees devcoach exactly as before. The frame's calls arrive as
 //! ordinary `tools/call` requests, so they pass the same argument checks as the model's.
 
@@ -63,6 +64,7 @@ impl Callers {
 /// explain-back or a checked review (those carry a grade only the model gives).
 const TABLE: &[(&str, Callers, Option<&str>)] = &[
     ("log_lesson", Callers::Model, Some(LESSON_URI)),
+    ("show_lesson", Callers::Model, Some(LESSON_URI)),
     ("get_due_reviews", Callers::Model, Some(REVIEW_URI)),
     ("lesson_card", Callers::App, None),
     ("lesson_card_answer", Callers::App, None),
@@ -74,9 +76,10 @@ fn entry(name: &str) -> (Callers, Option<&'static str>) {
     TABLE.iter().find(|(n, ..)| *n == name).map_or((Callers::Model, None), |(_, c, uri)| (*c, *uri))
 }
 
-/// True for a tool only a card's frame calls (never listed to, or run for, other clients).
-pub fn frame_only(name: &str) -> bool {
-    entry(name).0 == Callers::App
+/// True for a tool that exists only for a client that renders the cards (never listed to, or
+/// run for, other clients): the frame's own tools, and `show_lesson`, whose whole point is the card.
+pub fn cards_only(name: &str) -> bool {
+    entry(name).0 == Callers::App || name == "show_lesson"
 }
 
 /// The tool as a client that renders apps sees it: `_meta.ui` says who may call it and, for a

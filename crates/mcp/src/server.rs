@@ -118,8 +118,8 @@ impl ServerHandler for DevcoachServer {
         {
             return Ok(result.into());
         }
-        // A frame-only tool does not exist for a client that shows no frame.
-        let known = ctx.client.apps || !apps::frame_only(&request.name);
+        // A cards-only tool does not exist for a client that shows no cards.
+        let known = ctx.client.apps || !apps::cards_only(&request.name);
         match known.then(|| self.tools.call(&ctx, &request.name, args)).flatten() {
             Some(result) => Ok(result.into()),
             None => Err(ErrorData::new(

@@ -28,6 +28,7 @@ pub fn id_column_floor(all: &[String], shown: &[&str]) -> usize {
             let n = devcoach_core::ids::unique_prefix_chars(all, id);
             if id.is_ascii() {
                 // One column a character: no copy to measure (ids are nearly always ASCII).
+                let n = n.min(id.len());
                 return n + usize::from(n < id.len());
             }
             let start: String = id.chars().take(n).collect();

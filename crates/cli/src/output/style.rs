@@ -77,8 +77,8 @@ pub fn truncate(text: &str, max: usize) -> std::borrow::Cow<'_, str> {
     if width(text) <= max {
         return std::borrow::Cow::Borrowed(text);
     }
-    if text.is_ascii() {
-        // One column a byte (the cleaned text has no controls).
+    if text.bytes().all(|b| (0x20..0x7f).contains(&b)) {
+        // One column a byte. Not for a tab (code lines keep theirs), which the loop counts as none.
         let keep = max.saturating_sub(1);
         return std::borrow::Cow::Owned(format!("{}…", &text[..keep]));
     }
@@ -105,6 +105,13 @@ mod tests {
         assert_eq!(Style::Red.paint("x", false), "x");
         assert_eq!(Style::Red.paint("x", true), "\x1b[31mx\x1b[0m");
         assert_eq!(Style::Plain.paint("x", true), "x");
+    }
+
+    #[test]
+    fn a_tab_is_cut_as_before() {
+        // Tabs count for no column, printable ASCII for one: the same cut either way.
+        assert_eq!(truncate("\t\t\treturn someFunctionW(x)", 20), "\t\t\treturn someFunction…");
+        assert_eq!(truncate("return someFunctionW(x)", 20), "return someFunction…");
     }
 
     #[test]

@@ -131,8 +131,11 @@ impl<'a, R> Table<'a, R> {
             line.clear();
             line.push('│');
             for ((w, col), &c) in widths.iter().zip(&columns).zip(&shown) {
-                let known =
-                    measured.get(r * stride + c).map_or(usize::MAX, |&m| usize::try_from(m).unwrap_or(usize::MAX));
+                // A width too large to keep (u32::MAX) is measured again on the way out.
+                let known = match measured.get(r * stride + c) {
+                    Some(&m) if m < u32::MAX => usize::try_from(m).unwrap_or(usize::MAX),
+                    _ => usize::MAX,
+                };
                 push_cell(&mut line, &cell(col, row), known, *w, (col.style)(row), color);
             }
             line.push('\n');

@@ -258,7 +258,8 @@ fn every_page_and_every_click_in_chromium() {
 }
 
 /// The lesson and review cards (MCP Apps) in a host page built on the official host-side bridge
-/// (`tests/browser/apps.cjs`): real `devcoach mcp` results, every card in light and dark at 390
+/// (`tests/browser/apps.cjs`): real `devcoach mcp` results (a lesson just logged, a hostile one,
+/// one looked up with `show_lesson`, the review queue), every card in light and dark at 390
 /// and 1400 px with axe-core, the answer buttons and the review grades through the frame, and a
 /// hostile lesson that stays inert. This side checks what the clicks wrote.
 #[test]
@@ -301,8 +302,13 @@ fn the_cards_a_chat_host_shows_in_chromium() {
     assert_eq!(report["problems"], Value::Array(Vec::new()), "the browser saw problems: {report:#}");
     assert!(run.status.success(), "{report:#}");
     let seen = &report["seen"];
-    assert_eq!(seen["states"].as_array().map(Vec::len), Some(12), "three cards × two themes × two widths");
-    assert_eq!(seen["axe"], 12, "{seen:#}");
+    assert_eq!(seen["states"].as_array().map(Vec::len), Some(16), "four cards × two themes × two widths");
+    assert_eq!(seen["axe"], 16, "{seen:#}");
+    let asked_again: String = rusqlite::Connection::open(&db)
+        .expect("db")
+        .query_row("SELECT title FROM lessons WHERE id = 'sqlite-busy-timeout'", [], |r| r.get(0))
+        .expect("demo lesson");
+    assert_eq!(seen["lookup_title"], asked_again.as_str(), "show_lesson's card: {seen:#}");
 
     // The answer button recorded through the frame, and the card said so.
     assert_eq!(seen["feedback_pressed"], "true", "{seen:#}");

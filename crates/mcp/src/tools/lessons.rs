@@ -215,6 +215,34 @@ fn log_lesson(ctx: &Ctx, a: LogLessonArgs) -> Result<Out<LoggedLesson>, ToolErro
     })
 }
 
+/// The reply check of `show_lesson`.
+const SHOW_REPLY_CHECK: &str = "The learner's chat shows this lesson as a card beside this result, with its answer \
+buttons. Don't write the lesson out again; say one short line at most.";
+
+/// A lesson shown as a card: the lesson, and what to do about it.
+#[derive(Debug, Serialize, JsonSchema)]
+pub(crate) struct ShownLesson {
+    #[serde(flatten)]
+    pub lesson: Lesson,
+    /// Read this: the learner sees the card already.
+    pub reply_check: String,
+}
+
+pub(super) fn register_show(r: &mut Registry) {
+    r.structured(
+        ("show_lesson", "Show Lesson", READ),
+        "Show the learner one of their lessons as a card in this chat (the lesson, its answer buttons and explain-back). \
+         Use it when they ask to see a lesson again; find its id with get_lessons first. Not for your own lookups.",
+        |ctx: &Ctx, a: LessonIdArgs| {
+            let lesson = ctx.with_store(|s| Ok(s.lesson(&a.lesson_id)?))?.ok_or_else(|| not_found(&a.lesson_id))?;
+            Ok(Out {
+                value: ShownLesson { lesson, reply_check: SHOW_REPLY_CHECK.into() },
+                lead: Some(format!("Shown as a card. {SHOW_REPLY_CHECK}")),
+            })
+        },
+    );
+}
+
 /// What a lesson card shows: the lesson, its body made safe for a page, and the answer so far.
 #[derive(Debug, Serialize, JsonSchema)]
 pub(crate) struct LessonCardOut {

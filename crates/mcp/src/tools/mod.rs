@@ -216,7 +216,9 @@ impl Registry {
         reviews::register(&mut r);
         practice::register(&mut r);
         handson::register(&mut r);
-        // The cards' frame-only tools (listed only to clients that render the cards).
+        // Listed only to clients that render the cards: the lookup that shows one, and the
+        // frame's own tools.
+        lessons::register_show(&mut r);
         lessons::register_card(&mut r);
         lessons::register_card_answer(&mut r);
         reviews::register_answer(&mut r);
@@ -315,7 +317,7 @@ impl Registry {
     pub fn tools_for(&self, client: Client) -> Vec<Tool> {
         self.defs
             .iter()
-            .filter(|d| client.apps || !apps::frame_only(&d.tool.name))
+            .filter(|d| client.apps || !apps::cards_only(&d.tool.name))
             .map(|d| if client.apps { apps::decorate(d.tool.clone()) } else { d.tool.clone() })
             .collect()
     }
@@ -323,7 +325,7 @@ impl Registry {
     /// One tool as this client sees it (`None` for a frame-only tool to a client without apps).
     pub fn get_for(&self, name: &str, client: Client) -> Option<Tool> {
         let def = self.defs.iter().find(|d| d.tool.name == name)?;
-        if !client.apps && apps::frame_only(name) {
+        if !client.apps && apps::cards_only(name) {
             return None;
         }
         Some(if client.apps { apps::decorate(def.tool.clone()) } else { def.tool.clone() })

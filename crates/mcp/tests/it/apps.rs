@@ -132,6 +132,7 @@ async fn a_host_that_declares_apps_gets_the_cards_and_the_frame_records_through_
     let log_meta = serde_json::to_value(&tool(&tools, "log_lesson").meta).expect("meta");
     assert_eq!(log_meta["ui/resourceUri"], LESSON_URI, "the older flat key too");
     assert_eq!(ui_meta(tool(&tools, "get_due_reviews"))["resourceUri"], REVIEW_URI);
+    assert_eq!(ui_meta(tool(&tools, "show_lesson"))["resourceUri"], LESSON_URI, "the lookup the learner asks for");
     // The frame may call only its own four tools; the model none of them.
     let frame_callable: Vec<&str> = tools
         .iter()
@@ -164,6 +165,12 @@ async fn a_host_that_declares_apps_gets_the_cards_and_the_frame_records_through_
     assert_eq!(out["feedback_by"], "card");
     assert_eq!(out["id"], "card-one");
     assert!(out["reply_check"].as_str().unwrap_or_default().contains("Do not write the card"), "{out}");
+    // Asked to see a lesson again: the same card, from its lookup.
+    let shown = call(&client, "show_lesson", json!({"lesson_id": "sqlite-busy-timeout"})).await;
+    assert_eq!(shown["structuredContent"]["id"], "sqlite-busy-timeout", "{shown}");
+    assert!(shown["structuredContent"]["reply_check"].as_str().unwrap_or_default().contains("card"), "{shown}");
+    let missing = call(&client, "show_lesson", json!({"lesson_id": "no-such-lesson"})).await;
+    assert_eq!(missing["isError"], true);
     let card = call(&client, "lesson_card", json!({"lesson_id": "card-one"})).await;
     let card = &card["structuredContent"];
     assert_eq!(card["title"], "Lesson card-one");
@@ -271,7 +278,7 @@ async fn a_host_without_apps_sees_devcoach_as_before() {
     assert_eq!(names, BEFORE_THE_CARDS);
     let resources = client.list_all_resources().await.expect("resources");
     assert!(resources.iter().all(|r| !r.uri.starts_with("ui://")));
-    for frame_only in ["lesson_card", "lesson_card_answer", "review_answer", "review_card_grade"] {
+    for frame_only in ["show_lesson", "lesson_card", "lesson_card_answer", "review_answer", "review_card_grade"] {
         let args = json!({"lesson_id": "borrow-vs-clone", "feedback": "know", "grade": "easy"});
         let refused = client
             .call_tool(

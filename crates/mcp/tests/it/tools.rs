@@ -8,8 +8,9 @@ use crate::{Demo, now};
 #[test]
 fn every_tool_answers_empty_and_wrong_arguments_with_words() {
     let demo = Demo::new();
-    // The cards' frame-only tools too: a frame's call is checked like the model's.
-    let frame_only = ["lesson_card".to_owned(), "review_answer".to_owned()];
+    // The tools only a client that renders the cards sees, too: checked like every other.
+    let frame_only =
+        ["show_lesson", "lesson_card", "lesson_card_answer", "review_answer", "review_card_grade"].map(str::to_owned);
     for name in devcoach_mcp::tool_names().into_iter().chain(frame_only) {
         // Starting a dashboard is the binary's job: without a launcher the tool says so.
         if name == "stop_ui" {
