@@ -34,6 +34,17 @@ fn chromium() -> PathBuf {
     path
 }
 
+/// The one JSON object a browser script prints last, after checking it saw no problem.
+fn report_of(run: &std::process::Output) -> Value {
+    let stdout = String::from_utf8_lossy(&run.stdout);
+    let report: Value = stdout.lines().rev().find_map(|l| serde_json::from_str(l).ok()).unwrap_or_else(|| {
+        panic!("no report from the browser run:\n{stdout}\n{}", String::from_utf8_lossy(&run.stderr))
+    });
+    assert_eq!(report["problems"], Value::Array(Vec::new()), "the browser saw problems: {report:#}");
+    assert!(run.status.success(), "{report:#}");
+    report
+}
+
 fn lesson_row(db: &Path, id: &str) -> Option<(i64, Option<String>, i64)> {
     let conn = rusqlite::Connection::open(db).expect("db");
     conn.query_row("SELECT starred, feedback, imported FROM lessons WHERE id = ?1", [id], |r| {
@@ -97,12 +108,7 @@ fn every_page_and_every_click_in_chromium() {
         .expect("node runs (scripts/test.sh installs Node.js)");
     let _ = server.kill();
     let _ = server.wait();
-    let stdout = String::from_utf8_lossy(&run.stdout);
-    let report: Value = stdout.lines().rev().find_map(|l| serde_json::from_str(l).ok()).unwrap_or_else(|| {
-        panic!("no report from the browser run:\n{stdout}\n{}", String::from_utf8_lossy(&run.stderr))
-    });
-    assert_eq!(report["problems"], Value::Array(Vec::new()), "the browser saw problems: {report:#}");
-    assert!(run.status.success(), "{report:#}");
+    let report = report_of(&run);
     let seen = &report["seen"];
 
     // Star, feedback and confidence reached the database, and the pages showed them.
@@ -295,12 +301,7 @@ fn the_cards_a_chat_host_shows_in_chromium() {
         .current_dir(env.tmp.path())
         .output()
         .expect("node runs (scripts/test.sh installs Node.js)");
-    let stdout = String::from_utf8_lossy(&run.stdout);
-    let report: Value = stdout.lines().rev().find_map(|l| serde_json::from_str(l).ok()).unwrap_or_else(|| {
-        panic!("no report from the browser run:\n{stdout}\n{}", String::from_utf8_lossy(&run.stderr))
-    });
-    assert_eq!(report["problems"], Value::Array(Vec::new()), "the browser saw problems: {report:#}");
-    assert!(run.status.success(), "{report:#}");
+    let report = report_of(&run);
     let seen = &report["seen"];
     assert_eq!(seen["states"].as_array().map(Vec::len), Some(16), "four cards × two themes × two widths");
     assert_eq!(seen["axe"], 16, "{seen:#}");
