@@ -52,6 +52,7 @@ DEVCOACH_DIR=$WORK/none run floor \
   "stop-hook, no database=$BIN stop-hook < $STOP"
 echo "# paced: the stop counts and stays silent"
 DEVCOACH_DIR=$WORK/paced run paced \
+  "spawn /bin/true, alongside=/bin/true" \
   "stop-hook, paced=$BIN stop-hook < $STOP" \
   "stop-hook, paced, 200 KB=$BIN stop-hook < $BIG" \
   "prompt-hook, not due=$BIN prompt-hook < $PROMPT"

@@ -65,10 +65,17 @@ impl Ctx {
 
     /// The calendar day of a stored timestamp, in the zone times are shown in.
     pub fn show_date(&self, stamp: &str) -> String {
+        let mut out = String::with_capacity(10);
+        self.push_date(stamp, &mut out);
+        out
+    }
+
+    /// [`Self::show_date`], appended to `out` (a list writes one per row).
+    pub fn push_date(&self, stamp: &str, out: &mut String) {
         match devcoach_core::time::parse_timestamp(stamp) {
-            Ok(at) if self.utc => day(at.date_naive()),
-            Ok(at) => day(at.with_timezone(&chrono::Local).date_naive()),
-            Err(_) => stamp.get(..10).unwrap_or(stamp).to_owned(),
+            Ok(at) if self.utc => push_day(at.date_naive(), out),
+            Ok(at) => push_day(at.with_timezone(&chrono::Local).date_naive(), out),
+            Err(_) => out.push_str(stamp.get(..10).unwrap_or(stamp)),
         }
     }
 
@@ -87,6 +94,18 @@ impl Ctx {
         Ok(Store::open_existing(&self.dir)?)
     }
 
+    /// [`Self::open_existing`] for a report that reads, prints and exits (`lessons`, `stats`,
+    /// `knowledge`, `courses`): the start of the file is read through a map
+    /// (`Store::read_through_map`). Not for a command that waits, writes or syncs.
+    pub fn open_for_report(&self) -> anyhow::Result<Option<Store>> {
+        let store = Store::open_existing(&self.dir)?;
+        if let Some(s) = &store {
+            // Only saves time: without the map every read still works.
+            let _ = s.read_through_map();
+        }
+        Ok(store)
+    }
+
     /// After a read on a database a newer devcoach owns: say so, once, on stderr.
     pub fn read_only_notice(&self, store: &Store) {
         if let Some(compat) = store.compat() {
@@ -96,20 +115,29 @@ impl Ctx {
 }
 
 /// `2026-05-01`: written directly, as a table of a thousand lessons asks for a thousand of them.
-fn day(d: chrono::NaiveDate) -> String {
+fn push_day(d: chrono::NaiveDate, out: &mut String) {
     use chrono::Datelike;
     if let Ok(year @ 0..=9999) = u32::try_from(d.year()) {
         // By hand: a list writes one per row, and the formatter costs more than the rest.
-        let digit = |n: u32| char::from(b'0' + u8::try_from(n % 10).unwrap_or(0));
+        let digit = |n: u32| b'0' + u8::try_from(n % 10).unwrap_or(0);
         let (m, dd) = (d.month(), d.day());
-        [year / 1000, year / 100, year / 10, year, 0, m / 10, m, 0, dd / 10, dd]
-            .iter()
-            .enumerate()
-            .map(|(i, n)| if i == 4 || i == 7 { '-' } else { digit(*n) })
-            .collect()
+        let text = [
+            digit(year / 1000),
+            digit(year / 100),
+            digit(year / 10),
+            digit(year),
+            b'-',
+            digit(m / 10),
+            digit(m),
+            b'-',
+            digit(dd / 10),
+            digit(dd),
+        ];
+        out.push_str(std::str::from_utf8(&text).unwrap_or_default());
     } else {
         // Signed and wider, as chrono writes such a year.
-        d.format("%Y-%m-%d").to_string()
+        use std::fmt::Write as _;
+        let _ = write!(out, "{}", d.format("%Y-%m-%d"));
     }
 }
 
@@ -119,7 +147,9 @@ mod tests {
     fn a_day_reads_as_chrono_writes_it() {
         for (y, m, d) in [(2026, 5, 1), (1, 1, 1), (0, 12, 31), (9999, 12, 31), (10000, 1, 1), (-1, 12, 31)] {
             let date = chrono::NaiveDate::from_ymd_opt(y, m, d).expect("date");
-            assert_eq!(super::day(date), date.format("%Y-%m-%d").to_string());
+            let mut out = String::from("|");
+            super::push_day(date, &mut out);
+            assert_eq!(out, format!("|{}", date.format("%Y-%m-%d")));
         }
     }
 }

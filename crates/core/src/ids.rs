@@ -54,18 +54,32 @@ pub fn typed_prefix(typed: &str) -> (&str, bool) {
 
 /// How many characters of `id` tell it apart from every other id in `all` (sorted): the
 /// shortest start of it that names only it (all of it when it starts another id).
-pub fn unique_prefix_chars(all: &[String], id: &str) -> usize {
-    let common = |a: &str, b: &str| {
-        if a.is_ascii() && b.is_ascii() {
-            a.bytes().zip(b.bytes()).take_while(|(x, y)| x == y).count()
-        } else {
-            a.chars().zip(b.chars()).take_while(|(x, y)| x == y).count()
-        }
-    };
-    let at = all.partition_point(|a| a.as_str() < id);
-    let before = at.checked_sub(1).map_or(0, |i| common(&all[i], id));
-    let after = all.get(at + usize::from(all.get(at).is_some_and(|a| a == id))).map_or(0, |a| common(a, id));
+pub fn unique_prefix_chars(all: &[impl AsRef<str>], id: &str) -> usize {
+    let at = all.partition_point(|a| a.as_ref() < id);
+    let before = at.checked_sub(1).map_or(0, |i| common_chars(all[i].as_ref(), id));
+    let after = all
+        .get(at + usize::from(all.get(at).is_some_and(|a| a.as_ref() == id)))
+        .map_or(0, |a| common_chars(a.as_ref(), id));
     (before.max(after) + 1).min(id.chars().count().max(1))
+}
+
+/// [`unique_prefix_chars`] of every id of `sorted` (sorted, each once) among the others, in
+/// its order: each is told apart by its neighbours, with no search.
+pub fn unique_prefixes_of_sorted<'a>(sorted: &'a [&'a str]) -> impl Iterator<Item = usize> + 'a {
+    sorted.iter().enumerate().map(move |(i, id)| {
+        let before = i.checked_sub(1).map_or(0, |j| common_chars(sorted[j], id));
+        let after = sorted.get(i + 1).map_or(0, |next| common_chars(next, id));
+        (before.max(after) + 1).min(id.chars().count().max(1))
+    })
+}
+
+/// How many characters `a` and `b` start with in common.
+fn common_chars(a: &str, b: &str) -> usize {
+    if a.is_ascii() && b.is_ascii() {
+        a.bytes().zip(b.bytes()).take_while(|(x, y)| x == y).count()
+    } else {
+        a.chars().zip(b.chars()).take_while(|(x, y)| x == y).count()
+    }
 }
 
 /// An agent session, as reported by the client's hook payload.
@@ -127,6 +141,16 @@ mod tests {
         let n = |id| super::unique_prefix_chars(&all, id);
         assert_eq!((n("ab"), n("abc"), n("sql"), n("rust-a")), (2, 3, 1, 6));
         assert_eq!((n("日本"), n("日本語")), (2, 3));
+    }
+
+    proptest::proptest! {
+        /// Told apart by neighbours alone, every id of a sorted set gets what the search gives.
+        #[test]
+        fn neighbours_give_what_the_search_gives(ids in proptest::collection::btree_set("[ab日]{0,5}", 0..40)) {
+            let sorted: Vec<&str> = ids.iter().map(String::as_str).collect();
+            let searched: Vec<usize> = sorted.iter().map(|id| super::unique_prefix_chars(&sorted, id)).collect();
+            proptest::prop_assert_eq!(super::unique_prefixes_of_sorted(&sorted).collect::<Vec<_>>(), searched);
+        }
     }
 
     #[test]

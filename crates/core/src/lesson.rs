@@ -290,13 +290,39 @@ pub fn categories_from_column(raw: &str) -> Vec<String> {
     }
 }
 
+/// Appends the stored `categories` column's names to `out`, `sep` between them: what
+/// `categories_from_column(raw).join(sep)` gives, without a list or a copy of each name when
+/// the column is plain (a table writes one per row).
+pub fn push_categories_joined(raw: &str, sep: &str, out: &mut String) {
+    let start = out.len();
+    let mut first = true;
+    let plain = visit_plain_strings(raw, |name| {
+        if !first {
+            out.push_str(sep);
+        }
+        first = false;
+        out.push_str(name);
+    });
+    if !plain {
+        out.truncate(start);
+        out.push_str(&categories_from_column(raw).join(sep));
+    }
+}
+
 /// An array of plain strings (`["a","b"]` as both builds write it, `["a", "b"]` as Python's
 /// json writes it; nothing escaped), read without a JSON parser: every list reads one per row.
 /// Anything else is left to serde.
 fn plain_string_array(raw: &str) -> Option<Vec<String>> {
+    let mut out = Vec::new();
+    visit_plain_strings(raw, |name| out.push(name.to_owned())).then_some(out)
+}
+
+/// Calls `f` with each name of a plain string array (see [`plain_string_array`]), and says
+/// whether `raw` was one. On `false`, `f` may have seen a start of it: callers undo that.
+fn visit_plain_strings<'a>(raw: &'a str, mut f: impl FnMut(&'a str)) -> bool {
     let bytes = raw.as_bytes();
     if bytes.iter().any(|&b| b == b'\\' || b < 0x20) {
-        return None;
+        return false;
     }
     let skip = |mut i: usize| {
         while bytes.get(i) == Some(&b' ') {
@@ -306,24 +332,24 @@ fn plain_string_array(raw: &str) -> Option<Vec<String>> {
     };
     let mut i = skip(0);
     if bytes.get(i) != Some(&b'[') {
-        return None;
+        return false;
     }
     i = skip(i + 1);
-    let mut out = Vec::new();
     if bytes.get(i) == Some(&b']') {
-        return (skip(i + 1) == bytes.len()).then_some(out);
+        return skip(i + 1) == bytes.len();
     }
     loop {
         if bytes.get(i) != Some(&b'"') {
-            return None;
+            return false;
         }
-        let len = bytes[i + 1..].iter().position(|&b| b == b'"')?;
-        out.push(raw.get(i + 1..i + 1 + len)?.to_owned());
+        let Some(len) = bytes[i + 1..].iter().position(|&b| b == b'"') else { return false };
+        let Some(name) = raw.get(i + 1..i + 1 + len) else { return false };
+        f(name);
         i = skip(i + 2 + len);
         match bytes.get(i) {
             Some(b',') => i = skip(i + 1),
-            Some(b']') => return (skip(i + 1) == bytes.len()).then_some(out),
-            _ => return None,
+            Some(b']') => return skip(i + 1) == bytes.len(),
+            _ => return false,
         }
     }
 }
@@ -351,6 +377,25 @@ mod tests {
                 if let Some(plain) = plain_string_array(text) {
                     proptest::prop_assert_eq!(Some(plain), serde_json::from_str::<Vec<String>>(text).ok(), "{}", text);
                 }
+            }
+        }
+
+        /// The joined names a table shows are the names the column reads as, whatever its form,
+        /// and what was in the buffer before stays.
+        #[test]
+        fn joined_categories_are_the_read_ones_joined(
+            list in proptest::collection::vec("[a-z ,\"\\\\\u{1}é]{0,6}", 0..4),
+            raw in "[\\[\\]\",a-z\\\\ \t]{0,16}",
+            python in proptest::bool::ANY,
+        ) {
+            let mut written = categories_to_column(&list);
+            if python {
+                written = written.replace("\",\"", "\", \"");
+            }
+            for text in [written.as_str(), raw.as_str()] {
+                let mut out = String::from("before|");
+                push_categories_joined(text, ", ", &mut out);
+                proptest::prop_assert_eq!(out, format!("before|{}", categories_from_column(text).join(", ")), "{}", text);
             }
         }
     }

@@ -145,6 +145,16 @@ pub struct LessonQuery {
 }
 
 impl LessonQuery {
+    /// Whether every lesson matches, whatever the clock says: no filter, no search, no page.
+    /// Only the order may differ from the default.
+    pub fn selects_everything(&self) -> bool {
+        let period = match self.period {
+            Some(Period::All) => None,
+            other => other,
+        };
+        Self { period, ..self.clone() } == Self { sort: self.sort, order: self.order, ..Self::default() }
+    }
+
     /// Reads a requested page size where 0 (or less) means "every match".
     pub fn limit_from_request(n: i64) -> Option<u32> {
         (n > 0).then(|| u32::try_from(n).unwrap_or(u32::MAX))
@@ -202,6 +212,32 @@ mod tests {
         q.dates.set_from("2026-04-01").expect("date");
         assert_eq!(q.time_bounds(now()), (Some("2026-04-01T00:00:00Z".into()), Some("2026-05-01T08:00:00Z".into())));
         assert!(q.dates.set_from("last tuesday").is_err());
+    }
+
+    #[test]
+    fn everything_is_no_filter_no_search_and_no_page() {
+        let everything = [
+            LessonQuery::default(),
+            LessonQuery { period: Some(Period::All), ..LessonQuery::default() },
+            LessonQuery { sort: SortColumn::Title, order: SortOrder::Asc, ..LessonQuery::default() },
+        ];
+        assert!(everything.iter().all(LessonQuery::selects_everything));
+        let mut searched = LessonQuery::default();
+        searched.set_search("borrow");
+        let mut dated = LessonQuery::default();
+        dated.dates.set_from("2026-04-01").expect("date");
+        let some = [
+            searched,
+            dated,
+            LessonQuery { period: Some(Period::Week), ..LessonQuery::default() },
+            LessonQuery { limit: Some(10), ..LessonQuery::default() },
+            LessonQuery { offset: 1, ..LessonQuery::default() },
+            LessonQuery { starred: Some(false), ..LessonQuery::default() },
+            LessonQuery { imported: Some(false), ..LessonQuery::default() },
+            LessonQuery { category: Some("rust".into()), ..LessonQuery::default() },
+            LessonQuery { feedback: Some(FeedbackFilter::Missing), ..LessonQuery::default() },
+        ];
+        assert!(some.iter().all(|q| !q.selects_everything()));
     }
 
     #[test]

@@ -22,6 +22,10 @@ pub const BUSY_TIMEOUT: Duration = Duration::from_secs(15);
 /// safe because nothing has been done yet at that point.
 pub const WRITE_LOCK_PATIENCE: Duration = Duration::from_secs(15);
 
+/// How much of the database file [`Store::read_through_map`] maps: all of a record of a few
+/// thousand lessons, and never more than this of a larger one.
+pub const READ_MAP_BYTES: i64 = 4 * 1024 * 1024;
+
 /// Waits out another process's lock for up to `BUSY_TIMEOUT`. SQLite's own busy wait naps for
 /// up to 100 ms between tries, so under contention a waiter often sleeps long after the lock is
 /// free (the torture suite measured a p99 above one second with eight writers); short naps with
@@ -135,9 +139,9 @@ impl Store {
             None => wait_for_locks(&mut conn).map_err(corrupt)?,
         }
         let patience = brief.unwrap_or(WRITE_LOCK_PATIENCE);
-        // No memory map (SQLite's default): mapped, every page a read touched counted in this
-        // process's memory with the kernel's read-ahead around it (a count over one index of
-        // 50,000 lessons: 10 MiB), for no time saved (docs/PERFORMANCE.md, "Memory").
+        // No memory map by default: mapped, every page a read touched counts in this process's
+        // memory with the kernel's read-ahead around it (a count over one index of 50,000
+        // lessons: 10 MiB). Short reads map a bounded start of it (`read_through_map`).
         // Sync writes every synced table by statements built per table and column set: more
         // than rusqlite's default 16 stay prepared.
         conn.set_prepared_statement_cache_capacity(128);
@@ -289,6 +293,19 @@ impl Store {
         Ok(schema::user_version(&self.conn)?)
     }
 
+    /// Reads the start of the file ([`READ_MAP_BYTES`]) through a memory map rather than as
+    /// copies into SQLite's page cache: for a report that reads much once and exits, a page
+    /// read costs no copy and no fresh page of memory (`lessons` of 1,000: about a hundred page
+    /// faults fewer, docs/PERFORMANCE.md). Bounded, so a large record does not grow the process
+    /// by its size. Only for such reports, never for hooks, servers, syncs or commands that
+    /// wait: should something other than SQLite cut the file short while it is mapped (a `cp`
+    /// over it, an I/O error on a network home), a read through the map ends the process
+    /// instead of failing.
+    pub fn read_through_map(&self) -> Result<()> {
+        self.conn.pragma_update(None, "mmap_size", READ_MAP_BYTES)?;
+        Ok(())
+    }
+
     /// `PRAGMA integrity_check` (for `doctor` and the reliability suites).
     pub fn integrity_check(&self) -> Result<String> {
         Ok(self.conn.query_row("PRAGMA integrity_check", [], |r| r.get(0))?)
@@ -313,5 +330,30 @@ fn reclassify(e: StoreError, path: &std::path::Path) -> StoreError {
     match e {
         StoreError::Sqlite(inner) => classify(inner, path),
         other => other,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{READ_MAP_BYTES, Store};
+    use crate::DataDir;
+
+    /// A short read maps the start of the file, no more than the bound, and reads and writes
+    /// through the map as without it.
+    #[test]
+    fn a_mapped_read_is_bounded_and_reads_the_same() {
+        let tmp = tempfile::TempDir::new().expect("temp dir");
+        let mut store = Store::open(&DataDir::new(tmp.path())).expect("open");
+        let unmapped: i64 = store.conn().query_row("PRAGMA mmap_size", [], |r| r.get(0)).expect("pragma");
+        assert_eq!(unmapped, 0);
+        store.read_through_map().expect("map");
+        let mapped: i64 = store.conn().query_row("PRAGMA mmap_size", [], |r| r.get(0)).expect("pragma");
+        assert_eq!(mapped, READ_MAP_BYTES);
+        store
+            .write(|tx| Ok(tx.execute("INSERT INTO settings (key, value) VALUES ('mapped', 'yes')", [])?))
+            .expect("write");
+        let read: String =
+            store.conn().query_row("SELECT value FROM settings WHERE key = 'mapped'", [], |r| r.get(0)).expect("read");
+        assert_eq!(read, "yes");
     }
 }

@@ -1,6 +1,8 @@
 //! Lessons, the rows: reading, listing with every filter, starring, counting. Writes that also
 //! touch a review card or pacing (saving a taught lesson, importing, deleting) are in `teaching`.
 
+use std::borrow::Cow;
+
 use chrono::{DateTime, Utc};
 use devcoach_core::git::{GitContext, UsageDefaults};
 use devcoach_core::lesson::{self, Feedback, LessonContext, Level, Platform};
@@ -83,6 +85,65 @@ fn row_to_listed_lesson(row: &Row<'_>) -> rusqlite::Result<Lesson> {
         feedback: read_text(row, 16, |t| t.and_then(|f| Feedback::parse(f).ok()))?,
         imported: row.get::<_, i64>(17)? != 0,
         shared_by: opt_text(row, 18)?,
+    })
+}
+
+/// The columns of a [`LessonLine`], in its order.
+const LINE_COLUMNS: &str = "id, timestamp, topic_id, categories, title, level, project, branch, commit_hash, \
+    starred, feedback, imported, shared_by";
+
+/// One lesson as a list shows it, borrowed from the row being read: a table of a thousand
+/// lessons copies each field once, into its own rows, not once more on the way. The fields are
+/// read as [`Fields::List`] reads them (text that is not UTF-8 with replacement characters, a
+/// number its digits, an unknown level as mid).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LessonLine<'r> {
+    pub id: Cow<'r, str>,
+    pub timestamp: Cow<'r, str>,
+    pub topic_id: Cow<'r, str>,
+    /// The stored column, as it is: `devcoach_core::lesson::push_categories_joined` reads it.
+    pub categories: Cow<'r, str>,
+    pub title: Cow<'r, str>,
+    pub level: Level,
+    pub project: Option<Cow<'r, str>>,
+    pub branch: Option<Cow<'r, str>>,
+    pub commit_hash: Option<Cow<'r, str>>,
+    pub starred: bool,
+    pub feedback: Option<Feedback>,
+    pub imported: bool,
+    pub shared_by: Option<Cow<'r, str>>,
+}
+
+fn row_to_line<'r>(row: &'r Row<'_>) -> rusqlite::Result<LessonLine<'r>> {
+    let text = |i| borrowed_text(row, i).map(Option::unwrap_or_default);
+    Ok(LessonLine {
+        id: text(0)?,
+        timestamp: text(1)?,
+        topic_id: text(2)?,
+        categories: text(3)?,
+        title: text(4)?,
+        level: read_text(row, 5, |t| t.and_then(|l| Level::parse(l).ok()).unwrap_or(Level::Mid))?,
+        project: borrowed_text(row, 6)?,
+        branch: borrowed_text(row, 7)?,
+        commit_hash: borrowed_text(row, 8)?,
+        starred: row.get::<_, i64>(9)? != 0,
+        feedback: read_text(row, 10, |t| t.and_then(|f| Feedback::parse(f).ok()))?,
+        imported: row.get::<_, i64>(11)? != 0,
+        shared_by: borrowed_text(row, 12)?,
+    })
+}
+
+/// A text column as [`opt_text`] reads it, borrowed from the row when it is UTF-8 text.
+fn borrowed_text<'r>(row: &'r Row<'_>, i: usize) -> rusqlite::Result<Option<Cow<'r, str>>> {
+    use rusqlite::types::ValueRef;
+    Ok(match row.get_ref(i)? {
+        ValueRef::Null => None,
+        ValueRef::Text(bytes) | ValueRef::Blob(bytes) => Some(match std::str::from_utf8(bytes) {
+            Ok(text) => Cow::Borrowed(text),
+            Err(_) => Cow::Owned(String::from_utf8_lossy(bytes).into_owned()),
+        }),
+        ValueRef::Integer(n) => Some(Cow::Owned(n.to_string())),
+        ValueRef::Real(x) => Some(Cow::Owned(x.to_string())),
     })
 }
 
@@ -391,10 +452,14 @@ impl Store {
         Ok(lesson_by_id(self.conn(), id)?)
     }
 
-    /// Every lesson id, sorted (for cutting ids to a start that still names one lesson).
+    /// Every lesson id, sorted (for cutting ids to a start that still names one lesson). Read
+    /// as every list reads them (an id another program stored as bytes or a number too), and
+    /// sorted as Rust orders text, which is what the prefix search expects.
     pub fn lesson_ids(&self) -> Result<Vec<String>> {
         let mut stmt = self.conn().prepare_cached("SELECT id FROM lessons ORDER BY id")?;
-        Ok(stmt.query_map([], |r| r.get(0))?.collect::<rusqlite::Result<_>>()?)
+        let mut ids: Vec<String> = stmt.query_map([], |r| text(r, 0))?.collect::<rusqlite::Result<_>>()?;
+        ids.sort_unstable();
+        Ok(ids)
     }
 
     /// `ids` and the ids just before and after each in id order, sorted: all that tells each of
@@ -408,7 +473,7 @@ impl Store {
                 "SELECT id FROM lessons WHERE id < ?1 ORDER BY id DESC LIMIT 1",
                 "SELECT id FROM lessons WHERE id > ?1 ORDER BY id LIMIT 1",
             ] {
-                if let Some(next) = conn.prepare_cached(sql)?.query_row([id], |r| r.get::<_, String>(0)).optional()? {
+                if let Some(next) = conn.prepare_cached(sql)?.query_row([id], |r| text(r, 0)).optional()? {
                     out.insert(next);
                 }
             }
@@ -482,6 +547,26 @@ impl Store {
         let rows = stmt.query_map(params_from_iter(params), read).map_err(StoreError::from)?;
         for row in rows {
             f(row.map_err(StoreError::from)?)?;
+        }
+        Ok(())
+    }
+
+    /// Calls `f` with each lesson matching `q`, in its order, as a list shows it, borrowed from
+    /// the row (see [`LessonLine`]).
+    pub fn visit_lesson_lines<E>(
+        &self,
+        q: &LessonQuery,
+        now: DateTime<Utc>,
+        mut f: impl FnMut(&LessonLine<'_>) -> Result<(), E>,
+    ) -> Result<(), E>
+    where
+        E: From<StoreError>,
+    {
+        let (sql, params) = select_matching(LINE_COLUMNS, q, now);
+        let mut stmt = self.conn().prepare_cached(&sql).map_err(StoreError::from)?;
+        let mut rows = stmt.query(params_from_iter(params)).map_err(StoreError::from)?;
+        while let Some(row) = rows.next().map_err(StoreError::from)? {
+            f(&row_to_line(row).map_err(StoreError::from)?)?;
         }
         Ok(())
     }

@@ -51,7 +51,7 @@ pub use cue_state::{CueState, NudgeSession};
 pub use demo::DEMO_LESSON_COUNT;
 pub use error::{ErrorKind, Kinded, SchemaTooNew, StoreError};
 pub use knowledge::{Onboarding, OnboardingMode};
-pub use lessons::{Fields, ImportCounts, RowKey};
+pub use lessons::{Fields, ImportCounts, LessonLine, RowKey};
 pub use pacing::{Skipped, with_ask};
 pub use paths::DataDir;
 pub use reviews::{CountsAs, DueReview, GradeOutcome, ReviewRecord};

@@ -24,7 +24,7 @@ fn course_json(c: &Course) -> serde_json::Value {
 }
 
 pub fn list(ctx: &Ctx, json: bool) -> anyhow::Result<()> {
-    let store = ctx.open_existing()?;
+    let store = ctx.open_for_report()?;
     let courses = match &store {
         Some(s) => s.courses(&CourseFilter::default())?,
         None => Vec::new(),
@@ -58,7 +58,7 @@ pub fn list(ctx: &Ctx, json: bool) -> anyhow::Result<()> {
 pub fn show(ctx: &Ctx, id: &str, json: bool) -> anyhow::Result<()> {
     let missing = || invalid(format!("no course with id '{id}' — run `devcoach courses` to see them"));
     let course_id = CourseId::parse(id).map_err(|_| missing())?;
-    let store = ctx.open_existing()?.ok_or_else(missing)?;
+    let store = ctx.open_for_report()?.ok_or_else(missing)?;
     let course = store.course(&course_id)?.ok_or_else(missing)?;
     if json {
         output::json(&course_json(&course))?;

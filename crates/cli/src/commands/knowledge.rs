@@ -26,7 +26,7 @@ fn round3(p: f64) -> f64 {
 }
 
 pub fn profile(ctx: &Ctx, json: bool) -> anyhow::Result<()> {
-    let store = ctx.open_existing()?;
+    let store = ctx.open_for_report()?;
     let profile = match &store {
         Some(s) => s.profile()?,
         None => knowledge::Profile::default(),

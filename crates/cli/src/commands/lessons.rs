@@ -21,21 +21,29 @@ fn not_found(id: &str) -> anyhow::Error {
 
 /// The narrowest an id column may be cut (in columns, with its `…`) so that every shown id
 /// still names its lesson among `all` (sorted).
-pub fn id_column_floor(all: &[String], shown: &[&str]) -> usize {
-    shown
+pub fn id_column_floor(all: &[impl AsRef<str>], shown: &[&str]) -> usize {
+    shown.iter().map(|id| id_floor(id, devcoach_core::ids::unique_prefix_chars(all, id))).fold(5, usize::max)
+}
+
+/// [`id_column_floor`] when the shown ids are every id there is, `sorted`.
+fn id_column_floor_of_all(sorted: &[&str]) -> usize {
+    sorted
         .iter()
-        .map(|id| {
-            let n = devcoach_core::ids::unique_prefix_chars(all, id);
-            if id.is_ascii() {
-                // One column a character: no copy to measure (ids are nearly always ASCII).
-                let n = n.min(id.len());
-                return n + usize::from(n < id.len());
-            }
-            let start: String = id.chars().take(n).collect();
-            // Cut to less than the whole id, the cell ends in `…`.
-            crate::output::style::width(&start) + usize::from(n < id.chars().count())
-        })
+        .zip(devcoach_core::ids::unique_prefixes_of_sorted(sorted))
+        .map(|(id, n)| id_floor(id, n))
         .fold(5, usize::max)
+}
+
+/// How wide `id` is shown cut to its first `n` characters, with the `…` a cut ends in.
+fn id_floor(id: &str, n: usize) -> usize {
+    if id.is_ascii() {
+        // One column a character: no copy to measure (ids are nearly always ASCII).
+        let n = n.min(id.len());
+        return n + usize::from(n < id.len());
+    }
+    let start: String = id.chars().take(n).collect();
+    // Cut to less than the whole id, the cell ends in `…`.
+    crate::output::style::width(&start) + usize::from(n < id.chars().count())
 }
 
 /// The lesson id `typed` names (the id, or a start of it that only one id has), for every
@@ -130,7 +138,7 @@ pub fn feedback_text(f: Option<Feedback>) -> String {
 
 pub fn list(ctx: &Ctx, args: &LessonsArgs) -> anyhow::Result<()> {
     let q = query(args, ctx)?;
-    let Some(store) = ctx.open_existing()? else {
+    let Some(store) = ctx.open_for_report()? else {
         return if args.json.json {
             output::print("{\n  \"lessons\": []\n}").map_err(Into::into)
         } else {
@@ -142,23 +150,31 @@ pub fn list(ctx: &Ctx, args: &LessonsArgs) -> anyhow::Result<()> {
         ctx.read_only_notice(&store);
         return Ok(());
     }
-    // Only what the table shows is kept, so a long list stays small in memory.
-    let mut rows = Vec::new();
-    store.visit_lessons(&q, ctx.now, devcoach_store::Fields::List, |l| {
-        rows.push(ListRow::new(l, ctx));
-        Ok::<(), anyhow::Error>(())
-    })?;
-    if rows.is_empty() {
+    // Only what the table shows is kept, in one buffer, so a long list stays small in memory.
+    let mut list = Listed::default();
+    store.visit_lesson_lines(&q, ctx.now, |l| list.push(l, ctx))?;
+    if list.rows.is_empty() {
         output::print("No lessons found.")?;
         ctx.read_only_notice(&store);
         return Ok(());
     }
-    let total = if q.limit.is_some() { store.count_lessons(&q, ctx.now)? } else { i64::try_from(rows.len())? };
-    // What sets each shown id apart: its neighbours in id order when few are shown (a
-    // `--limit` reads what it shows, not every id), every id when most are.
-    let shown: Vec<&str> = rows.iter().map(|r| r.id.as_str()).collect();
-    let ids = if shown.len() <= 500 { store.lesson_id_neighbours(&shown)? } else { store.lesson_ids()? };
-    print_list(ctx, &rows, total, &ids)?;
+    let total = if q.limit.is_some() { store.count_lessons(&q, ctx.now)? } else { i64::try_from(list.rows.len())? };
+    // An id is cut no shorter than what tells it apart from every other (plus its `…`), so what
+    // the table shows can be typed back. What sets each shown id apart: its neighbours in id
+    // order when few are shown (a `--limit` reads what it shows, not every id), every id when
+    // most are; and when the list is every lesson, the ids it holds already.
+    let shown: Vec<&str> = list.rows.iter().map(|r| list.text(r.id)).collect();
+    let id_min = if q.selects_everything() {
+        let mut sorted = shown;
+        sorted.sort_unstable();
+        sorted.dedup();
+        id_column_floor_of_all(&sorted)
+    } else if shown.len() <= 500 {
+        id_column_floor(&store.lesson_id_neighbours(&shown)?, &shown)
+    } else {
+        id_column_floor(&store.lesson_ids()?, &shown)
+    };
+    print_list(ctx, &list, total, id_min)?;
     ctx.read_only_notice(&store);
     Ok(())
 }
@@ -193,83 +209,130 @@ fn print_json(store: &devcoach_store::Store, q: &LessonQuery, ctx: &Ctx) -> anyh
     failed.map_or(Ok(()), Err)
 }
 
-/// What one table row shows.
-struct ListRow {
-    starred: bool,
-    id: String,
-    date: String,
-    topic: String,
-    title: String,
-    feedback: Option<Feedback>,
-    level: &'static str,
-    categories: String,
-    project: Option<String>,
-    branch: Option<String>,
-    commit: Option<String>,
-    imported: bool,
-    shared_by: Option<String>,
+/// Where a row's text sits in [`Listed::text`].
+#[derive(Debug, Clone, Copy, Default)]
+struct Span {
+    start: u32,
+    end: u32,
 }
 
-impl ListRow {
-    fn new(l: Lesson, ctx: &Ctx) -> Self {
-        let git = l.context.git;
-        Self {
+/// What one table row shows; its text is in the list's one buffer.
+struct ListRow {
+    starred: bool,
+    id: Span,
+    date: Span,
+    topic: Span,
+    title: Span,
+    feedback: Option<Feedback>,
+    level: Level,
+    categories: Span,
+    project: Option<Span>,
+    branch: Option<Span>,
+    commit: Option<Span>,
+    imported: bool,
+    shared_by: Option<Span>,
+}
+
+/// The rows of a lessons table and, in one buffer, their text: a row costs its text and
+/// about a hundred bytes, not an allocation a field.
+#[derive(Default)]
+struct Listed {
+    text: String,
+    rows: Vec<ListRow>,
+}
+
+impl Listed {
+    fn push(&mut self, l: &devcoach_store::LessonLine<'_>, ctx: &Ctx) -> anyhow::Result<()> {
+        let row = ListRow {
             starred: l.starred,
-            date: ctx.show_date(&l.timestamp),
-            id: l.id,
-            topic: l.topic_id,
-            title: l.title,
+            id: self.add(&l.id)?,
+            date: self.span(|t| ctx.push_date(&l.timestamp, t))?,
+            topic: self.add(&l.topic_id)?,
+            title: self.add(&l.title)?,
             feedback: l.feedback,
-            level: l.level.as_str(),
-            categories: l.categories.join(", "),
-            project: git.project,
-            branch: git.branch,
-            commit: git.commit_hash.map(|c| c.chars().take(7).collect()),
+            level: l.level,
+            categories: self.span(|t| devcoach_core::lesson::push_categories_joined(&l.categories, ", ", t))?,
+            project: l.project.as_deref().map(|p| self.add(p)).transpose()?,
+            branch: l.branch.as_deref().map(|b| self.add(b)).transpose()?,
+            commit: l
+                .commit_hash
+                .as_deref()
+                .map(|c| self.add(c.char_indices().nth(7).map_or(c, |(end, _)| &c[..end])))
+                .transpose()?,
             imported: l.imported,
-            shared_by: l.shared_by,
+            shared_by: l.shared_by.as_deref().map(|s| self.add(s)).transpose()?,
+        };
+        self.rows.push(row);
+        Ok(())
+    }
+
+    fn add(&mut self, s: &str) -> anyhow::Result<Span> {
+        self.span(|t| t.push_str(s))
+    }
+
+    fn span(&mut self, write: impl FnOnce(&mut String)) -> anyhow::Result<Span> {
+        let start = self.text.len();
+        write(&mut self.text);
+        match (u32::try_from(start), u32::try_from(self.text.len())) {
+            (Ok(start), Ok(end)) => Ok(Span { start, end }),
+            _ => Err(invalid("these lessons hold more text than one table can show: narrow the list, or use --json")),
         }
+    }
+
+    fn text(&self, span: Span) -> &str {
+        let at = |n: u32| usize::try_from(n).unwrap_or(usize::MAX);
+        self.text.get(at(span.start)..at(span.end)).unwrap_or_default()
     }
 }
 
-fn opt(v: Option<&String>) -> Cow<'_, str> {
-    Cow::Borrowed(v.map_or("", String::as_str))
+/// A row as the table reads it: the row and the buffer its text is in.
+#[derive(Clone, Copy)]
+struct Line<'l> {
+    list: &'l Listed,
+    row: &'l ListRow,
+}
+
+impl<'l> Line<'l> {
+    fn text(self, span: Span) -> Cow<'l, str> {
+        Cow::Borrowed(self.list.text(span))
+    }
+
+    fn opt(self, span: Option<Span>) -> Cow<'l, str> {
+        Cow::Borrowed(span.map_or("", |s| self.list.text(s)))
+    }
 }
 
 /// The lessons table, streamed to stdout.
-fn print_list(ctx: &Ctx, rows: &[ListRow], total: i64, all_ids: &[String]) -> anyhow::Result<()> {
-    let meta = rows.iter().any(|r| r.project.is_some() || r.branch.is_some() || r.commit.is_some());
-    let shared = rows.iter().any(|r| r.imported);
-    let answered = rows.iter().any(|r| r.feedback.is_some());
-    // An id is cut no shorter than what tells it apart from the others shown (plus its `…`), so
-    // what the table shows can be typed back.
-    let shown: Vec<&str> = rows.iter().map(|r| r.id.as_str()).collect();
-    let id_min = id_column_floor(all_ids, &shown);
+/// `id_min`: the narrowest the id column may be cut ([`id_column_floor`]).
+fn print_list(ctx: &Ctx, list: &Listed, total: i64, id_min: usize) -> anyhow::Result<()> {
+    let rows: Vec<Line<'_>> = list.rows.iter().map(|row| Line { list, row }).collect();
+    let meta = list.rows.iter().any(|r| r.project.is_some() || r.branch.is_some() || r.commit.is_some());
+    let shared = list.rows.iter().any(|r| r.imported);
+    let answered = list.rows.iter().any(|r| r.feedback.is_some());
     // When the terminal is narrow the least useful go first: extra columns (0), level and
     // sender (1), topic (2), long titles cut to 24 (3), date (4); id and title cut last (5).
-    let mut columns: Vec<Column<'_, ListRow>> = vec![
-        Column::new("★", |r: &ListRow| Cow::Borrowed(if r.starred { "★" } else { "" })).fixed(Style::Yellow),
-        Column::new("ID", |r: &ListRow| Cow::Borrowed(r.id.as_str())).fixed(Style::Cyan).shrink(5, id_min),
-        Column::new("Date", |r: &ListRow| Cow::Borrowed(r.date.as_str())).optional(4),
-        Column::new("Topic", |r: &ListRow| Cow::Borrowed(r.topic.as_str())).optional(2).shrink(2, 8),
-        Column::new("Title", |r: &ListRow| Cow::Borrowed(r.title.as_str())).shrink(3, 24).shrink(5, 12),
+    let mut columns: Vec<Column<'_, Line<'_>>> = vec![
+        Column::new("★", |l: &Line<'_>| Cow::Borrowed(if l.row.starred { "★" } else { "" })).fixed(Style::Yellow),
+        Column::new("ID", |l: &Line<'_>| l.text(l.row.id)).fixed(Style::Cyan).shrink(5, id_min),
+        Column::new("Date", |l: &Line<'_>| l.text(l.row.date)).optional(4),
+        Column::new("Topic", |l: &Line<'_>| l.text(l.row.topic)).optional(2).shrink(2, 8),
+        Column::new("Title", |l: &Line<'_>| l.text(l.row.title)).shrink(3, 24).shrink(5, 12),
     ];
     if answered {
-        columns.push(Column::new("✓", |r: &ListRow| Cow::Borrowed(feedback::mark(r.feedback))));
+        columns.push(Column::new("✓", |l: &Line<'_>| Cow::Borrowed(feedback::mark(l.row.feedback))));
     }
-    columns.push(Column::new("Level", |r: &ListRow| Cow::Borrowed(r.level)).optional(1));
-    columns.push(
-        Column::new("Categories", |r: &ListRow| Cow::Borrowed(r.categories.as_str())).fixed(Style::Dim).optional(0),
-    );
+    columns.push(Column::new("Level", |l: &Line<'_>| Cow::Borrowed(l.row.level.as_str())).optional(1));
+    columns.push(Column::new("Categories", |l: &Line<'_>| l.text(l.row.categories)).fixed(Style::Dim).optional(0));
     if meta {
-        columns.push(Column::new("Project", |r: &ListRow| opt(r.project.as_ref())).optional(0));
-        columns.push(Column::new("Branch", |r: &ListRow| opt(r.branch.as_ref())).optional(0));
-        columns.push(Column::new("Commit", |r: &ListRow| opt(r.commit.as_ref())).fixed(Style::Dim).optional(0));
+        columns.push(Column::new("Project", |l: &Line<'_>| l.opt(l.row.project)).optional(0));
+        columns.push(Column::new("Branch", |l: &Line<'_>| l.opt(l.row.branch)).optional(0));
+        columns.push(Column::new("Commit", |l: &Line<'_>| l.opt(l.row.commit)).fixed(Style::Dim).optional(0));
     }
     if shared {
         columns.push(
-            Column::new("Shared by", |r: &ListRow| {
-                if r.imported {
-                    Cow::Borrowed(r.shared_by.as_deref().unwrap_or("anonymous"))
+            Column::new("Shared by", |l: &Line<'_>| {
+                if l.row.imported {
+                    l.row.shared_by.map_or(Cow::Borrowed("anonymous"), |s| l.text(s))
                 } else {
                     Cow::Borrowed("")
                 }
@@ -291,14 +354,14 @@ fn print_list(ctx: &Ctx, rows: &[ListRow], total: i64, all_ids: &[String]) -> an
     }
     let table = Table::new(columns).title("Lessons");
     crate::output::write_stdout(|out| {
-        table.render(rows, ctx.term.color_out, ctx.term.table_width(), out)?;
+        table.render(&rows, ctx.term.color_out, ctx.term.table_width(), out)?;
         writeln!(out, "{}", ctx.term.out(Style::Dim, &output::wrap(&footer, ctx.term.width)))
     })?;
     Ok(())
 }
 
 pub fn show(ctx: &Ctx, id: &str, json: bool) -> anyhow::Result<()> {
-    let store = ctx.open_existing()?.ok_or_else(|| not_found(id))?;
+    let store = ctx.open_for_report()?.ok_or_else(|| not_found(id))?;
     let id = resolve_id(&store, id)?;
     let lesson = store.lesson(&id)?.ok_or_else(|| not_found(&id))?;
     if json {

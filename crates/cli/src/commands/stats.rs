@@ -25,7 +25,7 @@ struct StatsJson<'a> {
 }
 
 pub fn run(ctx: &Ctx, json: bool) -> anyhow::Result<()> {
-    let store = ctx.open_existing()?;
+    let store = ctx.open_for_report()?;
     let next = match &store {
         Some(s) => s.next_lesson(ctx.now)?,
         None => NextLesson::NeedsProfile(OnboardingCall::Ask),

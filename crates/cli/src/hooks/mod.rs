@@ -309,12 +309,18 @@ enum Unopened {
 }
 
 /// Opens an existing, writable-schema database, or says why the hook stays quiet.
-fn open(dir: &DataDir) -> Result<Store, Unopened> {
+///
+/// The connection is never closed: the hook's process ends right after [`decide`], when no
+/// transaction is open (each has committed or rolled back; were a rollback itself to fail, the
+/// next open replays the journal, as after a crash), and the kernel releases the file and its
+/// locks at exit. Closing would spend a twentieth of a stop freeing the schema SQLite has just
+/// parsed (docs/PERFORMANCE.md, "Hooks").
+fn open(dir: &DataDir) -> Result<std::mem::ManuallyDrop<Store>, Unopened> {
     match Store::open_existing_briefly(dir, PATIENCE) {
         Ok(Some(store)) if store.compat().is_some() => {
             Err(Unopened::Quiet("database belongs to a newer devcoach (read-only): staying quiet".into()))
         }
-        Ok(Some(store)) => Ok(store),
+        Ok(Some(store)) => Ok(std::mem::ManuallyDrop::new(store)),
         Ok(None) => Err(Unopened::Quiet("no database".into())),
         Err(StoreError::Busy) => Err(Unopened::Busy),
         Err(e) => Err(Unopened::Quiet(format!("database unusable: {e}"))),

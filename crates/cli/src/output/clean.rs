@@ -147,22 +147,32 @@ const MAYBE: [bool; 256] = {
     table
 };
 
+/// Whether all eight bytes of `x` are printable ASCII (0x20–0x7e).
+fn printable_word(x: u64) -> bool {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const HIGH: u64 = 0x8080_8080_8080_8080;
+    let low = x.wrapping_sub(ONES * 0x20) & !x;
+    let del = (x ^ (ONES * 0x7f)).wrapping_sub(ONES) & !(x ^ (ONES * 0x7f));
+    (low | del | x) & HIGH == 0
+}
+
+/// Whether every byte of `text` is printable ASCII: then it needs no cleaning, holds no
+/// newline or tab, and is as many columns wide as it is long (a table's cells nearly always).
+pub fn printable_ascii(text: &str) -> bool {
+    let mut words = text.as_bytes().chunks_exact(8);
+    words.by_ref().all(|w| <[u8; 8]>::try_from(w).is_ok_and(|w| printable_word(u64::from_le_bytes(w))))
+        && words.remainder().iter().all(|b| (0x20..0x7f).contains(b))
+}
+
 fn has_control(text: &str) -> bool {
     // Eight bytes at a time while they are printable ASCII (most text); a word holding a byte
     // below 0x20, DEL or a byte with the high bit set is looked at byte by byte.
-    const ONES: u64 = 0x0101_0101_0101_0101;
-    const HIGH: u64 = 0x8080_8080_8080_8080;
-    let plain = |x: u64| {
-        let low = x.wrapping_sub(ONES * 0x20) & !x;
-        let del = (x ^ (ONES * 0x7f)).wrapping_sub(ONES) & !(x ^ (ONES * 0x7f));
-        (low | del | x) & HIGH == 0
-    };
     let bytes = text.as_bytes();
     let mut i = 0;
     while i < bytes.len() {
         let end = (i + 8).min(bytes.len());
         if let Ok(word) = <[u8; 8]>::try_from(&bytes[i..end])
-            && plain(u64::from_le_bytes(word))
+            && printable_word(u64::from_le_bytes(word))
         {
             i = end;
             continue;
@@ -322,6 +332,7 @@ mod tests {
             s in "\\PC*|[\\x00-\\x1f\\x7f-\\u{a0}\\u{61b}-\\u{61d}\\u{200d}-\\u{2010}\\u{2029}-\\u{202f}\\u{2065}-\\u{206a}a\\n\\t]{0,40}|.{0,40}|[ -~]{0,27}[\\x00-\\x1f\\x7f-\\u{a0}\\u{61c}\\u{200e}\\u{202a}-\\u{202e}\\u{2066}-\\u{2069}é│]?[ -~]{0,27}",
         ) {
             proptest::prop_assert_eq!(has_control(&s), s.chars().any(is_control), "{:?}", s);
+            proptest::prop_assert_eq!(printable_ascii(&s), s.bytes().all(|b| (0x20..0x7f).contains(&b)), "{:?}", s);
         }
 
         #[test]

@@ -77,10 +77,20 @@ pub fn truncate(text: &str, max: usize) -> std::borrow::Cow<'_, str> {
     if width(text) <= max {
         return std::borrow::Cow::Borrowed(text);
     }
-    if text.bytes().all(|b| (0x20..0x7f).contains(&b)) {
+    std::borrow::Cow::Owned(cut(text, max).0)
+}
+
+/// Cuts text wider than `max` columns to fewer, ending in `…`, and says how wide the cut is as
+/// [`width`] measures it (a table cuts a title a row: printable ASCII is not measured again).
+pub fn cut(text: &str, max: usize) -> (String, usize) {
+    debug_assert!(width(text) > max, "only text wider than {max} is cut");
+    if super::clean::printable_ascii(text) {
         // One column a byte. Not for a tab (code lines keep theirs), which the loop counts as none.
-        let keep = max.saturating_sub(1);
-        return std::borrow::Cow::Owned(format!("{}…", &text[..keep]));
+        let keep = max.saturating_sub(1).min(text.len());
+        let mut out = String::with_capacity(keep + '…'.len_utf8());
+        out.push_str(&text[..keep]);
+        out.push('…');
+        return (out, keep + 1);
     }
     let mut out = String::new();
     let mut used = 0;
@@ -93,7 +103,9 @@ pub fn truncate(text: &str, max: usize) -> std::borrow::Cow<'_, str> {
         out.push(c);
     }
     out.push('…');
-    std::borrow::Cow::Owned(out)
+    // Measured as every other text is (a joined emoji counts once, not as its parts).
+    let used = width(&out);
+    (out, used)
 }
 
 #[cfg(test)]
@@ -112,6 +124,18 @@ mod tests {
         // Tabs count for no column, printable ASCII for one: the same cut either way.
         assert_eq!(truncate("\t\t\treturn someFunctionW(x)", 20), "\t\t\treturn someFunction…");
         assert_eq!(truncate("return someFunctionW(x)", 20), "return someFunction…");
+    }
+
+    #[test]
+    fn a_cut_says_how_wide_it_is() {
+        for (text, max) in
+            [("abcdefghij", 5), ("🎓🎓🎓", 4), ("🎓🎓🎓", 3), ("\t\tcode line here", 6), ("é-é-é-é", 3), ("abc", 0)]
+        {
+            let (cut, used) = cut(text, max);
+            assert_eq!(used, width(&cut), "{text:?} at {max}");
+            assert!(cut.ends_with('…'));
+            assert_eq!(truncate(text, max), cut.as_str());
+        }
     }
 
     #[test]

@@ -35,6 +35,8 @@ pub struct Column<'a, R> {
 }
 
 impl<'a, R> Column<'a, R> {
+    /// `text` must give a row the same text each time it is asked: the table measures and
+    /// cleans a cell once, and writes a cell that came clean as it comes the second time.
     pub fn new(header: &'a str, text: impl for<'r> Fn(&'r R) -> Cow<'r, str> + 'a) -> Self {
         Self { header, text: Box::new(text), style: Box::new(|_| Style::Plain), optional: None, shrink: Vec::new() }
     }
@@ -97,12 +99,14 @@ impl<'a, R> Table<'a, R> {
         let cell = |col: &Column<'a, R>, row: &'r R| one_line((col.text)(row));
         let mut natural: Vec<usize> = self.columns.iter().map(|c| style::width(c.header)).collect();
         // Each cell's width is kept (four bytes, not its text) so the rows below are not measured
-        // a second time.
+        // a second time, with a bit that says whether cleaning changed it: a cell that came
+        // clean (nearly all) is not looked at again on the way out.
         let mut measured: Vec<u32> = Vec::with_capacity(rows.len() * self.columns.len());
         for row in rows {
             for (w, col) in natural.iter_mut().zip(&self.columns) {
-                let width = style::width(&cell(col, row));
-                measured.push(u32::try_from(width).unwrap_or(u32::MAX));
+                let (text, width) = measured_line((col.text)(row));
+                let changed = if matches!(text, Cow::Owned(_)) { CHANGED } else { 0 };
+                measured.push(u32::try_from(width).ok().filter(|w| *w < CHANGED).map_or(u32::MAX, |w| w | changed));
                 *w = (*w).max(width);
             }
         }
@@ -131,12 +135,19 @@ impl<'a, R> Table<'a, R> {
             line.clear();
             line.push('│');
             for ((w, col), &c) in widths.iter().zip(&columns).zip(&shown) {
-                // A width too large to keep (u32::MAX) is measured again on the way out.
-                let known = match measured.get(r * stride + c) {
-                    Some(&m) if m < u32::MAX => usize::try_from(m).unwrap_or(usize::MAX),
-                    _ => usize::MAX,
-                };
-                push_cell(&mut line, &cell(col, row), known, *w, (col.style)(row), color);
+                // A width too large to keep (u32::MAX, from 2^31 - 1 up) is measured and cleaned
+                // again on the way out.
+                match measured.get(r * stride + c) {
+                    Some(&m) if m & CHANGED == 0 => {
+                        let known = usize::try_from(m).unwrap_or(usize::MAX);
+                        push_cell(&mut line, &(col.text)(row), known, *w, (col.style)(row), color);
+                    }
+                    Some(&m) if m < u32::MAX => {
+                        let known = usize::try_from(m & !CHANGED).unwrap_or(usize::MAX);
+                        push_cell(&mut line, &cell(col, row), known, *w, (col.style)(row), color);
+                    }
+                    _ => push_cell(&mut line, &cell(col, row), usize::MAX, *w, (col.style)(row), color),
+                }
             }
             line.push('\n');
             out.write_cleaned(&line)?;
@@ -225,6 +236,22 @@ fn cut_widest(widths: &mut [usize], floors: &[(usize, usize)], excess: usize) {
     }
 }
 
+/// The bit of a measured width that says the cell did not come back as it went in (cleaning
+/// changed it, or the column built its text): such a cell is cleaned again on the way out.
+const CHANGED: u32 = 1 << 31;
+
+/// A cell's text as [`one_line`] gives it, and its width: printable ASCII (nearly every cell)
+/// is looked at once, not cleaned, searched for line breaks and measured in turn.
+fn measured_line(text: Cow<'_, str>) -> (Cow<'_, str>, usize) {
+    if super::clean::printable_ascii(&text) {
+        let width = text.len();
+        return (text, width);
+    }
+    let text = one_line(text);
+    let width = style::width(&text);
+    (text, width)
+}
+
 /// A cell's text cleaned and on one line; borrowed as it came when there was nothing to change
 /// (nearly always), so measuring and printing a large table allocates nothing per cell.
 fn one_line(text: Cow<'_, str>) -> Cow<'_, str> {
@@ -240,10 +267,12 @@ fn one_line(text: Cow<'_, str>) -> Cow<'_, str> {
 fn push_cell(line: &mut String, text: &str, text_width: usize, width: usize, style: Style, color: bool) {
     let (text, used) = if text_width <= width {
         (Cow::Borrowed(text), text_width)
+    } else if text_width == usize::MAX && style::width(text) <= width {
+        // Not measured before (too wide to keep): it may fit after all.
+        (Cow::Borrowed(text), style::width(text))
     } else {
-        let cut = style::truncate(text, width);
-        let used = style::width(&cut).min(width);
-        (cut, used)
+        let (cut, used) = style::cut(text, width);
+        (Cow::Owned(cut), used.min(width))
     };
     line.push(' ');
     // Cleaned already: every cell, the header too, went through `one_line`.
@@ -312,6 +341,22 @@ mod tests {
         ]);
         let lines: Vec<usize> = t.to_text(&["💡 idea", "plain"], false, None).lines().map(style::width).collect();
         assert!(lines.windows(2).all(|w| w[0] == w[1]), "{lines:?}");
+    }
+
+    /// A cell cleaning changes is cleaned again on the way out (only its width is kept), and a
+    /// clean one is written as it came: no control byte or tab reaches the terminal either way.
+    #[test]
+    fn cells_are_shown_cleaned_whichever_way_they_came() {
+        let t: Table<'_, &str> = Table::new(vec![Column::new("Cell", |r: &&str| Cow::Borrowed(*r))]);
+        let rows = ["plain", "\x1b[31mred\x1b[0m", "a\tb", "x\u{7}y\nz", "café"];
+        let text = t.to_text(&rows, false, None);
+        assert!(!text.bytes().any(|b| b == 0x1b || b == b'\t' || b == 0x07), "{text:?}");
+        let lines: Vec<&str> = text.lines().collect();
+        assert_eq!(lines.len(), rows.len() + 4);
+        assert!(lines.iter().map(|l| style::width(l)).collect::<Vec<_>>().windows(2).all(|w| w[0] == w[1]), "{text}");
+        assert!(text.contains("│ plain "));
+        assert!(text.contains("│ a b "));
+        assert!(text.contains("│ café "));
     }
 
     #[test]

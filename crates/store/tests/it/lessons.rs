@@ -243,6 +243,59 @@ fn odd_rows_written_by_other_tools_still_read() {
     let odd = listed.iter().find(|l| l.id == "odd").expect("listed");
     assert!(odd.categories.is_empty());
     assert_eq!((odd.level, odd.feedback, odd.summary.as_str()), (Level::Mid, None, ""));
+    // And so do a table's lines: a topic of bytes that are not UTF-8, a project as a blob.
+    let conn = rusqlite::Connection::open(tmp.path().join("coaching.db")).expect("raw");
+    conn.execute_batch(
+        "INSERT INTO lessons (id, timestamp, topic_id, categories, title, level, summary, project, starred) \
+         VALUES ('odder', '2026-01-02T00:00:00Z', CAST(X'66FF6F' AS TEXT), '[\"a\", \"b\"]', 42, 'senior', 's', \
+         X'7072', 3)",
+    )
+    .expect("odder row");
+    drop(conn);
+    assert_lines_read_as_the_list_does(&store, &LessonQuery::default());
+}
+
+/// What a table's lines hold is what the list view reads, field for field, in the same order.
+fn assert_lines_read_as_the_list_does(store: &Store, q: &LessonQuery) {
+    let mut listed = Vec::new();
+    store
+        .visit_lessons(q, now(), devcoach_store::Fields::List, |l| {
+            listed.push(l);
+            Ok::<_, devcoach_store::StoreError>(())
+        })
+        .expect("visit");
+    let mut lines = Vec::new();
+    store
+        .visit_lesson_lines(q, now(), |l| {
+            let owned = |t: &Option<std::borrow::Cow<'_, str>>| t.as_deref().map(str::to_owned);
+            lines.push(Lesson {
+                id: l.id.to_string(),
+                timestamp: l.timestamp.to_string(),
+                topic_id: l.topic_id.to_string(),
+                categories: devcoach_core::lesson::categories_from_column(&l.categories),
+                title: l.title.to_string(),
+                level: l.level,
+                summary: String::new(),
+                body: None,
+                context: devcoach_core::lesson::LessonContext {
+                    task_context: None,
+                    git: devcoach_core::git::GitContext {
+                        project: owned(&l.project),
+                        branch: owned(&l.branch),
+                        commit_hash: owned(&l.commit_hash),
+                        ..devcoach_core::git::GitContext::default()
+                    },
+                },
+                starred: l.starred,
+                feedback: l.feedback,
+                imported: l.imported,
+                shared_by: owned(&l.shared_by),
+            });
+            Ok::<_, devcoach_store::StoreError>(())
+        })
+        .expect("lines");
+    assert!(!lines.is_empty() || listed.is_empty());
+    assert_eq!(lines, listed, "{q:?}");
 }
 
 #[test]
@@ -271,6 +324,7 @@ fn row_keys_read_back_what_the_query_lists() {
         };
         let keys = store.lesson_keys(&q, now()).expect("keys");
         assert_eq!(store.lessons_by_key(&keys, devcoach_store::Fields::List).expect("by key"), listed, "{q:?}");
+        assert_lines_read_as_the_list_does(&store, &q);
     }
     // A key whose row is gone is skipped.
     let mut store = store;
