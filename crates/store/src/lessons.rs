@@ -133,7 +133,8 @@ fn row_to_line<'r>(row: &'r Row<'_>) -> rusqlite::Result<LessonLine<'r>> {
     })
 }
 
-/// A text column as [`opt_text`] reads it, borrowed from the row when it is UTF-8 text.
+/// A text column as [`opt_text`] reads it, borrowed from the row when it is UTF-8 text (the
+/// one reader of a lesson's text columns).
 fn borrowed_text<'r>(row: &'r Row<'_>, i: usize) -> rusqlite::Result<Option<Cow<'r, str>>> {
     use rusqlite::types::ValueRef;
     Ok(match row.get_ref(i)? {
@@ -149,16 +150,7 @@ fn borrowed_text<'r>(row: &'r Row<'_>, i: usize) -> rusqlite::Result<Option<Cow<
 
 /// Reads a text column in place (as [`opt_text`] reads it, without the copy).
 fn read_text<T>(row: &Row<'_>, i: usize, f: impl FnOnce(Option<&str>) -> T) -> rusqlite::Result<T> {
-    use rusqlite::types::ValueRef;
-    Ok(match row.get_ref(i)? {
-        ValueRef::Null => f(None),
-        ValueRef::Text(bytes) | ValueRef::Blob(bytes) => match std::str::from_utf8(bytes) {
-            Ok(text) => f(Some(text)),
-            Err(_) => f(Some(&String::from_utf8_lossy(bytes))),
-        },
-        ValueRef::Integer(n) => f(Some(&n.to_string())),
-        ValueRef::Real(x) => f(Some(&x.to_string())),
-    })
+    Ok(f(borrowed_text(row, i)?.as_deref()))
 }
 
 fn row_to_lesson(row: &Row<'_>) -> rusqlite::Result<Lesson> {
@@ -199,17 +191,7 @@ fn row_to_lesson(row: &Row<'_>) -> rusqlite::Result<Lesson> {
 /// A text column, read whatever another program stored there (bytes that are not UTF-8 get
 /// replacement characters, a number its digits, NULL nothing).
 fn opt_text(row: &Row<'_>, i: usize) -> rusqlite::Result<Option<String>> {
-    use rusqlite::types::ValueRef;
-    Ok(match row.get_ref(i)? {
-        ValueRef::Null => None,
-        // Valid UTF-8 (nearly always) is checked by the fast validator and copied once.
-        ValueRef::Text(bytes) | ValueRef::Blob(bytes) => Some(match std::str::from_utf8(bytes) {
-            Ok(text) => text.to_owned(),
-            Err(_) => String::from_utf8_lossy(bytes).into_owned(),
-        }),
-        ValueRef::Integer(n) => Some(n.to_string()),
-        ValueRef::Real(x) => Some(x.to_string()),
-    })
+    Ok(borrowed_text(row, i)?.map(Cow::into_owned))
 }
 
 fn text(row: &Row<'_>, i: usize) -> rusqlite::Result<String> {
