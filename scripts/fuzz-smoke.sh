@@ -9,14 +9,29 @@ command -v cargo-fuzz >/dev/null 2>&1 || cargo install cargo-fuzz --locked --ver
 cd fuzz
 cargo fuzz build -O
 for target in $(cargo fuzz list); do
+  # A target without its seed corpus would stop at once, and the run below would not say so.
+  if [ ! -d "corpus/$target" ]; then
+    echo "fuzz target $target has no seed corpus: add fuzz/corpus/$target" >&2
+    exit 1
+  fi
   scratch=$(mktemp -d)
+  log=$(mktemp)
+  status=0
   # New inputs go to the scratch dir; the committed corpus is only read.
   cargo fuzz run -O "$target" "$scratch" "corpus/$target" -- \
-    -max_total_time="$SECONDS_PER_TARGET" -rss_limit_mb=2048 -print_final_stats=1 2>&1 \
-    | grep -E "^(Done|stat::number_of_executed_units)|ERROR|panicked" || true
+    -max_total_time="$SECONDS_PER_TARGET" -rss_limit_mb=2048 -print_final_stats=1 >"$log" 2>&1 || status=$?
+  grep -E "^(Done|stat::number_of_executed_units)|ERROR|panicked" "$log" || true
   rm -rf "$scratch"
   if [ -d "artifacts/$target" ] && [ -n "$(ls -A "artifacts/$target" 2>/dev/null)" ]; then
     echo "fuzz target $target found a crash: see fuzz/artifacts/$target" >&2
     exit 1
   fi
+  # Every target must run its whole time: anything else (a missing corpus, a start-up failure)
+  # would otherwise pass as a quiet target.
+  if [ "$status" -ne 0 ] || ! grep -q "^Done" "$log"; then
+    echo "fuzz target $target did not run to the end (exit $status):" >&2
+    tail -n 20 "$log" >&2
+    exit 1
+  fi
+  rm -f "$log"
 done

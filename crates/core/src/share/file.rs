@@ -19,9 +19,12 @@ fn quoted(s: &str) -> String {
     serde_json::to_string(s).unwrap_or_else(|_| "\"\"".into())
 }
 
-/// Bare when it is safe to read back bare, quoted otherwise.
+/// Bare when it reads back bare as itself, quoted otherwise. A bare `null` would read back as
+/// no value, so it is quoted too. Timestamps go through here as well: the format writes them
+/// raw, and every well-formed one is bare, but a file can carry any text there (`"[1]"`, `""`)
+/// and what we read we must be able to write back.
 fn scalar(s: &str) -> String {
-    if !s.is_empty() && s.bytes().all(|b| b.is_ascii_alphanumeric() || b"_.+:@/-".contains(&b)) {
+    if !s.is_empty() && s != "null" && s.bytes().all(|b| b.is_ascii_alphanumeric() || b"_.+:@/-".contains(&b)) {
         s.to_owned()
     } else {
         quoted(s)
@@ -45,9 +48,9 @@ pub fn render_file(p: &SharedLesson) -> String {
     line("categories", format!("[{}]", p.categories.iter().map(|c| scalar(c)).collect::<Vec<_>>().join(", ")));
     line("summary", quoted(&p.summary));
     line("origin_id", scalar(&p.origin_id));
-    line("origin_timestamp", p.origin_timestamp.clone());
+    line("origin_timestamp", scalar(&p.origin_timestamp));
     line("shared_by", p.shared_by.as_deref().map_or_else(|| "null".into(), quoted));
-    line("shared_at", p.shared_at.clone());
+    line("shared_at", scalar(&p.shared_at));
     line("app_version", scalar(&p.app_version));
     for (key, value) in [
         ("task_context", p.task_context.as_deref()),
@@ -211,6 +214,25 @@ mod tests {
         anon.shared_by = None;
         assert!(render_file(&anon).contains("\nshared_by: null\n"));
         assert_eq!(parse_file(&render_file(&anon)), Ok(anon));
+    }
+
+    /// Found by the fuzzer: a file may quote a timestamp or name a topic `null`; writing such a
+    /// lesson back out must give a file that reads as the same lesson.
+    #[test]
+    fn odd_values_written_back_read_the_same() {
+        let mut p = sample();
+        p.topic_id = "null".into();
+        p.categories = vec!["null".into(), String::new()];
+        p.origin_id = "null".into();
+        p.app_version = "null".into();
+        for stamp in ["[1]", "", "null", "\"quoted\"", " padded ", "a\nb", "#hash"] {
+            p.origin_timestamp = stamp.into();
+            p.shared_at = stamp.into();
+            assert_eq!(parse_file(&render_file(&p)), Ok(p.clone()), "{stamp:?}");
+        }
+        let usual = render_file(&sample());
+        assert!(usual.contains(&format!("\norigin_timestamp: {}\n", sample().origin_timestamp)), "{usual}");
+        assert!(usual.contains(&format!("\nshared_at: {}\n", sample().shared_at)), "{usual}");
     }
 
     #[test]

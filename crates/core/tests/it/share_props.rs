@@ -16,23 +16,33 @@ fn nonempty() -> impl Strategy<Value = String> {
     text().prop_filter("non-empty", |s| !s.trim().is_empty()).prop_map(|s| s.trim().to_owned())
 }
 
+/// Non-empty text that sometimes is a word the front matter reads specially.
+fn word() -> impl Strategy<Value = String> {
+    prop_oneof![4 => nonempty(), 1 => Just("null".to_owned()), 1 => Just("[1]".to_owned())]
+}
+
+/// A timestamp as a file may carry it: usually well formed, sometimes any text at all.
+fn stamp() -> impl Strategy<Value = String> {
+    prop_oneof![3 => Just("2026-01-01T00:00:00Z".to_owned()), 1 => Just("null".to_owned()), 2 => text()]
+}
+
 fn level() -> impl Strategy<Value = Level> {
     prop_oneof![Just(Level::Junior), Just(Level::Mid), Just(Level::Senior)]
 }
 
 prop_compose! {
     fn payload()(
-        title in nonempty(), summary in text(), body in proptest::option::of(nonempty()), topic_id in nonempty(),
-        categories in proptest::collection::vec(nonempty(), 0..5), level in level(),
+        title in nonempty(), summary in text(), body in proptest::option::of(nonempty()), topic_id in word(),
+        categories in proptest::collection::vec(word(), 0..5), level in level(),
         task_context in proptest::option::of(text()), branch in proptest::option::of(text()),
-        repository in proptest::option::of(nonempty()), origin_id in nonempty(),
-        shared_by in proptest::option::of(nonempty()),
+        repository in proptest::option::of(nonempty()), origin_id in word(),
+        shared_by in proptest::option::of(nonempty()), origin_timestamp in stamp(), shared_at in stamp(),
+        app_version in prop_oneof![Just("0.1.0".to_owned()), word()],
     ) -> SharedLesson {
         SharedLesson {
             title, summary, body, topic_id, categories, level, task_context, project: None, branch, commit_hash: None,
             repository_platform: repository.as_ref().map(|_| Platform::Github), repository,
-            origin_id, origin_timestamp: "2026-01-01T00:00:00Z".into(), shared_by,
-            shared_at: "2026-01-02T00:00:00Z".into(), app_version: "0.1.0".into(),
+            origin_id, origin_timestamp, shared_by, shared_at, app_version,
         }
     }
 }
