@@ -8,7 +8,13 @@ export RUSTC_BOOTSTRAP=1
 command -v cargo-fuzz >/dev/null 2>&1 || cargo install cargo-fuzz --locked --version 0.13.2
 cd fuzz
 cargo fuzz build -O
-for target in $(cargo fuzz list); do
+# Read the list first: a failing `cargo fuzz list` inside `for … in $(…)` would not stop the
+# script, and no targets would pass as all of them.
+targets=$(cargo fuzz list)
+[ -n "$targets" ] || { echo "cargo fuzz list named no targets" >&2; exit 1; }
+scratch="" log=""
+trap 'rm -rf "$scratch" "$log"' EXIT
+for target in $targets; do
   # A target without its seed corpus would stop at once, and the run below would not say so.
   if [ ! -d "corpus/$target" ]; then
     echo "fuzz target $target has no seed corpus: add fuzz/corpus/$target" >&2
