@@ -33,6 +33,12 @@ pub struct Cli {
 // Parsed once per run; boxing the big variant would only add noise.
 #[allow(clippy::large_enum_variant)]
 #[derive(Debug, Subcommand)]
+// Each command's own arguments and subcommands are added only when it is the one typed: building
+// all of them took a tenth of `stats`' work and fifty page faults (docs/PERFORMANCE.md, item 7).
+// Two consequences: an argument struct's own doc comment would now override its command's, so
+// those structs carry none (`//`); and `reference::full_command` rebuilds `help`'s tree for the
+// completions and the man page.
+#[command(defer = true)]
 pub enum Command {
     /// Run the MCP server on stdin/stdout (what agents start).
     Mcp,
@@ -276,7 +282,8 @@ pub struct HandsonArgs {
     pub json: JsonFlag,
 }
 
-/// Which models coach and judge.
+// Which models coach and judge. (Not a doc comment: clap would make it the `about` of every
+// command that flattens these, as commands are deferred.)
 #[derive(Debug, Args, Clone)]
 pub struct ModelArgs {
     /// Coach on the local model (Ollama) from the start.

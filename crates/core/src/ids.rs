@@ -73,6 +73,21 @@ pub fn unique_prefixes_of_sorted<'a>(sorted: &'a [&'a str]) -> impl Iterator<Ite
     })
 }
 
+/// Sorts ids as `sort_unstable` would (byte order), faster for a list of every lesson: most
+/// comparisons are settled by the first eight bytes read as one number, with no call to
+/// `memcmp`.
+pub fn sort_ids(ids: &mut [&str]) {
+    // Bytes past the end read as 0, below every byte a longer id can have there, so a shorter
+    // id that the other starts with still sorts first (and a tie goes to the whole ids).
+    fn head(id: &str) -> u64 {
+        let mut bytes = [0u8; 8];
+        let n = id.len().min(8);
+        bytes[..n].copy_from_slice(&id.as_bytes()[..n]);
+        u64::from_be_bytes(bytes)
+    }
+    ids.sort_unstable_by(|a, b| head(a).cmp(&head(b)).then_with(|| a.cmp(b)));
+}
+
 /// How many characters `a` and `b` start with in common.
 fn common_chars(a: &str, b: &str) -> usize {
     if a.is_ascii() && b.is_ascii() {
@@ -150,6 +165,19 @@ mod tests {
             let sorted: Vec<&str> = ids.iter().map(String::as_str).collect();
             let searched: Vec<usize> = sorted.iter().map(|id| super::unique_prefix_chars(&sorted, id)).collect();
             proptest::prop_assert_eq!(super::unique_prefixes_of_sorted(&sorted).collect::<Vec<_>>(), searched);
+        }
+    }
+
+    proptest::proptest! {
+        /// Ids sorted by their heads come out exactly as a plain sort puts them, with ids that
+        /// start alike, are shorter than eight bytes, hold a NUL or are not ASCII.
+        #[test]
+        fn sorting_by_heads_is_byte_order(ids in proptest::collection::vec("[ab\\x00日]{0,10}|[0-9a-f-]{36}", 0..60)) {
+            let mut plain: Vec<&str> = ids.iter().map(String::as_str).collect();
+            let mut fast = plain.clone();
+            plain.sort_unstable();
+            super::sort_ids(&mut fast);
+            proptest::prop_assert_eq!(fast, plain);
         }
     }
 
