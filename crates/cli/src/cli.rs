@@ -37,7 +37,7 @@ pub struct Cli {
 // all of them took a tenth of `stats`' work and fifty page faults (docs/PERFORMANCE.md, item 7).
 // Two consequences: an argument struct's own doc comment would now override its command's, so
 // those structs carry none (`//`); and `reference::full_command` rebuilds `help`'s tree for the
-// completions and the man page.
+// shell completions.
 #[command(defer = true)]
 pub enum Command {
     /// Run the MCP server on stdin/stdout (what agents start).
@@ -282,8 +282,8 @@ pub struct HandsonArgs {
     pub json: JsonFlag,
 }
 
-// Which models coach and judge. (Not a doc comment: clap would make it the `about` of every
-// command that flattens these, as commands are deferred.)
+// Which models coach and judge. (Not a doc comment: clap would make it the `about` of
+// `practice` and `handson`, whose own arguments are deferred.)
 #[derive(Debug, Args, Clone)]
 pub struct ModelArgs {
     /// Coach on the local model (Ollama) from the start.

@@ -73,36 +73,6 @@ pub fn unique_prefixes_of_sorted<'a>(sorted: &'a [&'a str]) -> impl Iterator<Ite
     })
 }
 
-/// Sorts ids as `sort_unstable` would (byte order), faster for a list of every lesson: most
-/// comparisons are settled by eight bytes read as one number, with no call to `memcmp`. The
-/// eight are taken after what every id starts with (`bench-00…`, `rust-…`), where ids differ.
-pub fn sort_ids(ids: &mut [&str]) {
-    let Some(first) = ids.first() else { return };
-    let shared = ids
-        .iter()
-        .fold(first.len(), |n, id| first.as_bytes()[..n].iter().zip(id.as_bytes()).take_while(|(a, b)| a == b).count());
-    // Bytes past the end read as 0, below every byte a longer id can have there, so a shorter
-    // id that the other starts with still sorts first (and a tie goes to the whole ids). The
-    // heads are read once, not at every comparison.
-    let mut keyed: Vec<(u64, &str)> = ids
-        .iter()
-        .map(|id| {
-            let mut head = [0u8; 8];
-            for (slot, byte) in head.iter_mut().zip(&id.as_bytes()[shared..]) {
-                *slot = *byte;
-            }
-            (u64::from_be_bytes(head), *id)
-        })
-        .collect();
-    keyed.sort_unstable_by_key(|&(head, _)| head);
-    for tied in keyed.chunk_by_mut(|a, b| a.0 == b.0).filter(|run| run.len() > 1) {
-        tied.sort_unstable_by(|a, b| a.1.cmp(b.1));
-    }
-    for (slot, (_, id)) in ids.iter_mut().zip(keyed) {
-        *slot = id;
-    }
-}
-
 /// How many characters `a` and `b` start with in common.
 fn common_chars(a: &str, b: &str) -> usize {
     if a.is_ascii() && b.is_ascii() {
@@ -180,24 +150,6 @@ mod tests {
             let sorted: Vec<&str> = ids.iter().map(String::as_str).collect();
             let searched: Vec<usize> = sorted.iter().map(|id| super::unique_prefix_chars(&sorted, id)).collect();
             proptest::prop_assert_eq!(super::unique_prefixes_of_sorted(&sorted).collect::<Vec<_>>(), searched);
-        }
-    }
-
-    proptest::proptest! {
-        /// Ids sorted by their heads come out exactly as a plain sort puts them: ids that all
-        /// start alike (by a part cut in the middle of a character, too), are shorter than
-        /// eight bytes, hold a NUL or are not ASCII.
-        #[test]
-        fn sorting_by_heads_is_byte_order(
-            shared in "(bench-0|日本)?",
-            ids in proptest::collection::vec("[ab\\x00日]{0,10}|[0-9a-f-]{36}", 0..60),
-        ) {
-            let ids: Vec<String> = ids.iter().map(|id| format!("{shared}{id}")).collect();
-            let mut plain: Vec<&str> = ids.iter().map(String::as_str).collect();
-            let mut fast = plain.clone();
-            plain.sort_unstable();
-            super::sort_ids(&mut fast);
-            proptest::prop_assert_eq!(fast, plain);
         }
     }
 

@@ -166,7 +166,7 @@ pub fn list(ctx: &Ctx, args: &LessonsArgs) -> anyhow::Result<()> {
     let shown: Vec<&str> = list.rows.iter().map(|r| list.text(r.id)).collect();
     let id_min = if q.selects_everything() {
         let mut sorted = shown;
-        devcoach_core::ids::sort_ids(&mut sorted);
+        sorted.sort_unstable();
         sorted.dedup();
         id_column_floor_of_all(&sorted)
     } else if shown.len() <= 500 {

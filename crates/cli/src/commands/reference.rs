@@ -129,7 +129,9 @@ mod tests {
 
     #[test]
     fn help_holds_every_command_at_every_depth_as_completions_list_it() {
-        let cmd = super::full_command();
+        let mut cmd = super::full_command();
+        // As clap_complete does: the copies filled in are built too (and so get no `--help`).
+        cmd.build();
         let (mut commands, mut under_help) = (Vec::new(), Vec::new());
         tree(&cmd, "", &mut commands);
         commands.retain(|(path, _)| !path.starts_with(" help"));
@@ -154,16 +156,29 @@ mod tests {
     }
 
     /// An argument struct's doc comment would replace its command's about (commands are
-    /// deferred), so those structs carry none.
+    /// deferred), so those structs carry none: what each command says before its arguments are
+    /// added is what it says after.
     #[test]
     fn each_command_keeps_its_own_about() {
+        use clap::CommandFactory as _;
+        let unbuilt = super::Cli::command();
         let mut cmd = super::full_command();
         cmd.build();
-        let about = |name: &str| {
-            cmd.find_subcommand(name).and_then(clap::Command::get_about).map(ToString::to_string).unwrap_or_default()
-        };
-        assert!(about("practice").starts_with("Practise algorithm problems"), "{}", about("practice"));
-        assert!(about("handson").starts_with("Rebuild a function"), "{}", about("handson"));
-        assert!(about("lessons").starts_with("List lessons"), "{}", about("lessons"));
+        let said =
+            |c: &clap::Command| (c.get_about().map(ToString::to_string), c.get_long_about().map(ToString::to_string));
+        for before in unbuilt.get_subcommands() {
+            let after = cmd.find_subcommand(before.get_name()).expect("still there");
+            assert!(before.get_about().is_some(), "{} says what it does", before.get_name());
+            assert_eq!(said(after), said(before), "{}", before.get_name());
+        }
+        // A struct's comment taking over would show as two commands saying the same thing.
+        let mut all = Vec::new();
+        tree(&cmd, "", &mut all);
+        all.retain(|(path, _)| !path.starts_with(" help") && !path.ends_with(" help"));
+        for (i, (path, about)) in all.iter().enumerate() {
+            assert!(!about.is_empty(), "{path} has no about");
+            let twin = all[i + 1..].iter().find(|(_, other)| other == about);
+            assert!(twin.is_none(), "{path} and {:?} both say {about:?}", twin.map(|t| &t.0));
+        }
     }
 }
