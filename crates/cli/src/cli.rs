@@ -34,7 +34,8 @@ pub struct Cli {
 #[allow(clippy::large_enum_variant)]
 #[derive(Debug, Subcommand)]
 // Each command's own arguments and subcommands are added only when it is the one typed: building
-// all of them took a tenth of `stats`' work and fifty page faults (docs/PERFORMANCE.md, item 7).
+// all of them took 0.6 M instructions (a seventh of `stats`' work) and about fifty page faults
+// (docs/PERFORMANCE.md, item 7).
 // Two consequences: an argument struct's own doc comment would now override its command's, so
 // those structs carry none (`//`); and `reference::full_command` rebuilds `help`'s tree for the
 // shell completions.

@@ -140,10 +140,10 @@ mod tests {
         // Deferred commands get their subcommands when built, after clap copied the tree.
         assert!(commands.iter().any(|(p, _)| p == " practice check code"), "{commands:?}");
         assert_eq!(under_help, commands);
-        let help_copy = |path: &[&str]| {
+        let under_help_at = |path: &[&str]| {
             path.iter().fold(help.clone(), |c, name| c.find_subcommand(name).expect("under help").clone())
         };
-        let check = help_copy(&["practice", "check"]);
+        let check = under_help_at(&["practice", "check"]);
         assert_eq!(check.get_bin_name(), Some("devcoach help practice check"));
         assert!(check.get_arguments().next().is_none() && check.find_subcommand("leak").is_some());
         let mut script = Vec::new();
